@@ -1,0 +1,25 @@
+"""BenchmarkAdapter: where tasks come from and how an attempt is graded."""
+
+from __future__ import annotations
+
+from agent_evolve.types import Feedback, Task, Trajectory
+
+SPLITS: tuple[str, ...] = ("train", "test")
+
+
+class BenchmarkAdapter:
+    """Override `get_tasks` and `evaluate`. Splits are 'train' and 'test'; the loop carves holdout from train.
+
+    `get_tasks` must return the same tasks in the same order for the same split, so that the loop's
+    cursor and holdout carving are reproducible. `evaluate` must be safe to call from several threads.
+    """
+
+    name: str = ""
+
+    def get_tasks(self, split: str = "train", limit: int = 10) -> list[Task]:
+        """Return tasks from the benchmark dataset."""
+        raise NotImplementedError
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        """Evaluate an agent's trajectory on a task."""
+        raise NotImplementedError

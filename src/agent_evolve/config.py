@@ -1,0 +1,158 @@
+"""EvolveConfig: every knob of an evolution run, loadable from YAML with errors that name the key."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent_evolve.errors import ConfigError
+
+DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+
+
+@dataclass
+class EvolveConfig:
+    # Batch and cycle control
+    batch_size: int = 10
+    max_cycles: int = 20
+    holdout_ratio: float = 0.2
+
+    # Evolvable layers
+    evolve_prompts: bool = True
+    evolve_skills: bool = True
+    evolve_memory: bool = True
+    evolve_tools: bool = False
+
+    # Observation transparency
+    trajectory_only: bool = False
+
+    # Evolver LLM
+    evolver_model: str = DEFAULT_MODEL
+    evolver_max_tokens: int = 16384
+
+    # Convergence
+    egl_threshold: float = 0.05
+    egl_window: int = 3
+
+    # Extension point
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # Agent LLM and provider settings
+    agent_model: str = DEFAULT_MODEL
+    agent_max_tokens: int = 1024
+    llm_base_url: str | None = None
+    llm_timeout_s: float = 120.0
+    llm_max_retries: int = 3
+    llm_cache_dir: str | None = None
+    prices: dict[str, Any] = field(default_factory=dict)
+
+    # Data and reproducibility
+    seed: int = 0
+    task_pool_limit: int = 100_000
+    holdout_limit: int | None = None
+
+    # Gate
+    gate_min_improvement: float = 0.0
+    gate_accept_ties: bool = False
+
+    # Execution
+    concurrency: int = 4
+    allow_early_stop: bool = True
+
+    # Budgets (None = unlimited)
+    max_total_tokens: int | None = None
+    max_cost_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        validate_config(self)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> EvolveConfig:
+        """Load a YAML file; unknown top-level keys go to `extra`, wrong types or values raise ConfigError."""
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ConfigError(f"{path}: config file not found") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        return cls.from_dict(data or {}, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> EvolveConfig:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        extra = dict(kwargs.pop("extra", None) or {})
+        if not isinstance(extra, dict):
+            raise ConfigError(f"{source}: key 'extra' must be a mapping")
+        extra.update({k: v for k, v in data.items() if k not in known})
+        try:
+            return cls(**kwargs, extra=extra)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_RULES: dict[str, tuple[str, float | None, float | None]] = {
+    # key: (description, minimum inclusive, maximum exclusive)
+    "batch_size": ("a positive integer", 1, None),
+    "max_cycles": ("a non-negative integer", 0, None),
+    "holdout_ratio": ("a number in [0, 1)", 0.0, 1.0),
+    "evolver_max_tokens": ("a positive integer", 1, None),
+    "agent_max_tokens": ("a positive integer", 1, None),
+    "egl_threshold": ("a non-negative number", 0.0, None),
+    "egl_window": ("a positive integer", 1, None),
+    "llm_timeout_s": ("a positive number", 1e-9, None),
+    "llm_max_retries": ("a non-negative integer", 0, None),
+    "task_pool_limit": ("a positive integer", 1, None),
+    "holdout_limit": ("a positive integer", 1, None),
+    "gate_min_improvement": ("a non-negative number", 0.0, None),
+    "concurrency": ("a positive integer", 1, None),
+    "max_total_tokens": ("a positive integer", 1, None),
+    "max_cost_usd": ("a positive number", 1e-12, None),
+}
+
+
+def _type_ok(value: Any, annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, arg) for arg in typing.get_args(annotation))
+    if annotation is type(None):
+        return value is None
+    if origin is not None:
+        annotation = origin
+    if annotation is Any:
+        return True
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, annotation)
+
+
+def validate_config(config: EvolveConfig) -> None:
+    """Raise ConfigError naming the first key whose value has the wrong type or is out of range."""
+    hints = typing.get_type_hints(type(config))
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if not _type_ok(value, hints[f.name]):
+            raise ConfigError(
+                f"key '{f.name}' must be of type {hints[f.name]}, got {type(value).__name__} ({value!r})"
+            )
+        if f.name in _RULES and value is not None:
+            description, low, high = _RULES[f.name]
+            if (low is not None and value < low) or (high is not None and value >= high):
+                raise ConfigError(f"key '{f.name}' must be {description}, got {value!r}")
+    for model_key in ("evolver_model", "agent_model"):
+        if not getattr(config, model_key).strip():
+            raise ConfigError(f"key '{model_key}' must name a model, got an empty string")

@@ -1,0 +1,42 @@
+"""The error hierarchy. Every error says which file, key, provider or model it is about."""
+
+from __future__ import annotations
+
+
+class AgentEvolveError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class ConfigError(AgentEvolveError, ValueError):
+    """A configuration value has the wrong type or value; the message names the key and the source."""
+
+
+class WorkspaceError(AgentEvolveError):
+    """A workspace is missing, malformed, or an operation would escape it."""
+
+
+class ManifestError(WorkspaceError):
+    """manifest.yaml is missing or invalid."""
+
+
+class SkillFormatError(WorkspaceError):
+    """A SKILL.md file is not a valid Agent Skill."""
+
+
+class UnknownNameError(AgentEvolveError, KeyError):
+    """A registry lookup failed; the message lists the known names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class MissingDependencyError(AgentEvolveError, ImportError):
+    """An optional extra, a data package, Docker or a credential is missing; the message says what to install."""
+
+
+class BudgetExceededError(AgentEvolveError):
+    """A token or cost budget is spent; the loop ends the run with status out_of_budget."""
+
+
+class TrialError(AgentEvolveError):
+    """An engine asked the trial runner for something it may not see (holdout or test tasks, outside paths)."""

@@ -1,0 +1,125 @@
+"""Core data types shared by every layer: tasks, trajectories, feedback and evolution records."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+StepStatus = Literal["done", "failed", "out_of_budget", "stop"]
+STEP_STATUSES: tuple[str, ...] = ("done", "failed", "out_of_budget", "stop")
+
+
+@dataclass
+class Task:
+    id: str
+    input: str
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass
+class Trajectory:
+    task_id: str
+    output: str
+    steps: list[dict] = field(default_factory=list)
+    conversation: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Feedback:
+    success: bool
+    score: float
+    detail: str = ""
+    raw: dict = field(default_factory=dict)
+
+
+@dataclass
+class Observation:
+    task: Task
+    trajectory: Trajectory
+    feedback: Feedback
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Observation:
+        return cls(
+            task=Task(**data["task"]),
+            trajectory=Trajectory(**data["trajectory"]),
+            feedback=Feedback(**data["feedback"]),
+        )
+
+
+@dataclass
+class SkillMeta:
+    name: str
+    description: str
+    path: str
+
+
+@dataclass
+class Usage:
+    """Model usage of one call, step or run: calls, tokens and cost in US dollars."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost=self.cost + other.cost,
+        )
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls - other.calls,
+            input_tokens=self.input_tokens - other.input_tokens,
+            output_tokens=self.output_tokens - other.output_tokens,
+            cost=self.cost - other.cost,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class StepResult:
+    """What one engine step did. Usage through metered model clients is counted by the ledger, not here."""
+
+    mutated: bool
+    summary: str
+    metadata: dict = field(default_factory=dict)
+    status: StepStatus = "done"
+    usage: Usage = field(default_factory=Usage)
+
+    def __post_init__(self) -> None:
+        if self.status not in STEP_STATUSES:
+            raise ValueError(f"StepResult.status must be one of {STEP_STATUSES}, got {self.status!r}")
+
+
+@dataclass
+class CycleRecord:
+    cycle: int
+    score: float
+    mutated: bool
+    engine_name: str = ""
+    summary: str = ""
+    observation_batch: str = ""
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass
+class EvolutionResult:
+    cycles_completed: int
+    final_score: float
+    score_history: list[float] = field(default_factory=list)
+    converged: bool = False
+    details: dict = field(default_factory=dict)
