@@ -1,0 +1,46 @@
+"""Task planning as pure functions: a holdout carved disjoint from train, and a cursor that walks the pool."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """The run's fixed split of the benchmark's train pool, in the order batches walk it."""
+
+    train_ids: tuple[str, ...]
+    holdout_ids: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"train_ids": list(self.train_ids), "holdout_ids": list(self.holdout_ids)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TaskPlan:
+        return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]))
+
+
+def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None) -> TaskPlan:
+    """Shuffle the pool with `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, keep >= 1 for train."""
+    if len(set(task_ids)) != len(task_ids):
+        raise ValueError("benchmark returned duplicate task ids")
+    order = list(task_ids)
+    random.Random(seed).shuffle(order)
+    n_holdout = round(len(order) * holdout_ratio)
+    if holdout_ratio > 0 and len(order) >= 2:
+        n_holdout = max(1, n_holdout)
+    if holdout_limit is not None:
+        n_holdout = min(n_holdout, holdout_limit)
+    n_holdout = min(n_holdout, max(0, len(order) - 1))
+    return TaskPlan(train_ids=tuple(order[n_holdout:]), holdout_ids=tuple(order[:n_holdout]))
+
+
+def next_batch(train_ids: tuple[str, ...], cursor: int, batch_size: int) -> tuple[list[str], int]:
+    """The next `batch_size` train ids from `cursor`, wrapping around; never the same id twice in one batch."""
+    if not train_ids:
+        return [], cursor
+    size = min(batch_size, len(train_ids))
+    start = cursor % len(train_ids)
+    batch = [train_ids[(start + i) % len(train_ids)] for i in range(size)]
+    return batch, cursor + size

@@ -1,0 +1,101 @@
+"""Name registries for seed workspaces, benchmarks and engines; plugins join through entry points."""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.errors import UnknownNameError
+
+SEEDS_PACKAGE = "agent_evolve.seed_workspaces"
+
+AGENT_REGISTRY: dict[str, str] = {
+    "swe": "seed_workspaces/swe",
+    "swe-verified": "seed_workspaces/swe",
+    "terminal": "seed_workspaces/terminal",
+    "terminal2": "seed_workspaces/terminal",
+    "mcp": "seed_workspaces/mcp",
+    "mcp-atlas": "seed_workspaces/mcp",
+    "arc": "seed_workspaces/arc",
+    "arc-agi-3": "seed_workspaces/arc",
+    "skill-bench": "seed_workspaces/terminal",
+    "gsm8k": "seed_workspaces/gsm8k",
+    "humaneval": "seed_workspaces/humaneval",
+    "jsonl": "seed_workspaces/jsonl",
+}
+
+BENCHMARK_REGISTRY: dict[str, str] = {
+    "swe-verified": "agent_evolve.benchmarks.swe_verified.SweVerifiedBenchmark",
+    "mcp-atlas": "agent_evolve.benchmarks.mcp_atlas.McpAtlasBenchmark",
+    "terminal2": "agent_evolve.benchmarks.terminal2.Terminal2Benchmark",
+    "skill-bench": "agent_evolve.benchmarks.skill_bench.SkillBenchBenchmark",
+    "arc-agi-3": "agent_evolve.benchmarks.arc_agi3.ArcAgi3Benchmark",
+    "gsm8k": "agent_evolve.benchmarks.gsm8k.GSM8KBenchmark",
+    "humaneval": "agent_evolve.benchmarks.humaneval.HumanEvalBenchmark",
+    "jsonl": "agent_evolve.benchmarks.jsonl.JsonlBenchmark",
+}
+
+ENGINE_REGISTRY: dict[str, str] = {}
+
+_ENTRY_POINT_GROUPS = {
+    "agent": "agent_evolve.agents",
+    "benchmark": "agent_evolve.benchmarks",
+    "engine": "agent_evolve.engines",
+}
+
+
+def import_object(dotted: str) -> Any:
+    """Import `package.module.Name`."""
+    module_name, _, attr = dotted.rpartition(".")
+    if not module_name:
+        raise ImportError(f"{dotted!r} is not a dotted path of the form package.module.Name")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def _plugins(kind: str) -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=_ENTRY_POINT_GROUPS[kind])}
+
+
+def known_names(kind: str) -> list[str]:
+    builtin = {"agent": AGENT_REGISTRY, "benchmark": BENCHMARK_REGISTRY, "engine": ENGINE_REGISTRY}[kind]
+    return sorted({*builtin, *_plugins(kind)})
+
+
+def _unknown(kind: str, name: str) -> UnknownNameError:
+    return UnknownNameError(f"unknown {kind} {name!r}; known {kind}s: {', '.join(known_names(kind))}")
+
+
+def seed_path(name: str) -> Path:
+    """The folder of a built-in (or plugin) seed workspace."""
+    if name in AGENT_REGISTRY:
+        relative = AGENT_REGISTRY[name].removeprefix("seed_workspaces/")
+        return Path(str(files(SEEDS_PACKAGE).joinpath(relative)))
+    plugins = _plugins("agent")
+    if name in plugins:
+        return Path(plugins[name].load())
+    raise _unknown("agent", name)
+
+
+def is_seed_name(name: str) -> bool:
+    return name in AGENT_REGISTRY or name in _plugins("agent")
+
+
+def benchmark_class(name: str) -> type:
+    if name in BENCHMARK_REGISTRY:
+        return import_object(BENCHMARK_REGISTRY[name])
+    plugins = _plugins("benchmark")
+    if name in plugins:
+        return plugins[name].load()
+    raise _unknown("benchmark", name)
+
+
+def engine_class(name: str) -> type:
+    if name in ENGINE_REGISTRY:
+        return import_object(ENGINE_REGISTRY[name])
+    plugins = _plugins("engine")
+    if name in plugins:
+        return plugins[name].load()
+    raise _unknown("engine", name)
