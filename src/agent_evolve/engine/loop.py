@@ -100,6 +100,7 @@ class EvolutionLoop:
             self._load_batch(phases["solved"]) if "solved" in phases else self._solve(cycle)
         )
         if "stepped" in phases:
+            session.context(cycle)
             outcome = StepOutcome.from_journal(phases["stepped"])
             session.vc.reset_to(f"cand-{cycle}")
         else:

@@ -72,6 +72,7 @@ class RunSession:
         self.accepted_tag = "evo-0"
         self.accepted_score = 0.0
         self.baseline_score = 0.0
+        self.layers: list[str] = []
 
     @classmethod
     @contextmanager
@@ -88,6 +89,7 @@ class RunSession:
             session.ledger.set_budget(loop.config.max_total_tokens, loop.config.max_cost_usd)
             set_concurrency_limit(loop.config.concurrency)
             session.vc.init()
+            session.layers = session.evolvable_layers()
             if session.journal.has(0, "baseline"):
                 session._resume()
             else:
@@ -241,7 +243,7 @@ class RunSession:
             self.vc.reset_to(pre)
             return base
         changed = self.vc.changed_paths(pre)
-        layer_dirs = {LAYER_PATHS[layer] for layer in self.evolvable_layers()}
+        layer_dirs = {LAYER_PATHS[layer] for layer in self.layers}
         outside = [p for p in changed if p.split("/", 1)[0] not in layer_dirs]
         if outside:
             self.vc.restore_paths(pre, outside)

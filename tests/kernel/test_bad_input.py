@@ -1,0 +1,83 @@
+"""Bad input gets an error naming the file and the problem, and changes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kernel_fakes import MANIFEST, KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError, UnknownNameError, WorkspaceError
+
+
+def files(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in path.rglob("*") if p.is_file()}
+
+
+def test_missing_manifest_names_the_file(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", manifest="")
+    before = files(workspace)
+    with pytest.raises(ManifestError, match="manifest.yaml"):
+        ae.Evolver(str(workspace), KeywordBenchmark(), engine=PlanEngine([]))
+    assert files(workspace) == before
+
+
+def test_manifest_without_entrypoint_names_the_key(tmp_path: Path) -> None:
+    manifest = MANIFEST.replace("  entrypoint: kernel_fakes.KeywordAgent\n", "")
+    workspace = make_workspace(tmp_path / "ws", manifest=manifest)
+    before = files(workspace)
+    with pytest.raises(ManifestError, match=r"manifest\.yaml.*entrypoint"):
+        ae.Evolver(str(workspace), KeywordBenchmark(), engine=PlanEngine([]))
+    assert files(workspace) == before
+
+
+def test_entrypoint_that_does_not_import_names_the_manifest(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", manifest=MANIFEST.replace("kernel_fakes.KeywordAgent", "nowhere.Agent"))
+    with pytest.raises(WorkspaceError, match=r"manifest\.yaml.*nowhere\.Agent"):
+        ae.Evolver(str(workspace), KeywordBenchmark(), engine=PlanEngine([]))
+
+
+def test_bad_skill_frontmatter_stops_the_run_before_any_change(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    (workspace / "skills" / "broken").mkdir()
+    (workspace / "skills" / "broken" / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    before = files(workspace)
+    with pytest.raises((SkillFormatError, WorkspaceError), match=r"skills/broken/SKILL\.md"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=2), PlanEngine([])).run(1)
+    after = {k: v for k, v in files(workspace).items() if not k.startswith((".git/", "evolution/"))}
+    assert after == before
+
+
+def test_ill_typed_yaml_config_names_file_and_key(tmp_path: Path) -> None:
+    config = tmp_path / "evolve.yaml"
+    config.write_text("batch_size: ten\n")
+    with pytest.raises(ConfigError, match=r"evolve\.yaml.*batch_size"):
+        ae.EvolveConfig.from_yaml(config)
+    config.write_text("holdout_ratio: 1.5\n")
+    with pytest.raises(ConfigError, match=r"evolve\.yaml.*holdout_ratio"):
+        ae.EvolveConfig.from_yaml(config)
+    config.write_text("batch_size: [1\n")
+    with pytest.raises(ConfigError, match=r"evolve\.yaml.*not valid YAML"):
+        ae.EvolveConfig.from_yaml(config)
+
+
+def test_yaml_config_from_the_page_loads_with_unknown_keys_in_extra(tmp_path: Path) -> None:
+    config = tmp_path / "evolve.yaml"
+    config.write_text(
+        "batch_size: 15\nmax_cycles: 30\nevolve_memory: false\nevolver_model: us.anthropic.claude-opus-4-6-v1\n"
+        "egl_threshold: 0.03\negl_window: 5\nextra:\n  solver_proposed: true\nmy_flag: 3\n"
+    )
+    loaded = ae.EvolveConfig.from_yaml(config)
+    assert (loaded.batch_size, loaded.max_cycles, loaded.evolve_memory, loaded.egl_window) == (15, 30, False, 5)
+    assert loaded.extra == {"solver_proposed": True, "my_flag": 3}
+
+
+def test_negative_batch_size_is_refused() -> None:
+    with pytest.raises(ConfigError, match="batch_size"):
+        ae.EvolveConfig(batch_size=-1)
+
+
+def test_unknown_names_list_the_known_ones() -> None:
+    with pytest.raises(UnknownNameError, match="known benchmarks: .*gsm8k"):
+        ae.Evolver(KeywordAgent.__new__(KeywordAgent), "no-such-benchmark")

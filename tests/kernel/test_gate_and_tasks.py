@@ -1,0 +1,64 @@
+"""Pure decisions of the loop: the gate, convergence, holdout carving and the batch cursor."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_evolve.engine.convergence import _is_score_converged
+from agent_evolve.engine.gate import gate
+from agent_evolve.engine.loop import _is_score_converged as loop_converged
+from agent_evolve.engine.tasks import next_batch, plan_tasks
+
+
+def test_gate_accepts_a_strict_improvement_and_rejects_a_drop() -> None:
+    assert gate(0.6, 0.5).action == "accept"
+    drop = gate(0.4, 0.5)
+    assert drop.action == "reject" and drop.delta < 0
+    assert drop.candidate_score == 0.4 and drop.incumbent_score == 0.5
+
+
+def test_gate_ties_follow_the_policy() -> None:
+    assert gate(0.5, 0.5).action == "reject"
+    assert gate(0.5, 0.5, accept_ties=True).action == "accept"
+    assert "tie" in gate(0.5, 0.5).reason
+
+
+def test_gate_min_improvement_is_a_margin() -> None:
+    assert gate(0.55, 0.5, min_improvement=0.1).action == "reject"
+    assert gate(0.65, 0.5, min_improvement=0.1).action == "accept"
+    assert gate(0.6, 0.5, min_improvement=0.1).action == "reject"
+    assert gate(0.6, 0.5, min_improvement=0.1, accept_ties=True).action == "accept"
+
+
+def test_convergence_as_the_page_defines_it() -> None:
+    assert loop_converged is _is_score_converged
+    assert not _is_score_converged([0.5, 0.5], window=3)
+    assert _is_score_converged([0.1, 0.5, 0.51, 0.5], window=3, epsilon=0.05)
+    assert not _is_score_converged([0.5, 0.6, 0.5], window=3, epsilon=0.05)
+
+
+@given(st.integers(2, 200), st.floats(0.0, 0.95), st.integers(0, 10_000))
+def test_holdout_is_disjoint_and_covers_the_pool(n: int, ratio: float, seed: int) -> None:
+    ids = [f"t{i}" for i in range(n)]
+    plan = plan_tasks(ids, ratio, seed)
+    assert not set(plan.train_ids) & set(plan.holdout_ids)
+    assert sorted(plan.train_ids + plan.holdout_ids) == sorted(ids)
+    assert plan.train_ids, "at least one train task is kept"
+    assert plan == plan_tasks(ids, ratio, seed), "same seed, same plan"
+
+
+def test_holdout_limit_caps_the_holdout() -> None:
+    plan = plan_tasks([f"t{i}" for i in range(100)], 0.5, 0, holdout_limit=7)
+    assert len(plan.holdout_ids) == 7 and len(plan.train_ids) == 93
+
+
+@given(st.integers(1, 60), st.integers(1, 25))
+def test_cursor_walks_the_whole_pool_before_repeating(n: int, batch: int) -> None:
+    pool = tuple(f"t{i}" for i in range(n))
+    cursor, seen = 0, []
+    while len(seen) < n:
+        ids, cursor = next_batch(pool, cursor, batch)
+        assert len(ids) == len(set(ids)) == min(batch, n)
+        seen.extend(ids)
+    assert set(seen[:n]) == set(pool)

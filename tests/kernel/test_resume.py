@@ -1,0 +1,67 @@
+"""kill -9 at any point of a cycle, then rerun: every cycle happens once, nothing is lost or doubled."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agent_evolve as ae
+
+HERE = Path(__file__).parent
+
+
+def run_script(workspace: Path, crash_at: str | None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{HERE}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env.pop("CRASH_AT", None)
+    if crash_at:
+        env["CRASH_AT"] = crash_at
+    return subprocess.run(
+        [sys.executable, str(HERE / "crash_run.py"), str(workspace)], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def summary(workspace: Path) -> dict:
+    history = ae.EvolutionHistory(workspace)
+    records = history.cycle_records()
+    journal = [json.loads(line) for line in (workspace / "evolution" / "journal.jsonl").read_text().splitlines()]
+    return {
+        "cycles": [r["cycle"] for r in records],
+        "outcomes": [r["metadata"]["outcome"] for r in records],
+        "batch_lines": [len((workspace / r["observation_batch"]).read_text().splitlines()) for r in records],
+        "observed": [o.task.id for o in history.get_observations()],
+        "steps": (workspace / "evolution" / "engine" / "state" / "steps.log").read_text(),
+        "recorded": [e["cycle"] for e in journal if e["phase"] == "recorded"],
+        "tags": ae.VersionControl(workspace).list_tags(),
+        "prompt": (workspace / "prompts" / "system.md").read_text(),
+    }
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    workspace = tmp_path_factory.mktemp("reference") / "ws"
+    assert run_script(workspace, None).returncode == 0
+    return summary(workspace)
+
+
+# Solve calls: 1-6 baseline holdout, 7-10 cycle 1 batch, 11-16 its gate, 17-20 cycle 2 batch, 21-26 its gate.
+CRASH_POINTS = ["solve#3", "solve#9", "step:1", "after-step:2", "solve#18", "solve#23", "cycle-end:2", "step:3"]
+
+
+@pytest.mark.parametrize("crash_at", CRASH_POINTS)
+def test_kill_9_then_rerun_gives_every_cycle_once(tmp_path: Path, reference: dict, crash_at: str) -> None:
+    workspace = tmp_path / "ws"
+    crashed = run_script(workspace, crash_at)
+    assert crashed.returncode == -signal.SIGKILL, crashed.stderr
+    resumed = run_script(workspace, None)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "completed 3" in resumed.stdout
+    assert summary(workspace) == reference
+    assert reference["cycles"] == [1, 2, 3] and reference["steps"] == "1\n2\n3\n"
+    assert reference["outcomes"] == ["accepted", "accepted", "rejected"]
+    assert len(reference["observed"]) == len(set(reference["observed"])) == 12
