@@ -160,8 +160,9 @@ class EvolutionLoop:
         if not session.plan.holdout_ids:
             return GateDecision("accept", 0.0, 0.0, 0.0, 0.0, "no holdout tasks: every valid mutation is kept")
         self.agent = session.reload_agent(self.agent)
-        self._emit(cycle, "gate", total=len(session.plan.holdout_ids))
-        candidate, per_task = session.evaluate_holdout(self.agent, lambda n: self._emit(cycle, "gate", done=n))
+        total = len(session.plan.holdout_ids)
+        self._emit(cycle, "gate", total=total)
+        candidate, per_task = session.evaluate_holdout(self.agent, lambda n: self._emit(cycle, "gate", done=n, total=total))
         decision = gate(
             candidate,
             session.accepted_score,

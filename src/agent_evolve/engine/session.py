@@ -22,7 +22,7 @@ from agent_evolve.engine.tasks import TaskPlan, plan_tasks
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import AgentEvolveError, BudgetExceededError, WorkspaceError
-from agent_evolve.llm.concurrency import set_concurrency_limit
+from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Feedback, Observation, StepResult, Task
@@ -86,8 +86,7 @@ class RunSession:
             except BlockingIOError as exc:
                 raise WorkspaceError(f"{loop.workspace.path}: another evolution run is using this workspace") from exc
             session = cls(loop, Journal(records.journal))
-            session.ledger.set_budget(loop.config.max_total_tokens, loop.config.max_cost_usd)
-            set_concurrency_limit(loop.config.concurrency)
+            apply_config_limits(loop.config, session.ledger)
             session.vc.init()
             session.layers = session.evolvable_layers()
             if session.journal.has(0, "baseline"):
@@ -119,7 +118,10 @@ class RunSession:
             self.snapshot_engine_state("0")
             self.journal.record(0, "started", summary=outcome.summary, status=outcome.status)
         self.loop.agent = self.reload_agent(self.loop.agent)
-        score = self.evaluate_holdout(self.loop.agent)[0] if self.plan.holdout_ids else 0.0
+        total = len(self.holdout_tasks)
+        self.loop._emit(0, "baseline", total=total)
+        progress = lambda n: self.loop._emit(0, "baseline", done=n, total=total)  # noqa: E731
+        score = self.evaluate_holdout(self.loop.agent, progress)[0] if self.plan.holdout_ids else 0.0
         self.accepted_tag, self.accepted_score, self.baseline_score = "evo-0", score, score
         self.journal.record(0, "baseline", accepted_tag="evo-0", accepted_score=score)
 

@@ -1,0 +1,28 @@
+"""The `agent-evolve` command line: run, eval, experiment, doctor."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from agent_evolve.cli.doctor import doctor
+from agent_evolve.cli.run import eval_command, run_command
+
+
+@click.group()
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+@click.version_option(package_name="agent-evolve")
+def cli(verbose: int) -> None:
+    """Evolve an LLM agent's workspace (prompts, skills, memory) from graded evidence."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+cli.add_command(run_command)
+cli.add_command(eval_command)
+cli.add_command(doctor)
+
+
+def main() -> None:
+    cli()

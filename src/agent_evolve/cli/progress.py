@@ -1,0 +1,83 @@
+"""Live progress display for `agent-evolve run` and the closing summary."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.llm.usage import default_ledger
+from agent_evolve.types import EvolutionResult
+
+_PHASES = {
+    "baseline": "scoring the starting workspace on the holdout",
+    "solve": "solving train tasks",
+    "step": "engine editing the workspace",
+    "gate": "scoring the candidate on the holdout",
+    "recorded": "cycle recorded",
+    "out_of_budget": "budget exhausted",
+}
+
+
+class LiveProgress:
+    """A one-line live status: cycle, phase, tasks done, accepted score, tokens, elapsed time."""
+
+    def __init__(self, console: Console, total_cycles: int):
+        self.console = console
+        self.total_cycles = total_cycles
+        self.started = time.monotonic()
+        self.score: float | None = None
+        self.live = Live(Text(""), console=console, refresh_per_second=4, transient=False)
+
+    def __enter__(self) -> LiveProgress:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.score is not None:
+            self.score = event.score
+        if event.phase == "recorded":
+            self.console.print(f"cycle {event.cycle}/{self.total_cycles} recorded, accepted holdout score {event.score:.3f}")
+        tokens = default_ledger().total().total_tokens
+        tasks = f" {event.done}/{event.total} tasks" if event.total else ""
+        score = f" | score {self.score:.3f}" if self.score is not None else ""
+        line = (
+            f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{tasks}{score}"
+            f" | {tokens:,} tokens | {time.monotonic() - self.started:,.0f}s"
+        )
+        self.live.update(Text(line))
+
+
+def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
+    """The closing summary: scores, accepted and rejected cycles, tokens, wall time, where things are."""
+    details = result.details
+    workspace = Path(details.get("workspace", "."))
+    usage = details.get("usage", {})
+    tokens = sum(int(u.get("input_tokens", 0) + u.get("output_tokens", 0)) for u in usage.values())
+    table = Table(title="evolution summary", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    rows = [
+        ("baseline holdout score", f"{details.get('baseline_score', 0.0):.3f}"),
+        ("final holdout score", f"{result.final_score:.3f} ({details.get('accepted_tag', '')})"),
+        ("holdout tasks", str(details.get("holdout_size", 0))),
+        ("cycles", str(result.cycles_completed)),
+        ("accepted / rejected", f"{details.get('accepted', 0)} / {details.get('rejected', 0)}"),
+        ("unchanged / failed", f"{details.get('unchanged', 0)} / {details.get('failed', 0)}"),
+        ("tokens", f"{tokens:,}" + "".join(f"  {r}: {int(u.get('input_tokens', 0) + u.get('output_tokens', 0)):,}" for r, u in usage.items())),
+        ("wall time", f"{wall_seconds:,.0f} s"),
+        ("stopped because", details.get("stop_reason") or "all cycles done"),
+        ("workspace", str(workspace)),
+        ("records", str(workspace / "evolution")),
+    ]
+    for what, value in rows:
+        table.add_row(what, value)
+    return table

@@ -1,0 +1,119 @@
+"""`agent-evolve run` (the main job) and `agent-evolve eval` (score a workspace on a split)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from agent_evolve.api import Evolver, agent_from_workspace, resolve_benchmark, resolve_config
+from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.solving import mean_score, solve_all
+from agent_evolve.errors import AgentEvolveError
+from agent_evolve.llm.factory import apply_config_limits
+
+_OVERRIDES = {
+    "model": "agent_model",
+    "evolver_model": "evolver_model",
+    "base_url": "llm_base_url",
+    "batch_size": "batch_size",
+    "holdout_ratio": "holdout_ratio",
+    "holdout_limit": "holdout_limit",
+    "seed": "seed",
+    "concurrency": "concurrency",
+    "max_tokens_budget": "max_total_tokens",
+    "max_cost": "max_cost_usd",
+    "agent_max_tokens": "agent_max_tokens",
+}
+
+
+def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
+    """The YAML config (or defaults) with every command-line option that was given laid on top."""
+    config = resolve_config(config_path)
+    changes = {_OVERRIDES[k]: v for k, v in options.items() if k in _OVERRIDES and v is not None}
+    return dataclasses.replace(config, **changes)
+
+
+def model_options(func: Any) -> Any:
+    """Options shared by every command that runs an agent."""
+    for option in reversed(
+        [
+            click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="EvolveConfig YAML."),
+            click.option("--model", help="Agent model, e.g. local/qwen2.5-coder-1.5b or openai/gpt-4.1-mini."),
+            click.option("--base-url", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."),
+            click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
+            click.option("--agent-max-tokens", type=int, help="Output token limit of each agent answer."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@click.command("run")
+@click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or workspace path.")
+@click.option("--benchmark", default="gsm8k", show_default=True, help="Benchmark name (or jsonl:PATH).")
+@click.option("--engine", default="skillforge", show_default=True, help="Evolution engine name.")
+@click.option("--cycles", type=int, help="Total cycles for the workspace (default: config max_cycles).")
+@click.option("--workspace", type=click.Path(file_okay=False), help="Working directory of the evolved workspace.")
+@click.option("--evolver-model", help="Engine model (default: the embedded local model).")
+@click.option("--batch-size", type=int)
+@click.option("--holdout-ratio", type=float)
+@click.option("--holdout-limit", type=int, help="At most this many holdout tasks for the gate.")
+@click.option("--seed", type=int)
+@click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
+@click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
+@model_options
+def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, **options: Any) -> None:
+    """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace)."""
+    console = Console()
+    try:
+        config = build_config(options.pop("config_path"), **options)
+        evolver = Evolver(agent, benchmark, config, engine, workspace_dir=workspace)
+        total = cycles if cycles is not None else config.max_cycles
+        console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
+        started = time.monotonic()
+        with LiveProgress(console, total) as progress:
+            evolver.progress = progress
+            result = evolver.run(cycles)
+    except AgentEvolveError as exc:
+        raise click.ClickException(str(exc)) from exc
+    console.print(summary_table(result, time.monotonic() - started))
+
+
+@click.command("eval")
+@click.option("--workspace", required=True, type=click.Path(exists=True, file_okay=False), help="Workspace to score.")
+@click.option("--benchmark", required=True, help="Benchmark name (or jsonl:PATH).")
+@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test"]))
+@click.option("--limit", type=int, default=100_000, help="Score at most this many tasks.")
+@click.option("--output", type=click.Path(dir_okay=False), help="Write per-task results as JSON here.")
+@model_options
+def eval_command(workspace: str, benchmark: str, split: str, limit: int, output: str | None, **options: Any) -> None:
+    """Score a workspace on a benchmark split without changing it."""
+    console = Console()
+    try:
+        config = build_config(options.pop("config_path"), **options)
+        apply_config_limits(config)
+        agent, _ = agent_from_workspace(Path(workspace), config)
+        adapter = resolve_benchmark(benchmark)
+        tasks = adapter.get_tasks(split, limit=limit)
+        with console.status(f"scoring {len(tasks)} {split} tasks") as status:
+            done = [0]
+
+            def tick(_: object) -> None:
+                done[0] += 1
+                status.update(f"scoring {split} tasks: {done[0]}/{len(tasks)}")
+
+            observations = solve_all(agent, adapter, tasks, config.concurrency, tick)
+    except AgentEvolveError as exc:
+        raise click.ClickException(str(exc)) from exc
+    score = mean_score(observations)
+    console.print(f"{benchmark} {split}: {score:.3f} ({sum(o.feedback.success for o in observations)}/{len(observations)})")
+    if output:
+        rows = [{"task_id": o.task.id, "score": o.feedback.score, "success": o.feedback.success, "detail": o.feedback.detail, "output": o.trajectory.output} for o in observations]
+        Path(output).write_text(json.dumps({"benchmark": benchmark, "split": split, "score": score, "tasks": rows}, indent=2))
