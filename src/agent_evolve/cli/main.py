@@ -7,6 +7,7 @@ import logging
 import click
 
 from agent_evolve.cli.doctor import doctor
+from agent_evolve.cli.experiment import experiment_command
 from agent_evolve.cli.run import eval_command, run_command
 
 
@@ -22,6 +23,7 @@ def cli(verbose: int) -> None:
 cli.add_command(run_command)
 cli.add_command(eval_command)
 cli.add_command(doctor)
+cli.add_command(experiment_command)
 
 
 def main() -> None:

@@ -6,7 +6,8 @@ import json
 import threading
 from pathlib import Path
 
-from agent_evolve.engine.records import RunRecords, read_jsonl, write_text_atomic
+from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.records import RunRecords, read_jsonl
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
@@ -30,7 +31,7 @@ class Observer:
             observations, self._buffer = self._buffer, []
         path = self.records.batch_file(batch_label)
         text = "".join(json.dumps(o.to_dict(), sort_keys=True, default=str) + "\n" for o in observations)
-        write_text_atomic(path, text)
+        atomic_write(path, text)
         return path
 
     def get_observations(self) -> list[Observation]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.contract.paths import atomic_write
 from agent_evolve.errors import WorkspaceError
 
 
@@ -60,21 +60,7 @@ class RunRecords:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON through a temporary file and a rename, so a crash never leaves half a file."""
-    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str))
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:

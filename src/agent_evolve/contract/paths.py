@@ -1,0 +1,99 @@
+"""Safe paths inside a workspace: joins that cannot escape the root, name checks, atomic writes."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from agent_evolve.errors import WorkspaceError
+
+TEMP_SUFFIX = ".tmp"
+"""Suffix of the temporary files :func:`atomic_write` creates (hidden, in the target's own directory)."""
+
+_CATEGORY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+def safe_join(root: str | Path, *parts: str | os.PathLike[str]) -> Path:
+    """Join ``parts`` under ``root`` and refuse any result that is not inside ``root``.
+
+    Absolute parts, ``..`` that climbs out, and symlinks (anywhere on the way) that point outside the root
+    raise :class:`WorkspaceError`. The returned path is absolute with symlinks resolved; it need not exist.
+    """
+    base = Path(root).resolve()
+    for part in parts:
+        text = os.fspath(part)
+        if "\x00" in text:
+            raise WorkspaceError(f"{base}: path {text!r} contains a NUL byte")
+        if os.path.isabs(text) or Path(text).anchor:
+            raise WorkspaceError(f"{base}: absolute path {text!r} refused; names must be relative to the workspace")
+    target = base.joinpath(*(os.fspath(p) for p in parts)).resolve()
+    if target != base and not target.is_relative_to(base):
+        joined = "/".join(os.fspath(p) for p in parts)
+        raise WorkspaceError(f"{base}: path {joined!r} escapes the workspace (resolves to {target})")
+    return target
+
+
+def check_name(name: str, kind: str) -> str:
+    """Check that ``name`` is one plain path component (no separators, not ``.``/``..``); return it.
+
+    ``kind`` (``"skill"``, ``"fragment"``, ``"tool"``...) only appears in the error message.
+    """
+    if not isinstance(name, str):
+        raise WorkspaceError(f"{kind} name must be a string, got {type(name).__name__}")
+    problem = None
+    if not name:
+        problem = "is empty"
+    elif name in (".", ".."):
+        problem = "is a relative directory reference"
+    elif "/" in name or "\\" in name:
+        problem = "contains a path separator"
+    elif "\x00" in name:
+        problem = "contains a NUL byte"
+    elif os.path.isabs(name) or Path(name).anchor:
+        problem = "is an absolute path"
+    if problem:
+        raise WorkspaceError(f"invalid {kind} name {name!r}: {problem}")
+    return name
+
+
+def check_category(category: str) -> str:
+    """Check a memory category name: 1-64 chars of letters, digits, ``_`` and ``-``, starting alphanumeric."""
+    if not isinstance(category, str) or not _CATEGORY_RE.match(category):
+        raise WorkspaceError(
+            f"invalid memory category {category!r}: use 1-64 letters, digits, '_' or '-', starting with a letter or digit"
+        )
+    return category
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8, newlines kept as given) to ``path`` via a temp file in the same directory.
+
+    Readers see either the old content or the new one, never a partial file. Parent directories are created.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def is_temp_file(name: str) -> bool:
+    """True for a leftover temporary file of :func:`atomic_write` (ignored when listing layers)."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)

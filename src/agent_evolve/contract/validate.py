@@ -1,0 +1,95 @@
+"""Whole-workspace checks (the ``check_spec`` the engines and the loop share). They only read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from agent_evolve.contract.jsonl import jsonl_problems
+from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
+from agent_evolve.contract.paths import safe_join
+from agent_evolve.contract.skills import parse_skill, validate_skill
+from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
+
+Problem = tuple[type[WorkspaceError], str]
+
+
+def _problems(path: str | Path) -> list[Problem]:
+    root = Path(path)
+    if not root.is_dir():
+        return [(WorkspaceError, f"{root}: workspace directory does not exist")]
+    found: list[Problem] = []
+
+    try:
+        data = read_manifest_data(root)
+    except ManifestError as exc:
+        found.append((ManifestError, str(exc)))
+    else:
+        found += [(ManifestError, p) for p in manifest_problems(data, root / MANIFEST_FILE)]
+
+    skills_dir = root / "skills"
+    if skills_dir.is_dir():
+        for folder in sorted(skills_dir.iterdir(), key=lambda p: p.name):
+            if folder.name.startswith(("_", ".")) or not folder.is_dir():
+                continue
+            skill_file = folder / "SKILL.md"
+            try:
+                safe_join(root, "skills", folder.name, "SKILL.md")
+            except WorkspaceError as exc:
+                found.append((WorkspaceError, str(exc)))
+                continue
+            if not skill_file.is_file():
+                found.append((SkillFormatError, f"{skill_file}: skill folder {folder.name!r} has no SKILL.md"))
+                continue
+            try:
+                skill = parse_skill(skill_file.read_text(encoding="utf-8"), path=skill_file)
+            except SkillFormatError as exc:
+                found.append((SkillFormatError, str(exc)))
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                found.append((SkillFormatError, f"{skill_file}: cannot read: {exc}"))
+                continue
+            found += [(SkillFormatError, f"{skill_file}: {p}") for p in validate_skill(skill, dir_name=folder.name)]
+
+    memory_dir = root / "memory"
+    if memory_dir.is_dir():
+        for memory_file in sorted(memory_dir.glob("*.jsonl")):
+            try:
+                safe_join(root, "memory", memory_file.name)
+            except WorkspaceError as exc:
+                found.append((WorkspaceError, str(exc)))
+                continue
+            found += [(WorkspaceError, p) for p in jsonl_problems(memory_file)]
+
+    registry = root / "tools" / "registry.yaml"
+    if registry.is_file():
+        try:
+            tools = yaml.safe_load(registry.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+            found.append((WorkspaceError, f"{registry}: not valid YAML: {' '.join(str(exc).split())}"))
+        else:
+            if tools is not None and (not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools)):
+                found.append((WorkspaceError, f"{registry}: the tool registry must be a list of mappings"))
+    return found
+
+
+def validate_workspace(path: str | Path) -> list[str]:
+    """Every problem of the workspace at ``path``: manifest, skills, memory lines, tool registry.
+
+    Each message names the file (and key or line). An empty list means the workspace is valid.
+    """
+    return [message for _, message in _problems(path)]
+
+
+def check_workspace(path: str | Path) -> None:
+    """Raise the first problem of :func:`validate_workspace` as its own error type.
+
+    :class:`ManifestError` for the manifest, :class:`SkillFormatError` for skills, :class:`WorkspaceError`
+    for everything else.
+    """
+    found = _problems(path)
+    if found:
+        error_type, message = found[0]
+        extra = f" (and {len(found) - 1} more problem(s))" if len(found) > 1 else ""
+        raise error_type(message + extra)

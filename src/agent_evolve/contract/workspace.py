@@ -1,0 +1,323 @@
+"""``AgentWorkspace``: typed, path-safe access to an agent's workspace folder.
+
+Layout (every path relative to the workspace root)::
+
+    manifest.yaml                  what the agent is, which layers may evolve
+    prompts/system.md              system prompt
+    prompts/fragments/{name}       prompt fragments
+    skills/{name}/SKILL.md         Agent Skills (name == folder name)
+    skills/_drafts/{name}.md       skills proposed by the agent, pending review
+    memory/{category}.jsonl        one JSON object per line
+    tools/registry.yaml            list of tool descriptions; tools/{name} tool files
+    evolution/history.jsonl, evolution/metrics.json   run records (read-only here)
+
+Decisions: a missing prompt reads as "" (a new workspace may have none); a missing fragment, skill or tool
+raises :class:`WorkspaceError`; missing memory, history, registry or metrics read as empty; ``delete_skill``
+of an absent skill does nothing. Every name goes through :func:`safe_join`, so ``../x``, absolute paths and
+symlinks that leave the workspace are refused. Writes are atomic, except memory appends (one ``write`` of
+one line under a lock). Nothing here ever writes while reading or validating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent_evolve.contract.jsonl import dump_line, read_jsonl
+from agent_evolve.contract.manifest import LAYER_PATHS, Manifest, load_manifest, read_manifest_data
+from agent_evolve.contract.paths import atomic_write, check_category, check_name, is_temp_file, safe_join
+from agent_evolve.contract.skills import parse_skill, validate_skill
+from agent_evolve.errors import SkillFormatError, WorkspaceError
+from agent_evolve.types import SkillMeta
+
+DRAFTS_DIR = "_drafts"
+SKILL_FILE = "SKILL.md"
+_APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
+_IGNORED_DIRS = {"__pycache__", ".git"}
+
+
+class AgentWorkspace:
+    """The file-system contract of one agent. ``path`` is the absolute workspace root."""
+
+    def __init__(self, path: str | Path):
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            what = "is not a directory" if root.exists() else "does not exist"
+            raise WorkspaceError(f"{root}: workspace directory {what}")
+        self.path: Path = root.resolve()
+
+    def __repr__(self) -> str:
+        return f"AgentWorkspace({str(self.path)!r})"
+
+    def _file(self, *parts: str) -> Path:
+        return safe_join(self.path, *parts)
+
+    def _read(self, path: Path, missing: str | None = None) -> str:
+        """Text of ``path``; if absent, ``missing`` or (when None) a WorkspaceError."""
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            if missing is None:
+                raise WorkspaceError(f"{path}: file not found") from None
+            return missing
+        except IsADirectoryError:
+            raise WorkspaceError(f"{path}: is a directory, expected a file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise WorkspaceError(f"{path}: cannot read: {exc}") from None
+
+    # ----- prompts -----------------------------------------------------------------------------------
+    def read_prompt(self) -> str:
+        """``prompts/system.md``; "" when the workspace has no prompt yet."""
+        return self._read(self._file("prompts", "system.md"), missing="")
+
+    def write_prompt(self, content: str) -> None:
+        atomic_write(self._file("prompts", "system.md"), content)
+
+    def read_fragment(self, name: str) -> str:
+        return self._read(self._file("prompts", "fragments", check_name(name, "fragment")))
+
+    def write_fragment(self, name: str, content: str) -> None:
+        atomic_write(self._file("prompts", "fragments", check_name(name, "fragment")), content)
+
+    def list_fragments(self) -> list[str]:
+        return _list_files(self._file("prompts", "fragments"))
+
+    # ----- skills ------------------------------------------------------------------------------------
+    def _skill_file(self, name: str) -> Path:
+        check_name(name, "skill")
+        if name == DRAFTS_DIR:
+            raise WorkspaceError(f"{self.path / 'skills' / name}: '{DRAFTS_DIR}' is reserved for drafts, not a skill")
+        return self._file("skills", name, SKILL_FILE)
+
+    def list_skills(self) -> list[SkillMeta]:
+        """Every ``skills/<name>/SKILL.md``, sorted by name; an invalid one raises SkillFormatError naming it.
+
+        Folders starting with ``_`` or ``.`` (such as ``_drafts``) and folders without a SKILL.md are skipped.
+        """
+        skills_dir = self._file("skills")
+        if not skills_dir.is_dir():
+            return []
+        metas = []
+        for entry in sorted(skills_dir.iterdir(), key=lambda p: p.name):
+            if entry.name.startswith(("_", ".")) or not entry.is_dir():
+                continue
+            skill_file = self._file("skills", entry.name, SKILL_FILE)
+            if not skill_file.is_file():
+                continue
+            skill = parse_skill(self._read(skill_file), path=skill_file)
+            problems = validate_skill(skill, dir_name=entry.name)
+            if problems:
+                raise SkillFormatError(f"{skill_file}: " + "; ".join(problems))
+            metas.append(SkillMeta(name=skill.name, description=skill.description, path=str(skill_file)))
+        return metas
+
+    def read_skill(self, name: str) -> str:
+        """Full text of ``skills/<name>/SKILL.md``, frontmatter included."""
+        path = self._skill_file(name)
+        if not path.is_file():
+            raise WorkspaceError(f"{path}: no skill named {name!r}")
+        return self._read(path)
+
+    def write_skill(self, name: str, content: str) -> None:
+        """Validate ``content`` as the Agent Skill ``name`` (name must equal the folder), then write it atomically.
+
+        Invalid content raises :class:`SkillFormatError` naming the file and the problems; nothing is written.
+        """
+        path = self._skill_file(name)
+        skill = parse_skill(content, path=path)
+        problems = validate_skill(skill, dir_name=name)
+        if problems:
+            raise SkillFormatError(f"{path}: " + "; ".join(problems))
+        atomic_write(path, content)
+
+    def delete_skill(self, name: str) -> None:
+        """Remove the folder ``skills/<name>``; does nothing when it does not exist."""
+        folder = self._skill_file(name).parent
+        if folder.is_dir():
+            shutil.rmtree(folder)
+
+    # ----- drafts ------------------------------------------------------------------------------------
+    def _draft_file(self, name: str) -> Path:
+        check_name(name, "draft")
+        return self._file("skills", DRAFTS_DIR, name if name.endswith(".md") else f"{name}.md")
+
+    def list_drafts(self) -> list[dict[str, str]]:
+        """``[{"name", "content"}]`` for every ``skills/_drafts/<name>.md``, sorted by name."""
+        drafts_dir = self._file("skills", DRAFTS_DIR)
+        names = [n for n in _list_files(drafts_dir) if n.endswith(".md")]
+        return [{"name": n[:-3], "content": self._read(self._file("skills", DRAFTS_DIR, n))} for n in names]
+
+    def write_draft(self, name: str, content: str) -> None:
+        """Write a proposed skill; drafts are not validated (review happens when one becomes a skill)."""
+        atomic_write(self._draft_file(name), content)
+
+    def clear_drafts(self) -> None:
+        drafts_dir = self._file("skills", DRAFTS_DIR)
+        if drafts_dir.is_dir():
+            shutil.rmtree(drafts_dir)
+
+    # ----- memory ------------------------------------------------------------------------------------
+    def _memory_file(self, category: str) -> Path:
+        return self._file("memory", f"{check_category(category)}.jsonl")
+
+    def list_memory_categories(self) -> list[str]:
+        """Categories that have a ``memory/<category>.jsonl`` file, sorted."""
+        names = _list_files(self._file("memory"))
+        return [n[:-6] for n in names if n.endswith(".jsonl") and _is_category(n[:-6])]
+
+    def add_memory(self, entry: dict[str, Any], category: str = "episodic") -> None:
+        """Append ``entry`` as one JSON line to ``memory/<category>.jsonl``."""
+        path = self._memory_file(category)
+        line = dump_line(entry, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _APPEND_LOCK:
+            with open(path, "a+b") as handle:
+                handle.seek(0, os.SEEK_END)
+                if handle.tell() > 0:
+                    handle.seek(-1, os.SEEK_END)
+                    if handle.read(1) != b"\n":  # a previous writer died mid-line: start a fresh line
+                        line = "\n" + line
+                handle.write(line.encode("utf-8"))
+
+    def read_memories(self, category: str = "episodic", limit: int | None = 100) -> list[dict[str, Any]]:
+        """The last ``limit`` entries of a category (all when ``limit`` is None), oldest first.
+
+        A malformed line raises :class:`WorkspaceError` naming ``file:line``.
+        """
+        entries = read_jsonl(self._memory_file(category))
+        return _tail(entries, limit)
+
+    def read_all_memories(self, limit: int | None = 100) -> list[dict[str, Any]]:
+        """Entries of every category (sorted by category), each with a ``"category"`` key.
+
+        ``limit`` applies per category: the last ``limit`` entries of each.
+        """
+        result = []
+        for category in self.list_memory_categories():
+            result.extend({**entry, "category": category} for entry in self.read_memories(category, limit))
+        return result
+
+    def rewrite_memories(self, category: str, entries: Iterable[dict[str, Any]]) -> None:
+        """Replace a category's entries atomically (consolidation, pruning)."""
+        path = self._memory_file(category)
+        text = "".join(dump_line(entry, path) for entry in entries)
+        with _APPEND_LOCK:
+            atomic_write(path, text)
+
+    # ----- tools -------------------------------------------------------------------------------------
+    def read_tool_registry(self) -> list[dict[str, Any]]:
+        """``tools/registry.yaml`` as a list of dicts; [] when absent or empty."""
+        path = self._file("tools", "registry.yaml")
+        text = self._read(path, missing="")
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise WorkspaceError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+        if data is None:
+            return []
+        _check_registry(data, path)
+        return data
+
+    def write_tool_registry(self, tools: list[dict[str, Any]]) -> None:
+        path = self._file("tools", "registry.yaml")
+        _check_registry(tools, path)
+        atomic_write(path, yaml.safe_dump(list(tools), sort_keys=False, allow_unicode=True))
+
+    def read_tool(self, name: str) -> str:
+        return self._read(self._file("tools", check_name(name, "tool")))
+
+    def write_tool(self, name: str, content: str) -> None:
+        if check_name(name, "tool") == "registry.yaml":
+            raise WorkspaceError(f"{self.path / 'tools' / name}: use write_tool_registry for the registry")
+        atomic_write(self._file("tools", name), content)
+
+    # ----- evolution records -------------------------------------------------------------------------
+    def read_evolution_history(self) -> list[dict[str, Any]]:
+        """``evolution/history.jsonl`` as a list of dicts; [] when absent."""
+        return read_jsonl(self._file("evolution", "history.jsonl"))
+
+    def read_evolution_metrics(self) -> dict[str, Any]:
+        """``evolution/metrics.json``; {} when absent."""
+        path = self._file("evolution", "metrics.json")
+        text = self._read(path, missing="")
+        if not text.strip():
+            return {}
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise WorkspaceError(f"{path}: not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise WorkspaceError(f"{path}: must hold a JSON object, got {type(data).__name__}")
+        return data
+
+    # ----- manifest and layers -----------------------------------------------------------------------
+    def read_manifest(self) -> dict[str, Any]:
+        """The raw ``manifest.yaml`` mapping (parsed, not validated; see :meth:`manifest`)."""
+        return read_manifest_data(self.path)
+
+    def manifest(self) -> Manifest:
+        """The validated manifest; raises :class:`ManifestError` naming the file and each bad key."""
+        return load_manifest(self.path)
+
+    @property
+    def evolvable_layers(self) -> list[str]:
+        return self.manifest().evolvable_layers
+
+    def layer_files(self, layers: Iterable[str] | None = None) -> dict[str, str]:
+        """``{relative posix path: sha256}`` of every file in ``layers`` (default: the evolvable layers).
+
+        Compare two results to detect a mutation: any prompt, skill body, draft, memory or tool edit
+        changes it. ``__pycache__`` and leftover temp files of atomic writes are ignored.
+        """
+        chosen = self.evolvable_layers if layers is None else list(layers)
+        digests: dict[str, str] = {}
+        for layer in chosen:
+            if layer not in LAYER_PATHS:
+                raise WorkspaceError(f"{self.path}: unknown layer {layer!r}; known: {', '.join(LAYER_PATHS)}")
+            top = self._file(LAYER_PATHS[layer])
+            for dirpath, dirnames, filenames in os.walk(top):
+                dirnames[:] = sorted(d for d in dirnames if d not in _IGNORED_DIRS)
+                for filename in sorted(filenames):
+                    if is_temp_file(filename) or filename.endswith(".pyc"):
+                        continue
+                    full = Path(dirpath) / filename
+                    rel = full.relative_to(self.path).as_posix()
+                    if full.is_symlink():
+                        digests[rel] = hashlib.sha256(b"symlink:" + os.fsencode(os.readlink(full))).hexdigest()
+                    else:
+                        digests[rel] = hashlib.sha256(full.read_bytes()).hexdigest()
+        return digests
+
+
+def _list_files(folder: Path) -> list[str]:
+    """Names of the regular files directly in ``folder`` (hidden files excluded), sorted; [] if absent."""
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def _is_category(name: str) -> bool:
+    try:
+        check_category(name)
+    except WorkspaceError:
+        return False
+    return True
+
+
+def _tail(entries: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+    if limit is None:
+        return entries
+    return entries[-limit:] if limit > 0 else []
+
+
+def _check_registry(data: Any, path: Path) -> None:
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+        raise WorkspaceError(f"{path}: the tool registry must be a list of mappings, got {type(data).__name__}")

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_evolve.contract import check_workspace, validate_workspace
+from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
+
+
+def test_valid_workspace_has_no_problems(ws_dir: Path, snap) -> None:
+    before = snap(ws_dir)
+    assert validate_workspace(ws_dir) == []
+    check_workspace(ws_dir)
+    assert snap(ws_dir) == before
+
+
+def test_missing_directory(tmp_path: Path) -> None:
+    assert validate_workspace(tmp_path / "nope") == [f"{tmp_path / 'nope'}: workspace directory does not exist"]
+    with pytest.raises(WorkspaceError, match="does not exist"):
+        check_workspace(tmp_path / "nope")
+
+
+def test_collects_every_problem_and_writes_nothing(ws_dir: Path, snap) -> None:
+    (ws_dir / "manifest.yaml").write_text("name: x\ncontract_version: '1.0'\nagent: {entrypoint: a.B}\nevolvable_layers: [dna]\n")
+    (ws_dir / "skills" / "bad-yaml").mkdir()
+    (ws_dir / "skills" / "bad-yaml" / "SKILL.md").write_text("---\nname: [x\n---\n")
+    (ws_dir / "skills" / "mismatch").mkdir()
+    (ws_dir / "skills" / "mismatch" / "SKILL.md").write_text("---\nname: other\ndescription: d\n---\n")
+    (ws_dir / "skills" / "no-file").mkdir()
+    (ws_dir / "skills" / "_drafts").mkdir()
+    (ws_dir / "skills" / "_drafts" / "junk.md").write_text("drafts are not checked")
+    (ws_dir / "memory" / "semantic.jsonl").write_text('{"ok": 1}\nnot json\n')
+    (ws_dir / "tools").mkdir()
+    (ws_dir / "tools" / "registry.yaml").write_text("a: 1\n")
+    before = snap(ws_dir)
+    problems = validate_workspace(ws_dir)
+    assert snap(ws_dir) == before
+    joined = "\n".join(problems)
+    assert len(problems) == 6, joined
+    assert "manifest.yaml: key 'evolvable_layers'" in problems[0]
+    assert "bad-yaml/SKILL.md: frontmatter is not valid YAML" in joined
+    assert "mismatch/SKILL.md: name 'other' does not match its directory name 'mismatch'" in joined
+    assert "no-file/SKILL.md: skill folder 'no-file' has no SKILL.md" in joined
+    assert "semantic.jsonl:2: malformed JSON line" in joined
+    assert "registry.yaml: the tool registry must be a list of mappings" in joined
+    with pytest.raises(ManifestError, match="evolvable_layers"):
+        check_workspace(ws_dir)
+
+
+def test_check_raises_skill_error_type(ws_dir: Path) -> None:
+    (ws_dir / "skills" / "check-units" / "SKILL.md").write_text("plain")
+    with pytest.raises(SkillFormatError, match=r"check-units/SKILL\.md: no YAML frontmatter"):
+        check_workspace(ws_dir)
+
+
+def test_check_raises_memory_error(ws_dir: Path) -> None:
+    (ws_dir / "memory" / "episodic.jsonl").write_text("{}\n{}\n{oops\n")
+    with pytest.raises(WorkspaceError, match=r"episodic\.jsonl:3:") as info:
+        check_workspace(ws_dir)
+    assert type(info.value) is WorkspaceError
+
+
+def test_missing_manifest_reported(ws_dir: Path) -> None:
+    (ws_dir / "manifest.yaml").unlink()
+    assert any("manifest.yaml: manifest not found" in p for p in validate_workspace(ws_dir))
+    with pytest.raises(ManifestError):
+        check_workspace(ws_dir)
+
+
+def test_symlinked_skill_outside_reported(ws_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "SKILL.md").write_text("---\nname: ext\ndescription: d\n---\n")
+    (ws_dir / "skills" / "ext").symlink_to(tmp_path / "out")
+    assert any("escapes" in p for p in validate_workspace(ws_dir))
