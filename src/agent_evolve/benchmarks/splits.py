@@ -1,0 +1,143 @@
+"""Deterministic train/test splits by stable hashing, and subset files that narrow a benchmark to chosen ids."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.benchmarks.base import SPLITS
+from agent_evolve.errors import ConfigError
+from agent_evolve.types import Task
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class Subset:
+    """Task ids to serve per split, with free-form metadata (how the subset was chosen)."""
+
+    train: tuple[str, ...]
+    test: tuple[str, ...]
+    meta: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The JSON form written to subset files."""
+        return {"train": list(self.train), "test": list(self.test), "meta": self.meta}
+
+
+@dataclass(frozen=True)
+class TaskSplits:
+    """The ordered ids of each split of one benchmark."""
+
+    train: tuple[str, ...]
+    test: tuple[str, ...]
+
+    def ids(self, split: str, limit: int | None = None) -> list[str]:
+        """The first `limit` ids of `split` (all of them when `limit` is None)."""
+        if split not in SPLITS:
+            raise ConfigError(f"unknown split {split!r}; expected one of {SPLITS}")
+        if limit is not None and limit < 0:
+            raise ConfigError(f"limit must be >= 0 or None, got {limit}")
+        ids = self.train if split == "train" else self.test
+        return list(ids if limit is None else ids[:limit])
+
+
+def stable_key(seed: int, item_id: str) -> str:
+    """A hash of (seed, id) that is the same on every machine and Python version."""
+    return hashlib.sha256(f"{seed}\x00{item_id}".encode()).hexdigest()
+
+
+def split_ids(
+    ids: Sequence[str],
+    seed: int,
+    test_fraction: float,
+    fixed: Mapping[str, str] | None = None,
+) -> TaskSplits:
+    """Order ids by their seeded hash and put round(n * test_fraction) of the unassigned ones in test.
+
+    `fixed` maps ids to a split chosen by the data itself; those ids keep it and the fraction applies to the rest.
+    """
+    if not 0.0 <= test_fraction <= 1.0:
+        raise ConfigError(f"test_fraction must be within [0, 1], got {test_fraction}")
+    if len(set(ids)) != len(ids):
+        raise ConfigError("task ids must be unique")
+    fixed = fixed or {}
+    for item_id, split in fixed.items():
+        if split not in SPLITS:
+            raise ConfigError(f"task {item_id!r} has unknown split {split!r}; expected one of {SPLITS}")
+    ordered = sorted(ids, key=lambda item_id: stable_key(seed, item_id))
+    free = [item_id for item_id in ordered if item_id not in fixed]
+    n_test = round(len(free) * test_fraction)
+    test = set(free[:n_test]) | {item_id for item_id, split in fixed.items() if split == "test"}
+    return TaskSplits(
+        train=tuple(item_id for item_id in ordered if item_id not in test),
+        test=tuple(item_id for item_id in ordered if item_id in test),
+    )
+
+
+def subset_from_dict(data: object, source: str) -> Subset:
+    """Validate the JSON form of a subset; `source` names where it came from in errors."""
+    if isinstance(data, Subset):
+        return data
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"subset {source} must be a JSON object with 'train' and 'test' lists")
+    lists: dict[str, tuple[str, ...]] = {}
+    for split in SPLITS:
+        ids = data.get(split, [])
+        if not isinstance(ids, list | tuple) or not all(isinstance(item_id, str) for item_id in ids):
+            raise ConfigError(f"subset {source}: {split!r} must be a list of task id strings")
+        lists[split] = tuple(ids)
+    meta = data.get("meta", {})
+    if not isinstance(meta, Mapping):
+        raise ConfigError(f"subset {source}: 'meta' must be an object")
+    return Subset(train=lists["train"], test=lists["test"], meta=dict(meta))
+
+
+def load_subset(path: PathLike) -> Subset:
+    """Read a subset file: JSON {"train": [ids], "test": [ids], "meta": {...}}."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"subset file {path} does not exist") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"subset file {path} is not valid JSON: {exc}") from exc
+    return subset_from_dict(data, f"file {path}")
+
+
+def write_subset(path: PathLike, subset: Subset | Mapping[str, Any]) -> Path:
+    """Write a subset (the dataclass or its JSON form) to `path`, parents created, and return the path."""
+    path = Path(path)
+    data = subset_from_dict(subset, f"for {path}").to_dict()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def apply_subset(splits: TaskSplits, subset_path: PathLike | None) -> TaskSplits:
+    """Serve only the ids a subset file lists (in its order); with no file, `splits` unchanged."""
+    if subset_path is None:
+        return splits
+    subset = load_subset(subset_path)
+    known = set(splits.train) | set(splits.test)
+    unknown = [item_id for item_id in (*subset.train, *subset.test) if item_id not in known]
+    if unknown:
+        raise ConfigError(f"subset file {subset_path} names unknown task ids: {unknown[:10]}")
+    both = sorted(set(subset.train) & set(subset.test))
+    if both:
+        raise ConfigError(f"subset file {subset_path} puts ids in both train and test: {both[:10]}")
+    return TaskSplits(train=tuple(dict.fromkeys(subset.train)), test=tuple(dict.fromkeys(subset.test)))
+
+
+def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int | None) -> list[Task]:
+    """Fresh copies of the first `limit` tasks of `split`, so callers cannot alter the benchmark's own tasks."""
+    return [
+        Task(id=task_id, input=tasks[task_id].input, metadata=copy.deepcopy(tasks[task_id].metadata))
+        for task_id in splits.ids(split, limit)
+    ]
