@@ -16,8 +16,8 @@ class BenchmarkAdapter:
 
     name: str = ""
 
-    def get_tasks(self, split: str = "train", limit: int = 10) -> list[Task]:
-        """Return tasks from the benchmark dataset."""
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        """Return tasks from the benchmark dataset (`limit=None`: all of them)."""
         raise NotImplementedError
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
