@@ -1,0 +1,141 @@
+"""Task folders of Terminal-Bench (task.yaml), Harbor (task.toml + instruction.md) and BenchFlow (task.md)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+Layout = Literal["terminal-bench", "harbor", "benchflow"]
+
+_FRONTMATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n?(.*)\Z", re.DOTALL)
+TB_AGENT_TIMEOUT = 360.0
+TB_TEST_TIMEOUT = 60.0
+HARBOR_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class TaskDir:
+    """One task folder: the instruction, its environment and the tests that grade it."""
+
+    id: str
+    root: Path
+    layout: Layout
+    instruction: str
+    config: dict[str, Any]
+    tests_dir: Path | None
+    test_script: Path | None
+    environment_dir: Path
+    compose_file: Path | None
+    dockerfile: Path | None
+    docker_image: str | None
+    agent_timeout: float
+    test_timeout: float
+
+    @property
+    def compose_service(self) -> str:
+        """The service the agent works in: `client` in Terminal-Bench compose files, `main` in Harbor's."""
+        return "client" if self.layout == "terminal-bench" else "main"
+
+    @property
+    def skills_dir(self) -> Path | None:
+        """The folder of Agent Skills shipped with the task (SkillsBench puts them in environment/skills)."""
+        path = self.environment_dir / "skills"
+        return path if path.is_dir() else None
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Difficulty, category and tags, wherever the layout keeps them."""
+        meta = self.config if self.layout == "terminal-bench" else self.config.get("metadata", {})
+        return {key: meta[key] for key in ("difficulty", "category", "tags") if key in meta}
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """YAML front matter between --- lines, and the body after it."""
+    match = _FRONTMATTER.match(text)
+    if match is None:
+        return {}, text
+    data = yaml.safe_load(match.group(1)) or {}
+    if not isinstance(data, dict):
+        raise ValueError("front matter must be a YAML mapping")
+    return data, match.group(2)
+
+
+def _existing(path: Path) -> Path | None:
+    """The path when it exists."""
+    return path if path.exists() else None
+
+
+def _seconds(section: Any, key: str, default: float) -> float:
+    """A timeout from a config section, else the default."""
+    if isinstance(section, dict) and section.get(key) is not None:
+        return float(section[key])
+    return default
+
+
+def parse_task_dir(root: Path) -> TaskDir:
+    """Read a task folder in any of the three layouts; ValueError when it is none of them."""
+    if (root / "task.yaml").is_file():
+        config = yaml.safe_load((root / "task.yaml").read_text(encoding="utf-8")) or {}
+        if not config.get("instruction"):
+            raise ValueError(f"{root / 'task.yaml'}: no `instruction`")
+        return TaskDir(
+            id=root.name, root=root, layout="terminal-bench", instruction=str(config["instruction"]).strip(),
+            config=config, tests_dir=_existing(root / "tests"), test_script=_existing(root / "run-tests.sh"),
+            environment_dir=root, compose_file=_existing(root / "docker-compose.yaml"),
+            dockerfile=_existing(root / "Dockerfile"), docker_image=None,
+            agent_timeout=_seconds(config, "max_agent_timeout_sec", TB_AGENT_TIMEOUT),
+            test_timeout=_seconds(config, "max_test_timeout_sec", TB_TEST_TIMEOUT))
+    if (root / "task.toml").is_file() and (root / "instruction.md").is_file():
+        config = tomllib.loads((root / "task.toml").read_text(encoding="utf-8"))
+        instruction = (root / "instruction.md").read_text(encoding="utf-8")
+        return _harbor_like(root, "harbor", config, instruction, root / "tests")
+    if (root / "task.md").is_file():
+        config, body = split_frontmatter((root / "task.md").read_text(encoding="utf-8"))
+        tests = root / "verifier" if (root / "verifier").is_dir() else root / "tests"
+        return _harbor_like(root, "benchflow", config, body, tests)
+    raise ValueError(f"{root}: not a task folder (no task.yaml, task.toml + instruction.md, or task.md)")
+
+
+def _harbor_like(root: Path, layout: Layout, config: dict[str, Any], instruction: str, tests: Path) -> TaskDir:
+    """Harbor and BenchFlow share environment/, a tests folder with test.sh, and agent/verifier timeouts."""
+    env = root / "environment"
+    if not instruction.strip():
+        raise ValueError(f"{root}: the instruction is empty")
+    return TaskDir(
+        id=root.name, root=root, layout=layout, instruction=instruction.strip(), config=config,
+        tests_dir=_existing(tests), test_script=_existing(tests / "test.sh"), environment_dir=env,
+        compose_file=_existing(env / "docker-compose.yaml"), dockerfile=_existing(env / "Dockerfile"),
+        docker_image=config.get("environment", {}).get("docker_image"),
+        agent_timeout=_seconds(config.get("agent"), "timeout_sec", HARBOR_TIMEOUT),
+        test_timeout=_seconds(config.get("verifier"), "timeout_sec", HARBOR_TIMEOUT))
+
+
+def is_task_dir(path: Path) -> bool:
+    """Whether a folder looks like a task in one of the layouts."""
+    return path.is_dir() and ((path / "task.yaml").is_file() or (path / "task.md").is_file()
+                              or ((path / "task.toml").is_file() and (path / "instruction.md").is_file()))
+
+
+def find_task_dirs(root: Path) -> list[TaskDir]:
+    """The task itself, or every task folder directly under root (or under root/tasks), by name."""
+    if is_task_dir(root):
+        return [parse_task_dir(root)]
+    base = root / "tasks" if (root / "tasks").is_dir() else root
+    return [parse_task_dir(path) for path in sorted(base.iterdir()) if is_task_dir(path)]
+
+
+def list_skills(skills_dir: Path | None) -> list[dict[str, str]]:
+    """Name, description and path of each Agent Skill (a folder with SKILL.md) in a skills folder."""
+    if skills_dir is None:
+        return []
+    skills = []
+    for skill_md in sorted(skills_dir.glob("*/SKILL.md")):
+        meta, _ = split_frontmatter(skill_md.read_text(encoding="utf-8"))
+        skills.append({"name": str(meta.get("name", skill_md.parent.name)),
+                       "description": str(meta.get("description", "")).strip(), "path": str(skill_md)})
+    return skills

@@ -1,0 +1,192 @@
+"""SWE-bench Verified: fix a real GitHub issue; graded by the official harness in Docker."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
+from agent_evolve.benchmarks.external.data import DataSource, load_records
+from agent_evolve.benchmarks.external.docker import docker_problem
+from agent_evolve.benchmarks.external.patch import extract_patch
+from agent_evolve.errors import MissingDependencyError
+from agent_evolve.types import Feedback, Task, Trajectory
+
+ENV_VAR = "AGENT_EVOLVE_SWE_VERIFIED_DATA"
+HF_NAME = "princeton-nlp/SWE-bench_Verified"
+MODEL_NAME = "agent-evolve"
+APPLY_FAILED = "Patch Apply Failed"
+_SHOWN = 10
+
+
+def parse_test_list(value: Any) -> list[str]:
+    """FAIL_TO_PASS / PASS_TO_PASS as a list: the HF dataset stores them as JSON-encoded strings."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        value = json.loads(value)
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of test names, got {type(value).__name__}")
+    return [str(name) for name in value]
+
+
+def _names(tests: list[str]) -> str:
+    """A readable, bounded list of test names."""
+    shown = ", ".join(tests[:_SHOWN])
+    return shown + (f" and {len(tests) - _SHOWN} more" if len(tests) > _SHOWN else "")
+
+
+def parse_harness_report(report: dict[str, Any], instance_id: str) -> Feedback:
+    """Turn the harness's report.json ({instance_id: {"resolved", "tests_status", ...}}) into Feedback."""
+    if instance_id not in report:
+        raise ValueError(f"report has no entry for {instance_id!r} (entries: {sorted(report)})")
+    entry = report[instance_id]
+    if not entry.get("patch_exists", True) or entry.get("patch_is_None", False):
+        return Feedback(False, 0.0, "the prediction had no patch", raw=entry)
+    if not entry.get("patch_successfully_applied", True):
+        return Feedback(False, 0.0, "the patch did not apply to the repository at its base commit", raw=entry)
+    status = entry.get("tests_status", {})
+    f2p = status.get("FAIL_TO_PASS", {})
+    p2p = status.get("PASS_TO_PASS", {})
+    f2p_ok, f2p_bad = list(f2p.get("success", [])), list(f2p.get("failure", []))
+    p2p_bad = list(p2p.get("failure", []))
+    resolved = bool(entry.get("resolved", False))
+    if resolved:
+        detail = f"resolved: {len(f2p_ok)} FAIL_TO_PASS tests now pass and no PASS_TO_PASS test broke"
+    else:
+        parts = []
+        if f2p_bad:
+            parts.append(f"{len(f2p_bad)}/{len(f2p_ok) + len(f2p_bad)} FAIL_TO_PASS tests still fail: "
+                         + _names(f2p_bad))
+        if p2p_bad:
+            parts.append(f"{len(p2p_bad)} PASS_TO_PASS tests broke: {_names(p2p_bad)}")
+        detail = "not resolved" + (": " + "; ".join(parts) if parts else "")
+    return Feedback(resolved, 1.0 if resolved else 0.0, detail, raw=entry)
+
+
+def read_harness_result(work_dir: Path, run_id: str, instance_id: str, harness_output: str) -> Feedback:
+    """Feedback from the files one harness run left under work_dir/logs/run_evaluation."""
+    instance_dir = work_dir / "logs" / "run_evaluation" / run_id / MODEL_NAME / instance_id
+    report = instance_dir / "report.json"
+    if report.exists():
+        return parse_harness_report(json.loads(report.read_text(encoding="utf-8")), instance_id)
+    log = instance_dir / "run_instance.log"
+    log_text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else harness_output
+    if APPLY_FAILED in log_text:
+        return Feedback(False, 0.0, "the patch did not apply to the repository at its base commit",
+                        raw={"patch_successfully_applied": False})
+    tail = "\n".join(log_text.strip().splitlines()[-15:])
+    return Feedback(False, 0.0, f"the SWE-bench harness wrote no report; last log lines:\n{tail}",
+                    raw={"harness_error": True})
+
+
+class SweVerifiedBenchmark(BenchmarkAdapter):
+    """The 500 human-validated SWE-bench instances; the agent answers with a unified diff."""
+
+    name = "swe-verified"
+
+    def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
+                 hf_name: str = HF_NAME, hf_split: str = "test", include_hints: bool = False,
+                 namespace: str | None = "swebench", timeout: int = 1800, log_dir: str | None = None) -> None:
+        self.seed = seed
+        self.test_fraction = check_fraction(test_fraction)
+        self.include_hints = include_hints
+        self.namespace = namespace
+        self.timeout = timeout
+        self.log_dir = log_dir
+        self.source = DataSource(
+            benchmark=self.name, env_var=ENV_VAR, data_path=data_path, hf_name=hf_name, hf_split=hf_split,
+            hint="Each record needs instance_id, repo, base_commit, problem_statement, test_patch, "
+                 "FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit.")
+        self._index: LazyIndex[dict[str, Any]] = LazyIndex(self._load)
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        """Index the instances by instance_id, checking the fields the harness needs."""
+        index: dict[str, dict[str, Any]] = {}
+        for record in load_records(self.source):
+            missing = [k for k in ("instance_id", "repo", "base_commit", "problem_statement") if k not in record]
+            if missing:
+                raise ValueError(f"{self.name}: a record lacks {missing}: {str(record)[:200]}")
+            for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+                parse_test_list(record.get(key))
+            index[str(record["instance_id"])] = record
+        return index
+
+    def to_task(self, instance: dict[str, Any]) -> Task:
+        """The agent sees the issue and the repository; never the gold patch or the tests."""
+        text = f"Repository: {instance['repo']} (base commit {instance['base_commit']})\n\n"
+        text += str(instance["problem_statement"]).strip() + "\n"
+        hints = str(instance.get("hints_text") or "").strip()
+        if self.include_hints and hints:
+            text += f"\nHints from the issue discussion:\n{hints}\n"
+        text += ("\nResolve the issue by editing the repository. Answer with a unified diff (git diff "
+                 "format, paths relative to the repository root) in a ```diff block.")
+        metadata = {key: instance.get(key) for key in
+                    ("instance_id", "repo", "base_commit", "version", "environment_setup_commit", "created_at")}
+        return Task(id=str(instance["instance_id"]), input=text, metadata=metadata)
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        """Tasks of one split, in the seeded order."""
+        index = self._index.items()
+        ids = split_ids(sorted(index), split, self.seed, self.test_fraction)
+        return [self.to_task(index[i]) for i in take(ids, limit)]
+
+    def grading_problems(self) -> list[str]:
+        """What is missing to run the official harness here; empty when grading can run."""
+        problems = []
+        docker = docker_problem()
+        if docker is not None:
+            problems.append(docker)
+        if importlib.util.find_spec("swebench") is None:
+            problems.append("the SWE-bench harness is not installed: `pip install swebench`")
+        return problems
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        """Extract the diff, run the harness on it in Docker, and read its report."""
+        patch = extract_patch(trajectory.output)
+        if patch is None:
+            return Feedback(False, 0.0, "no unified diff found in the output", raw={"patch": None})
+        instance = self._index.get(task.id, self.name)
+        problems = self.grading_problems()
+        if problems:
+            raise MissingDependencyError(
+                "Grading swe-verified needs Docker and the official SWE-bench harness (`pip install swebench`); "
+                "missing: " + "; ".join(problems) + ".")
+        return self._run_harness(instance, patch)
+
+    def _run_harness(self, instance: dict[str, Any], patch: str) -> Feedback:
+        """One `python -m swebench.harness.run_evaluation` run for one instance in its own folder."""
+        run_id = f"{MODEL_NAME}-{uuid.uuid4().hex[:12]}"
+        if self.log_dir:
+            work = Path(self.log_dir) / run_id
+            work.mkdir(parents=True, exist_ok=True)
+        else:
+            work = Path(tempfile.mkdtemp(prefix="swebench-"))
+        instance_id = str(instance["instance_id"])
+        try:
+            (work / "dataset.json").write_text(json.dumps([instance]), encoding="utf-8")
+            prediction = {"instance_id": instance_id, "model_name_or_path": MODEL_NAME, "model_patch": patch}
+            (work / "predictions.jsonl").write_text(json.dumps(prediction) + "\n", encoding="utf-8")
+            command = [sys.executable, "-m", "swebench.harness.run_evaluation",
+                       "--dataset_name", str(work / "dataset.json"), "--split", "test",
+                       "--predictions_path", str(work / "predictions.jsonl"), "--instance_ids", instance_id,
+                       "--max_workers", "1", "--run_id", run_id, "--timeout", str(self.timeout),
+                       "--namespace", self.namespace or "none"]
+            try:
+                done = subprocess.run(command, cwd=work, capture_output=True, text=True,
+                                      timeout=self.timeout * 3)
+                output = done.stdout + done.stderr
+            except subprocess.TimeoutExpired:
+                output = f"the harness ran past {self.timeout * 3} s and was stopped"
+            return read_harness_result(work, run_id, instance_id, output)
+        finally:
+            if not self.log_dir:
+                shutil.rmtree(work, ignore_errors=True)
