@@ -38,7 +38,12 @@ BENCHMARK_REGISTRY: dict[str, str] = {
     "jsonl": "agent_evolve.benchmarks.jsonl.JsonlBenchmark",
 }
 
-ENGINE_REGISTRY: dict[str, str] = {}
+ENGINE_REGISTRY: dict[str, str] = {
+    "skillforge": "agent_evolve.algorithms.skillforge.engine.AEvolveEngine",
+    "guided_synth": "agent_evolve.algorithms.guided_synth.GuidedSynthesisEngine",
+    "adaptive": "agent_evolve.algorithms.adaptive.AdaptiveEvolutionEngine",
+    "adaptive_skill": "agent_evolve.algorithms.adaptive_skill.AdaptiveSkillEngine",
+}
 
 _ENTRY_POINT_GROUPS = {
     "agent": "agent_evolve.agents",
