@@ -1,0 +1,285 @@
+"""``ReferenceAgent``: the built-in agent that reads everything it does from its workspace.
+
+Per task it selects skills (all, matched by description, routed by the model, or none), assembles a capped
+system prompt from the system prompt, fragments, skills and memories, asks the model (through the workspace's
+tools when ``use_tools`` is on), and optionally proposes a draft skill. Its settings are the manifest's
+``agent.config`` mapping::
+
+    agent:
+      config:
+        skill_mode: routed        # all | match | routed | none
+        use_tools: false          # run the tool loop over tools/registry.yaml
+        propose_drafts: false     # after answering, propose a lesson as skills/_drafts/<name>.md
+        max_tokens: null          # answer length; null: EvolveConfig.agent_max_tokens
+        max_memories: 10          # memory lines in the prompt
+        max_tool_turns: 6         # model turns of the tool loop
+        max_prompt_chars: 6000    # cap of the assembled system prompt
+        match_top_k: 3            # skills injected by skill_mode match
+        temperature: 0.0
+        tool_timeout_s: 10.0      # time limit of one tool call
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from agent_evolve.agents.prompting import (
+    DEFAULT_PROMPT_CHARS,
+    SkillText,
+    assemble_system_prompt,
+    build_messages,
+    select_memories,
+)
+from agent_evolve.agents.router import SkillRouter, match_skills
+from agent_evolve.agents.tools import DEFAULT_TIMEOUT_S, workspace_tools
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.manifest import MANIFEST_FILE
+from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
+from agent_evolve.errors import ManifestError, SkillFormatError
+from agent_evolve.llm.base import LLMClient, Message
+from agent_evolve.llm.errors import StructuredOutputError
+from agent_evolve.llm.factory import client_from_config
+from agent_evolve.llm.structured import complete_json
+from agent_evolve.llm.tool_loop import Tool, run_tool_loop
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import SkillMeta, Task, Trajectory
+
+log = logging.getLogger(__name__)
+
+SkillMode = Literal["all", "match", "routed", "none"]
+SKILL_MODES: tuple[str, ...] = get_args(SkillMode)
+DRAFT_MAX_TOKENS = 300
+DRAFT_CONTEXT_CHARS = 1500
+DRAFT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "lesson": {"type": "boolean"},
+        "name": {"type": "string"},
+        "trigger": {"type": "string"},
+        "avoid": {"type": "string"},
+        "guidance": {"type": "string"},
+    },
+    "required": ["lesson"],
+}
+_DRAFT_SYSTEM = "You review your own attempt at a task and keep only lessons that generalise to similar tasks."
+_DRAFT_ASK = (
+    "Did this attempt teach a reusable lesson for similar tasks? If not, reply {\"lesson\": false}. If so, reply "
+    "with lesson true, name (2-4 lowercase words joined by hyphens), trigger (when the lesson applies), avoid "
+    "(when it does not apply) and guidance (at most 5 short imperative lines)."
+)
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """The manifest's ``agent.config`` keys and their defaults (see the module docstring)."""
+
+    skill_mode: SkillMode = "routed"
+    use_tools: bool = False
+    propose_drafts: bool = False
+    max_tokens: int | None = None
+    max_memories: int = 10
+    max_tool_turns: int = 6
+    max_prompt_chars: int = DEFAULT_PROMPT_CHARS
+    match_top_k: int = 3
+    temperature: float = 0.0
+    tool_timeout_s: float = DEFAULT_TIMEOUT_S
+
+    @classmethod
+    def from_config(cls, data: Mapping[str, Any], source: str | Path = MANIFEST_FILE) -> AgentSettings:
+        """Validated settings; ManifestError naming ``source`` and the key for an unknown key or a bad value."""
+        known = [f.name for f in fields(cls)]
+        for key, value in data.items():
+            if key not in known:
+                raise ManifestError(f"{source}: key 'agent.config.{key}' is unknown; known keys: {', '.join(known)}")
+            valid, expected = _RULES[key]
+            if not valid(value):
+                raise ManifestError(f"{source}: key 'agent.config.{key}' must be {expected}, got {value!r}")
+        return cls(**data)
+
+
+def _is_int(value: Any) -> bool:
+    """An int that is not a bool (YAML reads `true` as a bool, which Python counts as an int)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    """An int or float that is not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "skill_mode": (lambda v: v in SKILL_MODES, f"one of {', '.join(SKILL_MODES)}"),
+    "use_tools": (lambda v: isinstance(v, bool), "true or false"),
+    "propose_drafts": (lambda v: isinstance(v, bool), "true or false"),
+    "max_tokens": (lambda v: v is None or (_is_int(v) and v >= 1), "a positive integer or null"),
+    "max_memories": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "max_tool_turns": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
+    "max_prompt_chars": (lambda v: _is_int(v) and v >= 500, "an integer of at least 500"),
+    "match_top_k": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
+    "temperature": (lambda v: _is_number(v) and 0.0 <= v <= 2.0, "a number between 0 and 2"),
+    "tool_timeout_s": (lambda v: _is_number(v) and v > 0, "a positive number"),
+}
+"""Per ``agent.config`` key: a validity check and what a valid value is, for the error message."""
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """Everything ``solve`` reads from the workspace, swapped as one object by ``reload_from_fs``."""
+
+    settings: AgentSettings
+    system_prompt: str
+    fragments: dict[str, str]
+    skills: list[SkillMeta]
+    bodies: dict[str, str]
+    memories: list[dict[str, Any]]
+    tools: list[Tool] = field(default_factory=list)
+
+
+class ReferenceAgent(BaseAgent):
+    """The built-in agent: workspace prompt, fragments, selected skills and memories in; one model answer out."""
+
+    _snapshot: _Snapshot
+
+    def __init__(
+        self, workspace_dir: str | Path, config: EvolveConfig | None = None, llm: LLMClient | None = None
+    ) -> None:
+        self.config = config or EvolveConfig()
+        self._llm = llm
+        self._llm_lock = threading.Lock()
+        super().__init__(workspace_dir)
+
+    @property
+    def llm(self) -> LLMClient:
+        """The model client, created on first use from ``config.agent_model`` unless one was given."""
+        with self._llm_lock:
+            if self._llm is None:
+                self._llm = client_from_config(self.config, "agent")
+            return self._llm
+
+    @property
+    def settings(self) -> AgentSettings:
+        """The ``agent.config`` settings as of the last :meth:`reload_from_fs`."""
+        with self._lock:
+            return self._snapshot.settings
+
+    def reload_from_fs(self) -> None:
+        """Read manifest settings, prompt, fragments, skills, memories and tools, then swap them in at once."""
+        ws = self.workspace
+        settings = AgentSettings.from_config(ws.manifest().agent_config, ws.path / MANIFEST_FILE)
+        skills = ws.list_skills()
+        snapshot = _Snapshot(
+            settings=settings,
+            system_prompt=ws.read_prompt(),
+            fragments={name: ws.read_fragment(name) for name in ws.list_fragments()},
+            skills=skills,
+            bodies={s.name: self.get_skill_content(s.name) for s in skills},
+            memories=ws.read_all_memories(limit=self.memory_limit),
+            tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
+        )
+        with self._lock:
+            self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
+            self._snapshot = snapshot
+
+    def solve(self, task: Task) -> Trajectory:
+        """Select skills, assemble the prompt, answer (with tools when enabled), optionally propose a draft."""
+        with self._lock:
+            state = self._snapshot
+        settings, client = state.settings, self.llm
+        selected, detail = self._select_skills(state, task, client)
+        prompt = assemble_system_prompt(
+            state.system_prompt,
+            state.fragments,
+            [SkillText(s.name, state.bodies[s.name]) for s in selected],
+            select_memories(state.memories, settings.max_memories),
+            settings.max_prompt_chars,
+        )
+        steps: list[dict[str, Any]] = [{
+            "type": "skills",
+            "mode": settings.skill_mode,
+            "injected": prompt.skills,
+            "router": detail,
+            "dropped_by_cap": prompt.dropped_skills,
+            "memories": prompt.memories,
+        }]
+        messages = build_messages(prompt.text, task.input)
+        max_tokens = settings.max_tokens or self.config.agent_max_tokens
+        if state.tools:
+            result = run_tool_loop(client, messages, state.tools, max_turns=settings.max_tool_turns,
+                                   max_tokens=max_tokens, temperature=settings.temperature)
+            output, conversation, usage = result.text, result.messages, result.usage
+            steps += [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments,
+                       "output": e.output, "error": e.error} for e in result.executed]
+            finish = result.last.finish_reason if result.last is not None else "stop"
+            extra = {"turns": result.turns, "stop_reason": result.stop_reason}
+        else:
+            completion = client.complete(messages, max_tokens=max_tokens, temperature=settings.temperature)
+            output, usage, finish, extra = completion.text, completion.usage, completion.finish_reason, {}
+            conversation = [*messages, Message("assistant", completion.text)]
+        steps.append({"type": "answer", "finish_reason": finish, "usage": usage.to_dict(), **extra})
+        if settings.propose_drafts:
+            steps.append(self._propose_draft(client, task, output))
+        return Trajectory(task.id, output, steps, [m.to_dict() for m in conversation])
+
+    @staticmethod
+    def _select_skills(state: _Snapshot, task: Task, client: LLMClient) -> tuple[list[SkillMeta], dict[str, Any]]:
+        """The skills to inject under the snapshot's mode, and what decided them (for the trajectory)."""
+        mode = state.settings.skill_mode
+        if mode == "all":
+            return list(state.skills), {}
+        if mode == "none":
+            return [], {}
+        if mode == "match":
+            matched = match_skills(task.input, state.skills, state.settings.match_top_k)
+            return [s for s, _ in matched], {"scores": {s.name: score for s, score in matched}}
+        decision = SkillRouter(client).route(task.input, state.skills)
+        return [s for s in state.skills if s.name == decision.skill], decision.to_dict()
+
+    def _propose_draft(self, client: LLMClient, task: Task, output: str) -> dict[str, Any]:
+        """Ask once whether the attempt taught a reusable lesson; buffer a valid SKILL.md draft if so."""
+        messages = [
+            Message("system", _DRAFT_SYSTEM),
+            Message("user", f"Task:\n{_clip(task.input)}\n\nYour answer:\n{_clip(output)}\n\n{_DRAFT_ASK}"),
+        ]
+        try:
+            reply = complete_json(client, messages, DRAFT_SCHEMA, max_tokens=DRAFT_MAX_TOKENS)
+        except StructuredOutputError as exc:
+            log.info("task %s: no draft skill, the reply was not valid JSON: %s", task.id, exc)
+            return {"type": "draft", "status": "unparsed"}
+        if not reply.get("lesson"):
+            return {"type": "draft", "status": "none"}
+        name, text, problems = draft_skill(reply, task.id)
+        if problems:
+            log.info("task %s: draft skill %r dropped: %s", task.id, name, "; ".join(problems))
+            return {"type": "draft", "status": "invalid", "name": name, "problems": problems}
+        self.propose_skill(name, text)
+        return {"type": "draft", "status": "proposed", "name": name}
+
+
+def draft_skill(reply: Mapping[str, Any], task_id: str) -> tuple[str, str, list[str]]:
+    """``(name, SKILL.md text, problems)`` for a draft reply; the text is checked with the contract's validator."""
+    name = re.sub(r"[^a-z0-9]+", "-", str(reply.get("name", "")).lower()).strip("-")[:64].strip("-")
+    trigger = " ".join(str(reply.get("trigger", "")).split()).rstrip(".")
+    avoid = " ".join(str(reply.get("avoid", "")).split()).rstrip(".")
+    guidance = str(reply.get("guidance", "")).strip()
+    missing = [key for key, value in (("trigger", trigger), ("guidance", guidance)) if not value]
+    if missing:
+        return name, "", [f"the reply has no {key}" for key in missing]
+    description = f"TRIGGER when: {trigger}." + (f" DO NOT TRIGGER: {avoid}." if avoid else "")
+    text = render_skill(Skill(name, description, guidance + "\n", metadata={"source": "agent-draft",
+                                                                            "task_id": str(task_id)}))
+    try:
+        problems = validate_skill(parse_skill(text), dir_name=name)
+    except SkillFormatError as exc:
+        problems = [str(exc)]
+    return name, text, problems
+
+
+def _clip(text: str) -> str:
+    """Shorten a text for the draft prompt, which must fit a small model's context."""
+    return text if len(text) <= DRAFT_CONTEXT_CHARS else text[:DRAFT_CONTEXT_CHARS] + " ..."

@@ -1,0 +1,122 @@
+"""The tf-idf matcher and Ratchet's router: who is shown, how replies are read, when no call is made."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_evolve.agents.router import (
+    SkillRouter,
+    TfIdfIndex,
+    match_skills,
+    parse_choice,
+    tokenize,
+    trigger_text,
+)
+from agent_evolve.testing import ScriptedLLM
+from agent_evolve.types import SkillMeta
+
+
+def meta(name: str, trigger: str, avoid: str = "other tasks") -> SkillMeta:
+    return SkillMeta(name, f"TRIGGER when: {trigger}. DO NOT TRIGGER: {avoid}.", f"/skills/{name}/SKILL.md")
+
+
+BANK = [
+    meta("check-units", "a word problem mixes units such as hours and minutes"),
+    meta("percent-change", "a problem asks for a percentage increase or discount"),
+    meta("sort-lists", "a function must sort a list of items"),
+]
+
+
+def test_tokenize_and_trigger_text() -> None:
+    assert tokenize("The Units of the hours!") == ["unit", "hour"]
+    assert trigger_text("TRIGGER when: mixing units. DO NOT TRIGGER: plain sums.") == "mixing units."
+    assert trigger_text("Use for unit conversion.") == "Use for unit conversion."
+
+
+def test_tfidf_ranks_by_overlap() -> None:
+    index = TfIdfIndex(["apples and pears", "hours minutes units", "sorting lists"])
+    assert [i for i, _ in index.top("convert 3 hours to minutes", 3)] == [1]
+    assert index.top("nothing shared", 3) == []
+
+
+def test_match_skills_uses_the_trigger_part() -> None:
+    found = match_skills("A train runs 2 hours and 30 minutes. How many minutes?", BANK, k=2)
+    assert [s.name for s, _ in found] == ["check-units"]
+    assert match_skills("What is the percentage discount on a $20 shirt?", BANK, 3)[0][0].name == "percent-change"
+    excluded = [meta("a", "alpha beta", avoid="gamma delta")]
+    assert match_skills("gamma delta", excluded, 3) == [], "the DO NOT TRIGGER part is not matched"
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("check-units", "check-units"),
+        ("  `check-units`\n", "check-units"),
+        ("**Skill:** percent-change.", "percent-change"),
+        ("NONE", None),
+        ("none of these apply", None),
+        ("I would use sort-lists; check-units does not apply.", "sort-lists"),
+        ("<think>maybe check-units</think>NONE", None),
+        ("check-units-v2", None),
+        ("use the metric skill", None),
+        ("", None),
+    ],
+)
+def test_parse_choice(reply: str, expected: str | None) -> None:
+    assert parse_choice(reply, [s.name for s in BANK])[0] == expected
+
+
+def test_small_bank_shows_every_skill_and_obeys_the_answer() -> None:
+    llm = ScriptedLLM(["percent-change"])
+    decision = SkillRouter(llm).route("Some task text", BANK)
+    assert decision.skill == "percent-change"
+    assert decision.candidates == ["check-units", "percent-change", "sort-lists"]
+    prompt = llm.calls[0].messages[-1].content
+    assert all(s.name in prompt and s.description in prompt for s in BANK) and "Some task text" in prompt
+    assert decision.to_dict()["reply"] == "percent-change"
+
+
+def test_unknown_name_means_none() -> None:
+    decision = SkillRouter(ScriptedLLM(["use-magic"])).route("task", BANK)
+    assert decision.skill is None and "no listed skill" in decision.reason
+
+
+def test_empty_bank_makes_no_call() -> None:
+    llm = ScriptedLLM([])
+    decision = SkillRouter(llm).route("task", [])
+    assert decision.skill is None and llm.calls == []
+
+
+def test_large_bank_shows_a_tfidf_shortlist() -> None:
+    bank = [meta(f"topic-{i}", f"the task mentions keyword{i} and shared") for i in range(30)]
+    llm = ScriptedLLM(["topic-7"])
+    decision = SkillRouter(llm).route("about keyword7 and shared things", bank)
+    assert decision.skill == "topic-7"
+    assert len(decision.candidates) == 10 and decision.candidates[0] == "topic-7"
+    shown = llm.calls[0].messages[-1].content
+    assert shown.count("\n- topic-") == 10
+
+
+def test_large_bank_with_no_overlap_makes_no_call() -> None:
+    bank = [meta(f"topic-{i}", f"keyword{i}") for i in range(25)]
+    llm = ScriptedLLM([])
+    assert SkillRouter(llm).route("unrelated words only", bank).skill is None and llm.calls == []
+
+
+def test_embedder_adds_its_top_to_the_shortlist() -> None:
+    bank = [meta(f"topic-{i}", f"keyword{i}") for i in range(25)]
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if ("keyword3" in t or i == 0) else [0.0, 1.0] for i, t in enumerate(texts)]
+
+    llm = ScriptedLLM(["topic-3"])
+    router = SkillRouter(llm, embedder=embed, shortlist_size=2)
+    decision = router.route("unrelated words only", bank)
+    assert decision.candidates[0] == "topic-3" and len(decision.candidates) == 2
+    assert decision.skill == "topic-3"
+
+
+def test_long_descriptions_and_tasks_are_shortened() -> None:
+    long = [SkillMeta("long-one", "TRIGGER when: " + "x " * 800, "/p")]
+    message = SkillRouter.messages("t" * 5000, long)[-1].content
+    assert len(message) < 2200
