@@ -180,3 +180,27 @@ def test_bootstrap_is_committed_as_cycle_zero(tmp_path: Path) -> None:
 def test_engine_state_persists_across_cycles(tmp_path: Path) -> None:
     result, workspace, engine = run(tmp_path, [("noop",)], cycles=3)
     assert (workspace / "evolution" / "engine" / "state" / "steps.log").read_text() == "1\n2\n3\n"
+
+
+def test_budget_hit_while_solving_keeps_the_last_accepted_version(tmp_path: Path) -> None:
+    spend = {"on": False}
+
+    class MeteredAgent(KeywordAgent):
+        def solve(self, task):
+            if spend["on"]:
+                default_ledger().record("agent", Usage(calls=1, input_tokens=10_000))
+                default_ledger().check_budget()
+            return super().solve(task)
+
+    class Switch(PlanEngine):
+        def on_cycle_end(self, accepted: bool, score: float) -> None:
+            spend["on"] = True
+
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=4, max_total_tokens=default_ledger().total().total_tokens + 5_000)
+    result = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, Switch([("prompt", "k0 k1")])).run(4)
+    default_ledger().set_budget(None, None)
+    assert outcomes(workspace) == ["accepted", "out_of_budget"]
+    assert result.details["stop_reason"] == "out_of_budget"
+    assert (workspace / "prompts" / "system.md").read_text() == "k0 k1"
+    assert result.final_score == 1.0
