@@ -1,0 +1,132 @@
+"""LLM clients for every provider, the tool loop, structured output and usage accounting.
+
+Names are loaded on first access, so importing this package imports no provider SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Completion": "base",
+    "LLMClient": "base",
+    "Message": "base",
+    "ToolCall": "base",
+    "ToolSpec": "base",
+    "ContextLengthError": "errors",
+    "LLMError": "errors",
+    "LLMTimeoutError": "errors",
+    "ModelChecksumError": "errors",
+    "ProviderConnectionError": "errors",
+    "ProviderRequestError": "errors",
+    "ProviderServerError": "errors",
+    "RateLimitError": "errors",
+    "StructuredOutputError": "errors",
+    "ToolLoopError": "errors",
+    "redact": "errors",
+    "DEFAULT_MODEL": "models",
+    "LOCAL_MODELS": "models",
+    "ModelRef": "models",
+    "parse_model": "models",
+    "RetryPolicy": "retry",
+    "Price": "usage",
+    "UsageLedger": "usage",
+    "cost_of": "usage",
+    "default_ledger": "usage",
+    "price_for": "usage",
+    "concurrency_limit": "concurrency",
+    "set_concurrency_limit": "concurrency",
+    "ResponseCache": "cache",
+    "MeteredClient": "metered",
+    "Tool": "tool_loop",
+    "ToolExecution": "tool_loop",
+    "ToolLoopResult": "tool_loop",
+    "run_tool_loop": "tool_loop",
+    "complete_json": "structured",
+    "extract_json": "structured",
+    "apply_config_limits": "factory",
+    "client_from_config": "factory",
+    "make_client": "factory",
+}
+
+__all__ = [
+    "Completion",
+    "ContextLengthError",
+    "DEFAULT_MODEL",
+    "LLMClient",
+    "LLMError",
+    "LLMTimeoutError",
+    "LOCAL_MODELS",
+    "Message",
+    "MeteredClient",
+    "ModelChecksumError",
+    "ModelRef",
+    "Price",
+    "ProviderConnectionError",
+    "ProviderRequestError",
+    "ProviderServerError",
+    "RateLimitError",
+    "ResponseCache",
+    "RetryPolicy",
+    "StructuredOutputError",
+    "Tool",
+    "ToolCall",
+    "ToolExecution",
+    "ToolLoopError",
+    "ToolLoopResult",
+    "ToolSpec",
+    "UsageLedger",
+    "apply_config_limits",
+    "client_from_config",
+    "complete_json",
+    "concurrency_limit",
+    "cost_of",
+    "default_ledger",
+    "extract_json",
+    "make_client",
+    "parse_model",
+    "price_for",
+    "redact",
+    "run_tool_loop",
+    "set_concurrency_limit",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agent_evolve.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"agent_evolve.llm.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from agent_evolve.llm.base import Completion, LLMClient, Message, ToolCall, ToolSpec
+    from agent_evolve.llm.cache import ResponseCache
+    from agent_evolve.llm.concurrency import concurrency_limit, set_concurrency_limit
+    from agent_evolve.llm.errors import (
+        ContextLengthError,
+        LLMError,
+        LLMTimeoutError,
+        ModelChecksumError,
+        ProviderConnectionError,
+        ProviderRequestError,
+        ProviderServerError,
+        RateLimitError,
+        StructuredOutputError,
+        ToolLoopError,
+        redact,
+    )
+    from agent_evolve.llm.factory import apply_config_limits, client_from_config, make_client
+    from agent_evolve.llm.metered import MeteredClient
+    from agent_evolve.llm.models import DEFAULT_MODEL, LOCAL_MODELS, ModelRef, parse_model
+    from agent_evolve.llm.retry import RetryPolicy
+    from agent_evolve.llm.structured import complete_json, extract_json
+    from agent_evolve.llm.tool_loop import Tool, ToolExecution, ToolLoopResult, run_tool_loop
+    from agent_evolve.llm.usage import Price, UsageLedger, cost_of, default_ledger, price_for

@@ -1,0 +1,150 @@
+"""Anthropic messages API: system prompt apart, tool_use and tool_result content blocks."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any
+
+from agent_evolve.errors import MissingDependencyError
+from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.errors import (
+    LLMTimeoutError,
+    ProviderConnectionError,
+    error_for_status,
+    register_secret,
+)
+from agent_evolve.llm.providers._common import decode_arguments, import_sdk, split_system
+from agent_evolve.types import Usage
+
+DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
+
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "error",
+}
+
+
+def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
+    if msg.role == "tool":
+        return "user", [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", "content": msg.content}]
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": msg.content}] if msg.content else []
+    if msg.role == "assistant":
+        blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in msg.tool_calls]
+    return msg.role, blocks
+
+
+def to_wire_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """(system prompt, messages) in the messages-API format; consecutive same-role turns are merged."""
+    system, rest = split_system(messages)
+    wire: list[dict[str, Any]] = []
+    for msg in rest:
+        role, blocks = _blocks(msg)
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    return system, wire
+
+
+def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    """ToolSpecs in the messages-API tool format."""
+    return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+
+
+class AnthropicMessagesClient:
+    """An LLMClient over the anthropic SDK; the SDK's own retries are off so only ours count."""
+
+    def __init__(
+        self,
+        model: str,
+        name: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+    ) -> None:
+        self.model = model
+        self.provider = "anthropic"
+        self.name = name
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if key is None:
+            raise MissingDependencyError(f"{model}: no API key; set the ANTHROPIC_API_KEY environment variable")
+        self._api_key = key
+        register_secret(key)
+        self._client: Any = None
+
+    def __repr__(self) -> str:
+        return f"AnthropicMessagesClient(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            anthropic = import_sdk("anthropic", "anthropic")
+            self._client = anthropic.Anthropic(
+                api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+            )
+        return self._client
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+    ) -> Completion:
+        """One messages-API request, with SDK errors turned into our typed errors."""
+        anthropic = import_sdk("anthropic", "anthropic")
+        system, wire = to_wire_messages(messages)
+        client = self._sdk_client()
+        params: dict[str, Any] = {"model": self.name, "messages": wire, "max_tokens": max_tokens or DEFAULT_MAX_TOKENS}
+        if "temperature" in inspect.signature(client.messages.create).parameters:
+            params["temperature"] = temperature  # newer SDKs (2.x) no longer take sampling parameters
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = to_wire_tools(tools)
+        if stop:
+            params["stop_sequences"] = stop
+        try:
+            response = client.messages.create(**params)
+        except anthropic.APITimeoutError:
+            raise LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider,
+                                  model=self.name) from None
+        except anthropic.APIConnectionError as exc:
+            raise ProviderConnectionError(f"cannot reach the server: {exc}", provider=self.provider,
+                                          model=self.name) from None
+        except anthropic.APIStatusError as exc:
+            raise error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name) from None
+        return self._to_completion(response)
+
+    def _to_completion(self, response: Any) -> Completion:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for block in response.content:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                calls.append(ToolCall(id=block.id, name=block.name, arguments=decode_arguments(block.input)))
+        finish = _FINISH.get(response.stop_reason or "end_turn", "stop")
+        usage = response.usage
+        input_tokens = (usage.input_tokens or 0) + (getattr(usage, "cache_creation_input_tokens", 0) or 0) + (
+            getattr(usage, "cache_read_input_tokens", 0) or 0
+        )
+        return Completion(
+            text="".join(texts),
+            tool_calls=calls,
+            usage=Usage(calls=1, input_tokens=input_tokens, output_tokens=usage.output_tokens or 0),
+            finish_reason=finish,
+            model=self.model,
+        )

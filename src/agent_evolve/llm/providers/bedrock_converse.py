@@ -1,0 +1,167 @@
+"""Amazon Bedrock through boto3's Converse API, with toolConfig for tool use."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.errors import (
+    LLMError,
+    LLMTimeoutError,
+    ProviderConnectionError,
+    ProviderRequestError,
+    ProviderServerError,
+    RateLimitError,
+    error_for_status,
+)
+from agent_evolve.llm.providers._common import decode_arguments, import_sdk, split_system
+from agent_evolve.types import Usage
+
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "guardrail_intervened": "error",
+    "content_filtered": "error",
+}
+_THROTTLED = {"ThrottlingException", "TooManyRequestsException", "ServiceQuotaExceededException"}
+_UNAVAILABLE = {"ServiceUnavailableException", "InternalServerException", "ModelNotReadyException"}
+
+
+def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
+    if msg.role == "tool":
+        result = {"toolUseId": msg.tool_call_id or "", "content": [{"text": msg.content}]}
+        return "user", [{"toolResult": result}]
+    blocks: list[dict[str, Any]] = [{"text": msg.content}] if msg.content else []
+    if msg.role == "assistant":
+        blocks += [{"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.arguments}} for c in msg.tool_calls]
+    return msg.role, blocks
+
+
+def to_wire_request(messages: list[Message], tools: list[ToolSpec] | None) -> dict[str, Any]:
+    """The messages, system and toolConfig parts of a converse request; same-role turns are merged."""
+    system, rest = split_system(messages)
+    wire: list[dict[str, Any]] = []
+    for msg in rest:
+        role, blocks = _blocks(msg)
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    request: dict[str, Any] = {"messages": wire}
+    if system:
+        request["system"] = [{"text": system}]
+    if tools:
+        request["toolConfig"] = {"tools": [
+            {"toolSpec": {"name": t.name, "description": t.description, "inputSchema": {"json": t.parameters}}}
+            for t in tools
+        ]}
+    return request
+
+
+class BedrockConverseClient:
+    """An LLMClient over boto3 bedrock-runtime `converse`; botocore's own retries are off so only ours count."""
+
+    def __init__(
+        self,
+        model: str,
+        name: str,
+        *,
+        region: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        client: Any = None,
+    ) -> None:
+        self.model = model
+        self.provider = "bedrock"
+        self.name = name
+        self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"BedrockConverseClient(model={self.model!r}, region={self.region!r})"
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            boto3 = import_sdk("boto3", "bedrock")
+            config = import_sdk("botocore.config", "bedrock").Config(
+                read_timeout=self.timeout_s,
+                connect_timeout=min(self.timeout_s, 10.0),
+                retries={"total_max_attempts": 1, "mode": "standard"},
+            )
+            self._client = boto3.client(
+                "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config
+            )
+        return self._client
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+    ) -> Completion:
+        """One converse request, with botocore errors turned into our typed errors."""
+        exceptions = import_sdk("botocore.exceptions", "bedrock")
+        request = to_wire_request(messages, tools)
+        inference: dict[str, Any] = {"temperature": temperature}
+        if max_tokens is not None:
+            inference["maxTokens"] = max_tokens
+        if stop:
+            inference["stopSequences"] = stop
+        try:
+            response = self._sdk_client().converse(modelId=self.name, inferenceConfig=inference, **request)
+        except (exceptions.ReadTimeoutError, exceptions.ConnectTimeoutError):
+            raise LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider,
+                                  model=self.name) from None
+        except (exceptions.EndpointConnectionError, exceptions.ConnectionClosedError) as exc:
+            raise ProviderConnectionError(f"cannot reach the endpoint: {exc}", provider=self.provider,
+                                          model=self.name) from None
+        except exceptions.NoCredentialsError:
+            raise ProviderRequestError(
+                "no AWS credentials; set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+                provider=self.provider, model=self.name) from None
+        except exceptions.ClientError as exc:
+            raise self._client_error(exc) from None
+        return self._to_completion(response)
+
+    def _client_error(self, exc: Any) -> LLMError:
+        error = exc.response.get("Error", {})
+        code = error.get("Code", "")
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        detail = f"{code}: {error.get('Message', '')}"
+        if code in _THROTTLED:
+            return RateLimitError(f"throttled: {detail}", provider=self.provider, model=self.name, status_code=429)
+        if code in _UNAVAILABLE:
+            return ProviderServerError(f"unavailable: {detail}", provider=self.provider, model=self.name,
+                                       status_code=status)
+        if code == "ModelTimeoutException":
+            return LLMTimeoutError(f"model timed out: {detail}", provider=self.provider, model=self.name,
+                                   status_code=status)
+        return error_for_status(status, detail, provider=self.provider, model=self.name)
+
+    def _to_completion(self, response: dict[str, Any]) -> Completion:
+        content = response.get("output", {}).get("message", {}).get("content", [])
+        texts = [b["text"] for b in content if "text" in b]
+        calls = [
+            ToolCall(id=b["toolUse"]["toolUseId"], name=b["toolUse"]["name"],
+                     arguments=decode_arguments(b["toolUse"].get("input")))
+            for b in content if "toolUse" in b
+        ]
+        usage = response.get("usage", {})
+        return Completion(
+            text="".join(texts),
+            tool_calls=calls,
+            usage=Usage(calls=1, input_tokens=usage.get("inputTokens", 0), output_tokens=usage.get("outputTokens", 0)),
+            finish_reason=_FINISH.get(response.get("stopReason", "end_turn"), "stop"),
+            model=self.model,
+        )

@@ -1,0 +1,154 @@
+"""OpenAI chat completions, for OpenAI itself and any compatible server (vLLM, Ollama, llama.cpp server)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from agent_evolve.errors import MissingDependencyError
+from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.errors import (
+    LLMError,
+    LLMTimeoutError,
+    ProviderConnectionError,
+    error_for_status,
+    register_secret,
+)
+from agent_evolve.llm.providers._common import decode_arguments, import_sdk
+from agent_evolve.types import Usage
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "error",
+}
+
+
+def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Our messages in the chat-completions format (tool calls with JSON-string arguments)."""
+    wire: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg.role == "tool":
+            wire.append({"role": "tool", "tool_call_id": msg.tool_call_id or "", "content": msg.content})
+        elif msg.role == "assistant" and msg.tool_calls:
+            wire.append({
+                "role": "assistant",
+                "content": msg.content or None,
+                "tool_calls": [
+                    {"id": c.id, "type": "function",
+                     "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                    for c in msg.tool_calls
+                ],
+            })
+        else:
+            wire.append({"role": msg.role, "content": msg.content})
+    return wire
+
+
+def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    """ToolSpecs in the OpenAI function-tool format."""
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in tools
+    ]
+
+
+class OpenAIChatClient:
+    """An LLMClient over the openai SDK; the SDK's own retries are off so only ours count."""
+
+    def __init__(
+        self,
+        model: str,
+        name: str,
+        *,
+        provider: str = "openai",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+    ) -> None:
+        self.model = model
+        self.provider = provider
+        self.name = name
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
+            raise MissingDependencyError(
+                f"{model}: no API key; set the OPENAI_API_KEY environment variable "
+                "(or give a base_url for a compatible server that needs none)"
+            )
+        register_secret(key)
+        self._api_key = key or "not-needed"  # compatible servers often need no key, but the SDK wants one
+        self._client: Any = None
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatClient(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            openai = import_sdk("openai", "openai")
+            self._client = openai.OpenAI(
+                api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+            )
+        return self._client
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+    ) -> Completion:
+        """One chat-completions request, with SDK errors turned into our typed errors."""
+        openai = import_sdk("openai", "openai")
+        params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages),
+                                  "temperature": temperature}
+        if tools:
+            params["tools"] = to_wire_tools(tools)
+        if max_tokens is not None:
+            # OpenAI itself wants max_completion_tokens; compatible servers know max_tokens.
+            key = "max_completion_tokens" if self.provider == "openai" and self.base_url is None else "max_tokens"
+            params[key] = max_tokens
+        if stop:
+            params["stop"] = stop
+        try:
+            response = self._sdk_client().chat.completions.create(**params)
+        except openai.APITimeoutError:
+            raise LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider,
+                                  model=self.name) from None
+        except openai.APIConnectionError as exc:
+            raise ProviderConnectionError(f"cannot reach the server: {exc}", provider=self.provider,
+                                          model=self.name) from None
+        except openai.APIStatusError as exc:
+            raise error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name) from None
+        return self._to_completion(response)
+
+    def _to_completion(self, response: Any) -> Completion:
+        if not response.choices:
+            raise LLMError("the server returned no choices", provider=self.provider, model=self.name)
+        choice = response.choices[0]
+        calls = [
+            ToolCall(id=c.id, name=c.function.name, arguments=decode_arguments(c.function.arguments))
+            for c in (choice.message.tool_calls or [])
+            if getattr(c, "function", None) is not None
+        ]
+        finish = _FINISH.get(choice.finish_reason or "stop", "stop")
+        if calls and finish == "stop":
+            finish = "tool_calls"
+        usage = response.usage
+        return Completion(
+            text=choice.message.content or "",
+            tool_calls=calls,
+            usage=Usage(
+                calls=1,
+                input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+                output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            ),
+            finish_reason=finish,
+            model=self.model,
+        )

@@ -1,0 +1,129 @@
+"""Tool calling for Qwen2.5-style local models: tools rendered into the system prompt, <tool_call> parsed back."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any
+
+from agent_evolve.llm.base import Message, ToolCall, ToolSpec
+
+DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+
+_TOOLS_HEADER = (
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+)
+_TOOLS_FOOTER = (
+    "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
+    "<tool_call></tool_call> XML tags:\n<tool_call>\n"
+    '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+)
+# Small models tend to repeat a call after its result; this line after each group of results stops that.
+RESULTS_NUDGE = (
+    "The tool results are above. Answer the user's request using them; call a tool again only if more results "
+    "are needed."
+)
+_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def render_tools(tools: list[ToolSpec]) -> str:
+    """The '# Tools' section Qwen2.5 was trained on, one JSON function signature per line."""
+    lines = [
+        json.dumps({"type": "function", "function": {"name": t.name, "description": t.description,
+                                                     "parameters": t.parameters}}, ensure_ascii=False)
+        for t in tools
+    ]
+    return _TOOLS_HEADER + "\n".join(lines) + _TOOLS_FOOTER
+
+
+def _render_call(call: ToolCall) -> str:
+    payload = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+    return f"<tool_call>\n{payload}\n</tool_call>"
+
+
+def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> list[dict[str, str]]:
+    """Plain role/content dicts any chat template accepts, with tools, calls and results written as Qwen text."""
+    out: list[dict[str, str]] = []
+    rest = messages
+    if tools:
+        system = DEFAULT_SYSTEM
+        if messages and messages[0].role == "system":
+            system, rest = messages[0].content, messages[1:]
+        out.append({"role": "system", "content": f"{system}\n\n{render_tools(tools)}"})
+    result_turns: set[int] = set()
+    for msg in rest:
+        if msg.role == "tool":
+            block = f"<tool_response>\n{msg.content}\n</tool_response>"
+            if len(out) - 1 in result_turns:
+                out[-1]["content"] += "\n" + block
+            else:
+                result_turns.add(len(out))
+                out.append({"role": "user", "content": block})
+        elif msg.role == "assistant" and msg.tool_calls:
+            parts = [msg.content.strip()] if msg.content.strip() else []
+            parts += [_render_call(c) for c in msg.tool_calls]
+            out.append({"role": "assistant", "content": "\n".join(parts)})
+        else:
+            out.append({"role": msg.role, "content": msg.content})
+    for index in result_turns:
+        out[index]["content"] += "\n\n" + RESULTS_NUDGE
+    return out
+
+
+def _new_id() -> str:
+    return "call_" + uuid.uuid4().hex[:12]
+
+
+def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
+    if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
+        return None
+    if not set(payload) <= {"name", "arguments", "parameters"}:
+        return None  # e.g. a model echoing a call together with its "result" is not a new call
+    if tool_names is not None and payload["name"] not in tool_names:
+        return None
+    args = payload.get("arguments", payload.get("parameters", {}))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = {"_raw": args}
+    if not isinstance(args, dict):
+        args = {"_value": args}
+    return ToolCall(id=_new_id(), name=payload["name"], arguments=args)
+
+
+def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str, list[ToolCall]]:
+    """Split a reply into its plain text and the <tool_call> blocks it contains (unparseable blocks stay text).
+
+    A reply that is nothing but one JSON object naming a known tool also counts as a call, since small models
+    sometimes drop the tags.
+    """
+    calls: list[ToolCall] = []
+    kept: list[str] = []
+    last = 0
+    for match in _CALL_BLOCK.finditer(text):
+        body = match.group(1).strip()
+        fenced = _FENCE.match(body)
+        try:
+            call = _as_call(json.loads(fenced.group(1) if fenced else body), None)
+        except ValueError:
+            call = None
+        if call is None:
+            continue
+        kept.append(text[last:match.start()])
+        last = match.end()
+        calls.append(call)
+    kept.append(text[last:])
+    remaining = "".join(kept).strip()
+    if not calls and tool_names:
+        fenced = _FENCE.match(remaining)
+        try:
+            bare = _as_call(json.loads(fenced.group(1) if fenced else remaining), tool_names)
+        except ValueError:
+            bare = None
+        if bare is not None:
+            return "", [bare]
+    return remaining, calls

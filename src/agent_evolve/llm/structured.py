@@ -1,0 +1,89 @@
+"""JSON answers validated against a schema, with one repair attempt before a typed error."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jsonschema
+
+from agent_evolve.llm.base import LLMClient, Message
+from agent_evolve.llm.errors import StructuredOutputError
+from agent_evolve.llm.models import parse_model
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a reply: the last ```json fence, else the whole text, else the first {...} or [...].
+
+    Raises ValueError when none parses.
+    """
+    candidates = [m.strip() for m in reversed(_FENCE.findall(text))] + [text.strip()]
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    decoder = json.JSONDecoder()
+    for index, char in enumerate(text):
+        if char in "{[":
+            try:
+                return decoder.raw_decode(text, index)[0]
+            except ValueError:
+                continue
+    raise ValueError("no JSON value found in the reply")
+
+
+def _problem(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    try:
+        value = extract_json(text)
+    except ValueError as exc:
+        return None, str(exc)
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        return value, f"at {where}: {exc.message}"
+    return value, None
+
+
+def _with_instruction(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
+    note = "Reply with only a JSON value matching this JSON Schema:\n" + json.dumps(schema)
+    out = list(messages)
+    if out and out[-1].role == "user":
+        out[-1] = Message("user", f"{out[-1].content}\n\n{note}")
+    else:
+        out.append(Message("user", note))
+    return out
+
+
+def complete_json(
+    client: LLMClient, messages: list[Message], schema: dict[str, Any], *, max_tokens: int | None = None
+) -> Any:
+    """Ask for JSON matching schema; if the reply is not, show the model the problem once, then give up.
+
+    Returns the parsed value (a dict for an object schema); StructuredOutputError carries the last raw text.
+    """
+    conversation = _with_instruction(messages, schema)
+    completion = client.complete(conversation, max_tokens=max_tokens)
+    value, problem = _problem(completion.text, schema)
+    if problem is None:
+        return value
+    conversation += [
+        Message("assistant", completion.text),
+        Message("user", f"That reply was not valid: {problem}. Reply again with only the corrected JSON."),
+    ]
+    completion = client.complete(conversation, max_tokens=max_tokens)
+    value, second = _problem(completion.text, schema)
+    if second is None:
+        return value
+    try:
+        ref = parse_model(client.model)
+        provider, model = ref.provider, ref.name
+    except ValueError:
+        provider, model = "unknown", client.model
+    raise StructuredOutputError(
+        f"no valid JSON after one repair attempt: {second}", provider=provider, model=model, raw_text=completion.text
+    )

@@ -1,0 +1,50 @@
+"""`agent-evolve doctor`: rows for every provider, local model and Docker; names of variables, never values."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+from wire_servers import Reply
+
+from agent_evolve.cli.doctor import doctor, run_checks
+
+
+def _row(rows, component, check):
+    return next(r for r in rows if r.component == component and r.check == check)
+
+
+def test_missing_credentials_are_reported_with_their_fix_and_probes_skipped():
+    rows = run_checks({}, probe=True, verify=False, timeout_s=0.5)
+    openai_key = _row(rows, "openai", "credentials")
+    assert openai_key.status == "missing" and "OPENAI_API_KEY" in openai_key.fix
+    assert _row(rows, "openai", "reachable").status == "skip"
+    assert _row(rows, "anthropic", "reachable").status == "skip"
+    assert {r.component for r in rows} >= {"openai", "anthropic", "bedrock", "local", "local/qwen2.5-coder-1.5b",
+                                           "docker"}
+    docker = _row(rows, "docker", "daemon reachable")
+    assert docker.status == "ok" or docker.fix
+
+
+def test_credentials_show_names_only_and_a_base_url_is_probed(serve):
+    server = serve(lambda request: Reply(401, {"error": "no key"}))
+    secret = "sk-doctor-secret-value-123456"
+    env = {"OPENAI_API_KEY": secret, "OPENAI_BASE_URL": server.url + "/v1", "ANTHROPIC_API_KEY": secret}
+    rows = run_checks(env, probe=True, verify=False, timeout_s=2.0)
+    assert all(secret not in f"{r.detail} {r.fix}" for r in rows)
+    assert _row(rows, "openai", "credentials").detail == "OPENAI_API_KEY is set"
+    reach = _row(rows, "openai", "reachable")
+    assert reach.status == "ok" and "HTTP 401" in reach.detail
+    assert server.requests[0].path == "/v1/models"
+    assert "authorization" not in server.requests[0].headers  # the probe sends no key
+
+
+def test_an_unreachable_base_url_is_reported():
+    rows = run_checks({"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, probe=True,
+                      verify=False, timeout_s=0.5)
+    reach = _row(rows, "openai", "reachable")
+    assert reach.status == "missing" and reach.fix
+
+
+def test_the_command_prints_a_table():
+    result = CliRunner().invoke(doctor, ["--no-probe", "--no-verify"])
+    assert result.exit_code == 0, result.output
+    assert "agent-evolve doctor" in result.output and "docker" in result.output

@@ -1,0 +1,105 @@
+"""Faults over the wire: rate limits, server errors, hangs, client errors and secrets, for each HTTP provider."""
+
+from __future__ import annotations
+
+import time
+import traceback
+
+import pytest
+from conftest import ANTHROPIC_KEY, HTTP_PROVIDERS, OPENAI_KEY
+from wire_servers import ERRORS, Reply, ok_reply
+
+from agent_evolve.llm.base import Message
+from agent_evolve.llm.errors import (
+    ContextLengthError,
+    LLMTimeoutError,
+    ProviderRequestError,
+    ProviderServerError,
+)
+
+HELLO = [Message("user", "hello")]
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_rate_limited_twice_then_success_takes_three_attempts(provider, serve, client_for):
+    def respond(request):
+        attempts = len(server.requests)
+        return ERRORS[provider](429, "slow down") if attempts <= 2 else ok_reply(provider, "finally")
+
+    server = serve(respond)
+    client = client_for(provider, server, max_retries=3)
+    completion = client.complete(HELLO)
+    assert completion.text == "finally"
+    assert len(server.requests) == 3
+    assert client.ledger.total().calls == 1
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_server_error_forever_raises_typed_error_after_configured_attempts(provider, serve, client_for):
+    server = serve(lambda request: ERRORS[provider](500, "boom"))
+    client = client_for(provider, server, max_retries=2)
+    with pytest.raises(ProviderServerError) as info:
+        client.complete(HELLO)
+    assert len(server.requests) == 3
+    assert info.value.provider == provider and info.value.model == "test-model"
+    assert f"{provider}/test-model" in str(info.value)
+    assert client.ledger.total().calls == 0
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_hanging_server_times_out_within_the_configured_seconds(provider, serve, client_for):
+    server = serve(lambda request: Reply(hang=True))
+    client = client_for(provider, server, timeout_s=1.0, max_retries=1)
+    started = time.monotonic()
+    with pytest.raises(LLMTimeoutError) as info:
+        client.complete(HELLO)
+    elapsed = time.monotonic() - started
+    assert elapsed < 5.0
+    assert len(server.requests) == 2  # timeouts are retried
+    assert "test-model" in str(info.value)
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_other_client_errors_are_not_retried(provider, serve, client_for):
+    server = serve(lambda request: ERRORS[provider](400, "bad field"))
+    client = client_for(provider, server, max_retries=3)
+    with pytest.raises(ProviderRequestError) as info:
+        client.complete(HELLO)
+    assert len(server.requests) == 1
+    assert info.value.status_code == 400
+
+
+def test_context_length_errors_are_typed(serve, client_for):
+    server = serve(lambda request: ERRORS["openai"](400, "This model's maximum context length is 8192 tokens"))
+    with pytest.raises(ContextLengthError):
+        client_for("openai", server).complete(HELLO)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_unauthorised_error_never_contains_the_api_key(provider, serve, client_for, caplog):
+    key = OPENAI_KEY if provider == "openai" else ANTHROPIC_KEY
+
+    def respond(request):
+        sent = request.headers.get("authorization", "") + request.headers.get("x-api-key", "")
+        assert key in sent  # the key really travelled, so the echo below is a real leak risk
+        return ERRORS[provider](401, f"Incorrect API key provided: {key}")
+
+    server = serve(respond)
+    client = client_for(provider, server)
+    with pytest.raises(ProviderRequestError) as info:
+        client.complete(HELLO)
+    assert info.value.status_code == 401
+    rendered = "".join(traceback.format_exception(info.value)) + repr(info.value) + repr(client) + caplog.text
+    assert key not in rendered
+    assert "[REDACTED]" in str(info.value)
+
+
+def test_a_length_cut_reply_is_reported_and_logged(serve, client_for, caplog):
+    from wire_servers import openai_body
+
+    server = serve(lambda request: Reply(200, openai_body("partial answ", [], finish="length")))
+    completion = client_for("openai", server).complete(HELLO, max_tokens=3)
+    assert completion.finish_reason == "length" and completion.truncated
+    assert "cut at the length limit" in caplog.text
+    assert server.requests[0].body["max_tokens"] == 3  # a compatible server (base_url) gets max_tokens

@@ -1,0 +1,82 @@
+"""The metered client: one shared concurrency limit, budgets checked before sending, the response cache, costs."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from wire_servers import ok_reply
+
+from agent_evolve.errors import BudgetExceededError
+from agent_evolve.llm.base import Message
+from agent_evolve.llm.concurrency import concurrency_limit, set_concurrency_limit
+from agent_evolve.llm.usage import UsageLedger
+
+HELLO = [Message("user", "hello")]
+
+
+def test_sixteen_threads_never_exceed_the_shared_limit_of_four(serve, client_for, restore_concurrency):
+    set_concurrency_limit(4)
+    server = serve(lambda request: ok_reply("openai"), delay_s=0.02)
+    ledger = UsageLedger()
+    agent = client_for("openai", server, ledger=ledger, role="agent")
+    judge = client_for("openai", server, ledger=ledger, role="judge")  # a second client shares the same limit
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        client = agent if index % 2 else judge
+        try:
+            for _ in range(10):
+                client.complete(HELLO)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(server.requests) == 160
+    assert server.max_in_flight == 4  # reached, never exceeded
+    assert ledger.total().calls == 160
+    assert ledger.by_role()["agent"].calls == 80 and ledger.by_role()["judge"].calls == 80
+    assert concurrency_limit().in_flight == 0
+
+
+def test_a_spent_token_budget_stops_the_next_call_before_it_is_sent(serve, client_for):
+    server = serve(lambda request: ok_reply("openai", usage=(10, 5)))
+    ledger = UsageLedger(max_total_tokens=20)
+    client = client_for("openai", server, ledger=ledger)
+    client.complete(HELLO)
+    client.complete(HELLO)  # 15 < 20 tokens before this call
+    with pytest.raises(BudgetExceededError, match="30 of 20 tokens"):
+        client.complete(HELLO)
+    assert len(server.requests) == 2
+
+
+def test_a_spent_cost_budget_stops_the_next_call(serve, client_for):
+    server = serve(lambda request: ok_reply("openai", usage=(1_000_000, 0)))
+    ledger = UsageLedger()
+    ledger.set_budget(max_cost_usd=1.5)
+    client = client_for("openai", server, ledger=ledger, prices={"openai/test-model": {"input": 2.0, "output": 8.0}})
+    assert client.complete(HELLO).usage.cost == pytest.approx(2.0)
+    with pytest.raises(BudgetExceededError, match="cost budget"):
+        client.complete(HELLO)
+    assert len(server.requests) == 1
+
+
+def test_second_identical_call_is_served_from_the_disk_cache(serve, client_for, tmp_path):
+    server = serve(lambda request: ok_reply("openai", f"answer {len(server.requests)}"))
+    ledger = UsageLedger()
+    client = client_for("openai", server, ledger=ledger, cache_dir=str(tmp_path))
+    first = client.complete(HELLO, max_tokens=50)
+    second = client.complete(HELLO, max_tokens=50)
+    assert second.text == first.text == "answer 1"
+    assert second.usage.total_tokens == 0
+    assert len(server.requests) == 1
+    assert ledger.total().calls == 1 and ledger.total().total_tokens == 15
+    again = client_for("openai", server, ledger=ledger, cache_dir=str(tmp_path))  # a new process would see it too
+    assert again.complete(HELLO, max_tokens=50).text == "answer 1"
+    client.complete(HELLO, max_tokens=51)  # other parameters are another key
+    assert len(server.requests) == 2
