@@ -1,0 +1,130 @@
+"""ModelEngine: what every built-in engine shares (params, the lazy model client, layer flags, state)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.base import EvolutionEngine
+from agent_evolve.errors import ConfigError, WorkspaceError
+from agent_evolve.types import Observation, Usage
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
+
+LAYERS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
+BASE_DEFAULTS: dict[str, Any] = {"max_tokens": 768}
+
+
+class CountingClient:
+    """Forwards to a client and adds up the usage of its completions."""
+
+    def __init__(self, inner: LLMClient) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.usage = Usage()
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+    ) -> Completion:
+        """Complete through the inner client and count the usage."""
+        completion = self.inner.complete(messages, tools=tools, max_tokens=max_tokens, temperature=temperature,
+                                         stop=stop)
+        self.usage = self.usage + completion.usage
+        return completion
+
+
+class ModelEngine(EvolutionEngine):
+    """Base of the built-in engines: `Engine(config=None, llm=None, **params)` with a lazily built client.
+
+    The run's config (from the loop's context) decides layer flags and trajectory_only; the engine's own
+    config, when given, decides which model it calls. Unknown params raise ConfigError.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
+        allowed = {**BASE_DEFAULTS, **self.defaults}
+        unknown = sorted(set(params) - set(allowed))
+        if unknown:
+            raise ConfigError(f"{self.engine_name}: unknown params {unknown}; known: {sorted(allowed)}")
+        self._config = config
+        self._llm = CountingClient(llm) if llm is not None else None
+        self.params: dict[str, Any] = {**allowed, **params}
+        self._memory_state: dict[str, Any] = {}
+
+    @property
+    def config(self) -> EvolveConfig:
+        """The run's config while the loop runs the engine, else the one given, else the defaults."""
+        if self.context is not None:
+            return self.context.config
+        return self._config or EvolveConfig()
+
+    @property
+    def llm(self) -> CountingClient:
+        """The engine's model client, built from the config's evolver_model on first use."""
+        if self._llm is None:
+            from agent_evolve.llm.factory import client_from_config
+
+            self._llm = CountingClient(client_from_config(self._config or self.config, "engine"))
+        return self._llm
+
+    @property
+    def max_tokens(self) -> int:
+        """Output tokens per request: the `max_tokens` param, within the config's evolver_max_tokens."""
+        return min(int(self.params["max_tokens"]), self.config.evolver_max_tokens)
+
+    @property
+    def cycle(self) -> int:
+        """The loop's cycle number (0 outside the loop)."""
+        return self.context.cycle if self.context is not None else 0
+
+    def layers(self, workspace: AgentWorkspace) -> set[str]:
+        """Layers this step may edit: enabled in the config and declared evolvable by the manifest."""
+        cfg = self.config
+        enabled = {"prompts": cfg.evolve_prompts, "skills": cfg.evolve_skills, "memory": cfg.evolve_memory,
+                   "tools": cfg.evolve_tools}
+        try:
+            declared = set(workspace.evolvable_layers)
+        except WorkspaceError:
+            declared = set(LAYERS)
+        return {layer for layer, on in enabled.items() if on and layer in declared}
+
+    def hidden(self, observations: list[Observation]) -> bool:
+        """True when scores and feedback must not be used (trajectory_only)."""
+        return self.config.trajectory_only or any(o.feedback.raw.get("hidden") for o in observations)
+
+    def step_usage(self, before: Usage) -> Usage:
+        """Usage of this step's calls, unless a metered client already recorded them in the ledger."""
+        from agent_evolve.llm.metered import MeteredClient
+
+        if self._llm is None or isinstance(self._llm.inner, MeteredClient):
+            return Usage()
+        return self._llm.usage - before
+
+    def usage_mark(self) -> Usage:
+        """The usage counted so far, to measure a step against."""
+        return self._llm.usage if self._llm is not None else Usage()
+
+    def load_state(self) -> dict[str, Any]:
+        """The engine's JSON state from state_dir (kept in memory when run outside the loop)."""
+        if self.context is None:
+            return dict(self._memory_state)
+        path = self.context.state_dir / f"{self.engine_name}.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        """Write the engine's JSON state atomically (into memory outside the loop)."""
+        if self.context is None:
+            self._memory_state = dict(state)
+            return
+        atomic_write(self.context.state_dir / f"{self.engine_name}.json", json.dumps(state, indent=1))

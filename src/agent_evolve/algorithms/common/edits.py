@@ -1,0 +1,298 @@
+"""Edits to a workspace: staged and checked one by one, then written together, or not at all.
+
+An engine collects `Edit`s in an `EditBatch`; `add` validates each against the layer flags, the size caps
+and what is already there (raising `EditError`, nothing written); `apply` writes them all, and restores
+every layer file byte for byte if a write fails. `LayerSnapshot` gives the same guarantee around edits made
+by other means (the bash tool).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, text_similarity
+from agent_evolve.contract.paths import check_category, is_temp_file
+from agent_evolve.contract.skills import Skill, render_skill, validate_skill
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.errors import AgentEvolveError, WorkspaceError
+
+EditKind = Literal["add_rule", "write_prompt", "write_skill", "delete_skill", "add_memory", "rewrite_memory",
+                   "clear_drafts"]
+LAYER_OF: dict[str, str] = {
+    "add_rule": "prompts", "write_prompt": "prompts", "write_skill": "skills", "delete_skill": "skills",
+    "clear_drafts": "skills", "add_memory": "memory", "rewrite_memory": "memory",
+}
+RULES_HEADING = "## Learned rules"
+RULE_MIN, RULE_MAX = 8, 300
+MEMORY_MAX = 500
+DUPLICATE_RULE = 0.85
+LAYER_DIRS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
+RECORD_DIRS: tuple[str, ...] = ("evolution", ".git")
+_SKIP_DIRS = {".git", "__pycache__"}
+
+
+class EditError(AgentEvolveError):
+    """A proposed edit that cannot be applied (invalid, not allowed, too large); nothing was written."""
+
+
+class DuplicateEditError(EditError):
+    """A proposed edit that would add what the workspace already has."""
+
+
+@dataclass
+class Edit:
+    """One change to the workspace: a prompt rule or text, a skill written or deleted, a memory entry."""
+
+    kind: EditKind
+    text: str = ""
+    skill: Skill | None = None
+    name: str = ""
+    category: str = "episodic"
+    entry: dict[str, Any] = field(default_factory=dict)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def layer(self) -> str:
+        return LAYER_OF[self.kind]
+
+    def describe(self) -> str:
+        """A short line for the step summary."""
+        if self.kind == "add_rule":
+            return f"rule: {self.text[:80]}"
+        if self.kind == "write_skill" and self.skill is not None:
+            return f"skill {self.skill.name}"
+        if self.kind == "delete_skill":
+            return f"deleted skill {self.name}"
+        if self.kind == "add_memory":
+            return f"memory ({self.category}): {str(self.entry.get('content', ''))[:60]}"
+        if self.kind == "rewrite_memory":
+            return f"memory {self.category} rewritten ({len(self.entries)} entries)"
+        return self.kind.replace("_", " ")
+
+
+def learned_rules(prompt: str) -> list[str]:
+    """The bullet lines under the prompt's learned-rules heading."""
+    _, found, section = prompt.partition(RULES_HEADING)
+    return [line[2:].strip() for line in section.splitlines() if line.startswith("- ")] if found else []
+
+
+def with_rule(prompt: str, rule: str) -> str:
+    """`prompt` with `rule` appended as a bullet under the learned-rules heading (created at the end)."""
+    if RULES_HEADING not in prompt:
+        return f"{prompt.rstrip()}\n\n{RULES_HEADING}\n- {rule}\n"
+    return f"{prompt.rstrip()}\n- {rule}\n"
+
+
+def cap_prompt(prompt: str, cap: int) -> str:
+    """`prompt` within `cap` characters: the oldest learned rules go first, then paragraphs from the end."""
+    if len(prompt) <= cap:
+        return prompt
+    head, found, _ = prompt.partition(RULES_HEADING)
+    rules = learned_rules(prompt)
+    while found and rules:
+        rules.pop(0)
+        text = head.rstrip() + (f"\n\n{RULES_HEADING}\n" + "".join(f"- {r}\n" for r in rules) if rules else "\n")
+        if len(text) <= cap:
+            return text
+    paragraphs = head.rstrip().split("\n\n")
+    while len(paragraphs) > 1 and len("\n\n".join(paragraphs)) + 1 > cap:
+        paragraphs.pop()
+    return ("\n\n".join(paragraphs)[: cap - 1]).rstrip() + "\n"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+class EditBatch:
+    """Edits staged against one workspace, checked as they are added, written together by `apply`."""
+
+    def __init__(self, workspace: AgentWorkspace, layers: set[str], prompt_cap: int | None = None,
+                 skill_cap: int = SKILL_CHAR_CAP, max_edits: int | None = None) -> None:
+        self.workspace = workspace
+        self.layers = set(layers)
+        self.prompt_cap = prompt_cap
+        self.skill_cap = skill_cap
+        self.max_edits = max_edits
+        self.edits: list[Edit] = []
+        self._prompt: str | None = None
+        self._memory: dict[str, list[dict[str, Any]]] = {}
+        self._added: dict[str, list[dict[str, Any]]] = {}
+        self._rewritten: set[str] = set()
+
+    @property
+    def prompt(self) -> str:
+        """The prompt as it will be after the staged edits."""
+        return self._prompt if self._prompt is not None else self.workspace.read_prompt()
+
+    def memories(self, category: str) -> list[dict[str, Any]]:
+        """A category's entries as they will be after the staged edits."""
+        if category not in self._memory:
+            self._memory[category] = self.workspace.read_memories(category, limit=None)
+        return self._memory[category]
+
+    def add(self, edit: Edit) -> None:
+        """Check `edit` and stage it; raises EditError (DuplicateEditError for repeats) and stages nothing."""
+        if edit.layer not in self.layers:
+            raise EditError(f"{edit.kind}: the {edit.layer} layer may not be edited in this run")
+        counted = edit.kind not in ("clear_drafts", "rewrite_memory")
+        if counted and self.max_edits is not None and sum(
+                e.kind not in ("clear_drafts", "rewrite_memory") for e in self.edits) >= self.max_edits:
+            raise EditError(f"at most {self.max_edits} edit(s) per step")
+        getattr(self, f"_check_{edit.kind}")(edit)
+        self.edits.append(edit)
+
+    def _check_add_rule(self, edit: Edit) -> None:
+        rule = " ".join(edit.text.split()).lstrip("-* ").strip()
+        if not RULE_MIN <= len(rule) <= RULE_MAX:
+            raise EditError(f"a rule must be one line of {RULE_MIN}-{RULE_MAX} characters, got {len(rule)}")
+        prompt = self.prompt
+        existing = learned_rules(prompt)
+        if _norm(rule) in _norm(prompt) or any(text_similarity(rule, r) >= DUPLICATE_RULE for r in existing):
+            raise DuplicateEditError(f"the prompt already has this rule: {rule[:80]}")
+        edit.text = rule
+        self._set_prompt(with_rule(prompt, rule))
+
+    def _check_write_prompt(self, edit: Edit) -> None:
+        if not edit.text.strip():
+            raise EditError("write_prompt: the new prompt is empty")
+        if _norm(edit.text) == _norm(self.prompt):
+            raise DuplicateEditError("write_prompt: the prompt is unchanged")
+        self._set_prompt(edit.text if edit.text.endswith("\n") else edit.text + "\n")
+
+    def _set_prompt(self, text: str) -> None:
+        if self.prompt_cap is not None and len(text) > self.prompt_cap:
+            raise EditError(f"the prompt would be {len(text)} characters; the cap is {self.prompt_cap}")
+        self._prompt = text
+
+    def _check_write_skill(self, edit: Edit) -> None:
+        skill = edit.skill
+        if skill is None:
+            raise EditError("write_skill: no skill given")
+        problems = validate_skill(skill, dir_name=skill.name)
+        if problems:
+            raise EditError(f"write_skill {skill.name!r}: " + "; ".join(problems))
+        text = render_skill(skill)
+        if len(text) > self.skill_cap:
+            raise EditError(f"skill {skill.name!r} is {len(text)} characters; the cap is {self.skill_cap}")
+        try:
+            current = self.workspace.read_skill(skill.name)
+        except WorkspaceError:
+            current = None
+        if current is not None and _norm(current) == _norm(text):
+            raise DuplicateEditError(f"skill {skill.name!r} is unchanged")
+
+    def _check_delete_skill(self, edit: Edit) -> None:
+        try:
+            self.workspace.read_skill(edit.name)
+        except WorkspaceError as exc:
+            raise EditError(f"delete_skill: {exc}") from None
+
+    def _check_clear_drafts(self, edit: Edit) -> None:
+        """Clearing drafts is always possible."""
+
+    def _check_add_memory(self, edit: Edit) -> None:
+        category = self._category(edit)
+        content = edit.entry.get("content")
+        if not isinstance(content, str) or not content.strip() or len(content) > MEMORY_MAX:
+            raise EditError(f"a memory entry needs a 'content' text of 1-{MEMORY_MAX} characters")
+        entries = self.memories(category)
+        if any(_norm(str(e.get("content", ""))) == _norm(content) for e in entries):
+            raise DuplicateEditError(f"memory {category} already holds: {content[:60]}")
+        entries.append(dict(edit.entry))
+        self._added.setdefault(category, []).append(dict(edit.entry))
+
+    def _check_rewrite_memory(self, edit: Edit) -> None:
+        category = self._category(edit)
+        if not all(isinstance(e, dict) for e in edit.entries):
+            raise EditError(f"rewrite_memory {category}: every entry must be a mapping")
+        self._memory[category] = [dict(e) for e in edit.entries]
+        self._rewritten.add(category)
+
+    def _category(self, edit: Edit) -> str:
+        try:
+            return check_category(edit.category)
+        except WorkspaceError as exc:
+            raise EditError(str(exc)) from None
+
+    def apply(self) -> list[str]:
+        """Write every staged edit; on any failure restore all layer files and re-raise. Returns descriptions."""
+        if not self.edits:
+            return []
+        snapshot = LayerSnapshot.take(self.workspace.path)
+        try:
+            self._write()
+        except BaseException:
+            snapshot.restore()
+            raise
+        return [e.describe() for e in self.edits]
+
+    def _write(self) -> None:
+        if self._prompt is not None:
+            self.workspace.write_prompt(self._prompt)
+        for edit in self.edits:
+            if edit.kind == "delete_skill":
+                self.workspace.delete_skill(edit.name)
+            elif edit.kind == "write_skill" and edit.skill is not None:
+                self.workspace.write_skill(edit.skill.name, render_skill(edit.skill))
+            elif edit.kind == "clear_drafts":
+                self.workspace.clear_drafts()
+        for category in sorted(self._rewritten):
+            self.workspace.rewrite_memories(category, self._memory[category])
+        for category, entries in sorted(self._added.items()):
+            for entry in entries if category not in self._rewritten else []:
+                self.workspace.add_memory(entry, category)
+
+
+@dataclass
+class LayerSnapshot:
+    """The bytes of every file in the layer folders (or the whole workspace), to see what changed and undo it."""
+
+    root: Path
+    files: dict[str, bytes]
+    layers: tuple[str, ...] | None = LAYER_DIRS
+
+    @classmethod
+    def take(cls, root: Path, layers: tuple[str, ...] | None = LAYER_DIRS) -> LayerSnapshot:
+        """Snapshot the layer folders, or with `layers=None` every file but the run records and git."""
+        return cls(Path(root), _read_files(Path(root), layers), layers)
+
+    def changed(self) -> list[str]:
+        """Relative paths added, modified or deleted since the snapshot."""
+        now = _read_files(self.root, self.layers)
+        return sorted(p for p in set(now) | set(self.files) if now.get(p) != self.files.get(p))
+
+    def restore(self, paths: list[str] | None = None) -> None:
+        """Put `paths` (default: every changed path) back as they were; files that did not exist are removed."""
+        for rel in self.changed() if paths is None else paths:
+            target = self.root / rel
+            if rel in self.files:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(self.files[rel])
+            elif target.is_file() or target.is_symlink():
+                target.unlink()
+                _prune_empty(target.parent, self.root)
+
+
+def _read_files(root: Path, layers: tuple[str, ...] | None) -> dict[str, bytes]:
+    """The files of the layer folders (None: of the whole workspace but the run records and git)."""
+    files: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        top = Path(dirpath) == root
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not (top and (
+            d in RECORD_DIRS or (layers is not None and d not in layers)))]
+        for filename in filenames if not (top and layers is not None) else []:
+            path = Path(dirpath) / filename
+            if is_temp_file(filename) or filename.endswith(".pyc") or not path.is_file():
+                continue
+            files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def _prune_empty(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent

@@ -1,0 +1,143 @@
+"""Tightly scoped model requests (one rule, one skill, one decision, one merge), each checked against a schema.
+
+A reply that is not valid JSON for its schema after one repair raises StructuredOutputError; content that
+cannot become a valid edit raises EditError. Either way nothing has been written yet.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from agent_evolve.algorithms.common import prompts
+from agent_evolve.algorithms.common.edits import Edit, EditError
+from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, make_skill, merge_skills, slugify
+from agent_evolve.contract.skills import Skill, render_skill
+from agent_evolve.errors import SkillFormatError
+from agent_evolve.llm.base import LLMClient, Message
+from agent_evolve.llm.structured import complete_json
+
+Decision = Literal["ACCEPT", "MERGE", "SKIP"]
+ACTIONS: dict[str, str] = {"add_rule": "prompts", "write_prompt": "prompts", "write_skill": "skills",
+                           "add_memory": "memory"}
+_TEXT = {"type": "string", "minLength": 1}
+_LINES = {"anyOf": [_TEXT, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}  # small models list lines
+RULE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}
+SKILL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES},
+    "required": ["name", "description", "body"],
+}
+_META = re.compile(r"\b(?:system prompt|the prompt|the agent|this rule)\b", re.IGNORECASE)
+DECISION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"decision": {"enum": ["ACCEPT", "MERGE", "SKIP"]}, "reason": {"type": "string"}},
+    "required": ["decision"],
+}
+
+
+def edits_schema(actions: list[str], max_edits: int) -> dict[str, Any]:
+    """Schema of a free-form proposal: a list of at most `max_edits` actions of the allowed kinds."""
+    item = {"type": "object", "properties": {"action": {"enum": actions}}, "required": ["action"]}
+    return {"type": "object", "properties": {"edits": {"type": "array", "maxItems": max_edits, "items": item}},
+            "required": ["edits"]}
+
+
+def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """One schema-checked JSON answer to `request`."""
+    messages = [Message("system", prompts.SYSTEM), Message("user", request)]
+    reply: dict[str, Any] = complete_json(client, messages, schema, max_tokens=max_tokens)
+    return reply
+
+
+def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = None,
+                      name: str | None = None, cap: int = SKILL_CHAR_CAP) -> Skill:
+    """A valid skill from a model's name/description/body (the name is slugified); EditError otherwise.
+
+    A body given as a list of lines becomes a bulleted list.
+    """
+    lines = fields.get("body")
+    if isinstance(lines, list):
+        bullets = [f"- {str(line).strip().lstrip('-* ')}" for line in lines if str(line).strip()]
+        fields = {**fields, "body": "\n".join(bullets)}
+    values = [fields.get(k) for k in ("description", "body")]
+    if not all(isinstance(v, str) and v.strip() for v in values):
+        raise EditError("a skill needs a non-empty description and body")
+    description, body = str(values[0]), str(values[1])
+    try:
+        return make_skill(name or slugify(str(fields.get("name") or "")), description, body, metadata, cap)
+    except SkillFormatError as exc:
+        raise EditError(str(exc)) from None
+
+
+def edit_from_action(item: dict[str, Any], source: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
+    """The Edit one action object asks for (`{"action": "add_rule", "rule": ...}` etc.); EditError if invalid."""
+    action = item.get("action")
+    if action == "add_rule":
+        return Edit("add_rule", text=_required(item, "rule"))
+    if action == "write_prompt":
+        return Edit("write_prompt", text=_required(item, "prompt"))
+    if action == "add_memory":
+        return Edit("add_memory", entry={"content": _required(item, "content"), **source})
+    if action == "write_skill":
+        return Edit("write_skill", skill=skill_from_fields(item, {"source": source.get("source", "")}, cap=cap))
+    raise EditError(f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
+
+
+def _required(item: dict[str, Any], key: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise EditError(f"action {item.get('action')!r} needs a non-empty {key!r} text")
+    return value.strip()
+
+
+def propose_rule(client: LLMClient, evidence: str, focus: str, hint: str, max_tokens: int) -> Edit:
+    """One rule for the system prompt; a rule about the prompt instead of the task becomes the hint itself."""
+    request = prompts.RULE_REQUEST.format(evidence=evidence, focus=focus, advice=hint)
+    rule = str(ask(client, request, RULE_SCHEMA, max_tokens)["rule"])
+    return Edit("add_rule", text=hint if _META.search(rule) else rule)
+
+
+def propose_skill(client: LLMClient, evidence: str, focus: str, hint: str, name_hint: str, max_tokens: int,
+                  metadata: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
+    """One new skill about `focus`."""
+    request = prompts.SKILL_REQUEST.format(evidence=evidence, focus=focus, advice=hint, name_hint=name_hint)
+    reply = ask(client, request, SKILL_SCHEMA, max_tokens)
+    return Edit("write_skill", skill=skill_from_fields(reply, metadata, cap=cap))
+
+
+def refine_skill(client: LLMClient, skill: Skill, uses: int, outcome: str, evidence: str, max_tokens: int,
+                 cap: int = SKILL_CHAR_CAP) -> Edit:
+    """A rewritten body (and description) for an existing skill; the name is kept."""
+    request = prompts.REFINE_REQUEST.format(name=skill.name, uses=uses, outcome=outcome, body=skill.body.strip(),
+                                            evidence=evidence)
+    reply = ask(client, request, SKILL_SCHEMA, max_tokens)
+    reply.setdefault("description", skill.description)
+    metadata = {**skill.metadata, "refined": int(skill.metadata.get("refined", 0)) + 1}
+    return Edit("write_skill", skill=skill_from_fields(reply, metadata, name=skill.name, cap=cap))
+
+
+def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_tokens: int) -> Decision:
+    """The curator's ACCEPT / MERGE / SKIP for a proposed skill against its closest existing one."""
+    request = prompts.CURATE_REQUEST.format(
+        candidate=render_skill(candidate), existing=render_skill(existing) if existing else "(none)"
+    )
+    decision: Decision = ask(client, request, DECISION_SCHEMA, max_tokens)["decision"]
+    if decision == "MERGE" and existing is None:
+        return "ACCEPT"
+    return decision
+
+
+def merge(client: LLMClient, a: Skill, b: Skill, max_tokens: int, cap: int = SKILL_CHAR_CAP) -> Skill:
+    """One valid skill combining `a` and `b`, written by the model (name slugified, size capped)."""
+    reply = ask(client, prompts.MERGE_REQUEST.format(a=render_skill(a), b=render_skill(b)), SKILL_SCHEMA, max_tokens)
+    merged = skill_from_fields(reply, cap=cap)
+    return merge_skills(a, b, name=merged.name, description=merged.description, body=merged.body, cap=cap)
+
+
+def propose_edits(client: LLMClient, evidence: str, actions: list[str], max_edits: int, max_tokens: int,
+                  source: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> list[Edit]:
+    """Up to `max_edits` edits of the allowed kinds in one reply (the free-form request)."""
+    request = prompts.EDITS_REQUEST.format(evidence=evidence, max_edits=max_edits, actions=", ".join(actions))
+    reply = ask(client, request, edits_schema(actions, max_edits), max_tokens)
+    return [edit_from_action(item, source, cap) for item in reply["edits"]]

@@ -1,0 +1,170 @@
+"""Skills as engines handle them: build and validate, cap their size, find near-duplicates, merge two into one.
+
+Similarity is pure Python: tf-idf cosine over the skills being compared (smoothed idf), with the 0.85
+threshold Ratchet uses for deduplication. Sizes are capped at Ratchet's 1,500 characters per SKILL.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from agent_evolve.contract.skills import MAX_DESCRIPTION_LENGTH, Skill, parse_skill, render_skill, validate_skill
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.errors import SkillFormatError, WorkspaceError
+
+SKILL_CHAR_CAP = 1500
+DUPLICATE_THRESHOLD = 0.85
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def slugify(text: str, fallback: str = "learned-skill") -> str:
+    """A valid skill name from any text: lowercase words joined by single hyphens, at most 48 characters."""
+    words = _TOKEN.findall(text.lower())
+    name = "-".join(words)[:48].strip("-")
+    return name or fallback
+
+
+def normalize_description(text: str) -> str:
+    """One line, in the 'TRIGGER when: ...' form the skill format asks for, within the length limit."""
+    line = " ".join(text.split())
+    if line and not line.upper().startswith("TRIGGER"):
+        line = f"TRIGGER when: {line}"
+    return line[:MAX_DESCRIPTION_LENGTH]
+
+
+def cap_skill(skill: Skill, cap: int = SKILL_CHAR_CAP) -> Skill:
+    """`skill` with its body cut at line ends so that the rendered file is at most `cap` characters."""
+    if len(render_skill(skill)) <= cap:
+        return skill
+    overhead = len(render_skill(replace(skill, body="")))
+    room = max(0, cap - overhead - 1)
+    kept: list[str] = []
+    for line in skill.body.splitlines():
+        if sum(len(k) + 1 for k in kept) + len(line) + 1 > room:
+            break
+        kept.append(line)
+    body = "\n".join(kept).rstrip() or skill.body[:room].rstrip()
+    return replace(skill, body=body + "\n")
+
+
+def make_skill(
+    name: str, description: str, body: str, metadata: dict[str, Any] | None = None, cap: int = SKILL_CHAR_CAP
+) -> Skill:
+    """A valid, size-capped skill; raises SkillFormatError listing the problems (nothing is written)."""
+    skill = Skill(name=name.strip(), description=normalize_description(description),
+                  body=body.strip() + "\n", metadata=dict(metadata or {}))
+    if not body.strip():
+        raise SkillFormatError(f"skill {name!r}: the body is empty")
+    problems = validate_skill(skill, dir_name=skill.name)
+    if problems:
+        raise SkillFormatError(f"skill {name!r}: " + "; ".join(problems))
+    return cap_skill(skill, cap)
+
+
+def read_skills(workspace: AgentWorkspace) -> dict[str, Skill]:
+    """Every current skill, parsed, by name."""
+    return {m.name: parse_skill(workspace.read_skill(m.name), path=m.path) for m in workspace.list_skills()}
+
+
+def draft_to_skill(name: str, content: str, cap: int = SKILL_CHAR_CAP) -> Skill | None:
+    """A draft as a valid skill: its own frontmatter if it has one, else its first line as the description."""
+    try:
+        parsed = parse_skill(content)
+        return make_skill(slugify(parsed.name), parsed.description, parsed.body, parsed.metadata, cap)
+    except WorkspaceError:
+        lines = [line.strip("# ").strip() for line in content.strip().splitlines() if line.strip()]
+        if not lines:
+            return None
+        body = "\n".join(lines[1:]) or lines[0]
+        try:
+            return make_skill(slugify(name), lines[0], body, None, cap)
+        except SkillFormatError:
+            return None
+
+
+def skill_document(skill: Skill) -> str:
+    """The text similarity is measured on: name, description and body."""
+    return f"{skill.name.replace('-', ' ')} {skill.description} {skill.body}"
+
+
+def tfidf_vectors(docs: list[str]) -> list[dict[str, float]]:
+    """L2-normalised tf-idf vectors (idf = ln((1+n)/(1+df)) + 1) of `docs`."""
+    counts = [Counter(_TOKEN.findall(doc.lower())) for doc in docs]
+    df = Counter(term for c in counts for term in c)
+    n = len(docs)
+    vectors = []
+    for c in counts:
+        vec = {t: tf * (math.log((1 + n) / (1 + df[t])) + 1) for t, tf in c.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        vectors.append({t: v / norm for t, v in vec.items()})
+    return vectors
+
+
+def cosine(a: dict[str, float], b: dict[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(v * b.get(t, 0.0) for t, v in a.items())
+
+
+def text_similarity(a: str, b: str) -> float:
+    """tf-idf cosine of two texts (over the two of them)."""
+    va, vb = tfidf_vectors([a, b])
+    return cosine(va, vb)
+
+
+def near_duplicates(skills: dict[str, Skill], threshold: float = DUPLICATE_THRESHOLD) -> list[tuple[str, str, float]]:
+    """Pairs (a, b, similarity) with similarity >= threshold, most similar first; a < b by name."""
+    names = sorted(skills)
+    vectors = tfidf_vectors([skill_document(skills[n]) for n in names])
+    pairs = [
+        (names[i], names[j], cosine(vectors[i], vectors[j]))
+        for i in range(len(names)) for j in range(i + 1, len(names))
+    ]
+    return sorted([p for p in pairs if p[2] >= threshold], key=lambda p: (-p[2], p[0], p[1]))
+
+
+def most_similar(candidate: Skill, skills: dict[str, Skill]) -> tuple[str, float] | None:
+    """The existing skill closest to `candidate` (by name or text) and its similarity; None for an empty library."""
+    if candidate.name in skills:
+        return candidate.name, 1.0
+    names = sorted(skills)
+    if not names:
+        return None
+    vectors = tfidf_vectors([skill_document(candidate)] + [skill_document(skills[n]) for n in names])
+    scores = [(cosine(vectors[0], vectors[i + 1]), name) for i, name in enumerate(names)]
+    best_score, best_name = max(scores)
+    return best_name, best_score
+
+
+def _norm_line(line: str) -> str:
+    return " ".join(_TOKEN.findall(line.lower()))
+
+
+def body_union(first: str, second: str) -> str:
+    """The lines of `first`, then the lines of `second` that `first` does not already say."""
+    seen = {_norm_line(line) for line in first.splitlines() if line.strip()}
+    extra = [line for line in second.splitlines() if line.strip() and _norm_line(line) not in seen]
+    return first.rstrip() + ("\n" + "\n".join(extra) if extra else "") + "\n"
+
+
+def merge_skills(
+    a: Skill,
+    b: Skill,
+    name: str | None = None,
+    description: str | None = None,
+    body: str | None = None,
+    cap: int = SKILL_CHAR_CAP,
+) -> Skill:
+    """One valid skill from two: the given parts where present, else `a`'s name and description and both bodies."""
+    metadata = {**b.metadata, **a.metadata, "merged_from": sorted({a.name, b.name})}
+    return make_skill(
+        name or a.name,
+        description or a.description,
+        body if body and body.strip() else body_union(a.body, b.body),
+        metadata,
+        cap,
+    )

@@ -1,0 +1,168 @@
+"""Guided synthesis: memory first, then a curator for proposed skills.
+
+Each step: write one minimal episodic lesson per failure cluster (no model); gather proposed skills (the
+agent's drafts in skills/_drafts/ and, optionally, one skill the engine model writes for the largest failure
+cluster no skill covers); for each, show the curator the closest existing skill and let it ACCEPT (add it),
+MERGE (combine the two into one valid skill that replaces both) or SKIP it; finally let it review the most
+similar pair of existing skills the same way, and clear the drafts (near-duplicate drafts are reviewed once;
+past `max_reviews`, the rest are dropped). Every decision is made before anything is written; a malformed
+reply fails the step with the workspace untouched.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.algorithms.common import generation
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError
+from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.memory_ops import lessons
+from agent_evolve.algorithms.common.skill_ops import (
+    DUPLICATE_THRESHOLD,
+    draft_to_skill,
+    most_similar,
+    near_duplicates,
+    read_skills,
+)
+from agent_evolve.algorithms.common.summaries import evidence_prompt
+from agent_evolve.algorithms.common.targets import Target, plan_targets, propose
+from agent_evolve.contract.skills import Skill
+from agent_evolve.llm.errors import StructuredOutputError
+from agent_evolve.types import Observation, StepResult
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
+
+
+def distinct(candidates: list[Skill]) -> list[Skill]:
+    """Candidates without near-duplicates of earlier ones (the agent often drafts the same lesson twice)."""
+    kept: dict[str, Skill] = {}
+    for candidate in candidates:
+        closest = most_similar(candidate, kept)
+        if closest is None or closest[1] < DUPLICATE_THRESHOLD:
+            kept[candidate.name] = candidate
+    return list(kept.values())
+
+
+class GuidedSynthesisEngine(ModelEngine):
+    """Memory-first evolution with an ACCEPT / MERGE / SKIP curator for skills."""
+
+    name = "guided_synth"
+    defaults: ClassVar[dict[str, Any]] = {
+        "max_memories": 2,         # lessons written per step
+        "max_reviews": 3,          # proposed skills the curator reviews per step
+        "propose": True,           # the engine model proposes one skill of its own
+        "review_pairs": True,      # also review the most similar pair of existing skills
+        "pair_threshold": 0.5,     # similarity from which an existing pair is reviewed
+        "related_threshold": 0.2,  # below it, a proposal is shown with no existing skill (MERGE impossible)
+        "failures_shown": 2,
+        "prompt_chars": 2000,
+    }
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+    ) -> StepResult:
+        """Lessons, proposals, curation, then one write."""
+        mark = self.usage_mark()
+        layers = self.layers(workspace)
+        evidence = analyse(observations, self.hidden(observations))
+        batch = EditBatch(workspace, layers)
+        source = {"source": self.engine_name, "cycle": self.cycle}
+        decisions: list[str] = []
+        try:
+            if "memory" in layers:
+                self._remember(batch, evidence, source)
+            if "skills" in layers:
+                decisions = self._curate(batch, workspace, evidence, layers, source)
+        except (StructuredOutputError, EditError) as exc:
+            return StepResult(False, f"guided_synth: malformed proposal ({type(exc).__name__}: {exc})",
+                              status="failed", usage=self.step_usage(mark))
+        applied = batch.apply()
+        summary = "; ".join(applied) or "no change"
+        return StepResult(bool(applied), f"guided_synth: {summary}", {"decisions": decisions},
+                          usage=self.step_usage(mark))
+
+    def _remember(self, batch: EditBatch, evidence: Evidence, source: dict[str, Any]) -> None:
+        """Stage one lesson per failure cluster (largest first), skipping lessons memory already holds."""
+        for entry in lessons(evidence, source, self.params["max_memories"]):
+            try:
+                batch.add(Edit("add_memory", entry=entry))
+            except DuplicateEditError:
+                continue
+
+    def _curate(self, batch: EditBatch, workspace: AgentWorkspace, evidence: Evidence, layers: set[str],
+                source: dict[str, Any]) -> list[str]:
+        """Review drafts, the engine's own proposal and one similar pair; stage the outcomes."""
+        skills = read_skills(workspace)
+        on_disk = set(skills)
+        drafts = [draft_to_skill(d["name"], d["content"]) for d in workspace.list_drafts()]
+        candidates = distinct([s for s in drafts if s is not None])
+        if self.params["propose"]:
+            candidates += self._own_proposal(evidence, workspace, layers, skills, source)
+        decisions = []
+        for candidate in candidates[: self.params["max_reviews"]]:
+            closest = most_similar(candidate, skills)
+            related = closest is not None and closest[1] >= self.params["related_threshold"]
+            existing = skills[closest[0]] if closest and related else None
+            decision = generation.decide(self.llm, candidate, existing, self.max_tokens)
+            if decision == "ACCEPT" and closest and closest[1] >= DUPLICATE_THRESHOLD:
+                decision = "MERGE"
+            decisions.append(f"{candidate.name}: {decision}")
+            self._apply_decision(batch, skills, on_disk, decision, candidate, existing, new=True)
+        if self.params["review_pairs"]:
+            decisions += self._review_pair(batch, skills, on_disk)
+        if workspace.list_drafts():
+            batch.add(Edit("clear_drafts"))
+        return decisions
+
+    def _own_proposal(self, evidence: Evidence, workspace: AgentWorkspace, layers: set[str],
+                      skills: dict[str, Skill], source: dict[str, Any]) -> list[Skill]:
+        """One new skill from the model for the largest failure cluster that no skill covers."""
+        targets = [t for t in plan_targets(evidence, {"skills"}, skills, limit=3) if t.action == "write_skill"]
+        if not targets:
+            return []
+        request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
+                                  self.params["prompt_chars"])
+        target: Target = targets[0]
+        edit = propose(target, self.llm, evidence, request, skills, self.max_tokens, source)
+        return [edit.skill] if edit.skill is not None else []
+
+    def _review_pair(self, batch: EditBatch, skills: dict[str, Skill], on_disk: set[str]) -> list[str]:
+        """The curator's decision on the most similar pair of existing skills; only MERGE changes anything."""
+        pairs = near_duplicates({n: s for n, s in skills.items() if n in on_disk}, self.params["pair_threshold"])
+        if not pairs:
+            return []
+        first, second, _ = pairs[0]
+        decision = generation.decide(self.llm, skills[second], skills[first], self.max_tokens)
+        if decision == "MERGE":
+            self._apply_decision(batch, skills, on_disk, decision, skills[second], skills[first], new=False)
+        return [f"{second} with {first}: {decision}"]
+
+    def _apply_decision(self, batch: EditBatch, skills: dict[str, Skill], on_disk: set[str], decision: str,
+                        candidate: Skill, existing: Skill | None, new: bool) -> None:
+        """Stage ACCEPT (write the candidate) or MERGE (write the merged skill, delete what it replaces)."""
+        if decision == "SKIP" or (decision == "MERGE" and existing is None):
+            return
+        if decision == "ACCEPT":
+            result, replaced = candidate, []
+        else:
+            assert existing is not None
+            result = generation.merge(self.llm, existing, candidate, self.max_tokens)
+            if existing.name not in on_disk:  # merging into a skill accepted this step: keep its name
+                result = replace(result, name=existing.name)
+            replaced = [s.name for s in (existing, candidate) if s.name != result.name and (s is existing or not new)]
+        with suppress(DuplicateEditError):
+            batch.add(Edit("write_skill", skill=result))
+        for name in replaced:
+            batch.add(Edit("delete_skill", name=name))
+            skills.pop(name, None)
+        skills[result.name] = result

@@ -1,0 +1,173 @@
+"""skillforge: a model with a confined bash tool and validating write tools edits the workspace.
+
+Each step: analyse the batch deterministically; show the model a bounded digest (no scores or feedback under
+trajectory_only); let it inspect files with bash and stage edits with add_rule / write_skill / add_memory
+(write_prompt with `free_form=True`), each checked when called; undo any bash change outside the enabled
+layers or one that breaks the workspace; and if the conversation produced no valid edit (small models often
+do not call tools well) ask once for a single schema-checked proposal. Staged edits are written together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.algorithms.common import generation, prompts
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, LayerSnapshot
+from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.memory_ops import lessons
+from agent_evolve.algorithms.common.skill_ops import read_skills
+from agent_evolve.algorithms.common.summaries import evidence_prompt
+from agent_evolve.algorithms.common.targets import plan_targets, propose
+from agent_evolve.algorithms.skillforge.bash_tool import ConfinedBash
+from agent_evolve.contract.validate import validate_workspace
+from agent_evolve.llm.base import Message, ToolSpec
+from agent_evolve.llm.errors import ContextLengthError, StructuredOutputError
+from agent_evolve.llm.tool_loop import Tool, run_tool_loop
+from agent_evolve.types import Observation, StepResult, StepStatus
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
+
+_TEXT = {"type": "string"}
+TOOL_SPECS: dict[str, ToolSpec] = {
+    "bash": ToolSpec("bash", "Run a shell command in the workspace folder (relative paths only).",
+                     {"type": "object", "properties": {"command": _TEXT}, "required": ["command"]}),
+    "add_rule": ToolSpec("add_rule", "Append one rule (one sentence) to the agent's system prompt.",
+                         {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}),
+    "write_prompt": ToolSpec("write_prompt", "Replace the agent's whole system prompt.",
+                             {"type": "object", "properties": {"prompt": _TEXT}, "required": ["prompt"]}),
+    "write_skill": ToolSpec("write_skill", "Create or replace a skill (name: kebab-case; description: "
+                                           "'TRIGGER when: ...'; body: short instructions).",
+                            {"type": "object", "properties": {"name": _TEXT, "description": _TEXT, "body": _TEXT},
+                             "required": ["name", "description", "body"]}),
+    "add_memory": ToolSpec("add_memory", "Store one lesson in the agent's episodic memory.",
+                           {"type": "object", "properties": {"content": _TEXT}, "required": ["content"]}),
+}
+TOOL_LAYER = {"add_rule": "prompts", "write_prompt": "prompts", "write_skill": "skills", "add_memory": "memory"}
+
+
+class AEvolveEngine(ModelEngine):
+    """The default engine: bash-and-tools editing by the engine model, with a schema-checked fallback."""
+
+    name = "skillforge"
+    defaults: ClassVar[dict[str, Any]] = {
+        "max_turns": 6,            # model turns in the tool conversation
+        "max_edits": 2,            # structured edits per step
+        "free_form": False,        # offer write_prompt and ask for several edits at once (strong models)
+        "bash": True,              # offer the confined bash tool
+        "bash_timeout_s": 10.0,
+        "output_limit": 1500,      # characters of bash output shown to the model
+        "allow_network": False,
+        "failures_shown": 3,
+        "prompt_chars": 2400,      # size of the evidence message
+        "prompt_cap": 8000,        # the system prompt may not grow past this
+        "fallback": True,          # one schema-checked proposal when the tools produced no edit
+    }
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+    ) -> StepResult:
+        """Analyse, converse with tools, repair, fall back, write."""
+        mark = self.usage_mark()
+        layers = self.layers(workspace) & {"prompts", "skills", "memory"}
+        evidence = analyse(observations, self.hidden(observations))
+        if not layers:
+            return StepResult(False, "skillforge: no editable layer is enabled")
+        if not (evidence.worth_acting() or evidence.hidden):
+            return StepResult(False, "skillforge: nothing to fix in this batch")
+        request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
+                                  self.params["prompt_chars"])
+        batch = EditBatch(workspace, layers, prompt_cap=self.params["prompt_cap"], max_edits=self.params["max_edits"])
+        snapshot = LayerSnapshot.take(workspace.path, layers=None)
+        problems_before = set(validate_workspace(workspace.path))
+        bash = ConfinedBash(workspace.path, self.params["bash_timeout_s"], self.params["output_limit"],
+                            self.params["allow_network"])
+        try:
+            turns = self._converse(request, batch, layers, bash)
+        except BaseException:
+            snapshot.restore()  # a crashed conversation leaves no bash edit behind
+            raise
+        kept = self._settle_bash(workspace, snapshot, layers, problems_before)
+        fallback = not batch.edits and not kept and self.params["fallback"]
+        if fallback:
+            try:
+                self._fallback(batch, evidence, request, workspace, layers)
+            except (StructuredOutputError, EditError) as exc:
+                status: StepStatus = "done" if isinstance(exc, DuplicateEditError) else "failed"
+                return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})", status=status,
+                                  usage=self.step_usage(mark))
+        applied = batch.apply()
+        changes = applied + [f"bash changed {path}" for path in kept]
+        summary = "; ".join(changes) or "no change"
+        metadata: dict[str, Any] = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
+                                    "isolation": bash.isolation if self.params["bash"] else "no bash"}
+        return StepResult(bool(changes), f"skillforge: {summary}", metadata, usage=self.step_usage(mark))
+
+    def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> list[Tool]:
+        names = [n for n in TOOL_LAYER if TOOL_LAYER[n] in layers and (n != "write_prompt" or self.params["free_form"])]
+        source = {"source": self.engine_name, "cycle": self.cycle}
+
+        def stage(action: str) -> Callable[[dict[str, Any]], str]:
+            def call(arguments: dict[str, Any]) -> str:
+                try:
+                    batch.add(generation.edit_from_action({"action": action, **arguments}, source))
+                except EditError as exc:
+                    return f"Error: {exc}"
+                return f"OK: staged {batch.edits[-1].describe()}"
+            return call
+
+        tools = [Tool(TOOL_SPECS[n], stage(n)) for n in names]
+        if self.params["bash"]:
+            tools.insert(0, Tool(TOOL_SPECS["bash"], lambda arguments: bash.run(str(arguments["command"]))))
+        return tools
+
+    def _converse(self, request: str, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> int:
+        """The tool conversation; returns the number of turns (0 when the context was too small)."""
+        tools = self._tools(batch, layers, bash)
+        system = prompts.FORGE_SYSTEM.format(tools="; ".join(prompts.TOOL_LINES[t.name] for t in tools),
+                                             max_edits=self.params["max_edits"])
+        messages = [Message("system", system), Message("user", request)]
+        try:
+            result = run_tool_loop(self.llm, messages, tools, max_turns=self.params["max_turns"],
+                                   max_tokens=self.max_tokens)
+        except ContextLengthError:
+            return 0
+        return result.turns
+
+    def _settle_bash(self, workspace: AgentWorkspace, snapshot: LayerSnapshot, layers: set[str],
+                     problems_before: set[str]) -> list[str]:
+        """Undo bash changes outside the enabled layers, and all of them if they broke the workspace."""
+        changed = snapshot.changed()
+        outside = [p for p in changed if "/" not in p or p.split("/", 1)[0] not in layers]
+        snapshot.restore(outside)
+        kept = [p for p in changed if p not in outside]
+        if kept and set(validate_workspace(workspace.path)) - problems_before:
+            snapshot.restore(kept)
+            return []
+        return kept
+
+    def _fallback(self, batch: EditBatch, evidence: Evidence, request: str, workspace: AgentWorkspace,
+                  layers: set[str]) -> None:
+        """One schema-checked proposal: several edits for a free-form model, else the single top target."""
+        source = {"source": self.engine_name, "cycle": self.cycle}
+        if self.params["free_form"]:
+            actions = [a for a, layer in generation.ACTIONS.items() if layer in layers]
+            for edit in generation.propose_edits(self.llm, request, actions, self.params["max_edits"],
+                                                 self.max_tokens, source):
+                batch.add(edit)
+            return
+        skills = read_skills(workspace) if "skills" in layers else {}
+        targets = plan_targets(evidence, layers, skills, limit=1)
+        for target in targets:
+            batch.add(propose(target, self.llm, evidence, request, skills, self.max_tokens, source))
+        if not targets and "memory" in layers:
+            for entry in lessons(evidence, source, limit=1):
+                batch.add(Edit("add_memory", entry=entry))

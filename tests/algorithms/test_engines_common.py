@@ -1,0 +1,86 @@
+"""Every engine: the constructor contract, lazy clients, and one gated cycle through the real loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import INSTRUCTION, MANIFEST
+
+import agent_evolve as ae
+from agent_evolve.algorithms import (
+    ENGINES,
+    AdaptiveEvolutionEngine,
+    AdaptiveSkillEngine,
+    AEvolveEngine,
+    GuidedSynthesisEngine,
+)
+from agent_evolve.contract.validate import validate_workspace
+from agent_evolve.errors import ConfigError
+from agent_evolve.llm.base import Message
+from agent_evolve.registry import import_object
+from agent_evolve.testing import ScriptedLLM
+from agent_evolve.types import Feedback, Task, Trajectory
+
+ALL = [AEvolveEngine, GuidedSynthesisEngine, AdaptiveEvolutionEngine, AdaptiveSkillEngine]
+
+
+def test_import_paths_and_names():
+    assert {name: import_object(path).name for name, path in ENGINES.items()} == {
+        "skillforge": "skillforge", "guided_synth": "guided_synth", "adaptive": "adaptive",
+        "adaptive_skill": "adaptive_skill"}
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_constructor_builds_the_client_lazily_and_checks_params(cls):
+    engine = cls(ae.EvolveConfig(evolver_model="ollama/qwen2.5-coder"), max_tokens=256)
+    assert engine._llm is None and engine.max_tokens == 256
+    assert engine.llm.model == "ollama/qwen2.5-coder"  # built on first use, no request sent
+    with pytest.raises(ConfigError, match="unknown params"):
+        cls(no_such_param=1)
+
+
+class AnswerLineAgent(ae.BaseAgent):
+    """Writes the `Answer:` line only when its prompt or skills tell it to."""
+
+    def solve(self, task: Task) -> Trajectory:
+        told = "Answer:" in self.system_prompt or any(
+            "Answer:" in self.get_skill_content(s.name) for s in self.skills)
+        return Trajectory(task.id, "So it is 18.\nAnswer: 18" if told else "It is 18 I think")
+
+
+class AnswerLineBenchmark(ae.BenchmarkAdapter):
+    def get_tasks(self, split: str = "train", limit: int = 10) -> list[Task]:
+        return [Task(f"q{i}", f"{INSTRUCTION}\n\nHow many apples, case {i}?") for i in range(12)][:limit]
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        if "Answer:" not in trajectory.output:
+            return Feedback(False, 0.0, "no number found in output", {"expected": "18", "extracted": None})
+        return Feedback(True, 1.0, "correct: 18", {"expected": "18", "extracted": "18"})
+
+
+def responder(messages: list[Message]) -> str:
+    """A stand-in engine model that answers each scoped request sensibly."""
+    last = messages[-1].content
+    if "Write ONE rule" in last:
+        return json.dumps({"rule": "Finish with a last line `Answer: <number>`."})
+    if "Write ONE skill" in last or "Rewrite this skill" in last:
+        return json.dumps({"name": "answer-line", "description": "TRIGGER when: an answer line is asked for.",
+                           "body": "End with the line `Answer: <number>`."})
+    if "Decide: ACCEPT" in last:
+        return json.dumps({"decision": "ACCEPT"})
+    return "DONE"
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_one_gated_cycle_through_the_loop(cls, tmp_path: Path):
+    root = tmp_path / "agent"
+    (root / "prompts").mkdir(parents=True)
+    (root / "prompts" / "system.md").write_text("You solve math problems.\n")
+    (root / "manifest.yaml").write_text(MANIFEST)
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.25, concurrency=1)
+    engine = cls(llm=ScriptedLLM([responder] * 12))
+    result = ae.Evolver(AnswerLineAgent(root), AnswerLineBenchmark(), config, engine).run(cycles=1)
+    assert result.details["accepted"] == 1 and result.final_score == 1.0
+    assert not validate_workspace(root)
