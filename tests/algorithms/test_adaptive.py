@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import PROMPT, add_skill, gsm_obs, snapshot
+from engine_fakes import PROMPT, add_skill, gsm_obs, snapshot
 
 from agent_evolve.algorithms.adaptive import AdaptiveEvolutionEngine, edit_budget
 from agent_evolve.algorithms.adaptive_skill import AdaptiveSkillEngine
@@ -124,3 +124,12 @@ def test_a_skill_body_given_as_a_list_of_lines_is_accepted(ws, failing_batch):
     text = ws.read_skill("answer-line")
     assert "- Finish with `Answer: <number>`.\n- Write nothing after it." in text
     assert "TRIGGER when: an answer line is asked for" in text
+
+
+def test_a_trigger_that_names_the_outcome_is_replaced(ws, failing_batch):
+    outcome = json.dumps({"name": "final-answer-is-wrong", "description": "TRIGGER when: the final answer is wrong.",
+                          "body": "Recompute each step."})
+    engine = AdaptiveSkillEngine(llm=ScriptedLLM([outcome]), seed_min_failures=9, max_edits=1)
+    engine.step(ws, failing_batch[2:], None)  # one wrong answer
+    text = ws.read_skill("final-answer-is-wrong")
+    assert "TRIGGER when: a problem needs several arithmetic steps." in text and "is wrong" not in text

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import INSTRUCTION, MANIFEST
+from engine_fakes import INSTRUCTION, MANIFEST
 
 import agent_evolve as ae
 from agent_evolve.algorithms import (

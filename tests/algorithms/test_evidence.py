@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import gsm_obs
+from engine_fakes import gsm_obs
 
 from agent_evolve.algorithms.common.evidence import analyse, answer_marker, format_problems, numeric_kind
 from agent_evolve.algorithms.common.summaries import batch_digest, clip, evidence_prompt

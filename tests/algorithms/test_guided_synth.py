@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import add_skill, skill_text, snapshot
+from engine_fakes import add_skill, skill_text, snapshot
 
 from agent_evolve.algorithms.guided_synth import GuidedSynthesisEngine
 from agent_evolve.config import EvolveConfig

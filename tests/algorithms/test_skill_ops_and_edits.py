@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PROMPT, add_skill, snapshot
+from engine_fakes import PROMPT, add_skill, snapshot
 
 from agent_evolve.algorithms.common.edits import (
     RULES_HEADING,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PROMPT, snapshot
+from engine_fakes import PROMPT, snapshot
 
 from agent_evolve.algorithms.skillforge.engine import AEvolveEngine
 from agent_evolve.config import EvolveConfig

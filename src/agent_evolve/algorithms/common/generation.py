@@ -28,6 +28,8 @@ SKILL_SCHEMA: dict[str, Any] = {
     "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES},
     "required": ["name", "description", "body"],
 }
+_UNUSABLE_TRIGGER = re.compile(r"<[^>]{0,80}>|\b(?:answer|result|output) is (?:wrong|incorrect|correct)\b",
+                               re.IGNORECASE)
 _META = re.compile(r"\b(?:system prompt|the prompt|the agent|this rule)\b", re.IGNORECASE)
 DECISION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -50,11 +52,13 @@ def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int
     return reply
 
 
-def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = None,
-                      name: str | None = None, cap: int = SKILL_CHAR_CAP) -> Skill:
+def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = None, name: str | None = None,
+                      cap: int = SKILL_CHAR_CAP, fallback_description: str | None = None) -> Skill:
     """A valid skill from a model's name/description/body (the name is slugified); EditError otherwise.
 
-    A body given as a list of lines becomes a bulleted list.
+    A body given as a list of lines becomes a bulleted list. A description that is a copied template
+    (`<...>`) or names the outcome ("the answer is wrong", unknowable before solving) is replaced by
+    `fallback_description`, or refused when there is none.
     """
     lines = fields.get("body")
     if isinstance(lines, list):
@@ -64,6 +68,10 @@ def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = 
     if not all(isinstance(v, str) and v.strip() for v in values):
         raise EditError("a skill needs a non-empty description and body")
     description, body = str(values[0]), str(values[1])
+    if _UNUSABLE_TRIGGER.search(description):
+        if fallback_description is None:
+            raise EditError(f"the description {description[:80]!r} is a template or names the outcome")
+        description = fallback_description
     try:
         return make_skill(name or slugify(str(fields.get("name") or "")), description, body, metadata, cap)
     except SkillFormatError as exc:
@@ -98,12 +106,13 @@ def propose_rule(client: LLMClient, evidence: str, focus: str, hint: str, max_to
     return Edit("add_rule", text=hint if _META.search(rule) else rule)
 
 
-def propose_skill(client: LLMClient, evidence: str, focus: str, hint: str, name_hint: str, max_tokens: int,
-                  metadata: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
-    """One new skill about `focus`."""
-    request = prompts.SKILL_REQUEST.format(evidence=evidence, focus=focus, advice=hint, name_hint=name_hint)
+def propose_skill(client: LLMClient, evidence: str, focus: str, hint: str, name_hint: str, description_hint: str,
+                  max_tokens: int, metadata: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
+    """One new skill about `focus`; an unusable description becomes `description_hint`."""
+    request = prompts.SKILL_REQUEST.format(evidence=evidence, focus=focus, advice=hint, name_hint=name_hint,
+                                           description_hint=description_hint)
     reply = ask(client, request, SKILL_SCHEMA, max_tokens)
-    return Edit("write_skill", skill=skill_from_fields(reply, metadata, cap=cap))
+    return Edit("write_skill", skill=skill_from_fields(reply, metadata, cap=cap, fallback_description=description_hint))
 
 
 def refine_skill(client: LLMClient, skill: Skill, uses: int, outcome: str, evidence: str, max_tokens: int,
@@ -114,7 +123,8 @@ def refine_skill(client: LLMClient, skill: Skill, uses: int, outcome: str, evide
     reply = ask(client, request, SKILL_SCHEMA, max_tokens)
     reply.setdefault("description", skill.description)
     metadata = {**skill.metadata, "refined": int(skill.metadata.get("refined", 0)) + 1}
-    return Edit("write_skill", skill=skill_from_fields(reply, metadata, name=skill.name, cap=cap))
+    return Edit("write_skill", skill=skill_from_fields(reply, metadata, name=skill.name, cap=cap,
+                                                       fallback_description=skill.description))
 
 
 def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_tokens: int) -> Decision:
@@ -131,7 +141,7 @@ def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_toke
 def merge(client: LLMClient, a: Skill, b: Skill, max_tokens: int, cap: int = SKILL_CHAR_CAP) -> Skill:
     """One valid skill combining `a` and `b`, written by the model (name slugified, size capped)."""
     reply = ask(client, prompts.MERGE_REQUEST.format(a=render_skill(a), b=render_skill(b)), SKILL_SCHEMA, max_tokens)
-    merged = skill_from_fields(reply, cap=cap)
+    merged = skill_from_fields(reply, cap=cap, fallback_description=a.description)
     return merge_skills(a, b, name=merged.name, description=merged.description, body=merged.body, cap=cap)
 
 

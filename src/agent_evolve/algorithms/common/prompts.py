@@ -16,7 +16,7 @@ SKILL_REQUEST = """{evidence}
 Write ONE skill for the agent about: {focus}.
 Suggested fix: {advice}
 name: lowercase words joined by hyphens, e.g. {name_hint}
-description: "TRIGGER when: <when it applies>. DO NOT TRIGGER: <when it does not>."
+description: one sentence naming the questions it helps with, e.g. "{description_hint}"
 body: 3 to 6 short imperative lines addressed to the agent, under 800 characters."""
 
 REFINE_REQUEST = """Skill {name} was used in {uses} task(s) and {outcome}:

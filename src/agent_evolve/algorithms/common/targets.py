@@ -83,8 +83,9 @@ def propose(target: Target, client: LLMClient, evidence: Evidence, request_text:
         return generation.propose_rule(client, request_text, target.focus, hint, max_tokens)
     if target.action == "write_skill":
         metadata = {"kind": target.kind, **source}
-        return generation.propose_skill(client, request_text, target.focus, hint, target.name_hint, max_tokens,
-                                        metadata, cap)
+        when = SEED_SKILLS[target.kind][1] if target.kind in SEED_SKILLS else target.focus
+        return generation.propose_skill(client, request_text, target.focus, hint, target.name_hint,
+                                        f"TRIGGER when: {when}.", max_tokens, metadata, cap)
     skill = skills[str(target.skill)]
     stats = evidence.skill_stats.get(skill.name)
     uses = stats.uses if stats else 0
