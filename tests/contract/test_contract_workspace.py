@@ -278,43 +278,6 @@ def test_manifest_accessors(ws: AgentWorkspace) -> None:
         ws.read_manifest()
 
 
-# ----- layer_files ---------------------------------------------------------------------------------------
-def test_layer_files_lists_layers(ws: AgentWorkspace) -> None:
-    files = ws.layer_files()
-    assert set(files) == {"prompts/system.md", "skills/check-units/SKILL.md", "memory/episodic.jsonl"}
-    assert all(len(digest) == 64 for digest in files.values())
-    assert set(ws.layer_files(["prompts"])) == {"prompts/system.md"}
-    assert ws.layer_files(["tools"]) == {}
-    with pytest.raises(WorkspaceError, match="unknown layer 'weights'"):
-        ws.layer_files(["weights"])
-
-
-def test_layer_files_detect_edits(ws: AgentWorkspace) -> None:
-    layers = ["prompts", "skills", "memory", "tools"]
-    before = ws.layer_files(layers)
-    assert ws.layer_files(layers) == before  # stable
-    ws.write_prompt("Changed prompt.\n")
-    after_prompt = ws.layer_files(layers)
-    assert after_prompt != before
-    body = ws.read_skill("check-units").replace("Convert every", "Always convert every")
-    ws.write_skill("check-units", body)  # same skill names: only the body changed
-    after_skill = ws.layer_files(layers)
-    assert after_skill["skills/check-units/SKILL.md"] != after_prompt["skills/check-units/SKILL.md"]
-    ws.add_memory({"content": "new lesson"})
-    after_memory = ws.layer_files(layers)
-    assert after_memory["memory/episodic.jsonl"] != after_skill["memory/episodic.jsonl"]
-    ws.write_tool("calc.py", "x = 1\n")
-    assert "tools/calc.py" in ws.layer_files(layers)
-
-
-def test_layer_files_ignores_caches_and_temp_files(ws: AgentWorkspace) -> None:
-    before = ws.layer_files(["skills"])
-    (ws.path / "skills" / "__pycache__").mkdir()
-    (ws.path / "skills" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
-    (ws.path / "skills" / ".SKILL.md.abc.tmp").write_text("partial")
-    assert ws.layer_files(["skills"]) == before
-
-
 # ----- path safety ---------------------------------------------------------------------------------------
 ESCAPES = ["../x", "../../etc/passwd", "/etc/passwd", "a/b", ".."]
 
@@ -371,5 +334,5 @@ def test_symlinked_layer_folder_refused(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="escapes"):
         ws.add_memory({"content": "x"})
     with pytest.raises(WorkspaceError, match="escapes"):
-        ws.layer_files(["memory"])
+        ws.read_memories()
     assert list((tmp_path / "elsewhere").iterdir()) == []

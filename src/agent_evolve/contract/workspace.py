@@ -20,7 +20,6 @@ one line under a lock). Nothing here ever writes while reading or validating.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -32,8 +31,8 @@ from typing import Any
 import yaml
 
 from agent_evolve.contract.jsonl import dump_line, read_jsonl
-from agent_evolve.contract.manifest import LAYER_PATHS, Manifest, load_manifest, read_manifest_data
-from agent_evolve.contract.paths import atomic_write, check_category, check_name, is_temp_file, safe_join
+from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
+from agent_evolve.contract.paths import atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.types import SkillMeta
@@ -41,7 +40,6 @@ from agent_evolve.types import SkillMeta
 DRAFTS_DIR = "_drafts"
 SKILL_FILE = "SKILL.md"
 _APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
-_IGNORED_DIRS = {"__pycache__", ".git"}
 
 
 class AgentWorkspace:
@@ -270,31 +268,6 @@ class AgentWorkspace:
     @property
     def evolvable_layers(self) -> list[str]:
         return self.manifest().evolvable_layers
-
-    def layer_files(self, layers: Iterable[str] | None = None) -> dict[str, str]:
-        """``{relative posix path: sha256}`` of every file in ``layers`` (default: the evolvable layers).
-
-        Compare two results to detect a mutation: any prompt, skill body, draft, memory or tool edit
-        changes it. ``__pycache__`` and leftover temp files of atomic writes are ignored.
-        """
-        chosen = self.evolvable_layers if layers is None else list(layers)
-        digests: dict[str, str] = {}
-        for layer in chosen:
-            if layer not in LAYER_PATHS:
-                raise WorkspaceError(f"{self.path}: unknown layer {layer!r}; known: {', '.join(LAYER_PATHS)}")
-            top = self._file(LAYER_PATHS[layer])
-            for dirpath, dirnames, filenames in os.walk(top):
-                dirnames[:] = sorted(d for d in dirnames if d not in _IGNORED_DIRS)
-                for filename in sorted(filenames):
-                    if is_temp_file(filename) or filename.endswith(".pyc"):
-                        continue
-                    full = Path(dirpath) / filename
-                    rel = full.relative_to(self.path).as_posix()
-                    if full.is_symlink():
-                        digests[rel] = hashlib.sha256(b"symlink:" + os.fsencode(os.readlink(full))).hexdigest()
-                    else:
-                        digests[rel] = hashlib.sha256(full.read_bytes()).hexdigest()
-        return digests
 
 
 def _list_files(folder: Path) -> list[str]:
