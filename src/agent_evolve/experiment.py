@@ -66,7 +66,7 @@ def score_workspace(workspace: Path, benchmark: BenchmarkAdapter, split: str, li
 def run_lift_experiment(
     *,
     agent: str,
-    benchmark: str,
+    benchmark: str | BenchmarkAdapter,
     engine: str,
     seeds: list[int],
     cycles: int,
@@ -78,7 +78,8 @@ def run_lift_experiment(
     """For each seed: evolve a fresh copy of the seed workspace, then score it on the same test tasks as the baseline."""
     adapter = resolve_benchmark(benchmark)
     source = seed_path(agent) if not Path(agent).exists() else Path(agent)
-    report = LiftReport(benchmark, agent, engine, test_tasks=len(adapter.get_tasks("test", limit=test_limit)))
+    name = benchmark if isinstance(benchmark, str) else (adapter.name or type(adapter).__name__)
+    report = LiftReport(name, agent, engine, test_tasks=len(adapter.get_tasks("test", limit=test_limit)))
     report.config = config.to_dict()
     baseline_test = score_workspace(source, adapter, "test", test_limit, config)
     for seed in seeds:

@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from agent_evolve.cli.progress import LiveProgress
-from agent_evolve.cli.run import build_config, model_options
+from agent_evolve.cli.run import benchmark_from_options, build_config, model_options
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.experiment import markdown_table, run_lift_experiment
 
@@ -37,7 +37,7 @@ def experiment_command(
         with LiveProgress(console, cycles) as progress:
             report = run_lift_experiment(
                 agent=agent,
-                benchmark=benchmark,
+                benchmark=benchmark_from_options(benchmark, options),
                 engine=engine,
                 seeds=seed_list,
                 cycles=cycles,

@@ -9,6 +9,7 @@ import click
 from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
 from agent_evolve.cli.run import eval_command, run_command
+from agent_evolve.cli.subset import hard_subset_command
 
 
 @click.group()
@@ -24,6 +25,7 @@ cli.add_command(run_command)
 cli.add_command(eval_command)
 cli.add_command(doctor)
 cli.add_command(experiment_command)
+cli.add_command(hard_subset_command)
 
 
 def main() -> None:

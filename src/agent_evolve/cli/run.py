@@ -13,6 +13,7 @@ from rich.console import Console
 
 from agent_evolve.api import Evolver, agent_from_workspace, resolve_benchmark, resolve_config
 from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.errors import AgentEvolveError
@@ -40,6 +41,12 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
     return dataclasses.replace(config, **changes)
 
 
+def benchmark_from_options(name: str, options: dict[str, Any]) -> BenchmarkAdapter:
+    """The named benchmark, restricted to a subset file when --subset was given."""
+    subset = options.get("subset")
+    return resolve_benchmark(name, subset=subset) if subset else resolve_benchmark(name)
+
+
 def model_options(func: Any) -> Any:
     """Options shared by every command that runs an agent."""
     for option in reversed(
@@ -49,6 +56,7 @@ def model_options(func: Any) -> Any:
             click.option("--base-url", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."),
             click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
             click.option("--agent-max-tokens", type=int, help="Output token limit of each agent answer."),
+            click.option("--subset", type=click.Path(exists=True, dir_okay=False), help="Benchmark subset file (hard-subset)."),
         ]
     ):
         func = option(func)
@@ -74,7 +82,7 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
     console = Console()
     try:
         config = build_config(options.pop("config_path"), **options)
-        evolver = Evolver(agent, benchmark, config, engine, workspace_dir=workspace)
+        evolver = Evolver(agent, benchmark_from_options(benchmark, options), config, engine, workspace_dir=workspace)
         total = cycles if cycles is not None else config.max_cycles
         console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
         started = time.monotonic()
@@ -100,7 +108,7 @@ def eval_command(workspace: str, benchmark: str, split: str, limit: int, output:
         config = build_config(options.pop("config_path"), **options)
         apply_config_limits(config)
         agent, _ = agent_from_workspace(Path(workspace), config)
-        adapter = resolve_benchmark(benchmark)
+        adapter = benchmark_from_options(benchmark, options)
         tasks = adapter.get_tasks(split, limit=limit)
         with console.status(f"scoring {len(tasks)} {split} tasks") as status:
             done = [0]
