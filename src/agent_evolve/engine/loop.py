@@ -13,7 +13,6 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.convergence import _is_score_converged
 from agent_evolve.engine.gate import GateDecision, gate
-from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.observer import EvolutionHistory, Observer
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
 from agent_evolve.engine.session import RunSession, StepOutcome
@@ -104,7 +103,7 @@ class EvolutionLoop:
             outcome = StepOutcome.from_journal(phases["stepped"])
             session.vc.reset_to(f"cand-{cycle}")
         else:
-            self._emit(cycle, "step")
+            self.emit(cycle, "step")
             outcome = session.step(cycle, observations)
             journal.record(cycle, "stepped", **outcome.to_dict())
         if "gated" in phases:
@@ -118,7 +117,7 @@ class EvolutionLoop:
         self._record(cycle, observations, batch_rel, outcome, decision, accepted)
         session.snapshot_engine_state(str(cycle))
         journal.record(cycle, "recorded", accepted_tag=session.accepted_tag, accepted_score=session.accepted_score)
-        self._emit(cycle, "recorded", score=session.accepted_score)
+        self.emit(cycle, "recorded", score=session.accepted_score)
         return outcome.status
 
     def _solve(self, cycle: int) -> tuple[list[Observation], str]:
@@ -127,13 +126,13 @@ class EvolutionLoop:
         self.agent.reload_from_fs()
         batch_ids, cursor = next_batch(session.plan.train_ids, session.cursor, self.config.batch_size)
         tasks = [session.train_tasks[i] for i in batch_ids]
-        self._emit(cycle, "solve", total=len(tasks))
+        self.emit(cycle, "solve", total=len(tasks))
         observer = Observer(self.workspace.path)
         done: list[Observation] = []
 
         def on_done(observation: Observation) -> None:
             done.append(observation)
-            self._emit(cycle, "solve", done=len(done), total=len(tasks))
+            self.emit(cycle, "solve", done=len(done), total=len(tasks))
 
         for observation in solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done):
             observer.record(observation.task, observation.trajectory, observation.feedback)
@@ -161,8 +160,8 @@ class EvolutionLoop:
             return GateDecision("accept", 0.0, 0.0, 0.0, 0.0, "no holdout tasks: every valid mutation is kept")
         self.agent = session.reload_agent(self.agent)
         total = len(session.plan.holdout_ids)
-        self._emit(cycle, "gate", total=total)
-        candidate, per_task = session.evaluate_holdout(self.agent, lambda n: self._emit(cycle, "gate", done=n, total=total))
+        self.emit(cycle, "gate", total=total)
+        candidate, per_task = session.evaluate_holdout(self.agent, lambda n: self.emit(cycle, "gate", done=n, total=total))
         decision = gate(
             candidate,
             session.accepted_score,
@@ -232,7 +231,7 @@ class EvolutionLoop:
         session.journal.record(
             cycle, "recorded", accepted_tag=session.accepted_tag, accepted_score=session.accepted_score
         )
-        self._emit(cycle, "out_of_budget", message=message)
+        self.emit(cycle, "out_of_budget", message=message)
 
     # -- results -----------------------------------------------------------------------------------------
 
@@ -264,7 +263,7 @@ class EvolutionLoop:
             details=details,
         )
 
-    def _emit(self, cycle: int, phase: str, **fields: object) -> None:
+    def emit(self, cycle: int, phase: str, **fields: object) -> None:
         self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
 
 

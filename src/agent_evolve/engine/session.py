@@ -119,8 +119,8 @@ class RunSession:
             self.journal.record(0, "started", summary=outcome.summary, status=outcome.status)
         self.loop.agent = self.reload_agent(self.loop.agent)
         total = len(self.holdout_tasks)
-        self.loop._emit(0, "baseline", total=total)
-        progress = lambda n: self.loop._emit(0, "baseline", done=n, total=total)  # noqa: E731
+        self.loop.emit(0, "baseline", total=total)
+        progress = lambda n: self.loop.emit(0, "baseline", done=n, total=total)  # noqa: E731
         score = self.evaluate_holdout(self.loop.agent, progress)[0] if self.plan.holdout_ids else 0.0
         self.accepted_tag, self.accepted_score, self.baseline_score = "evo-0", score, score
         self.journal.record(0, "baseline", accepted_tag="evo-0", accepted_score=score)
