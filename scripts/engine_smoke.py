@@ -18,23 +18,15 @@ import time
 from pathlib import Path
 
 import agent_evolve as ae
-from agent_evolve.algorithms import AdaptiveEvolutionEngine, AdaptiveSkillEngine, AEvolveEngine, GuidedSynthesisEngine
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.api import resolve_engine
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.llm.models import DEFAULT_MODEL
-
-ENGINES: dict[str, type[ModelEngine]] = {
-    "skillforge": AEvolveEngine,
-    "guided_synth": GuidedSynthesisEngine,
-    "adaptive": AdaptiveEvolutionEngine,
-    "adaptive_skill": AdaptiveSkillEngine,
-}
-
+from agent_evolve.registry import ENGINE_REGISTRY
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", choices=sorted(ENGINES), default="skillforge")
+    parser.add_argument("--engine", choices=sorted(ENGINE_REGISTRY), default="skillforge")
     parser.add_argument("--batch", type=int, default=4, help="train tasks solved before the engine step")
     parser.add_argument("--holdout", type=int, default=4, help="holdout tasks the gate scores")
     parser.add_argument("--model", default=DEFAULT_MODEL, help="agent and engine model")
@@ -61,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         batch_size=args.batch, max_cycles=1, holdout_limit=args.holdout, task_pool_limit=200, seed=args.seed,
         agent_model=args.model, evolver_model=args.model, concurrency=1, evolver_max_tokens=768,
     )
-    engine = ENGINES[args.engine](config)
+    engine = resolve_engine(args.engine, config)
     started = time.monotonic()
     evolver = ae.Evolver("gsm8k", "gsm8k", config, engine=engine, workspace_dir=str(workspace), progress=show)
     result = evolver.run(cycles=1)

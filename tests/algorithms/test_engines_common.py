@@ -10,7 +10,6 @@ from engine_fakes import INSTRUCTION, MANIFEST
 
 import agent_evolve as ae
 from agent_evolve.algorithms import (
-    ENGINES,
     AdaptiveEvolutionEngine,
     AdaptiveSkillEngine,
     AEvolveEngine,
@@ -19,7 +18,7 @@ from agent_evolve.algorithms import (
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import Message
-from agent_evolve.registry import import_object
+from agent_evolve.registry import ENGINE_REGISTRY, import_object
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -27,7 +26,7 @@ ALL = [AEvolveEngine, GuidedSynthesisEngine, AdaptiveEvolutionEngine, AdaptiveSk
 
 
 def test_import_paths_and_names():
-    assert {name: import_object(path).name for name, path in ENGINES.items()} == {
+    assert {name: import_object(path).name for name, path in ENGINE_REGISTRY.items()} == {
         "skillforge": "skillforge", "guided_synth": "guided_synth", "adaptive": "adaptive",
         "adaptive_skill": "adaptive_skill"}
 

@@ -13,11 +13,4 @@ from agent_evolve.algorithms.adaptive_skill import AdaptiveSkillEngine
 from agent_evolve.algorithms.guided_synth import GuidedSynthesisEngine
 from agent_evolve.algorithms.skillforge.engine import AEvolveEngine
 
-ENGINES: dict[str, str] = {
-    "skillforge": "agent_evolve.algorithms.skillforge.engine.AEvolveEngine",
-    "guided_synth": "agent_evolve.algorithms.guided_synth.GuidedSynthesisEngine",
-    "adaptive": "agent_evolve.algorithms.adaptive.AdaptiveEvolutionEngine",
-    "adaptive_skill": "agent_evolve.algorithms.adaptive_skill.AdaptiveSkillEngine",
-}
-
-__all__ = ["ENGINES", "AEvolveEngine", "AdaptiveEvolutionEngine", "AdaptiveSkillEngine", "GuidedSynthesisEngine"]
+__all__ = ["AEvolveEngine", "AdaptiveEvolutionEngine", "AdaptiveSkillEngine", "GuidedSynthesisEngine"]
