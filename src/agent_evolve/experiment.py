@@ -63,6 +63,20 @@ def score_workspace(workspace: Path, benchmark: BenchmarkAdapter, split: str, li
     return mean_score(solve_all(agent, benchmark, benchmark.get_tasks(split, limit=limit), config.concurrency))
 
 
+def _versioned_files(root: Path) -> dict[str, bytes]:
+    skip = {".git", "evolution", "__pycache__"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and not skip & set(p.relative_to(root).parts)
+    }
+
+
+def same_files(a: Path, b: Path) -> bool:
+    """True when two workspaces hold the same files, so an unchanged evolved workspace is not scored again."""
+    return _versioned_files(a) == _versioned_files(b)
+
+
 def run_lift_experiment(
     *,
     agent: str,
@@ -92,7 +106,11 @@ def run_lift_experiment(
             SeedRun(
                 seed=seed,
                 baseline_test=baseline_test,
-                evolved_test=score_workspace(workspace, adapter, "test", test_limit, seeded),
+                evolved_test=(
+                    baseline_test
+                    if same_files(source, workspace)
+                    else score_workspace(workspace, adapter, "test", test_limit, seeded)
+                ),
                 baseline_holdout=float(result.details.get("baseline_score", 0.0)),
                 evolved_holdout=result.final_score,
                 accepted=int(result.details.get("accepted", 0)),

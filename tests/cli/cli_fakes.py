@@ -20,3 +20,10 @@ class ShoutEngine(ae.EvolutionEngine):
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         workspace.write_prompt("SHOUT")
         return StepResult(mutated=True, summary="shout")
+
+
+class NoopEngine(ae.EvolutionEngine):
+    """Changes nothing."""
+
+    def step(self, workspace, observations, history, trial=None) -> StepResult:
+        return StepResult(mutated=False, summary="nothing to do")

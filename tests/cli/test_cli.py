@@ -97,3 +97,20 @@ def test_bad_input_is_a_clean_error_not_a_traceback(setup: tuple[Path, Path], tm
     (workspace / "manifest.yaml").write_text("name: x\n")
     result = CliRunner().invoke(cli, ["eval", "--workspace", str(workspace), "--benchmark", "gsm8k"])
     assert result.exit_code == 1 and "manifest.yaml" in result.output and "Traceback" not in result.output
+
+
+def test_experiment_does_not_rescore_an_unchanged_workspace(setup: tuple[Path, Path], tmp_path: Path, monkeypatch) -> None:
+    import agent_evolve.experiment as experiment
+
+    workspace, tasks = setup
+    scored: list[Path] = []
+    real = experiment.score_workspace
+    monkeypatch.setattr(experiment, "score_workspace", lambda path, *a: scored.append(path) or real(path, *a))
+    monkeypatch.setitem(ENGINE_REGISTRY, "noop", "cli_fakes.NoopEngine")
+    result = CliRunner().invoke(
+        cli, ["experiment", "--agent", str(workspace), "--benchmark", f"jsonl:{tasks}", "--engine", "noop",
+              "--seeds", "0", "--cycles", "1", "--batch-size", "4", "--holdout-limit", "5", "--out", str(tmp_path / "x")],
+    )
+    assert result.exit_code == 0, result.output
+    assert scored == [workspace], "only the baseline is scored when evolution changed nothing"
+    assert json.loads((tmp_path / "x" / "lift.json").read_text())["runs"][0]["lift"] == 0.0
