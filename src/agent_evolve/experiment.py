@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_evolve.algorithms.common.edits import LayerSnapshot
 from agent_evolve.api import Evolver, agent_from_workspace, resolve_benchmark
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
@@ -63,18 +64,9 @@ def score_workspace(workspace: Path, benchmark: BenchmarkAdapter, split: str, li
     return mean_score(solve_all(agent, benchmark, benchmark.get_tasks(split, limit=limit), config.concurrency))
 
 
-def _versioned_files(root: Path) -> dict[str, bytes]:
-    skip = {".git", "evolution", "__pycache__"}
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and not skip & set(p.relative_to(root).parts)
-    }
-
-
 def same_files(a: Path, b: Path) -> bool:
     """True when two workspaces hold the same files, so an unchanged evolved workspace is not scored again."""
-    return _versioned_files(a) == _versioned_files(b)
+    return LayerSnapshot.take(a, None).files == LayerSnapshot.take(b, None).files
 
 
 def run_lift_experiment(

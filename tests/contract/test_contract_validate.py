@@ -73,3 +73,13 @@ def test_symlinked_skill_outside_reported(ws_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "out" / "SKILL.md").write_text("---\nname: ext\ndescription: d\n---\n")
     (ws_dir / "skills" / "ext").symlink_to(tmp_path / "out")
     assert any("escapes" in p for p in validate_workspace(ws_dir))
+
+
+def test_missing_manifest_is_allowed_only_when_not_required(tmp_path) -> None:
+    from agent_evolve.contract.validate import validate_workspace
+
+    (tmp_path / "prompts").mkdir()
+    assert any("manifest.yaml" in p for p in validate_workspace(tmp_path))
+    assert validate_workspace(tmp_path, require_manifest=False) == []
+    (tmp_path / "manifest.yaml").write_text("name: x\n")
+    assert any("manifest.yaml" in p for p in validate_workspace(tmp_path, require_manifest=False))

@@ -15,18 +15,19 @@ from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
 Problem = tuple[type[WorkspaceError], str]
 
 
-def _problems(path: str | Path) -> list[Problem]:
+def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
     root = Path(path)
     if not root.is_dir():
         return [(WorkspaceError, f"{root}: workspace directory does not exist")]
     found: list[Problem] = []
 
-    try:
-        data = read_manifest_data(root)
-    except ManifestError as exc:
-        found.append((ManifestError, str(exc)))
-    else:
-        found += [(ManifestError, p) for p in manifest_problems(data, root / MANIFEST_FILE)]
+    if require_manifest or (root / MANIFEST_FILE).exists():
+        try:
+            data = read_manifest_data(root)
+        except ManifestError as exc:
+            found.append((ManifestError, str(exc)))
+        else:
+            found += [(ManifestError, p) for p in manifest_problems(data, root / MANIFEST_FILE)]
 
     skills_dir = root / "skills"
     if skills_dir.is_dir():
@@ -74,12 +75,13 @@ def _problems(path: str | Path) -> list[Problem]:
     return found
 
 
-def validate_workspace(path: str | Path) -> list[str]:
+def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[str]:
     """Every problem of the workspace at ``path``: manifest, skills, memory lines, tool registry.
 
-    Each message names the file (and key or line). An empty list means the workspace is valid.
+    Each message names the file (and key or line). An empty list means the workspace is valid. With
+    ``require_manifest=False`` a missing manifest is allowed (a user's own agent); a present one is still checked.
     """
-    return [message for _, message in _problems(path)]
+    return [message for _, message in _problems(path, require_manifest)]
 
 
 def check_workspace(path: str | Path) -> None:

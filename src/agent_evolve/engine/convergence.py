@@ -10,5 +10,3 @@ def _is_score_converged(scores: list[float], window: int = 3, epsilon: float = 0
     recent = scores[-window:]
     return (max(recent) - min(recent)) < epsilon
 
-
-is_score_converged = _is_score_converged

@@ -145,8 +145,7 @@ class RunSession:
 
     def _problems(self) -> list[str]:
         """Workspace problems; a workspace without a manifest (a user's own agent) is checked for the rest."""
-        has_manifest = (self.path / "manifest.yaml").exists()
-        return [p for p in validate_workspace(self.path) if has_manifest or "manifest.yaml" not in p]
+        return validate_workspace(self.path, require_manifest=False)
 
     def _make_plan(self) -> None:
         pool = self.loop.benchmark.get_tasks("train", limit=self.config.task_pool_limit)
