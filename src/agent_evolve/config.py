@@ -43,9 +43,13 @@ class EvolveConfig:
     # Extension point
     extra: dict[str, Any] = field(default_factory=dict)
 
-    # Agent LLM and provider settings
+    # Agent LLM and provider settings (per role: agent_* and evolver_*; llm_* are the defaults of both)
     agent_model: str = DEFAULT_MODEL
     agent_max_tokens: int = 1024
+    agent_base_url: str | None = None
+    agent_timeout_s: float | None = None
+    evolver_base_url: str | None = None
+    evolver_timeout_s: float | None = None
     llm_base_url: str | None = None
     llm_timeout_s: float = 120.0
     llm_max_retries: int = 3
@@ -58,11 +62,26 @@ class EvolveConfig:
     holdout_limit: int | None = None
 
     # Gate
+    gate_strategy: str = "strict"  # strict | min_improvement | paired | best_so_far
     gate_min_improvement: float = 0.0
     gate_accept_ties: bool = False
+    gate_repeats: int = 1  # score each holdout task k times
+    gate_alpha: float = 0.05  # significance level of the paired strategy
+    gate_remeasure_incumbent: bool | None = None  # None: only when the agent or grader is not deterministic
+
+    # Stopping and faults
+    patience: int | None = None  # stop after this many cycles without an accepted improvement (off by default)
+    max_infra_failure_ratio: float = 0.25  # a batch or gate with more infrastructure failures is a failed cycle
+    preflight: bool = True  # check every model role and the benchmark before the baseline
+
+    # Engine and grader parameters
+    engine_params: dict[str, Any] = field(default_factory=dict)
+    grader: str | None = None  # jsonl benchmarks: exact | regex | numeric | python:module:function
 
     # Execution
     concurrency: int = 4
+    executor: str = "threads"  # threads | processes | ray
+    ray_address: str | None = None
     allow_early_stop: bool = True
 
     # Budgets (None = unlimited)
@@ -117,6 +136,12 @@ _RULES: dict[str, tuple[str, float | None, float | None]] = {
     "task_pool_limit": ("a positive integer", 1, None),
     "holdout_limit": ("a positive integer", 1, None),
     "gate_min_improvement": ("a non-negative number", 0.0, None),
+    "gate_repeats": ("a positive integer", 1, None),
+    "gate_alpha": ("a number in (0, 1)", 1e-12, 1.0),
+    "patience": ("a positive integer", 1, None),
+    "max_infra_failure_ratio": ("a number in [0, 1]", 0.0, 1.0 + 1e-12),
+    "agent_timeout_s": ("a positive number", 1e-9, None),
+    "evolver_timeout_s": ("a positive number", 1e-9, None),
     "concurrency": ("a positive integer", 1, None),
     "max_total_tokens": ("a positive integer", 1, None),
     "max_cost_usd": ("a positive number", 1e-12, None),

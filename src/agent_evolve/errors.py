@@ -4,11 +4,19 @@ from __future__ import annotations
 
 
 class AgentEvolveError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    `fatal` errors (a missing dependency, bad configuration, rejected credentials) cannot be fixed by a retry or
+    by the next task: the loop stops the run with them instead of recording a failed task.
+    """
+
+    fatal: bool = False
 
 
 class ConfigError(AgentEvolveError, ValueError):
     """A configuration value has the wrong type or value; the message names the key and the source."""
+
+    fatal = True
 
 
 class WorkspaceError(AgentEvolveError):
@@ -33,6 +41,8 @@ class UnknownNameError(AgentEvolveError, KeyError):
 class MissingDependencyError(AgentEvolveError, ImportError):
     """An optional extra, a data package, Docker or a credential is missing; the message says what to install."""
 
+    fatal = True
+
 
 class BudgetExceededError(AgentEvolveError):
     """A token or cost budget is spent; the loop ends the run with status out_of_budget."""
@@ -40,3 +50,8 @@ class BudgetExceededError(AgentEvolveError):
 
 class TrialError(AgentEvolveError):
     """An engine asked the trial runner for something it may not see (holdout or test tasks, outside paths)."""
+
+
+def is_fatal(exc: BaseException) -> bool:
+    """True for errors that no retry and no other task can fix: the run must stop and say what to set or install."""
+    return bool(getattr(exc, "fatal", False))
