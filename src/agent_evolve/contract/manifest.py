@@ -22,11 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
 from agent_evolve.errors import ManifestError
+
+if TYPE_CHECKING:
+    from agent_evolve.config import EvolveConfig
 
 MANIFEST_FILE = "manifest.yaml"
 SUPPORTED_CONTRACT_VERSIONS: tuple[str, ...] = ("1.0",)
@@ -145,3 +148,16 @@ def load_manifest(workspace_path: str | Path) -> Manifest:
         agent_config=dict(agent.get("config") or {}),
         raw=data,
     )
+
+
+def enabled_layers(config: EvolveConfig, workspace_path: str | Path) -> list[str]:
+    """Layers evolution may edit: those the manifest declares (all, without a manifest) that the config enables."""
+    enabled = {
+        "prompts": config.evolve_prompts,
+        "skills": config.evolve_skills,
+        "memory": config.evolve_memory,
+        "tools": config.evolve_tools,
+    }
+    has_manifest = (Path(workspace_path) / MANIFEST_FILE).exists()
+    declared = load_manifest(workspace_path).evolvable_layers if has_manifest else list(LAYER_PATHS)
+    return [layer for layer in declared if enabled.get(layer, False)]

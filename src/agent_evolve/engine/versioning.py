@@ -12,6 +12,24 @@ _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@loca
 IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
 
 
+def accepted_tag(cycle: int) -> str:
+    """The tag of the version accepted at `cycle` (cycle 0: the bootstrapped starting workspace)."""
+    return f"evo-{cycle}"
+
+
+def candidate_tag(cycle: int) -> str:
+    """The tag of the candidate the engine wrote at `cycle`, kept whether or not the gate accepted it."""
+    return f"cand-{cycle}"
+
+
+def pre_evolution_tag(cycle: int) -> str:
+    """The tag of the workspace just before the engine's step of `cycle` (cycle 0: before bootstrap)."""
+    return f"pre-evo-{cycle}"
+
+
+BASELINE_TAG = accepted_tag(0)
+
+
 class VersionControl:
     """Commits, tags, diffs and restores of one workspace; every evolution version is a tagged commit."""
 
