@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from agent_evolve.cli.diff import diff_command, show_command
+from agent_evolve.cli.export import export_command, import_skills_command
 from agent_evolve.cli.history import history_command
 from agent_evolve.cli.init import init_command
 from agent_evolve.cli.rollback import rollback_command
@@ -17,4 +18,6 @@ USERVIEW_COMMANDS: tuple[click.Command, ...] = (
     rollback_command,
     status_command,
     init_command,
+    export_command,
+    import_skills_command,
 )
