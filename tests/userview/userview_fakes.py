@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import agent_evolve as ae
-from agent_evolve.types import Feedback, StepResult, Task, Trajectory
+from agent_evolve.types import Feedback, StepResult, Task, Trajectory, Usage
 
 HERE = Path(__file__).parent
 MANIFEST = """name: keywords
@@ -70,7 +70,8 @@ class FileEngine(ae.EvolutionEngine):
             target = Path(workspace.path) / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
-        return StepResult(mutated=bool(files), summary=f"cycle {cycle}: wrote {', '.join(files) or 'nothing'}")
+        usage = Usage(calls=1, input_tokens=900 + 100 * cycle, output_tokens=150, cost=0.002 * cycle)
+        return StepResult(mutated=bool(files), summary=f"cycle {cycle}: wrote {', '.join(files) or 'nothing'}", usage=usage)
 
 
 PLAN: list[dict[str, str]] = [

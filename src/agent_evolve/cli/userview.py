@@ -8,6 +8,7 @@ from agent_evolve.cli.diff import diff_command, show_command
 from agent_evolve.cli.export import export_command, import_skills_command
 from agent_evolve.cli.history import history_command
 from agent_evolve.cli.init import init_command
+from agent_evolve.cli.report import report_command
 from agent_evolve.cli.rollback import rollback_command
 from agent_evolve.cli.status import status_command
 
@@ -20,4 +21,5 @@ USERVIEW_COMMANDS: tuple[click.Command, ...] = (
     init_command,
     export_command,
     import_skills_command,
+    report_command,
 )

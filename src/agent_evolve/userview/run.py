@@ -93,6 +93,11 @@ def accepted_version(journal: list[dict[str, Any]]) -> tuple[str, float | None]:
     return str(found[-1]["accepted_tag"]), _float(found[-1].get("accepted_score"))
 
 
+def baseline_score(journal: list[dict[str, Any]]) -> float | None:
+    """The starting workspace's holdout score, once the baseline was scored."""
+    return next((_float(e.get("accepted_score")) for e in journal if e.get("phase") == "baseline"), None)
+
+
 def accepted_tags(journal: list[dict[str, Any]]) -> list[str]:
     """Every tag that was ever the accepted version, in the order it became so."""
     tags: list[str] = []
