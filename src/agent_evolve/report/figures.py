@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.userview.optional import optional_module
 from agent_evolve.userview.run import CycleRow
 
 if TYPE_CHECKING:
@@ -18,13 +18,10 @@ _MARKS = {"accepted": ("^", "#2a9d4b", "accepted"), "rejected": ("x", "#d62828",
 
 def _figure(width: float, height: float) -> Figure:
     """A new figure with one axes whose cycle axis has whole-number ticks."""
-    try:
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-    except ImportError as exc:
-        raise MissingDependencyError("the report's figures need matplotlib: pip install 'agent-evolve[plot]'") from exc
-    figure = Figure(figsize=(width, height), dpi=100)
-    figure.add_subplot().xaxis.set_major_locator(MaxNLocator(integer=True))
+    figures = optional_module("matplotlib.figure", "plot", "the report's figures")
+    ticker = optional_module("matplotlib.ticker", "plot", "the report's figures")
+    figure = figures.Figure(figsize=(width, height), dpi=100)
+    figure.add_subplot().xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     return figure
 
 
