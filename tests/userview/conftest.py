@@ -21,7 +21,6 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def run_copy(finished_run: Path, tmp_path: Path) -> Path:
-    """A private copy of the finished run, for tests that change it."""
-    target = tmp_path / "ws"
-    shutil.copytree(finished_run, target, symlinks=True)
-    return target
+    """A private copy of the finished run (with any sibling records folder), for tests that change it."""
+    shutil.copytree(finished_run.parent, tmp_path / "run", symlinks=True)
+    return tmp_path / "run" / finished_run.name

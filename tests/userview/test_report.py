@@ -84,6 +84,7 @@ def test_skill_bank_and_matrix_from_observations(finished_run: Path) -> None:
     batch = [obs("t1", 1.0, ["a"]), obs("t2", 1.0, ["a"]), obs("t3", 0.0, [])]
     bank = skill_bank([("a", "A"), ("b", "B")], batch)
     assert (bank[0].uses, bank[0].contribution) == (2, 1.0) and (bank[1].uses, bank[1].contribution) == (0, None)
-    matrix = task_matrix({1: [{"task_id": "h10", "score": 1.0}, {"task_id": "h2", "score": 0.0}]}, {2: batch})
+    matrix = task_matrix({1: {"h10": 1.0, "h2": 0.0}}, {2: batch})
     assert matrix.tasks == ["h2", "h10", "t1", "t2", "t3"] and matrix.cells[("t3", 2)] == 0.0
-    assert load_run(finished_run).gate_file(1)["decision"]["action"] == "accept"
+    holdout = load_run(finished_run).holdout_scores(3)
+    assert len(holdout) == 6 and set(holdout.values()) == {1.0}, "every holdout task solved by the cycle-3 candidate"

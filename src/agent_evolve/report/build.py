@@ -40,7 +40,7 @@ def report_page(run: RunView) -> ReportPage:
     ]
     batches = run.observations()
     skills = [(s.name, s.description) for s in AgentWorkspace(run.workspace).list_skills()]
-    gates = {r.cycle: run.gate_file(r.cycle).get("tasks") or [] for r in rows}
+    gates = {r.cycle: run.holdout_scores(r.cycle) for r in rows}
     return ReportPage(
         title=f"agent-evolve run: {run.workspace.name}",
         summary=summary,

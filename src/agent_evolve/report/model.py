@@ -96,15 +96,14 @@ def _natural(task_id: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", task_id)]
 
 
-def task_matrix(gates: dict[int, list[dict[str, Any]]], batches: dict[int, list[Observation]]) -> TaskMatrix:
-    """Holdout scores of each gated candidate and train scores of each cycle's batch, as one matrix."""
+def task_matrix(gates: dict[int, dict[str, float]], batches: dict[int, list[Observation]]) -> TaskMatrix:
+    """Holdout scores of each gated candidate ({cycle: {task: score}}) and train scores of each batch, as one matrix."""
     cells: dict[tuple[str, int], float] = {}
     split: dict[str, str] = {}
-    for cycle, rows in gates.items():
-        for row in rows:
-            if "task_id" in row and isinstance(row.get("score"), (int, float)):
-                cells[(str(row["task_id"]), cycle)] = float(row["score"])
-                split[str(row["task_id"])] = "holdout"
+    for cycle, scores in gates.items():
+        for task, score in scores.items():
+            cells[(task, cycle)] = score
+            split[task] = "holdout"
     for cycle, observations in batches.items():
         for obs in observations:
             cells[(obs.task.id, cycle)] = float(obs.feedback.score)

@@ -1,4 +1,8 @@
-"""Rollback: make an earlier version the accepted one, journaled so that the next `run` continues from it."""
+"""Rollback: make an earlier version the accepted one, journaled so that the next `run` continues from it.
+
+The entry copies the last accepted entry (spent usage included) and replaces its `accepted_*` fields with those
+recorded when the target was accepted, so the resumed run state is the target's, with nothing else lost.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from agent_evolve.engine.versioning import VersionControl, candidate_tag
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.labels import is_accepted, parse_tag, resolve_label
 from agent_evolve.userview.lock import holding_run_lock
-from agent_evolve.userview.run import accepted_version, load_run
+from agent_evolve.userview.run import ACCEPTING_PHASES, load_run
 
 # The journal phase whose `accepted_tag` a resumed run continues from (engine.session resumes from it).
 ROLLBACK_PHASE = "finished"
@@ -27,16 +31,18 @@ class Rollback:
     cycle: int
 
 
-def known_score(journal: list[dict], gate_of: dict[int, dict], tag: str) -> float | None:
-    """The holdout score recorded for `tag`: when it was accepted, or the gate's score of that candidate."""
-    scores = [e["accepted_score"] for e in journal if e.get("accepted_tag") == tag and "accepted_score" in e]
-    if scores:
-        return float(scores[-1])
+def accepted_fields(journal: list[dict], gate_of: dict[int, dict], tag: str) -> dict | None:
+    """What the journal recorded about `tag` when it was accepted (`accepted_*` fields), or for a candidate the
+    gate's score of it; None when no holdout score of `tag` is known."""
+    entries = [e for e in journal if e.get("phase") in ACCEPTING_PHASES and e.get("accepted_tag") == tag]
+    if entries and "accepted_score" in entries[-1]:
+        return {k: v for k, v in entries[-1].items() if k.startswith("accepted_")}
     parsed = parse_tag(tag)
     if parsed is not None and parsed[0] is candidate_tag:
         decision = (gate_of.get(parsed[1]) or {}).get("decision") or {}
         if "candidate_score" in decision:
-            return float(decision["candidate_score"])
+            return {"accepted_tag": tag, "accepted_cycle": parsed[1], "accepted_score": float(decision["candidate_score"]),
+                    "accepted_count": 0}
     return None
 
 
@@ -67,14 +73,16 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
             raise WorkspaceError(f"{label} was never accepted; pass --force to make it the accepted version anyway")
         cycles = [int(e["cycle"]) for e in run.journal if e.get("phase") in ("baseline", "recorded")]
         gates = {c: run.gate_file(c) for c in cycles}
-        score = known_score(run.journal, gates, tag)
-        if score is None:
+        fields = accepted_fields(run.journal, gates, tag)
+        if fields is None:
             raise WorkspaceError(f"{label} has no recorded holdout score, so the gate could not compare against it")
-        previous, _ = accepted_version(run.journal)
+        latest = [e for e in run.journal if e.get("phase") in ACCEPTING_PHASES][-1]
+        entry = {**{k: v for k, v in latest.items() if k not in ("cycle", "phase")}, **fields, "rolled_back_from": latest["accepted_tag"]}
         VersionControl(path).reset_to(tag)
         cycle = max(cycles)
-        Journal(records.journal).record(cycle, ROLLBACK_PHASE, accepted_tag=tag, accepted_score=score, rolled_back_from=previous)
+        Journal(records.journal).record(cycle, ROLLBACK_PHASE, **entry)
+        score = float(fields["accepted_score"])
         metrics = read_json(records.metrics, {})
         if isinstance(metrics, dict) and metrics:
             write_json_atomic(records.metrics, {**metrics, "accepted_tag": tag, "accepted_score": score})
-        return Rollback(previous=previous, accepted=tag, score=score, cycle=cycle)
+        return Rollback(previous=str(latest["accepted_tag"]), accepted=tag, score=score, cycle=cycle)

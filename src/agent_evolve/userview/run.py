@@ -130,6 +130,14 @@ class RunView:
         data = read_json(self.paths.gate / f"cycle_{cycle}.json", {})
         return data if isinstance(data, dict) else {}
 
+    def holdout_scores(self, cycle: int) -> dict[str, float]:
+        """The gated candidate's holdout score per task at `cycle` (the mean over repeats), {} when not gated."""
+        data = self.gate_file(cycle)
+        if isinstance(data.get("tasks"), list):
+            return {str(t["task_id"]): float(t["score"]) for t in data["tasks"] if isinstance(t, dict) and "task_id" in t}
+        scores = (data.get("candidate") or {}).get("scores") or {}
+        return {str(task): sum(values) / len(values) for task, values in scores.items() if values}
+
     def observations(self) -> dict[int, list[Observation]]:
         """The train observations of every recorded cycle, by cycle."""
         found: dict[int, list[Observation]] = {}
