@@ -22,6 +22,8 @@ def payloads(path: Path) -> list[bytes]:
             offset += left_in_block
             continue
         _, length, kind = RECORD_HEADER.unpack_from(data, offset)
+        if offset + RECORD_HEADER.size + length > len(data):
+            break  # a record still being written
         chunk = data[offset + RECORD_HEADER.size: offset + RECORD_HEADER.size + length]
         offset += RECORD_HEADER.size + length
         if kind == 0 and length == 0:
