@@ -33,7 +33,10 @@ from agent_evolve.registry import (
 )
 from agent_evolve.types import EvolutionResult
 
-__all__ = ["AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "resolve_benchmark", "resolve_engine"]
+__all__ = [
+    "AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "RunClients", "resolve_benchmark",
+    "resolve_engine",
+]
 
 DEFAULT_ENGINE = "skillforge"
 _COPY_IGNORE = shutil.ignore_patterns(".git", "evolution", "__pycache__")
@@ -61,22 +64,16 @@ class Evolver:
         self.config = resolve_config(config)
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.ledger.set_budget(self.config.max_total_tokens, self.config.max_cost_usd)
-        self.benchmark = resolve_benchmark(benchmark, grader=self.config.grader)
-        self.clients: dict[str, LLMClient] = {}
-        self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, self._role_client)
-        self.engine = resolve_engine(
-            engine if engine is not None else DEFAULT_ENGINE, self.config, self._role_client
-        )
+        roles = RunClients(self.config, self.ledger)
+        self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, roles)
+        self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config, roles)
+        grader = self.config.grader if isinstance(benchmark, str) else None  # an instance has its grader
+        self.benchmark = resolve_benchmark(benchmark, grader=grader)
+        self.clients: dict[str, LLMClient] = roles.clients
         if self.config.max_cost_usd is not None:
             require_prices([client.model for client in self.clients.values()], self.config.prices)
         self.workspace = AgentWorkspace(self.agent.workspace.path)
         self.progress = progress
-
-    def _role_client(self, role: str) -> LLMClient:
-        """The run's client for a model role, built once from the config and recording into the run's ledger."""
-        if role not in self.clients:
-            self.clients[role] = client_from_config(self.config, role, ledger=self.ledger)
-        return self.clients[role]
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Evolve until the workspace has `cycles` cycles (default config.max_cycles); resumes an interrupted run.
@@ -100,6 +97,21 @@ class Evolver:
 
 
 RoleClient = Callable[[str], LLMClient]
+
+
+class RunClients:
+    """The clients of one run's model roles, each built once from the config and recording into one ledger."""
+
+    def __init__(self, config: EvolveConfig, ledger: UsageLedger, *, seed: int = 0) -> None:
+        self.config = config
+        self.ledger = ledger
+        self.seed = seed
+        self.clients: dict[str, LLMClient] = {}
+
+    def __call__(self, role: str) -> LLMClient:
+        if role not in self.clients:
+            self.clients[role] = client_from_config(self.config, role, ledger=self.ledger, seed=self.seed)
+        return self.clients[role]
 
 
 def resolve_config(config: EvolveConfig | str | Path | None) -> EvolveConfig:
