@@ -63,7 +63,7 @@ class LiveProgress:
         if not self.plain:
             self.live.update(Text(line))
         elif self._plain_due(event):
-            self.console.print(line, markup=False, highlight=False)
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def _plain_due(self, event: ProgressEvent) -> bool:
         """A plain line at each phase change, every PLAIN_EVERY_TASKS tasks, and at a phase's last task."""
