@@ -79,6 +79,8 @@ def test_agent_settings_order_is_command_line_then_manifest_then_extra(tmp_path:
     assert (llm.calls[1].max_tokens, llm.calls[1].temperature) == (333, 0.9), "--agent-max-tokens beats the manifest"
     ReferenceAgent(seed_workspace(tmp_path / "plain", {}), llm=llm).solve(TASK)
     assert llm.calls[2].max_tokens == 1024
+    with pytest.raises(ConfigError, match=r"'extra.agent' has unknown keys \['colour'\]"):
+        ReferenceAgent(workspace, config=ae.EvolveConfig(extra={"agent": {"colour": "red"}}), llm=llm)
 
 
 def test_the_run_hands_its_agent_and_engine_their_role_clients(tmp_path: Path) -> None:

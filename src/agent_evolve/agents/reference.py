@@ -266,8 +266,12 @@ class ReferenceAgent(BaseAgent):
 def agent_config(config: EvolveConfig, manifest_config: Mapping[str, Any]) -> dict[str, Any]:
     """The effective ``agent.config``: ``extra["agent"]`` < the manifest < the config's explicit agent keys."""
     extra = config.extra.get("agent", {})
+    known = [f.name for f in fields(AgentSettings)]
     if not isinstance(extra, Mapping):
         raise ConfigError(f"key 'extra.agent' must be a mapping of agent.config keys, got {extra!r}")
+    unknown = sorted(set(extra) - set(known))
+    if unknown:
+        raise ConfigError(f"key 'extra.agent' has unknown keys {unknown}; known keys: {', '.join(known)}")
     explicit = {"max_tokens": config.agent_max_tokens, "temperature": config.agent_temperature}
     return {**extra, **manifest_config, **{k: v for k, v in explicit.items() if v is not None}}
 
