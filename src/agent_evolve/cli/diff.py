@@ -6,7 +6,6 @@ import click
 from rich.console import Console
 from rich.syntax import Syntax
 
-from agent_evolve.cli.clear_errors import clear_errors
 from agent_evolve.userview.versions import layer_diff, show_at
 
 _WORKSPACE = click.option(
@@ -28,7 +27,6 @@ def _print(text: str, lexer: str) -> None:
 @click.argument("b")
 @_WORKSPACE
 @click.option("--all-files", is_flag=True, help="Every file, not only the evolvable layers.")
-@clear_errors
 def diff_command(a: str, b: str, workspace: str, all_files: bool) -> None:
     """The diff of the evolvable layers between versions A and B (evo-N, cand-N, pre-evo-N, baseline, final)."""
     _print(layer_diff(workspace, a, b, all_files=all_files), "diff")
@@ -38,7 +36,6 @@ def diff_command(a: str, b: str, workspace: str, all_files: bool) -> None:
 @click.argument("version")
 @click.argument("path", default="")
 @_WORKSPACE
-@clear_errors
 def show_command(version: str, path: str, workspace: str) -> None:
     """A file (or folder listing) as it is at VERSION; without PATH, the workspace's top folder."""
     _print(show_at(workspace, version, path), "markdown" if path.endswith(".md") else "text")

@@ -8,7 +8,6 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from agent_evolve.cli.clear_errors import clear_errors
 from agent_evolve.userview.run import CycleRow, load_run
 
 _OUTCOME_STYLE = {"accepted": "green", "rejected": "red", "failed": "yellow", "out_of_budget": "yellow"}
@@ -42,7 +41,6 @@ def history_table(rows: list[CycleRow]) -> Table:
 @click.command("history")
 @click.argument("workspace", default=".", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-@clear_errors
 def history_command(workspace: str, as_json: bool) -> None:
     """One row per cycle of the run in WORKSPACE: outcome, scores, what changed, tokens and cost."""
     rows = load_run(workspace).rows

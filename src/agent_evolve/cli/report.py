@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from agent_evolve.cli.clear_errors import clear_errors
 from agent_evolve.report.build import build_report
 
 
@@ -12,7 +11,6 @@ from agent_evolve.report.build import build_report
 @click.argument("workspace", default=".", type=click.Path(exists=True, file_okay=False))
 @click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False))
 @click.option("--png", "png_dir", type=click.Path(file_okay=False), help="Also write the figures as PNG files here.")
-@clear_errors
 def report_command(workspace: str, output: str, png_dir: str | None) -> None:
     """Write the run's report: score curves, lineage, diffs, skill bank, task matrix, tokens and cost."""
     path = build_report(workspace, output, png_dir)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from agent_evolve.cli.clear_errors import clear_errors
 from agent_evolve.userview.rollback import rollback
 
 
@@ -12,7 +11,6 @@ from agent_evolve.userview.rollback import rollback
 @click.argument("version")
 @click.option("--workspace", "-w", default=".", show_default=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--force", is_flag=True, help="Also accept a version the gate never accepted (a candidate).")
-@clear_errors
 def rollback_command(version: str, workspace: str, force: bool) -> None:
     """Make VERSION (evo-N, baseline, or with --force cand-N) the accepted version of the run in WORKSPACE."""
     done = rollback(workspace, version, force=force)

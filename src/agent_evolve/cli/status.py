@@ -6,14 +6,12 @@ import json
 
 import click
 
-from agent_evolve.cli.clear_errors import clear_errors
 from agent_evolve.userview.status import run_status
 
 
 @click.command("status")
 @click.argument("workspace", default=".", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-@clear_errors
 def status_command(workspace: str, as_json: bool) -> None:
     """Cycle, phase, tasks done, accepted version and spending of the run in WORKSPACE."""
     status = run_status(workspace)
