@@ -101,3 +101,35 @@ def test_a_missing_logger_package_names_its_extra(monkeypatch: pytest.MonkeyPatc
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(MissingDependencyError, match=rf"agent-evolve\{extra}"):
         MlflowTracker(tmp_path.as_uri()) if module == "mlflow" else WandbTracker(tmp_path)
+
+
+def test_run_track_sends_the_runs_metrics_to_mlflow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mlflow", reason="the [mlflow] extra is not installed")
+    pytest.importorskip("matplotlib", reason="the report needs the [plot] extra")
+    from click.testing import CliRunner
+    from mlflow.tracking import MlflowClient
+
+    from agent_evolve.cli.main import cli
+    from agent_evolve.registry import BENCHMARK_REGISTRY, ENGINE_REGISTRY
+
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    monkeypatch.setitem(BENCHMARK_REGISTRY, "keywords", "userview_fakes.KeywordBenchmark")
+    monkeypatch.setitem(ENGINE_REGISTRY, "files", "userview_fakes.FileEngine")
+    workspace, uri = make_workspace(tmp_path / "ws"), (tmp_path / "mlruns").as_uri()
+    result = CliRunner().invoke(cli, [
+        "run", "--agent", str(workspace), "--benchmark", "keywords", "--engine", "files", "--cycles", "2",
+        "--batch-size", "4", "--holdout-ratio", "0.3", "--track", f"mlflow={uri}",
+    ])
+    assert result.exit_code == 0, result.output
+    client = MlflowClient(tracking_uri=uri)
+    (run,) = client.search_runs([client.get_experiment_by_name("agent-evolve").experiment_id])
+    assert [m.step for m in client.get_metric_history(run.info.run_id, "cycle_score")] == [1, 2]
+
+
+def test_run_track_refuses_an_unknown_tracker() -> None:
+    from click.testing import CliRunner
+
+    from agent_evolve.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["run", "--track", "tensorboard=logs"])
+    assert result.exit_code == 2 and "use mlflow=TRACKING_URI or wandb=DIRECTORY" in result.output

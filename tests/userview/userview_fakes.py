@@ -60,8 +60,8 @@ class KeywordBenchmark(ae.BenchmarkAdapter):
 class FileEngine(ae.EvolutionEngine):
     """Cycle N writes the files of plan[N-1] ({relative path: text}); cycles past the plan change nothing."""
 
-    def __init__(self, plan: list[dict[str, str]]):
-        self.plan = plan
+    def __init__(self, plan: list[dict[str, str]] | None = None):
+        self.plan = PLAN if plan is None else plan
 
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         cycle = self.context.cycle
