@@ -65,7 +65,8 @@ def merge_section(existing: str, section: str) -> str:
     start, end = existing.find(SECTION_BEGIN), existing.find(SECTION_END)
     if start != -1 and end > start:
         return existing[:start] + section + existing[end + len(SECTION_END):].lstrip("\n")
-    return existing + ("\n" if existing and not existing.endswith("\n") else "") + ("\n" if existing else "") + section
+    separator = "" if not existing else "\n" if existing.endswith("\n") else "\n\n"
+    return existing + separator + section
 
 
 def export_workspace(workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False) -> ExportResult:
