@@ -19,8 +19,12 @@ def _score(value: float | None) -> str:
 
 def history_table(rows: list[CycleRow]) -> Table:
     table = Table(title="evolution history")
-    for column in ("cycle", "outcome", "cycle score", "holdout", "batch", "version", "changed", "summary", "tokens", "cost $"):
-        table.add_column(column, overflow="fold")
+    for column in ("cycle", "outcome", "score", "holdout", "batch", "version"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("changed", overflow="fold", min_width=12)
+    table.add_column("summary", overflow="fold", min_width=12)
+    for column in ("tokens", "cost $"):
+        table.add_column(column, no_wrap=True, justify="right")
     for row in rows:
         style = _OUTCOME_STYLE.get(row.outcome, "")
         table.add_row(
