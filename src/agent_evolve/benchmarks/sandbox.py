@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import tempfile
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from agent_evolve.environments import (
 )
 
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
-PYTHON_FLAGS = ("-I", "-B")
+PYTHON_FLAGS = ("-I", "-S", "-B")  # isolated, standard library only: no site-packages, no user paths
 
 
 @dataclass(frozen=True)
@@ -82,53 +81,38 @@ def _confinement(work: Path, writable: bool) -> Confinement:
     return Confinement(mounts=mounts, cwd=str(work), env=env)
 
 
-def _pipe(stack: ExitStack) -> tuple[int, int]:
-    read, write = os.pipe()
-    for fd in (read, write):
-        stack.callback(_close, fd)
-    return read, write
-
-
-def _close(fd: int) -> None:
-    try:
-        os.close(fd)
-    except OSError:
-        return
-
-
 def run_tests(program: str, tests: str, entry_point: str, limits: SandboxLimits | None = None,
               check: str = "check") -> SandboxResult:
     """Run `program` (untrusted) and `tests` (trusted, defining `check(candidate)`) apart; report the verdict."""
     limits = limits or SandboxLimits()
     root = Path(tempfile.mkdtemp(prefix="agent-evolve-grade-"))
+    calls, replies, verdict = os.pipe(), os.pipe(), os.pipe()
+    children = [calls[0], calls[1], replies[0], replies[1], verdict[1]]  # the ends the two processes hold
     try:
         work, judge = root / "work", root / "tests"
         work.mkdir()
         judge.mkdir()
         (work / "program.py").write_text(program, encoding="utf-8")
         (judge / "tests.py").write_text(tests, encoding="utf-8")
-        with ExitStack() as stack:
-            calls_read, calls_write = _pipe(stack)
-            replies_read, replies_write = _pipe(stack)
-            verdict_read, verdict_write = _pipe(stack)
-            candidate = start_confined(_python("serve", str(work / "program.py"), str(calls_read), str(replies_write)),
-                              _confinement(work, writable=True), limits.limits(), (calls_read, replies_write))
-            try:
-                verifier = start_confined(_python("verify", str(judge / "tests.py"), entry_point, check,
-                                         str(calls_write), str(replies_read), str(verdict_write)),
-                                 _confinement(judge, writable=False), limits.limits(),
-                                 (calls_write, replies_read, verdict_write))
-            except BaseException:
-                candidate.kill()
-                candidate.collect()
-                raise
-            for fd in (calls_read, calls_write, replies_read, replies_write, verdict_write):
-                _close(fd)
-            ran, judged = collect_all([candidate, verifier])
-            with os.fdopen(os.dup(verdict_read), "rb") as handle:
-                verdict = _verdict(handle.read(2**20))
-        return _result(ran, judged, verdict, limits)
+        candidate = start_confined(_python("serve", str(work / "program.py"), str(calls[0]), str(replies[1])),
+                                   _confinement(work, writable=True), limits.limits(), (calls[0], replies[1]))
+        try:
+            verifier = start_confined(_python("verify", str(judge / "tests.py"), entry_point, check, str(calls[1]),
+                                              str(replies[0]), str(verdict[1])),
+                                      _confinement(judge, writable=False), limits.limits(),
+                                      (calls[1], replies[0], verdict[1]))
+        except BaseException:
+            candidate.kill()
+            candidate.collect()
+            raise
+        while children:
+            os.close(children.pop())
+        ran, judged = collect_all([candidate, verifier])
+        with os.fdopen(verdict[0], "rb", closefd=False) as handle:
+            return _result(ran, judged, _verdict(handle.read(2**20)), limits)
     finally:
+        for fd in (*children, verdict[0]):
+            os.close(fd)
         shutil.rmtree(root, ignore_errors=True)
 
 

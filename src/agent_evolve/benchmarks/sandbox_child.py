@@ -136,6 +136,7 @@ def verify(tests: str, entry_point: str, check: str, calls_fd: str, replies_fd: 
         candidate.reply()
         namespace: dict[str, Any] = {"__name__": "__tests__"}
         exec(compile(source, tests, "exec"), namespace)
+        namespace[entry_point] = candidate  # tests that call the function by its name reach the candidate too
         namespace[check](candidate)
     except CandidateFailed as exc:
         report = {"status": "failed", "where": "candidate", **exc.report}

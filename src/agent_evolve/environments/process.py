@@ -88,6 +88,10 @@ class ConfinedProcess:
                                          stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
                                          pass_fds=(status_write, *pass_fds), start_new_session=True, env={},
                                          cwd="/")
+        except BaseException:
+            os.close(status_read)
+            self._cleanup()
+            raise
         finally:
             os.close(status_write)
         self._status = status_read
@@ -120,6 +124,11 @@ class ConfinedProcess:
             self.timed_out = not overflow and self.proc.poll() is None
             self.kill()
 
+    def _cleanup(self) -> None:
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+        cgroup.remove(self._cgroup)
+
     def collect(self) -> ExecResult:
         """Wait for this command alone."""
         return collect_all([self])[0]
@@ -133,9 +142,7 @@ class ConfinedProcess:
                 pipe.close()
         with os.fdopen(self._status, "rb") as status:
             word, _, detail = status.read(4096).decode("utf-8", errors="replace").partition(" ")
-        if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
-        cgroup.remove(self._cgroup)
+        self._cleanup()
         if word == "error":
             raise ConfinementError(f"could not start the confined command with {self.backend.name}: {detail}")
         out, err = self._streams["stdout"], self._streams.get("stderr")
