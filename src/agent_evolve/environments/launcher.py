@@ -69,6 +69,14 @@ def make_target(dest: str, like: str | None) -> None:
         os.makedirs(dest, exist_ok=True)
 
 
+def topmost_missing(path: str) -> str | None:
+    """The highest ancestor of `path` (or `path`) that does not exist yet, or None."""
+    missing = None
+    while not os.path.lexists(path):
+        missing, path = path, os.path.dirname(path)
+    return missing
+
+
 def build_root(root: str, mounts: list[dict[str, Any]]) -> None:
     """A tmpfs root: a fresh /proc, a minimal /dev, a private /tmp, then exactly `mounts` (in depth order)."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -87,6 +95,11 @@ def build_root(root: str, mounts: list[dict[str, Any]]) -> None:
     for entry in sorted(mounts, key=lambda m: m["target"].rstrip("/").count("/")):
         kind, target, source = entry["kind"], entry["target"], entry.get("source")
         dest = root + target
+        top = topmost_missing(dest)
+        if top not in (None, dest) and os.path.dirname(top) != root:  # new folders inside e.g. the private /tmp
+            os.mkdir(top)
+            mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4k")
+            sealed.append(top)
         if kind == "tmpfs":
             make_target(dest, None)
             mount("tmpfs", dest, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4k")
