@@ -109,6 +109,14 @@ def test_files_inside_the_work_directory_are_fine_and_removed_afterwards() -> No
     assert workdir.name == "work" and not workdir.exists()
 
 
+def test_the_work_directory_is_bounded_scratch_that_never_reaches_the_disk() -> None:
+    program = ("import os\ndef double(x):\n    try:\n        for i in range(20):\n"
+               "            open(f'f{i}', 'wb').write(b'x' * 8 * 2**20)\n    except OSError as exc:\n"
+               "        return str(exc)\n    return 2 * x\n")
+    result = grade(program, "def check(candidate):\n    assert 'No space left' in candidate(1)\n")
+    assert result.passed, result.error_message
+
+
 def test_a_memory_bomb_fails_without_hurting_this_process() -> None:
     before = resource.getrlimit(resource.RLIMIT_AS)
     for body in ("x = bytearray(16 * 2**30)", "chunks = []\n    while True:\n        chunks.append(bytearray(50 * 2**20))"):

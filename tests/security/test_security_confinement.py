@@ -75,6 +75,12 @@ def test_only_the_writable_directory_is_writable(tmp_path: Path) -> None:
                                                      "sbin", "tmp", "usr", python_top, work.parts[1]}
 
 
+def test_system_secrets_are_masked() -> None:
+    present = [p for p in ("/etc/shadow", "/etc/gshadow") if os.path.exists(p)]
+    out = sh(f"for f in {' '.join(present)}; do wc -c < $f; done; ls -A /etc/ssl/private 2>/dev/null | wc -l").text()
+    assert set(out.split()) <= {"0"}
+
+
 def test_no_network_interfaces_but_loopback() -> None:
     out = py("import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\nexcept OSError as e:\n"
              "    print('refused', e)\nprint(sorted(n for _, n in socket.if_nameindex()))").text()

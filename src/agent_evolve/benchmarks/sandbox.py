@@ -1,8 +1,8 @@
 """Grade untrusted Python where it cannot reach its verdict: the candidate and the tests in separate confinements.
 
 The candidate program runs in its own PID, mount and network namespaces (see agent_evolve.environments) with an
-empty environment, a read-only view of the system, one writable temporary directory and CPU, memory, process
-and file-size limits. The tests run in a second confinement and call the candidate's function through a pipe;
+empty environment, a read-only view of the system and its program, one writable scratch directory in memory,
+and CPU, memory, process and file-size limits. The tests run in a second confinement and call the candidate's function through a pipe;
 values come back as plain literals, so the tests never touch a candidate object. The verdict is written by the
 test process on a pipe only it holds; the parent reads it there, and a run that ends any other way has failed.
 """
@@ -32,13 +32,17 @@ PYTHON_FLAGS = ("-I", "-S", "-B")  # isolated, standard library only: no site-pa
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Limits for one grading run; `tail_chars` bounds the candidate's stdout and stderr kept in the result."""
+    """Limits for one grading run; `tail_chars` bounds the candidate's stdout and stderr kept in the result.
+
+    The candidate's working directory is a `scratch_mb` tmpfs: nothing it writes reaches the disk.
+    """
 
     timeout_s: float = 10.0
     memory_mb: int = 1024
     max_output_mb: int = 16
     tail_chars: int = 4000
     processes: int = 64
+    scratch_mb: int = 64
 
     def limits(self) -> Limits:
         """The same limits for the confinement of each process."""
@@ -75,10 +79,13 @@ def _python(*args: str) -> list[str]:
     return [python_executable(), *PYTHON_FLAGS, str(CHILD_SCRIPT), *args]
 
 
-def _confinement(work: Path, writable: bool) -> Confinement:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": "/tmp", "LC_ALL": "C.UTF-8"}
-    mounts = (Mount.bind(work, writable=writable), Mount.bind(CHILD_SCRIPT))
-    return Confinement(mounts=mounts, cwd=str(work), env=env)
+def _confinement(files: Path, cwd: Path, scratch_mb: int = 0) -> Confinement:
+    """`files` read-only, the child script, and as working directory `cwd` (a scratch folder when scratch_mb)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "TMPDIR": "/tmp", "LC_ALL": "C.UTF-8"}
+    mounts = [Mount.bind(files), Mount.bind(CHILD_SCRIPT)]
+    if scratch_mb:
+        mounts.append(Mount.scratch(cwd, scratch_mb))
+    return Confinement(mounts=tuple(mounts), cwd=str(cwd), env=env)
 
 
 def run_tests(program: str, tests: str, entry_point: str, limits: SandboxLimits | None = None,
@@ -89,17 +96,18 @@ def run_tests(program: str, tests: str, entry_point: str, limits: SandboxLimits 
     calls, replies, verdict = os.pipe(), os.pipe(), os.pipe()
     children = [calls[0], calls[1], replies[0], replies[1], verdict[1]]  # the ends the two processes hold
     try:
-        work, judge = root / "work", root / "tests"
-        work.mkdir()
-        judge.mkdir()
-        (work / "program.py").write_text(program, encoding="utf-8")
+        source, judge = root / "program", root / "tests"
+        for folder in (source, judge, root / "work"):  # work: the scratch's mount point (and cwd when unconfined)
+            folder.mkdir()
+        (source / "program.py").write_text(program, encoding="utf-8")
         (judge / "tests.py").write_text(tests, encoding="utf-8")
-        candidate = start_confined(_python("serve", str(work / "program.py"), str(calls[0]), str(replies[1])),
-                                   _confinement(work, writable=True), limits.limits(), (calls[0], replies[1]))
+        candidate = start_confined(_python("serve", str(source / "program.py"), str(calls[0]), str(replies[1])),
+                                   _confinement(source, root / "work", limits.scratch_mb), limits.limits(),
+                                   (calls[0], replies[1]))
         try:
             verifier = start_confined(_python("verify", str(judge / "tests.py"), entry_point, check, str(calls[1]),
                                               str(replies[0]), str(verdict[1])),
-                                      _confinement(judge, writable=False), limits.limits(),
+                                      _confinement(judge, judge), limits.limits(),
                                       (calls[1], replies[0], verdict[1]))
         except BaseException:
             candidate.kill()

@@ -100,10 +100,12 @@ def build_root(root: str, mounts: list[dict[str, Any]]) -> None:
             os.mkdir(top)
             mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4k")
             sealed.append(top)
-        if kind == "tmpfs":
+        if kind in ("tmpfs", "scratch"):
             make_target(dest, None)
-            mount("tmpfs", dest, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4k")
-            sealed.append(dest)
+            size = f"{entry['size_mb']}m" if kind == "scratch" else "4k"
+            mount("tmpfs", dest, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755,size={size}")
+            if kind == "tmpfs":
+                sealed.append(dest)
         elif os.path.islink(source):
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             os.symlink(os.readlink(source), dest)

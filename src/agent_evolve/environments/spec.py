@@ -10,19 +10,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-MountKind = Literal["ro", "rw", "tmpfs"]
+MountKind = Literal["ro", "rw", "tmpfs", "scratch"]
 SYSTEM_PATHS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """Read-only in every confined view: the programs and libraries a command needs, nothing of the user's."""
+MASKED_PATHS: tuple[str, ...] = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssl/private",
+                                 "/etc/sudoers", "/etc/sudoers.d")
+"""Secrets under the system paths, hidden from every view (the command runs as uid 0 without capabilities)."""
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 @dataclass(frozen=True)
 class Mount:
-    """One entry of the confined view: `source` bound read-only or writable at `target`, or an empty tmpfs."""
+    """One entry of the confined view: `source` bound read-only or writable at `target`, or a tmpfs.
+
+    A `tmpfs` is empty and read-only; a `scratch` tmpfs is writable up to `size_mb` and vanishes with the command.
+    """
 
     kind: MountKind
     target: str
     source: str | None = None
+    size_mb: int = 0
 
     @classmethod
     def bind(cls, path: str | Path, writable: bool = False) -> Mount:
@@ -34,6 +41,17 @@ class Mount:
     def empty(cls, path: str | Path) -> Mount:
         """An empty, read-only directory over `path`: what was there is not visible."""
         return cls("tmpfs", os.path.realpath(path))
+
+    @classmethod
+    def scratch(cls, path: str | Path, size_mb: int) -> Mount:
+        """A writable, initially empty folder at `path` of at most `size_mb`; nothing written reaches the disk."""
+        return cls("scratch", os.path.abspath(path), size_mb=size_mb)
+
+    @classmethod
+    def mask(cls, path: str | Path) -> Mount:
+        """Hide `path`: an empty folder over a folder, /dev/null over a file."""
+        real = os.path.realpath(path)
+        return cls.empty(real) if os.path.isdir(real) else cls("ro", real, os.devnull)
 
 
 @dataclass(frozen=True)
@@ -63,10 +81,11 @@ class Confinement:
     network: bool = False
 
     def view(self) -> tuple[Mount, ...]:
-        """The system paths that exist here, the Python installation, then this confinement's own mounts."""
+        """The system paths that exist here (their secrets masked), the Python installation, then our own mounts."""
         system = [Mount.bind(p) for p in SYSTEM_PATHS if os.path.exists(p) and not os.path.islink(p)]
         links = [Mount("ro", p, p) for p in SYSTEM_PATHS if os.path.islink(p)]
-        return (*system, *links, *python_mounts(), *self.mounts)
+        masked = [Mount.mask(p) for p in MASKED_PATHS if os.path.lexists(p)]
+        return (*system, *links, *masked, *python_mounts(), *self.mounts)
 
 
 def python_mounts() -> tuple[Mount, ...]:
