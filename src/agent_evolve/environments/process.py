@@ -108,13 +108,19 @@ class ConfinedProcess:
         return self.started + self.limits.timeout_s
 
     def kill(self) -> None:
-        """SIGKILL the namespace's init (every process in it dies with it) and the backend's process group."""
-        with contextlib.suppress(OSError):
-            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-            for child in children:
-                os.kill(int(child), signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        """SIGKILL the namespace's init (every process in it dies with it) and the backend's process group.
+
+        The init is found as the child of the backend's process, only while that one is not reaped (its pid cannot
+        have been reused); a process group's id is not reused while any member lives.
+        """
+        if self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+                for child in children:
+                    os.kill(int(child), signal.SIGKILL)
+        if self.proc.returncode is None or not self.backend.confines:  # unconfined: stragglers keep the group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
     def stop(self, now: float, overflow: bool = False) -> None:
         """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap."""
