@@ -13,6 +13,8 @@ RECORD_HEADER = struct.Struct("<IHB")  # crc32, length, type (1 full, 2 first, 3
 
 def payloads(path: Path) -> list[bytes]:
     data = path.read_bytes()
+    if len(data) < FILE_HEADER.size:
+        return []  # not written yet
     ident, _, _ = FILE_HEADER.unpack_from(data)
     assert ident == b":W&B", f"{path}: not a W&B run file"
     found, pending, offset = [], b"", FILE_HEADER.size
