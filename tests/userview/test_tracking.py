@@ -84,8 +84,10 @@ def test_the_wandb_logger_works_offline(tmp_path: Path, monkeypatch: pytest.Monk
     tracked_run(tmp_path, tracker)
     (run_file,) = (tmp_path / "wandb-out" / "wandb").glob("offline-run-*/run-*.wandb")
     deadline = time.monotonic() + 60  # wandb's service process finishes writing the run file after finish() returns
-    while [kind for kind, _ in (found := records(run_file))][-1:] != ["exit"] and time.monotonic() < deadline:
+    found = records(run_file)
+    while [kind for kind, _ in found][-1:] != ["exit"] and time.monotonic() < deadline:
         time.sleep(0.2)
+        found = records(run_file)
     history = [{i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in r.item} for kind, r in found if kind == "history"]
     assert [(h["cycle"], round(h["holdout_score"], 3)) for h in history] == [(1, 0.333), (2, 0.333), (3, 1.0)]
     assert [(r.name, r.type) for kind, r in found if kind == "artifact"] == [("report", "report")]
