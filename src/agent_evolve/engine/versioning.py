@@ -16,7 +16,7 @@ from agent_evolve.errors import WorkspaceError
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
-_IGNORED_DIRS = ("evolution", "__pycache__")
+_KEPT_DIRS = (".git", "evolution", "__pycache__")  # never swept: the repository and ignored records
 _SHA = re.compile(r"[0-9a-f]{40}")
 
 
@@ -223,15 +223,22 @@ class VersionControl:
         return sha if _SHA.fullmatch(sha) else None
 
 
-def _remove_empty_dirs(root: Path) -> None:
-    """What `git clean -d` does to a tree with no untracked files: drop empty folders (git cannot hold them)."""
-    found: list[Path] = []
-    for current, dirs, _ in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in (".git", *_IGNORED_DIRS)]
-        found.extend(Path(current) / d for d in dirs)
-    for folder in reversed(found):
-        if not any(folder.iterdir()):
-            folder.rmdir()
+def _remove_empty_dirs(folder: str | Path, top: bool = True) -> bool:
+    """What `git clean -d` does to a tree with no untracked files: drop empty folders (git cannot hold them).
+
+    Returns whether `folder` itself was removed (never the top one).
+    """
+    occupied = False
+    with os.scandir(folder) as entries:
+        for entry in list(entries):
+            if not entry.is_dir(follow_symlinks=False) or entry.name in _KEPT_DIRS:
+                occupied = True
+            elif not _remove_empty_dirs(entry.path, top=False):
+                occupied = True
+    if occupied or top:
+        return False
+    os.rmdir(folder)
+    return True
 
 
 def _tag_sort_key(tag: str) -> tuple[str, int, str]:
