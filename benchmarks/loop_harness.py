@@ -74,9 +74,18 @@ class Counts:
     git: int = 0
     fsyncs: int = 0
     fsync_seconds: float = 0.0
+    git_seconds: float = 0.0
 
     def minus(self, other: Counts) -> Counts:
-        return Counts(self.git - other.git, self.fsyncs - other.fsyncs, self.fsync_seconds - other.fsync_seconds)
+        return Counts(
+            self.git - other.git,
+            self.fsyncs - other.fsyncs,
+            self.fsync_seconds - other.fsync_seconds,
+            self.git_seconds - other.git_seconds,
+        )
+
+    def copy(self) -> Counts:
+        return Counts(self.git, self.fsyncs, self.fsync_seconds, self.git_seconds)
 
 
 @contextmanager
@@ -86,9 +95,14 @@ def counting() -> Iterator[Counts]:
     real_run, real_fsync = subprocess.run, os.fsync
 
     def run(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003 - mirrors subprocess.run
-        if args and args[0] == "git":
+        if not (args and args[0] == "git"):
+            return real_run(args, *rest, **kwargs)
+        started = time.perf_counter()
+        try:
+            return real_run(args, *rest, **kwargs)
+        finally:
             counts.git += 1
-        return real_run(args, *rest, **kwargs)
+            counts.git_seconds += time.perf_counter() - started
 
     def fsync(fd: int) -> None:
         started = time.perf_counter()
@@ -126,6 +140,10 @@ class Cycles:
     def fsync_seconds(self) -> float:
         return statistics.median(c.fsync_seconds for c in self.counts)
 
+    @property
+    def git_seconds(self) -> float:
+        return statistics.median(c.git_seconds for c in self.counts)
+
 
 def our_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, latency: float = 0.0) -> Cycles:
     """`cycles` cycles of ae.Evolver with the gate off, batch = all `tasks`."""
@@ -138,7 +156,7 @@ def our_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, latency:
 
         def progress(event: ProgressEvent) -> None:
             if event.phase == "recorded":
-                marks.append((time.perf_counter(), Counts(counts.git, counts.fsyncs, counts.fsync_seconds)))
+                marks.append((time.perf_counter(), counts.copy()))
 
         ae.Evolver(agent, CountingBenchmark(tasks), config, PromptLineEngine(), progress=progress).run(cycles + 1)
     for (t0, c0), (t1, c1) in zip(marks, marks[1:]):
@@ -164,7 +182,7 @@ def minimal_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, late
     result = Cycles()
     with counting() as counts:
         for cycle in range(1, cycles + 2):
-            started, before = time.perf_counter(), Counts(counts.git, counts.fsyncs, counts.fsync_seconds)
+            started, before = time.perf_counter(), counts.copy()
             agent.reload_from_fs()
             with ThreadPoolExecutor(max_workers=concurrency) as pool:
                 list(pool.map(lambda t: benchmark.evaluate(t, agent.solve(t)), batch))
@@ -174,5 +192,5 @@ def minimal_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, late
             git("tag", f"evo-{cycle}")
             if cycle > 1:
                 result.seconds.append(time.perf_counter() - started)
-                result.counts.append(Counts(counts.git, counts.fsyncs, counts.fsync_seconds).minus(before))
+                result.counts.append(counts.copy().minus(before))
     return result

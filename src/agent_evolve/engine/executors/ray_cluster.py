@@ -66,7 +66,7 @@ class RayExecutor:
 
     def _connect(self) -> Any:
         if not ray.is_initialized():
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+            ray.init(address=self.address, include_dashboard=False)
         if self._semaphore is None:
             self._semaphore = SemaphoreActor.remote(self.concurrency)
         ray.get(self._semaphore.reset.remote(self.concurrency))
