@@ -128,6 +128,9 @@ def test_tag_many_writes_all_tags_or_none(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="update-ref"):
         vc.tag_many({"evo-5": "HEAD", "evo-6": "no-such-ref"})
     assert vc.list_tags() == ["evo-0"]
+    with pytest.raises(WorkspaceError, match="not a tag name"):
+        vc.tag_many({"x HEAD\ndelete refs/heads/main": "HEAD"})
+    assert vc.has_ref("main")
 
 
 def test_archive_holds_the_commit_not_the_live_tree(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@loca
 IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
 _KEPT_DIRS = (".git", "evolution", "__pycache__")  # never swept: the repository and ignored records
 _SHA = re.compile(r"[0-9a-f]{40}")
+_REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newlines: one update-ref line each
 
 
 def accepted_tag(cycle: int) -> str:
@@ -90,6 +91,9 @@ class VersionControl:
 
     def tag_many(self, tags: dict[str, str]) -> None:
         """Create or move several tags (name -> ref) in one transaction: all of them are written or none."""
+        bad = [f"{n} -> {r}" for n, r in tags.items() if not (_REF_WORD.fullmatch(n) and _REF_WORD.fullmatch(r))]
+        if bad:
+            raise WorkspaceError(f"{self.path}: not a tag name and ref: {bad[0]!r}")
         if tags:
             lines = "".join(f"update refs/tags/{name} {ref}\n" for name, ref in tags.items())
             self._run("update-ref", "--stdin", stdin=lines.encode("utf-8"))
@@ -203,7 +207,8 @@ class VersionControl:
             return self._branch_sha() or (self.resolve("HEAD") if self.has_commits() else None)
         git_dir = self.path / ".git"
         loose = git_dir / "refs" / "tags" / ref
-        if "/" not in ref and loose.is_file() and not (git_dir / ref).exists():
+        shadowed = (git_dir / ref).exists() or (git_dir / "refs" / ref).exists()
+        if "/" not in ref and loose.is_file() and not shadowed:
             sha = loose.read_text(encoding="ascii", errors="replace").strip()
             if _SHA.fullmatch(sha):
                 return sha
