@@ -17,7 +17,8 @@ from kernel_fakes import KeywordAgent
 import agent_evolve as ae
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.llm.concurrency import concurrency_limit
-from agent_evolve.types import Task, Trajectory
+from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.types import Task, Trajectory, Usage
 
 
 class KillingAgent(KeywordAgent):
@@ -110,3 +111,16 @@ def run_summary(workspace: Path) -> dict[str, Any]:
         "prompt": (workspace / "prompts" / "system.md").read_text(),
         "memory": sorted(p.name for p in (workspace / "memory").glob("*")),
     }
+
+
+class MeteredAgent(KeywordAgent):
+    """Records one model call of 10 input tokens per task into `ledger`, as a metered client would."""
+
+    def __init__(self, workspace_dir: str | Path, ledger: UsageLedger | None = None):
+        super().__init__(workspace_dir)
+        self.ledger = ledger
+
+    def solve(self, task: Task) -> Trajectory:
+        assert self.ledger is not None
+        self.ledger.record("agent", Usage(calls=1, input_tokens=10))
+        return super().solve(task)

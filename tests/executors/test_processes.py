@@ -7,13 +7,14 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from executor_fakes import KillingAgent, NotingAgent, committed_workspace, peak_model_calls, run_summary
+from executor_fakes import KillingAgent, MeteredAgent, NotingAgent, committed_workspace, peak_model_calls, run_summary
 from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
 from agent_evolve.engine.executors import ProcessExecutor, ThreadExecutor, make_executor
 from agent_evolve.engine.solving import attempt, solve_all
-from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.errors import BudgetExceededError, ConfigError, MissingDependencyError
+from agent_evolve.llm.usage import UsageLedger
 
 PLAN = [("prompt", "k0"), ("prompt", "k0 k1"), ("memory", "note")]
 
@@ -62,6 +63,18 @@ def test_a_killed_worker_is_retried_once_then_its_task_is_an_infrastructure_fail
     observations = ProcessExecutor(2, always).run(attempt, agent, KeywordBenchmark(), tasks)
     assert [o.feedback.success for o in observations] == [True, True, False, True, True, True]
     assert "worker lost twice" in observations[2].feedback.raw["infra_error"]
+
+
+def test_usage_spent_in_workers_reaches_the_run_ledger_and_its_budget(tmp_path: Path) -> None:
+    agent = committed_workspace(tmp_path / "ws")
+    ledger = UsageLedger()
+    tasks = KeywordBenchmark().get_tasks(limit=6)
+    ProcessExecutor(2, partial(MeteredAgent, ledger=ledger), ledger).run(attempt, agent, KeywordBenchmark(), tasks)
+    assert (ledger.total("agent").calls, ledger.total("agent").input_tokens) == (6, 60)
+    ledger.set_budget(max_total_tokens=75)
+    with pytest.raises(BudgetExceededError):
+        ProcessExecutor(1, partial(MeteredAgent, ledger=ledger), ledger).run(attempt, agent, KeywordBenchmark(), tasks)
+    assert ledger.total("agent").calls < 12
 
 
 def test_the_model_call_limit_is_shared_by_all_worker_processes(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from functools import partial
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from kernel_fakes import KeywordBenchmark, PlanEngine, make_workspace
 import agent_evolve
 import agent_evolve as ae
 from agent_evolve.engine.solving import attempt
+from agent_evolve.errors import ConfigError
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'agent-evolve[ray]')")
 from agent_evolve.engine.executors.ray_cluster import RayExecutor  # noqa: E402 - needs ray
@@ -65,6 +67,14 @@ def test_a_task_lost_twice_is_an_infrastructure_failure(tmp_path: Path) -> None:
     observations = RayExecutor(2, partial(KillingAgent, task_id="t1")).run(attempt, agent, KeywordBenchmark(), tasks)
     assert [o.feedback.success for o in observations] == [True, False, True, True]
     assert "worker lost twice" in observations[1].feedback.raw["infra_error"]
+
+
+def test_a_factory_that_cannot_travel_is_a_configuration_error(tmp_path: Path) -> None:
+    agent = committed_workspace(tmp_path / "ws")
+    lock = threading.Lock()
+    factory = partial(KillingAgent, task_id=lock)  # a lock cannot be pickled
+    with pytest.raises(ConfigError, match="cannot be pickled"):
+        RayExecutor(2, factory).run(attempt, agent, KeywordBenchmark(), KeywordBenchmark().get_tasks(limit=2))
 
 
 def test_the_model_call_limit_is_shared_across_the_cluster(tmp_path: Path) -> None:

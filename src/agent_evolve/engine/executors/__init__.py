@@ -7,18 +7,19 @@ from agent_evolve.engine.executors.base import AgentFactory, Executor
 from agent_evolve.engine.executors.processes import ProcessExecutor
 from agent_evolve.engine.executors.threads import ThreadExecutor
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.llm.usage import UsageLedger
 
 EXECUTORS = ("threads", "processes", "ray")
 
 __all__ = ["EXECUTORS", "Executor", "ProcessExecutor", "ThreadExecutor", "make_executor"]
 
 
-def make_executor(config: EvolveConfig, agent_factory: AgentFactory) -> Executor:
-    """The executor `config.executor` names, with `config.concurrency` tasks in flight."""
+def make_executor(config: EvolveConfig, agent_factory: AgentFactory, ledger: UsageLedger | None = None) -> Executor:
+    """The executor `config.executor` names, with `config.concurrency` tasks in flight; remote usage goes to `ledger`."""
     if config.executor == "threads":
         return ThreadExecutor(config.concurrency)
     if config.executor == "processes":
-        return ProcessExecutor(config.concurrency, agent_factory)
+        return ProcessExecutor(config.concurrency, agent_factory, ledger)
     if config.executor == "ray":
         try:
             from agent_evolve.engine.executors.ray_cluster import RayExecutor
@@ -26,5 +27,5 @@ def make_executor(config: EvolveConfig, agent_factory: AgentFactory) -> Executor
             raise MissingDependencyError(
                 f"executor 'ray' needs Ray ({exc}): pip install 'agent-evolve[ray]'"
             ) from exc
-        return RayExecutor(config.concurrency, agent_factory, config.ray_address)
+        return RayExecutor(config.concurrency, agent_factory, config.ray_address, ledger)
     raise ConfigError(f"executor must be one of {', '.join(EXECUTORS)}, got {config.executor!r}")

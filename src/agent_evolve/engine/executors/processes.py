@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import multiprocessing
 import uuid
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone, lost_task
 from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, account, hand_over, run_remote
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.llm.usage import UsageLedger, default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
-_TRIES = 2  # a task whose worker died is run once more, in a fresh pool
 _job: RemoteJob | None = None
 
 
@@ -31,12 +31,14 @@ def _run(task: Task) -> RemoteResult:
 class ProcessExecutor:
     """Up to `concurrency` worker processes, forked so the agent factory and benchmark need not pickle.
 
-    The model-call limit is one OS semaphore shared by all workers of a batch.
+    Tasks lost with a dead worker are retried once, each in a process of its own. The model-call limit is one OS
+    semaphore shared by all workers of a batch; usage the workers record into their copy of `ledger` is added here.
     """
 
-    def __init__(self, concurrency: int, agent_factory: AgentFactory):
+    def __init__(self, concurrency: int, agent_factory: AgentFactory, ledger: UsageLedger | None = None):
         self.concurrency = concurrency
         self.agent_factory = agent_factory
+        self.ledger = ledger or default_ledger()
         self._token = uuid.uuid4().hex[:8]
         self._context = multiprocessing.get_context("fork")
 
@@ -52,15 +54,10 @@ class ProcessExecutor:
             return []
         snapshot = WorkspaceSnapshot.of(agent.workspace.path, self._token)
         shared = self._context.BoundedSemaphore(self.concurrency)
-        job = RemoteJob(snapshot, self.agent_factory, benchmark, work, self.concurrency, shared)
+        job = RemoteJob(snapshot, self.agent_factory, benchmark, work, self.concurrency, shared, self.ledger)
         results: dict[int, RemoteResult] = {}
-        lost: dict[int, str] = {}
-        pending = list(range(len(tasks)))
-        for _ in range(_TRIES):
-            lost = self._round(job, tasks, pending, results, on_done)
-            pending = sorted(lost)
-            if not pending:
-                break
+        lost = self._round(job, tasks, results, on_done)
+        lost = self._retry_alone(job, tasks, lost, results, on_done)
         observations: list[Observation] = []
         for index, task in enumerate(tasks):
             if index in results:
@@ -74,34 +71,58 @@ class ProcessExecutor:
         return observations
 
     def _round(
-        self,
-        job: RemoteJob,
-        tasks: list[Task],
-        indices: list[int],
-        results: dict[int, RemoteResult],
-        on_done: OnDone | None,
+        self, job: RemoteJob, tasks: list[Task], results: dict[int, RemoteResult], on_done: OnDone | None
     ) -> dict[int, str]:
-        """Run `indices` in one pool; returns the ones whose worker died, with the error."""
+        """Run every task in one pool; returns those lost when a worker died (the pool then fails them all)."""
         lost: dict[int, str] = {}
-        pool = ProcessPoolExecutor(
-            max_workers=min(self.concurrency, len(indices)),
-            mp_context=self._context,
-            initializer=_adopt,
-            initargs=(job,),
-        )
+        pool = self._pool(job, min(self.concurrency, len(tasks)))
         try:
-            futures: dict[Future[RemoteResult], int] = {pool.submit(_run, tasks[i]): i for i in indices}
+            futures: dict[Future[RemoteResult], int] = {pool.submit(_run, task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
-                index = futures[future]
                 try:
-                    result = future.result()
+                    self._done(futures[future], future.result(), results, on_done)
                 except BrokenProcessPool as exc:
-                    lost[index] = f"{type(exc).__name__}: {exc}"
-                    continue
-                results[index] = result
-                observation = account(result)
-                if on_done is not None:
-                    on_done(observation)
+                    lost[futures[future]] = f"{type(exc).__name__}: {exc}"
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         return lost
+
+    def _retry_alone(
+        self,
+        job: RemoteJob,
+        tasks: list[Task],
+        lost: dict[int, str],
+        results: dict[int, RemoteResult],
+        on_done: OnDone | None,
+    ) -> dict[int, str]:
+        """Try each lost task once more in a process of its own, so only the task that kills its worker fails."""
+        if not lost:
+            return {}
+        again: dict[int, str] = {}
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(lost))) as threads:
+            futures = {threads.submit(self._alone, job, tasks[i]): i for i in sorted(lost)}
+            for future in as_completed(futures):
+                outcome = future.result()
+                if isinstance(outcome, str):
+                    again[futures[future]] = outcome
+                else:
+                    self._done(futures[future], outcome, results, on_done)
+        return again
+
+    def _alone(self, job: RemoteJob, task: Task) -> RemoteResult | str:
+        pool = self._pool(job, 1)
+        try:
+            return pool.submit(_run, task).result()
+        except BrokenProcessPool as exc:
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _pool(self, job: RemoteJob, workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=self._context, initializer=_adopt, initargs=(job,))
+
+    def _done(self, index: int, result: RemoteResult, results: dict[int, RemoteResult], on_done: OnDone | None) -> None:
+        results[index] = result
+        observation = account(result, self.ledger)
+        if on_done is not None:
+            on_done(observation)

@@ -7,6 +7,7 @@ The model-call limit is one semaphore actor shared by every worker of the cluste
 from __future__ import annotations
 
 import asyncio
+import pickle
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,8 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone, lost_task
 from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, account, hand_over, run_remote
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.errors import ConfigError
+from agent_evolve.llm.usage import UsageLedger, default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
@@ -57,10 +60,17 @@ class ActorSemaphore:
 class RayExecutor:
     """Keeps up to `concurrency` tasks in flight on the cluster at `address` (None: start or join a local one)."""
 
-    def __init__(self, concurrency: int, agent_factory: AgentFactory, address: str | None = None):
+    def __init__(
+        self,
+        concurrency: int,
+        agent_factory: AgentFactory,
+        address: str | None = None,
+        ledger: UsageLedger | None = None,
+    ):
         self.concurrency = concurrency
         self.agent_factory = agent_factory
         self.address = address
+        self.ledger = ledger or default_ledger()
         self._token = uuid.uuid4().hex[:8]
         self._semaphore: Any = None
 
@@ -84,7 +94,7 @@ class RayExecutor:
             return []
         semaphore = self._connect()
         snapshot = WorkspaceSnapshot.of(agent.workspace.path, self._token)
-        job = ray.put(RemoteJob(snapshot, self.agent_factory, benchmark, work, self.concurrency, ActorSemaphore(semaphore)))
+        job = _ship(RemoteJob(snapshot, self.agent_factory, benchmark, work, self.concurrency, ActorSemaphore(semaphore)))
         results: dict[int, RemoteResult] = {}
         observations: dict[int, Observation] = {}
         in_flight: dict[Any, int] = {}
@@ -105,8 +115,7 @@ class RayExecutor:
         hand_over([results[i] for i in sorted(results)], agent)
         return [observations[i] for i in range(len(tasks))]
 
-    @staticmethod
-    def _collect(ref: Any, task: Task, results: dict[int, RemoteResult], index: int) -> Observation:
+    def _collect(self, ref: Any, task: Task, results: dict[int, RemoteResult], index: int) -> Observation:
         try:
             result = ray.get(ref)
         except RayTaskError:
@@ -114,4 +123,15 @@ class RayExecutor:
         except RayError as exc:
             return lost_task(task, f"{type(exc).__name__}: {exc}")
         results[index] = result
-        return account(result)
+        return account(result, self.ledger)
+
+
+def _ship(job: RemoteJob) -> Any:
+    """Put the job in the object store once per batch; a factory or benchmark that cannot travel is a config error."""
+    try:
+        return ray.put(job)
+    except (TypeError, pickle.PicklingError) as exc:
+        raise ConfigError(
+            f"executor 'ray' sends the agent factory and the benchmark to its workers, and they cannot be pickled "
+            f"({exc}); build model clients inside the agent on the worker, or use executor 'processes'"
+        ) from exc

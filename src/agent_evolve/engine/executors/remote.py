@@ -11,7 +11,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
 from agent_evolve.llm.concurrency import ConcurrencyLimit, install_concurrency_limit
-from agent_evolve.llm.usage import default_ledger
+from agent_evolve.llm.usage import UsageLedger, default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task, Usage
 
@@ -53,6 +53,7 @@ class RemoteJob:
     work: Attempt
     concurrency: int
     shared: Semaphore | None = None
+    ledger: UsageLedger | None = None  # the ledger the factory's clients record into (None: this process's default)
 
 
 @dataclass
@@ -65,7 +66,7 @@ class RemoteResult:
     usage: dict[str, Usage] = field(default_factory=dict)
 
 
-_agents: dict[str, BaseAgent] = {}
+_agents: dict[str, tuple[BaseAgent, UsageLedger]] = {}
 _snapshots: dict[str, WorkspaceSnapshot] = {}
 
 
@@ -73,8 +74,7 @@ def run_remote(job: RemoteJob, task: Task) -> RemoteResult:
     """Worker side: solve and grade `task` with an agent built (once per process) from the job's snapshot."""
     if job.shared is not None:
         install_concurrency_limit(SharedSlots(job.concurrency, job.shared))
-    agent = _agent_for(job)
-    ledger = default_ledger()
+    agent, ledger = _agent_for(job)
     before = ledger.by_role()
     observation = job.work(agent, job.benchmark, task)
     spent = {role: usage - before.get(role, Usage()) for role, usage in ledger.by_role().items()}
@@ -82,10 +82,11 @@ def run_remote(job: RemoteJob, task: Task) -> RemoteResult:
     return RemoteResult(observation, memories, drafts, {r: u for r, u in spent.items() if any(u.to_dict().values())})
 
 
-def _agent_for(job: RemoteJob) -> BaseAgent:
+def _agent_for(job: RemoteJob) -> tuple[BaseAgent, UsageLedger]:
+    """The agent built for the job's snapshot in this process, with the ledger its clients record into."""
     key = job.snapshot.key
     if key not in _agents:
-        _agents[key] = job.agent_factory(job.snapshot.materialize())
+        _agents[key] = (job.agent_factory(job.snapshot.materialize()), job.ledger or default_ledger())
         _snapshots[key] = job.snapshot
         for old in list(_agents)[:-_KEEP]:
             del _agents[old]
@@ -93,9 +94,8 @@ def _agent_for(job: RemoteJob) -> BaseAgent:
     return _agents[key]
 
 
-def account(result: RemoteResult) -> Observation:
+def account(result: RemoteResult, ledger: UsageLedger) -> Observation:
     """Driver side, as each result arrives: add its usage to the run's ledger and stop if a budget is spent."""
-    ledger = default_ledger()
     for role, usage in result.usage.items():
         ledger.record(role, usage)
     ledger.check_budget()
