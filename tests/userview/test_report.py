@@ -88,3 +88,14 @@ def test_skill_bank_and_matrix_from_observations(finished_run: Path) -> None:
     assert matrix.tasks == ["h2", "h10", "t1", "t2", "t3"] and matrix.cells[("t3", 2)] == 0.0
     holdout = load_run(finished_run).holdout_scores(3)
     assert len(holdout) == 6 and set(holdout.values()) == {1.0}, "every holdout task solved by the cycle-3 candidate"
+
+
+def test_without_matplotlib_the_report_names_the_plot_extra(finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = CliRunner().invoke(cli, ["report", str(finished_run), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 1 and "pip install 'agent-evolve[plot]'" in result.output
+    assert not (tmp_path / "r.html").exists()
