@@ -11,6 +11,7 @@ from typing import Any
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import EvolutionLoop, ProgressEvent
@@ -31,7 +32,7 @@ from agent_evolve.types import EvolutionResult
 __all__ = ["AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "resolve_benchmark", "resolve_engine"]
 
 DEFAULT_ENGINE = "skillforge"
-_COPY_IGNORE = shutil.ignore_patterns(".git", "evolution", "__pycache__")
+_COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
 
 
 class Evolver:

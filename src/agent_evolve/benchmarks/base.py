@@ -23,3 +23,11 @@ class BenchmarkAdapter:
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Evaluate an agent's trajectory on a task."""
         raise NotImplementedError
+
+    @property
+    def deterministic(self) -> bool:
+        """True when grading the same trajectory twice gives the same score (override: False for a flaky grader).
+
+        A non-deterministic grader makes the gate re-measure the accepted version in every gate run.
+        """
+        return True

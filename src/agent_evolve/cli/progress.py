@@ -10,6 +10,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.llm.usage import default_ledger
 from agent_evolve.types import EvolutionResult
@@ -76,7 +77,7 @@ def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
         ("wall time", f"{wall_seconds:,.0f} s"),
         ("stopped because", details.get("stop_reason") or "all cycles done"),
         ("workspace", str(workspace)),
-        ("records", str(workspace / "evolution")),
+        ("records", str(workspace / RECORDS_DIR)),
     ]
     for what, value in rows:
         table.add_row(what, value)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
-IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
+IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
 
 
 def accepted_tag(cycle: int) -> str:

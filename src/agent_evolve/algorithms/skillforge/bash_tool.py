@@ -36,7 +36,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-FORBIDDEN_DIRS: tuple[str, ...] = ("evolution", ".git")
+from agent_evolve.contract.paths import RECORDS_DIR
+
+FORBIDDEN_DIRS: tuple[str, ...] = (RECORDS_DIR, ".git")
 FORBIDDEN_COMMANDS = frozenset({"git", "mount", "umount", "unshare", "nsenter", "chroot", "sudo", "su"})
 FILE_SIZE_KB = 16 * 1024
 ALLOWED_ABSOLUTE: tuple[str, ...] = ("/dev/null",)
