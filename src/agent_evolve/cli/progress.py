@@ -73,6 +73,7 @@ def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
         ("cycles", str(result.cycles_completed)),
         ("accepted / rejected", f"{details.get('accepted', 0)} / {details.get('rejected', 0)}"),
         ("unchanged / failed", f"{details.get('unchanged', 0)} / {details.get('failed', 0)}"),
+        ("task errors", ", ".join(f"{kind}: {n}" for kind, n in details.get("errors", {}).items()) or "none"),
         ("tokens", f"{tokens:,}" + "".join(f"  {r}: {int(u.get('input_tokens', 0) + u.get('output_tokens', 0)):,}" for r, u in usage.items())),
         ("wall time", f"{wall_seconds:,.0f} s"),
         ("stopped because", details.get("stop_reason") or "all cycles done"),
