@@ -14,7 +14,8 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
-from agent_evolve.engine.gating import decide_gate, decision_summary, holdout_free_decision
+from agent_evolve.engine.gate import no_holdout_decision
+from agent_evolve.engine.gating import decide_gate, decision_summary
 from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expected_seconds, measure
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.solving import is_infrastructure_failure, solve_all, too_many_infrastructure_failures
@@ -106,7 +107,7 @@ class GateRun:
             return {"decision": None, "failure": f"{failed} of {len(observations)} train re-solves failed for "
                     "infrastructure reasons", "accepted_score": None, "accepted_count": 0}
         score = sum(o.feedback.score for o in graded) / len(graded) if graded else 0.0
-        return {"decision": decision_summary(holdout_free_decision()), "failure": "", "accepted_score": score,
+        return {"decision": decision_summary(no_holdout_decision()), "failure": "", "accepted_score": score,
                 "accepted_count": len(graded)}
 
     def _measure(self, agent: BaseAgent, phase: str) -> HoldoutMeasure:
