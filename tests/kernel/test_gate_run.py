@@ -51,9 +51,19 @@ def test_the_decision_record_keeps_a_per_task_table_outside_the_workspace(tmp_pa
     assert set(record["candidate"]["scores"]) == set(holdout)
     assert all(scores == [1.0, 1.0, 1.0] for scores in record["candidate"]["scores"].values())
     assert record["decision"]["action"] == "accept"
+    assert {row["task_id"] for row in record["decision"]["per_task"]} == set(holdout)
+    assert all(row["repeats"] == 3 for row in record["decision"]["per_task"])
     assert workspace not in RunRecords(workspace).gate.parents
     history = ae.EvolutionHistory(workspace).cycle_records()[0]["metadata"]["gate"]
-    assert history["accepted"] and "candidate" not in history and "tasks" not in history
+    assert history["accepted"] and "per_task" not in history and "excluded" not in history
+    k1_tasks = sum(int(task_id[1:]) % 2 for task_id in holdout)
+    assert history["statistic"]["wins"] == k1_tasks, "the aggregate statistic is visible, not the table"
+
+
+def test_the_configured_strategy_decides(tmp_path: Path) -> None:
+    workspace = evolve(tmp_path, [("prompt", "k0 k1")], 1, gate_strategy="paired")
+    record = gate_record(workspace, 1)["decision"]
+    assert record["strategy"] == "paired" and record["statistic"]["p_value"] is not None
 
 
 def test_a_deterministic_incumbent_is_not_measured_again(tmp_path: Path) -> None:
