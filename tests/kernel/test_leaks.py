@@ -51,9 +51,11 @@ class ChannelSpy(ae.EvolutionEngine):
         self.trial_results: list = []
         self.feedback: list[Feedback] = []
         self.records: list[dict] = []
+        self.failures: list = []
 
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         self.feedback += [o.feedback for o in observations] + [o.feedback for o in history.get_observations()]
+        self.failures = history.get_observations(only_failures=True)
         self.records += history.cycle_records()
         report = trial()
         self.trial_results += report.results
@@ -107,6 +109,7 @@ def test_trajectory_only_gives_the_engine_no_score_anywhere(tmp_path: Path) -> N
     assert engine.feedback and all(f.hidden and math.isnan(f.score) and not f.detail for f in engine.feedback)
     assert engine.trial_results and all(r.hidden and math.isnan(r.score) for r in engine.trial_results)
     assert engine.cycle_end_scores and all(math.isnan(s) for s in engine.cycle_end_scores)
+    assert engine.failures == [], "no grade, so no task reads as failed"
     assert engine.records, "the engine still reads the cycle records"
     for record in engine.records:
         assert math.isnan(record["score"])

@@ -77,15 +77,18 @@ class EvolutionHistory:
         return [_scoreless(r) for r in rows] if self.trajectory_only else [dict(r) for r in rows]
 
     def get_observations(self, last_n_cycles: int | None = None, only_failures: bool = False) -> list[Observation]:
-        """Read train observations from the stored batches, oldest first (feedback hidden under trajectory_only)."""
+        """Read train observations from the stored batches, oldest first.
+
+        Under trajectory_only the feedback is hidden and `only_failures` selects nothing (no task is known to fail).
+        """
         batches = [r.get("observation_batch", "") for r in self._read() if r.get("observation_batch")]
         if last_n_cycles is not None:
             batches = batches[-last_n_cycles:] if last_n_cycles > 0 else []
         observations = [o for batch in batches for o in self._batch(batch)]
+        if self.trajectory_only:
+            return [] if only_failures else hide_feedback(observations)  # no grade, so no task is known to fail
         if only_failures:
             observations = [o for o in observations if not o.feedback.success]
-        if self.trajectory_only:
-            observations = hide_feedback(observations)
         return observations
 
     def _batch(self, batch: str) -> list[Observation]:
