@@ -147,12 +147,6 @@ def test_trial_runs_train_tasks_and_refuses_holdout(tmp_path: Path) -> None:
     assert engine.default_report.mean_score == 0.0
 
 
-def run_loop(workspace: Path, agent: ae.BaseAgent, config: ae.EvolveConfig, engine, ledger: UsageLedger, cycles: int):
-    """The loop with this run's own ledger (what Evolver passes in)."""
-    loop = ae.EvolutionLoop(agent, KeywordBenchmark(), engine, config, ae.AgentWorkspace(str(workspace)), ledger=ledger)
-    return loop.run(cycles)
-
-
 def test_budget_exhausted_mid_run_stops_with_out_of_budget(tmp_path: Path) -> None:
     ledger = UsageLedger()
 
@@ -165,7 +159,7 @@ def test_budget_exhausted_mid_run_stops_with_out_of_budget(tmp_path: Path) -> No
 
     workspace = make_workspace(tmp_path / "ws")
     config = ae.EvolveConfig(batch_size=4, max_total_tokens=500)
-    result = run_loop(workspace, KeywordAgent(workspace), config, Spender([]), ledger, 5)
+    result = ae.Evolver(str(workspace), KeywordBenchmark(), config, Spender([]), ledger=ledger).run(5)
     assert result.details["stop_reason"] == "out_of_budget"
     assert result.cycles_completed == 1 and outcomes(workspace) == ["out_of_budget"]
     assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
@@ -206,7 +200,8 @@ def test_budget_hit_while_solving_keeps_the_last_accepted_version(tmp_path: Path
 
     workspace = make_workspace(tmp_path / "ws")
     config = ae.EvolveConfig(batch_size=4, max_total_tokens=5_000)
-    result = run_loop(workspace, MeteredAgent(workspace), config, Switch([("prompt", "k0 k1")]), ledger, 4)
+    evolver = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, Switch([("prompt", "k0 k1")]), ledger=ledger)
+    result = evolver.run(4)
     assert outcomes(workspace) == ["accepted", "out_of_budget"]
     assert result.details["stop_reason"] == "out_of_budget"
     assert (workspace / "prompts" / "system.md").read_text() == "k0 k1"

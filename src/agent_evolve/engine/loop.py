@@ -22,7 +22,7 @@ from agent_evolve.engine.convergence import _is_score_converged
 from agent_evolve.engine.gate_run import GateRun, Verdict
 from agent_evolve.engine.observer import EvolutionHistory, Observer, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_usage import UsageMeter, restore_ledger, sum_usage
+from agent_evolve.engine.run_usage import UsageMeter, sum_usage
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
     error_counts,
@@ -132,7 +132,8 @@ class EvolutionLoop:
 
     def _resume(self) -> RunState:
         state = self.session.resume_state()
-        restore_ledger(self.ledger, state.usage)
+        if state.usage:
+            self.ledger.restore(state.usage)
         self.agent = self._reload_agent()
         return state
 

@@ -1,4 +1,4 @@
-"""A run's model usage: per-cycle deltas of its own ledger, and the ledger put back from the journal on resume."""
+"""A run's model usage: per-cycle deltas of its own ledger, and their sums for the run records."""
 
 from __future__ import annotations
 
@@ -26,13 +26,6 @@ class UsageMeter:
 
     def budget_spent(self) -> bool:
         return self.ledger.budget_problem() is not None
-
-
-def restore_ledger(ledger: UsageLedger, snapshot: dict[str, Any]) -> None:
-    """Make the ledger's totals those journaled (`UsageLedger.to_dict()`), so a resumed run continues the spend."""
-    ledger.reset()
-    for role, numbers in snapshot.get("by_role", {}).items():
-        ledger.record(role, Usage(**numbers))
 
 
 def sum_usage(usages: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
