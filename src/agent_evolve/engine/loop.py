@@ -99,8 +99,8 @@ class EvolutionLoop:
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self._reload_agent, lambda phase, fields: self.emit(self._cycle, phase, **fields))
             self._cycle = 0
+            self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
             self.state = self._baseline() if session.needs_baseline else self._resume()
-            self.meter = UsageMeter(self.ledger)
             stop_reason, converged = "", False
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
@@ -134,6 +134,7 @@ class EvolutionLoop:
         state = self.session.resume_state()
         if state.usage:
             self.ledger.restore(state.usage)
+        self.meter = UsageMeter(self.ledger)
         self.agent = self._reload_agent()
         return state
 
