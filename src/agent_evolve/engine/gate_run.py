@@ -27,7 +27,7 @@ from agent_evolve.types import Observation, Task
 
 log = logging.getLogger(__name__)
 
-Verdict = dict[str, Any]
+GateResult = dict[str, Any]
 """The journaled gate result: `decision` (aggregate summary or None), `failure`, `accepted_score`, `accepted_count`."""
 
 
@@ -56,7 +56,7 @@ class GateRun:
         write_json_atomic(self.records.holdout_table(accepted_tag(0)), result.scores)
         return result
 
-    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> Verdict:
+    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateResult:
         """Score the candidate tagged cand-N (the working tree) against the accepted version."""
         if not state.has_holdout:
             return self._train_only(batch)
@@ -94,7 +94,7 @@ class GateRun:
         return {"decision": decision_summary(decision), "failure": "", "accepted_score": candidate.mean,
                 "accepted_count": 0}
 
-    def _train_only(self, batch: list[Observation]) -> Verdict:
+    def _train_only(self, batch: list[Observation]) -> GateResult:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
         agent = self.load_agent()
         try:
@@ -133,6 +133,6 @@ class GateRun:
         if problem := self._infrastructure_problem(result, what):
             raise AgentEvolveError(f"the run stops: {problem}; first: {result.first_error}")
 
-    def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> Verdict:
+    def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateResult:
         write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"failure": failure, **measures})
         return {"decision": None, "failure": failure, "accepted_score": None, "accepted_count": 0}

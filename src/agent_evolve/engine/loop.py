@@ -19,7 +19,7 @@ from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.convergence import _is_score_converged
-from agent_evolve.engine.gate_run import GateRun, Verdict
+from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
 from agent_evolve.engine.run_usage import UsageMeter, sum_usage
@@ -247,13 +247,13 @@ class EvolutionLoop:
         session.files.snapshot(f"{cycle}-stepped")
         return outcome
 
-    def _gate(self, cycle: int, outcome: StepOutcome, observations: list[Observation]) -> Verdict:
+    def _gate(self, cycle: int, outcome: StepOutcome, observations: list[Observation]) -> GateResult:
         """Score a mutated candidate against the accepted version; no decision when nothing changed."""
         if outcome.status in ("failed", "out_of_budget") or not outcome.mutated:
             return {"decision": None, "failure": "", "accepted_score": None, "accepted_count": 0}
         return self.gate.evaluate(cycle, self.state, observations)
 
-    def _apply(self, cycle: int, verdict: Verdict) -> bool:
+    def _apply(self, cycle: int, verdict: GateResult) -> bool:
         """Tag an accepted candidate evo-N; otherwise restore the accepted files (the candidate stays tagged)."""
         session, decision = self.session, verdict.get("decision")
         if decision is not None and decision["accepted"]:
@@ -266,7 +266,7 @@ class EvolutionLoop:
         return False
 
     def _record(
-        self, cycle: int, observations: list[Observation], batch_rel: str, outcome: StepOutcome, verdict: Verdict,
+        self, cycle: int, observations: list[Observation], batch_rel: str, outcome: StepOutcome, verdict: GateResult,
         accepted: bool,
     ) -> None:
         if any(r["cycle"] == cycle for r in self.history.cycle_records()):
@@ -364,7 +364,7 @@ class EvolutionLoop:
         self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
 
 
-def _outcome_label(outcome: StepOutcome, verdict: Verdict) -> str:
+def _outcome_label(outcome: StepOutcome, verdict: GateResult) -> str:
     if outcome.status in ("failed", "out_of_budget"):
         return outcome.status
     if verdict.get("failure"):
