@@ -22,6 +22,7 @@ _PHASES = {
     "gate": "scoring the candidate on the holdout",
     "recorded": "cycle recorded",
     "out_of_budget": "budget exhausted",
+    "gate_warning": "long gate ahead",
 }
 
 
@@ -77,8 +78,9 @@ class LiveProgress:
         tokens = f" | {self.ledger.total().total_tokens:,} tokens" if self.ledger is not None else ""
         tasks = f" {event.done}/{event.total} tasks" if event.total else ""
         score = f" | score {self.score:.3f}" if self.score is not None else ""
+        note = f": {event.message}" if event.message else ""
         return (
-            f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{tasks}{score}"
+            f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{note}{tasks}{score}"
             f"{tokens} | {time.monotonic() - self.started:,.0f}s"
         )
 
