@@ -52,11 +52,13 @@ class ChannelSpy(ae.EvolutionEngine):
         self.feedback: list[Feedback] = []
         self.records: list[dict] = []
         self.failures: list = []
+        self.metrics: dict = {}
 
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         self.feedback += [o.feedback for o in observations] + [o.feedback for o in history.get_observations()]
         self.failures = history.get_observations(only_failures=True)
-        self.records += history.cycle_records()
+        self.records += history.cycle_records() + workspace.read_evolution_history()
+        self.metrics = workspace.read_evolution_metrics()
         report = trial()
         self.trial_results += report.results
         self.seen += [json.dumps([o.to_dict() for o in observations], default=str)]
@@ -111,6 +113,7 @@ def test_trajectory_only_gives_the_engine_no_score_anywhere(tmp_path: Path) -> N
     assert engine.cycle_end_scores and all(math.isnan(s) for s in engine.cycle_end_scores)
     assert engine.failures == [], "no grade, so no task reads as failed"
     assert engine.records, "the engine still reads the cycle records"
+    assert engine.metrics == {}, "every run metric is a score"
     for record in engine.records:
         assert math.isnan(record["score"])
         assert not {"batch_score", "accepted_score", "gate"} & set(record["metadata"])

@@ -20,7 +20,7 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.convergence import _is_score_converged
 from agent_evolve.engine.gate_run import GateRun, GateResult
-from agent_evolve.engine.observer import EvolutionHistory, Observer, hide_feedback
+from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
 from agent_evolve.engine.run_usage import UsageMeter, sum_usage
 from agent_evolve.engine.session import RunSession
@@ -89,12 +89,14 @@ class EvolutionLoop:
         self.records = RunRecords(Path(workspace.path))
         self.history = EvolutionHistory(workspace.path)
         self.engine_history = EvolutionHistory(workspace.path, trajectory_only=config.trajectory_only)
+        self.engine_workspace = ScorelessWorkspace(workspace.path) if config.trajectory_only else workspace
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Run until the workspace has `cycles` cycles (default config.max_cycles), converges, or is stopped."""
         total = self.config.max_cycles if cycles is None else cycles
         apply_config_limits(self.config, self.ledger)
-        with RunSession.open(self.config, self.workspace, self.benchmark, self.engine, self.engine_history) as session:
+        view = (self.config, self.engine_workspace, self.benchmark, self.engine, self.engine_history)
+        with RunSession.open(*view) as session:
             self.session = session
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self._reload_agent, lambda phase, fields: self.emit(self._cycle, phase, **fields))
@@ -241,7 +243,7 @@ class EvolutionLoop:
             )
             ctx = session.context(cycle, trial)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations
-            call = step_call(self.engine, self.workspace, visible, self.engine_history)
+            call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
             outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre)
         session.vc.commit(f"cycle {cycle} candidate: {outcome.summary}"[:200], tag=candidate_tag(cycle))
         session.files.snapshot(f"{cycle}-stepped")

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.records import RunRecords, read_jsonl, read_jsonl_from
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
@@ -110,6 +111,17 @@ class EvolutionHistory:
     def read_file_at(self, version_label: str, path: str) -> str:
         """Read a workspace file as it existed at a given version."""
         return self.vc.show_file_at(version_label, path)
+
+
+class ScorelessWorkspace(AgentWorkspace):
+    """The workspace as an engine sees it under trajectory_only: its run records carry no score."""
+
+    def read_evolution_history(self) -> list[dict]:
+        return [_scoreless(r) for r in super().read_evolution_history()]
+
+    def read_evolution_metrics(self) -> dict:
+        """Nothing: every run metric is a score or a count of gate outcomes."""
+        return {}
 
 
 def hide_feedback(observations: list[Observation]) -> list[Observation]:
