@@ -62,7 +62,7 @@ class EvolveConfig:
     # Data and reproducibility
     seed: int = 0
     task_pool_limit: int = 100_000
-    holdout_limit: int | None = None
+    holdout_limit: int | None = 50  # cap on the carved holdout, so a local model can afford each gate (None: no cap)
 
     # Gate
     gate_strategy: str = "strict"  # strict | min_improvement | paired | best_so_far

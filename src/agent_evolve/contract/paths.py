@@ -9,6 +9,9 @@ from pathlib import Path
 
 from agent_evolve.errors import WorkspaceError
 
+RECORDS_DIR = "evolution"
+"""The workspace folder of a run's records (history, journal, observations): ignored by git, hidden from tools."""
+
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files :func:`atomic_write` creates (hidden, in the target's own directory)."""
 

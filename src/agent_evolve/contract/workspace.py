@@ -32,7 +32,7 @@ import yaml
 
 from agent_evolve.contract.jsonl import dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
-from agent_evolve.contract.paths import atomic_write, check_category, check_name, safe_join
+from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.types import SkillMeta
@@ -240,11 +240,11 @@ class AgentWorkspace:
     # ----- evolution records -------------------------------------------------------------------------
     def read_evolution_history(self) -> list[dict[str, Any]]:
         """``evolution/history.jsonl`` as a list of dicts; [] when absent."""
-        return read_jsonl(self._file("evolution", "history.jsonl"))
+        return read_jsonl(self._file(RECORDS_DIR, "history.jsonl"))
 
     def read_evolution_metrics(self) -> dict[str, Any]:
         """``evolution/metrics.json``; {} when absent."""
-        path = self._file("evolution", "metrics.json")
+        path = self._file(RECORDS_DIR, "metrics.json")
         text = self._read(path, missing="")
         if not text.strip():
             return {}

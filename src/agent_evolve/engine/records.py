@@ -1,4 +1,9 @@
-"""Where a run's records live (the workspace's ignored `evolution/` folder) and how they are written safely."""
+"""Where a run's records live and how they are written safely.
+
+The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, the
+journal of aggregate decisions). Everything derived from holdout tasks (the holdout ids, per-task gate tables)
+is sealed in a sibling folder `<workspace>.sealed/`, outside every path an engine is given.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.errors import WorkspaceError
 
 
@@ -20,7 +25,12 @@ class RunRecords:
 
     @property
     def root(self) -> Path:
-        return self.workspace / "evolution"
+        return self.workspace / RECORDS_DIR
+
+    @property
+    def sealed(self) -> Path:
+        """Holdout records: outside the workspace, so no engine channel (files included) reaches them."""
+        return self.workspace.parent / f"{self.workspace.name}.sealed"
 
     @property
     def observations(self) -> Path:
@@ -44,7 +54,15 @@ class RunRecords:
 
     @property
     def gate(self) -> Path:
-        return self.root / "gate"
+        return self.sealed / "gate"
+
+    @property
+    def holdout_plan(self) -> Path:
+        return self.sealed / "holdout.json"
+
+    def holdout_table(self, tag: str) -> Path:
+        """Per-task holdout scores of the version tagged `tag` (the gate's cached incumbent)."""
+        return self.sealed / "tables" / f"{tag}.json"
 
     @property
     def engine(self) -> Path:
@@ -88,6 +106,28 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
                 break
             raise WorkspaceError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
     return records
+
+
+def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """Complete JSON lines after byte `offset`, and the offset after the last complete line (for tailing).
+
+    A line without its newline yet (a torn or in-progress append) is left for the next call.
+    """
+    if not path.exists():
+        return [], offset
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
+    end = data.rfind(b"\n") + 1
+    records = []
+    for number, line in enumerate(data[:end].splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise WorkspaceError(f"{path}: line {number} after byte {offset}: not valid JSON: {exc.msg}") from exc
+    return records, offset + end
 
 
 def read_json(path: Path, default: Any) -> Any:

@@ -11,12 +11,13 @@ import re
 import subprocess
 from pathlib import Path
 
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
-IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
-_KEPT_DIRS = (".git", "evolution", "__pycache__")  # never swept: the repository and ignored records
+IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
+_KEPT_DIRS = (".git", RECORDS_DIR, "__pycache__")  # never swept: the repository and ignored records
 _SHA = re.compile(r"[0-9a-f]{40}")
 _REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newlines: one update-ref line each
 
