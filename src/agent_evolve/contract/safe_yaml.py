@@ -48,6 +48,10 @@ def load_yaml(text: str, where: str, error: type[AgentEvolveError] = WorkspaceEr
     """The value of one YAML document (None for an empty one); any problem raises ``error`` naming ``where``."""
     if len(text) > MAX_YAML_CHARS:
         raise error(f"{where}: YAML text is {len(text)} characters long; the limit is {MAX_YAML_CHARS}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise error(f"{where}: not valid Unicode text (a lone surrogate at character {exc.start})") from None
     if _rough_depth_bound(text) > MAX_YAML_DEPTH:
         _check_event_depth(text, where, error)
     loader = _Loader(text)
