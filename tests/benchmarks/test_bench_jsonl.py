@@ -152,7 +152,7 @@ GOOD = '{"id": "ok", "input": "q", "answer": "1"}'
         ('{"id": null, "input": "q", "answer": "a"}', "exact", "'id' must be"),
         ('{"input": "q", "answer": "(unclosed"}', "regex", "'answer' is not a valid regular expression"),
         ('{"input": "q", "answer": "many"}', "numeric", "'answer' 'many' is not a number"),
-        ('{"input": "q", "answer": "a", "metadata": {"x": ' + "[" * 200 + "]" * 200 + "}}", "exact", "nested deeper"),
+        ('{"input": "q", "answer": "a", "metadata": {"x": ' + "[" * 200 + "]" * 200 + "}}", "exact", "JSON nested deeper"),
         ('{"input": "q", "answer": ' + "9" * 5000 + "}", "exact", "not valid JSON"),
     ],
 )
