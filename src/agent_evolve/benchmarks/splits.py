@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import SPLITS
+from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.engine.tasks import seeded_order
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Task
@@ -98,11 +99,9 @@ def load_subset(path: PathLike) -> Subset:
     """Read a subset file: JSON {"train": [ids], "test": [ids], "meta": {...}}."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), f"subset file {path}", ConfigError)
     except FileNotFoundError as exc:
         raise ConfigError(f"subset file {path} does not exist") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"subset file {path} is not valid JSON: {exc}") from exc
     return subset_from_dict(data, f"file {path}")
 
 

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from agent_evolve.contract.paths import RECORDS_DIR
+from agent_evolve.engine.recovery import recover_git
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
@@ -67,7 +68,11 @@ class VersionControl:
         return (self.path / ".git").exists()
 
     def init(self) -> None:
-        """Create the repository (if needed) and keep run records out of every snapshot."""
+        """Create the repository (if needed) after undoing what a killed run left; keep run records out of snapshots.
+
+        Only call it while holding the workspace lock (``RunSession.open``): that is what makes any lock stale.
+        """
+        recover_git(self.path)
         if not self.is_repo():
             self._git("init", "-q", "-b", "main")
         exclude = self.path / ".git" / "info" / "exclude"
