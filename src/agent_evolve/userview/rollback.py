@@ -14,7 +14,7 @@ from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.versioning import VersionControl, candidate_tag
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.labels import is_accepted, parse_tag, resolve_label
-from agent_evolve.userview.lock import holding_run_lock
+from agent_evolve.engine.run_lock import holding_run_lock
 from agent_evolve.userview.run import ACCEPTING_PHASES, load_run
 
 # The journal phase whose `accepted_tag` a resumed run continues from (engine.session resumes from it).

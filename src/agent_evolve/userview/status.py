@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.userview.lock import run_is_live
+from agent_evolve.engine.run_lock import run_is_live
 from agent_evolve.userview.run import accepted_version, load_run
 
 # What a run does next after the last journaled phase of a cycle.

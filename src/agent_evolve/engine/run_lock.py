@@ -1,4 +1,4 @@
-"""Whether a run holds a workspace (the loop keeps an exclusive flock on `evolution/.lock` while it runs)."""
+"""The run lock: an exclusive flock on the records' `.lock` file, held by a run and by anything changing its records."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ def run_is_live(records: RunRecords) -> bool:
 
 @contextmanager
 def holding_run_lock(records: RunRecords) -> Iterator[None]:
-    """Hold the run lock for a change to the run's records, so no run starts halfway through it."""
+    """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
     records.root.mkdir(parents=True, exist_ok=True)
     with records.lock.open("a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise WorkspaceError(f"{records.workspace}: a run is in progress; stop it first") from exc
+            raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace") from exc
         yield
