@@ -39,7 +39,7 @@ def make_provider(
         return BedrockConverseClient(ref.full, ref.name, base_url=url, timeout_s=timeout_s)
     from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
 
-    return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx)
+    return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx, timeout_s=timeout_s)
 
 
 def make_client(
