@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import LayerSnapshot
-from agent_evolve.api import Evolver, agent_from_workspace, resolve_benchmark
+from agent_evolve.api import Evolver, RunClients, agent_from_workspace, resolve_benchmark
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.engine.solving import mean_score, solve_all
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import seed_path
 
 
@@ -59,8 +60,9 @@ class LiftReport:
 
 
 def score_workspace(workspace: Path, benchmark: BenchmarkAdapter, split: str, limit: int, config: EvolveConfig) -> float:
-    """Mean score of the workspace's agent on the first `limit` tasks of `split`."""
-    agent, _ = agent_from_workspace(workspace, config)
+    """Mean score of the workspace's agent on the first `limit` tasks of `split`, with a ledger of its own."""
+    ledger = UsageLedger(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
+    agent, _ = agent_from_workspace(workspace, config, RunClients(config, ledger))
     return mean_score(solve_all(agent, benchmark, benchmark.get_tasks(split, limit=limit), config.concurrency))
 
 
@@ -81,8 +83,11 @@ def run_lift_experiment(
     config: EvolveConfig,
     progress: Callable[[ProgressEvent], None] | None = None,
 ) -> LiftReport:
-    """For each seed: evolve a fresh copy of the seed workspace, then score it on the same test tasks as the baseline."""
-    adapter = resolve_benchmark(benchmark)
+    """For each seed: evolve a fresh copy of the seed workspace, then score it on the same test tasks as the baseline.
+
+    Every seed's run owns its usage ledger, so each gets the whole token and cost budget.
+    """
+    adapter = resolve_benchmark(benchmark, grader=config.grader) if isinstance(benchmark, str) else benchmark
     source = seed_path(agent) if not Path(agent).exists() else Path(agent)
     name = benchmark if isinstance(benchmark, str) else (adapter.name or type(adapter).__name__)
     report = LiftReport(name, agent, engine, test_tasks=len(adapter.get_tasks("test", limit=test_limit)))

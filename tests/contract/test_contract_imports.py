@@ -1,4 +1,4 @@
-"""The contract layer depends only on types, errors, the standard library and PyYAML; protocol adds contract."""
+"""The contract layer depends only on types, errors, config, the standard library and PyYAML; protocol adds contract."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "agent_evolve"
 ALLOWED = {
-    "contract": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract"),
+    "contract": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.config", "agent_evolve.contract"),
     "protocol": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract", "agent_evolve.protocol"),
 }
 THIRD_PARTY = {"yaml"}

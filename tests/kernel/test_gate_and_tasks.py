@@ -27,6 +27,7 @@ def test_gate_ties_follow_the_policy() -> None:
 def test_gate_min_improvement_is_a_margin() -> None:
     assert gate(0.55, 0.5, min_improvement=0.1).action == "reject"
     assert gate(0.65, 0.5, min_improvement=0.1).action == "accept"
+    assert gate(0.65, 0.5, min_improvement=0.1).strategy == "min_improvement" and gate(0.6, 0.5).strategy == "strict"
     assert gate(0.6, 0.5, min_improvement=0.1).action == "reject"
     assert gate(0.6, 0.5, min_improvement=0.1, accept_ties=True).action == "accept"
 

@@ -9,6 +9,7 @@ by other means (the bash tool).
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +27,7 @@ LAYER_OF: dict[str, str] = {
     "add_rule": "prompts", "write_prompt": "prompts", "write_skill": "skills", "delete_skill": "skills",
     "clear_drafts": "skills", "add_memory": "memory", "rewrite_memory": "memory",
 }
+PROPOSABLE: tuple[EditKind, ...] = ("add_rule", "write_prompt", "write_skill", "add_memory")  # one model action each
 RULES_HEADING = "## Learned rules"
 RULE_MIN, RULE_MAX = 8, 300
 MEMORY_MAX = 500
@@ -33,6 +35,11 @@ DUPLICATE_RULE = 0.85
 LAYER_DIRS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
 RECORD_DIRS: tuple[str, ...] = ("evolution", ".git")
 _SKIP_DIRS = {".git", "__pycache__"}
+
+
+def proposable_kinds(layers: Collection[str]) -> list[str]:
+    """The edit kinds a model may propose (as an action or a tool call) whose layer is in `layers`."""
+    return [kind for kind in PROPOSABLE if LAYER_OF[kind] in layers]
 
 
 class EditError(AgentEvolveError):

@@ -10,7 +10,7 @@ import re
 from typing import Any, Literal
 
 from agent_evolve.algorithms.common import prompts
-from agent_evolve.algorithms.common.edits import Edit, EditError
+from agent_evolve.algorithms.common.edits import PROPOSABLE, Edit, EditError
 from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, make_skill, merge_skills, slugify
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.errors import SkillFormatError
@@ -18,8 +18,6 @@ from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.structured import complete_json
 
 Decision = Literal["ACCEPT", "MERGE", "SKIP"]
-ACTIONS: dict[str, str] = {"add_rule": "prompts", "write_prompt": "prompts", "write_skill": "skills",
-                           "add_memory": "memory"}
 _TEXT = {"type": "string", "minLength": 1}
 _LINES = {"anyOf": [_TEXT, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}  # small models list lines
 RULE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}
@@ -89,7 +87,7 @@ def edit_from_action(item: dict[str, Any], source: dict[str, Any], cap: int = SK
         return Edit("add_memory", entry={"content": _required(item, "content"), **source})
     if action == "write_skill":
         return Edit("write_skill", skill=skill_from_fields(item, {"source": source.get("source", "")}, cap=cap))
-    raise EditError(f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
+    raise EditError(f"unknown action {action!r}; known: {', '.join(PROPOSABLE)}")
 
 
 def _required(item: dict[str, Any], key: str) -> str:

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common import generation, prompts
 from agent_evolve.algorithms.common.base import ModelEngine
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, LayerSnapshot
+from agent_evolve.algorithms.common.edits import (
+    DuplicateEditError,
+    Edit,
+    EditBatch,
+    EditError,
+    LayerSnapshot,
+    proposable_kinds,
+)
 from agent_evolve.algorithms.common.evidence import Evidence, analyse
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills
@@ -47,7 +54,6 @@ TOOL_SPECS: dict[str, ToolSpec] = {
     "add_memory": ToolSpec("add_memory", "Store one lesson in the agent's episodic memory.",
                            {"type": "object", "properties": {"content": _TEXT}, "required": ["content"]}),
 }
-TOOL_LAYER = {"add_rule": "prompts", "write_prompt": "prompts", "write_skill": "skills", "add_memory": "memory"}
 
 
 class AEvolveEngine(ModelEngine):
@@ -112,7 +118,7 @@ class AEvolveEngine(ModelEngine):
         return StepResult(bool(changes), f"skillforge: {summary}", metadata, usage=self.step_usage(mark))
 
     def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> list[Tool]:
-        names = [n for n in TOOL_LAYER if TOOL_LAYER[n] in layers and (n != "write_prompt" or self.params["free_form"])]
+        names = [n for n in proposable_kinds(layers) if n != "write_prompt" or self.params["free_form"]]
         source = {"source": self.engine_name, "cycle": self.cycle}
 
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
@@ -159,7 +165,7 @@ class AEvolveEngine(ModelEngine):
         """One schema-checked proposal: several edits for a free-form model, else the single top target."""
         source = {"source": self.engine_name, "cycle": self.cycle}
         if self.params["free_form"]:
-            actions = [a for a, layer in generation.ACTIONS.items() if layer in layers]
+            actions = proposable_kinds(layers)
             for edit in generation.propose_edits(self.llm, request, actions, self.params["max_edits"],
                                                  self.max_tokens, source):
                 batch.add(edit)

@@ -1,0 +1,31 @@
+"""Build the acceptance strategy a configuration names (gate_strategy and its parameters)."""
+
+from __future__ import annotations
+
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.acceptance.base import AcceptanceStrategy
+from agent_evolve.engine.acceptance.best_so_far import BestSoFar
+from agent_evolve.engine.acceptance.min_improvement import MinImprovement
+from agent_evolve.engine.acceptance.paired import PairedSignTest
+from agent_evolve.engine.acceptance.strict import StrictImprovement
+from agent_evolve.errors import ConfigError
+
+STRATEGY_NAMES: tuple[str, ...] = (StrictImprovement.name, MinImprovement.name, PairedSignTest.name, BestSoFar.name)
+
+
+def strategy_from_config(config: EvolveConfig) -> AcceptanceStrategy:
+    """The strategy of `gate_strategy`, with `gate_min_improvement`, `gate_accept_ties` and `gate_alpha`.
+
+    `strict` with a positive `gate_min_improvement` is the min_improvement strategy (the gate has always
+    honoured that margin); `paired` uses `gate_alpha` and ignores the margin and the tie policy.
+    """
+    name, margin, ties = config.gate_strategy, config.gate_min_improvement, config.gate_accept_ties
+    if name == StrictImprovement.name:
+        return MinImprovement(margin, ties) if margin > 0 else StrictImprovement(ties)
+    if name == MinImprovement.name:
+        return MinImprovement(margin, ties)
+    if name == PairedSignTest.name:
+        return PairedSignTest(config.gate_alpha)
+    if name == BestSoFar.name:
+        return BestSoFar(margin, ties)
+    raise ConfigError(f"key 'gate_strategy' must be one of {', '.join(STRATEGY_NAMES)}, got {name!r}")

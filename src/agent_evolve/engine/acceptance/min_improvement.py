@@ -1,0 +1,31 @@
+"""Minimum improvement: the candidate's mean must beat the incumbent's by more than a margin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_evolve.engine.acceptance.base import Verdict
+from agent_evolve.stats import TOLERANCE, PairedTable
+
+
+def margin_verdict(delta: float, margin: float, accept_ties: bool) -> tuple[bool, str]:
+    """Accept a `delta` above `margin`; a delta exactly at the margin is a tie, kept only with `accept_ties`."""
+    if delta > margin + TOLERANCE:
+        return True, f"improved by {delta:+.4f} (> {margin:.4f})"
+    if abs(delta - margin) <= TOLERANCE:
+        return accept_ties, f"tie at {delta:+.4f}, ties {'accepted' if accept_ties else 'rejected'}"
+    return False, f"changed by {delta:+.4f} (needs > {margin:.4f})"
+
+
+@dataclass(frozen=True)
+class MinImprovement:
+    """Accept when mean(candidate) - mean(incumbent) over the shared tasks exceeds `margin`."""
+
+    margin: float
+    accept_ties: bool = False
+    name = "min_improvement"
+
+    def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
+        delta = table.mean_difference
+        accepted, reason = margin_verdict(delta, self.margin, self.accept_ties)
+        return Verdict(accepted, reason, "mean_difference", delta, margin=self.margin)
