@@ -136,6 +136,8 @@ class LlamaEngine:
                 log.exception("local model decode failed")
                 for slot, (request, _, sampler) in list(running.items()):
                     self._release(running, slot, sampler)
+                    self._lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
+                    self._cached[slot] = []
                     request.error = exc
                     request.done.set()
 
