@@ -128,3 +128,9 @@ def test_trial_refuses_holdout_ids_so_a_search_cannot_touch_them(ws) -> None:
     trial = runner(ws, needs="", train=range(10))
     with pytest.raises(ae.errors.TrialError):
         trial(["t15"])
+
+
+def test_outside_the_loop_without_a_trial_nothing_changes(ws) -> None:
+    before = snapshot(Path(ws.path))
+    result = DemoSearchEngine().step(ws, batch(), None, None)  # type: ignore[arg-type]
+    assert not result.mutated and snapshot(Path(ws.path)) == before

@@ -17,6 +17,7 @@ step:
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine
@@ -32,6 +33,7 @@ from agent_evolve.algorithms.common.demos import (
 )
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
+from agent_evolve.contract.paths import atomic_write
 from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
@@ -48,9 +50,9 @@ class DemoSearchEngine(ModelEngine):
     name = "demos"
     defaults: ClassVar[dict[str, Any]] = {
         "demo_sets": 2,        # candidate demo sets per step
-        "demos_per_set": 3,    # demos in one set
+        "demos_per_set": 2,    # demos in one set (each adds ~200 prompt tokens to every solve)
         "pool_size": 40,       # verified solutions kept in the pool (newest)
-        "demo_chars": 900,     # longest solution used as a demo
+        "demo_chars": 700,     # longest solution used as a demo
         "fixes": 1,            # targeted-rule candidates per step
         "trial_tasks": 8,      # train tasks every candidate is scored on
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
@@ -63,8 +65,8 @@ class DemoSearchEngine(ModelEngine):
         history: EvolutionHistory,
         trial: TrialRunner | None = None,
     ) -> StepResult:
-        if trial is None:
-            return StepResult(mutated=False, summary="demos needs the trial runner; nothing changed")
+        if trial is None or self.context is None:
+            return StepResult(mutated=False, summary="demos runs in the loop (it needs the trial runner); no change")
         if self.hidden(observations):
             return StepResult(mutated=False, summary="feedback is hidden: no solution can be verified as a demo")
         state = self.load_state()
@@ -76,9 +78,8 @@ class DemoSearchEngine(ModelEngine):
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
         ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], int(self.params["trial_tasks"]),
                         f"{self.config.seed}:{self.cycle}")
-        root = workspace.path
-        scratch = self.context.scratch_dir if self.context is not None else root / "evolution" / "scratch"
-        result = search(trial, root, scratch, candidates, ids, float(self.params["min_gain"]))
+        root = Path(workspace.path)
+        result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]))
         self.record(result.to_dict())
         scores = ", ".join(f"{name} {score:.2f}" for name, score in result.scores.items())
         measured = f"trial on {len(ids)} train tasks: current {result.incumbent:.2f}; {scores}"
@@ -110,4 +111,4 @@ class DemoSearchEngine(ModelEngine):
     def record(self, result: dict[str, Any]) -> None:
         """Keep the search's numbers with this cycle's engine output."""
         if self.context is not None:
-            (self.context.output_dir / "search.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+            atomic_write(self.context.output_dir / "search.json", json.dumps(result, indent=1))
