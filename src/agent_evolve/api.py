@@ -9,12 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.subset_view import SubsetView
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import EvolutionLoop, ProgressEvent
+from agent_evolve.engine.preflight import preflight
 from agent_evolve.errors import ConfigError, WorkspaceError
+from agent_evolve.llm.base import LLMClient
+from agent_evolve.llm.factory import client_from_config
+from agent_evolve.llm.usage import UsageLedger, require_prices
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.registry import (
     AGENT_REGISTRY,
@@ -28,14 +33,22 @@ from agent_evolve.registry import (
 )
 from agent_evolve.types import EvolutionResult
 
-__all__ = ["AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "resolve_benchmark", "resolve_engine"]
+__all__ = [
+    "AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "RunClients", "resolve_benchmark",
+    "resolve_engine",
+]
 
 DEFAULT_ENGINE = "skillforge"
 _COPY_IGNORE = shutil.ignore_patterns(".git", "evolution", "__pycache__")
 
 
 class Evolver:
-    """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`."""
+    """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`.
+
+    Each Evolver owns its run's `UsageLedger` (budgets from the config; pass `ledger=` to share one with your own
+    agent). The clients it builds for the agent and the engine record into that ledger and are the model roles
+    the pre-flight checks; a user's own agent or engine instance keeps its own clients.
+    """
 
     def __init__(
         self,
@@ -46,16 +59,30 @@ class Evolver:
         workspace_dir: str | None = None,
         *,
         progress: Callable[[ProgressEvent], None] | None = None,
+        ledger: UsageLedger | None = None,
     ):
         self.config = resolve_config(config)
-        self.benchmark = resolve_benchmark(benchmark)
-        self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir)
-        self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config)
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        self.ledger.set_budget(self.config.max_total_tokens, self.config.max_cost_usd)
+        roles = RunClients(self.config, self.ledger)
+        self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, roles)
+        self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config, roles)
+        grader = self.config.grader if isinstance(benchmark, str) else None  # an instance has its grader
+        self.benchmark = resolve_benchmark(benchmark, grader=grader)
+        self.clients: dict[str, LLMClient] = roles.clients
+        if self.config.max_cost_usd is not None:
+            require_prices([client.model for client in self.clients.values()], self.config.prices)
         self.workspace = AgentWorkspace(self.agent.workspace.path)
         self.progress = progress
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
-        """Evolve until the workspace has `cycles` cycles (default config.max_cycles); resumes an interrupted run."""
+        """Evolve until the workspace has `cycles` cycles (default config.max_cycles); resumes an interrupted run.
+
+        With `config.preflight` (default) every model role and the benchmark are checked first; a problem no
+        retry can fix raises PreflightError before anything is recorded.
+        """
+        if self.config.preflight:
+            preflight(self.clients, self.benchmark)
         loop = EvolutionLoop(
             self.agent,
             self.benchmark,
@@ -64,8 +91,27 @@ class Evolver:
             self.workspace,
             agent_factory=self.agent_factory,
             progress=self.progress,
+            ledger=self.ledger,
         )
         return loop.run(cycles)
+
+
+RoleClient = Callable[[str], LLMClient]
+
+
+class RunClients:
+    """The clients of one run's model roles, each built once from the config and recording into one ledger."""
+
+    def __init__(self, config: EvolveConfig, ledger: UsageLedger, *, seed: int = 0) -> None:
+        self.config = config
+        self.ledger = ledger
+        self.seed = seed
+        self.clients: dict[str, LLMClient] = {}
+
+    def __call__(self, role: str) -> LLMClient:
+        if role not in self.clients:
+            self.clients[role] = client_from_config(self.config, role, ledger=self.ledger, seed=self.seed)
+        return self.clients[role]
 
 
 def resolve_config(config: EvolveConfig | str | Path | None) -> EvolveConfig:
@@ -78,27 +124,54 @@ def resolve_config(config: EvolveConfig | str | Path | None) -> EvolveConfig:
     raise ConfigError(f"config must be an EvolveConfig or a YAML path, got {type(config).__name__}")
 
 
-def resolve_benchmark(benchmark: str | BenchmarkAdapter, **kwargs: Any) -> BenchmarkAdapter:
-    """A registry name (optionally `name:argument`, e.g. `jsonl:tasks.jsonl`) or an adapter instance."""
+def resolve_benchmark(
+    benchmark: str | BenchmarkAdapter, *, subset: str | None = None, grader: str | None = None, **kwargs: Any
+) -> BenchmarkAdapter:
+    """A registry name (optionally `name:argument`, e.g. `jsonl:tasks.jsonl`) or an adapter instance.
+
+    `subset` narrows any benchmark to a subset file (its own `subset=` argument when it has one); `grader` is
+    passed to benchmarks that take one (`jsonl`) and refused by the others.
+    """
     if isinstance(benchmark, BenchmarkAdapter):
-        return benchmark
+        if grader is not None:
+            raise ConfigError(f"grader {grader!r} applies to a benchmark built by name, not to an instance")
+        return SubsetView(benchmark, subset) if subset else benchmark
     if not isinstance(benchmark, str):
         raise ConfigError(f"benchmark must be a name or a BenchmarkAdapter, got {type(benchmark).__name__}")
     name, _, argument = benchmark.partition(":")
     cls = benchmark_class(name)
-    return cls(argument, **kwargs) if argument else cls(**kwargs)
+    if grader is not None:
+        if not _accepts(cls, "grader"):
+            raise ConfigError(f"benchmark {name!r} takes no grader (grader {grader!r}); graders apply to jsonl:PATH")
+        kwargs["grader"] = grader
+    native_subset = subset is not None and _accepts(cls, "subset")
+    if native_subset:
+        kwargs["subset"] = subset
+    adapter = cls(argument, **kwargs) if argument else cls(**kwargs)
+    return SubsetView(adapter, subset) if subset and not native_subset else adapter
 
 
-def resolve_engine(engine: str | EvolutionEngine, config: EvolveConfig) -> EvolutionEngine:
+def resolve_engine(
+    engine: str | EvolutionEngine, config: EvolveConfig, role_client: RoleClient | None = None
+) -> EvolutionEngine:
+    """An engine instance as is, or a named engine built with `config`, the run's engine client and engine_params."""
     if isinstance(engine, EvolutionEngine):
+        if config.engine_params:
+            raise ConfigError(
+                f"engine_params {sorted(config.engine_params)} apply to an engine built by name; "
+                f"pass them to {type(engine).__name__}(...) yourself"
+            )
         return engine
     if not isinstance(engine, str):
         raise ConfigError(f"engine must be a name or an EvolutionEngine, got {type(engine).__name__}")
-    return _construct(engine_class(engine), config=config)
+    cls = engine_class(engine)
+    _check_params(cls, engine, config.engine_params)
+    llm = role_client("engine") if role_client is not None and _accepts(cls, "llm") else None
+    return _construct(cls, config=config, llm=llm, **config.engine_params)
 
 
 def resolve_agent(
-    agent: str | BaseAgent, config: EvolveConfig, workspace_dir: str | None
+    agent: str | BaseAgent, config: EvolveConfig, workspace_dir: str | None, role_client: RoleClient | None = None
 ) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
     """Seed names are copied to a working directory; paths are used in place unless `workspace_dir` is given."""
     if isinstance(agent, BaseAgent):
@@ -118,11 +191,16 @@ def resolve_agent(
         if target.exists() and any(target.iterdir()):
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
         shutil.copytree(source, target, ignore=_COPY_IGNORE, dirs_exist_ok=True)
-    return agent_from_workspace(target, config)
+    return agent_from_workspace(target, config, role_client)
 
 
-def agent_from_workspace(path: Path, config: EvolveConfig) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
-    """Build the agent named by the manifest's entrypoint (validation writes nothing)."""
+def agent_from_workspace(
+    path: Path, config: EvolveConfig, role_client: RoleClient | None = None
+) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
+    """Build the agent named by the manifest's entrypoint (validation writes nothing).
+
+    An agent class that takes `llm=` gets `role_client("agent")`, shared by every agent the factory builds.
+    """
     manifest = load_manifest(path)
     try:
         cls = import_object(manifest.entrypoint)
@@ -130,14 +208,35 @@ def agent_from_workspace(path: Path, config: EvolveConfig) -> tuple[BaseAgent, C
         raise WorkspaceError(f"{path / 'manifest.yaml'}: agent.entrypoint {manifest.entrypoint!r}: {exc}") from exc
     if not (isinstance(cls, type) and issubclass(cls, BaseAgent)):
         raise WorkspaceError(f"{path / 'manifest.yaml'}: agent.entrypoint {manifest.entrypoint!r} is not a BaseAgent")
+    llm = role_client("agent") if role_client is not None and _accepts(cls, "llm") else None
 
     def factory(workspace: Path) -> BaseAgent:
-        return _construct(cls, workspace, config=config)
+        return _construct(cls, workspace, config=config, llm=llm)
 
     return factory(path), factory
 
 
-def _construct(cls: type, *args: Any, config: EvolveConfig) -> Any:
-    """Call `cls(*args)`, passing `config=` when the constructor accepts it."""
-    accepts_config = "config" in inspect.signature(cls).parameters
-    return cls(*args, config=config) if accepts_config else cls(*args)
+def _accepts(cls: type, name: str) -> bool:
+    """True when `cls(...)` has a parameter called `name` (not merely **kwargs)."""
+    parameter = inspect.signature(cls).parameters.get(name)
+    return parameter is not None and parameter.kind is not inspect.Parameter.VAR_KEYWORD
+
+
+def _check_params(cls: type, name: str, params: dict[str, Any]) -> None:
+    """ConfigError naming engine parameters the constructor cannot take (classes with **kwargs check their own)."""
+    signature = inspect.signature(cls).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.values()):
+        return
+    accepted = sorted(set(signature) - {"config", "llm"})
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ConfigError(f"engine {name!r}: unknown engine_params {unknown}; accepted: {accepted or 'none'}")
+
+
+def _construct(cls: type, *args: Any, config: EvolveConfig, llm: LLMClient | None = None, **params: Any) -> Any:
+    """Call `cls(*args, **params)`, adding `config=` and (when given) `llm=` if the constructor takes them."""
+    if _accepts(cls, "config"):
+        params["config"] = config
+    if llm is not None and _accepts(cls, "llm"):
+        params["llm"] = llm
+    return cls(*args, **params)

@@ -14,6 +14,7 @@ import yaml
 from agent_evolve.errors import ConfigError
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+DEFAULT_AGENT_MAX_TOKENS = 1024  # the agent's answer limit when neither the config nor the manifest sets one
 
 
 @dataclass
@@ -43,9 +44,11 @@ class EvolveConfig:
     # Extension point
     extra: dict[str, Any] = field(default_factory=dict)
 
-    # Agent LLM and provider settings (per role: agent_* and evolver_*; llm_* are the defaults of both)
+    # Agent LLM and provider settings (per role: agent_* and evolver_*; llm_base_url is the agent's only,
+    # llm_timeout_s the default of both). agent_max_tokens / agent_temperature, when set, beat the manifest.
     agent_model: str = DEFAULT_MODEL
-    agent_max_tokens: int = 1024
+    agent_max_tokens: int | None = None
+    agent_temperature: float | None = None
     agent_base_url: str | None = None
     agent_timeout_s: float | None = None
     evolver_base_url: str | None = None
@@ -129,6 +132,7 @@ _RULES: dict[str, tuple[str, float | None, float | None]] = {
     "holdout_ratio": ("a number in [0, 1)", 0.0, 1.0),
     "evolver_max_tokens": ("a positive integer", 1, None),
     "agent_max_tokens": ("a positive integer", 1, None),
+    "agent_temperature": ("a number in [0, 2]", 0.0, 2.0 + 1e-12),
     "egl_threshold": ("a non-negative number", 0.0, None),
     "egl_window": ("a positive integer", 1, None),
     "llm_timeout_s": ("a positive number", 1e-9, None),

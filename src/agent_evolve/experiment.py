@@ -35,7 +35,7 @@ def run_lift_experiment(
 ) -> dict[str, Any]:
     """For each seed: evolve a fresh copy of the seed workspace (and a no-edit control), score it on the test
     tasks the baseline is scored on, and write lift.json, lift.md and lift.png into `out_dir` (resumable)."""
-    adapter = resolve_benchmark(benchmark)
+    adapter = resolve_benchmark(benchmark, grader=config.grader) if isinstance(benchmark, str) else benchmark
     name = benchmark if isinstance(benchmark, str) else (adapter.name or type(adapter).__name__)
     plan = LiftPlan(agent, name, engine, tuple(seeds), cycles, test_limit, control, allow_small_test)
     return run_lift(plan, adapter, config, out_dir, progress=progress)

@@ -157,7 +157,7 @@ def test_budget_exhausted_mid_run_stops_with_out_of_budget(tmp_path: Path) -> No
     workspace = make_workspace(tmp_path / "ws")
     start = default_ledger().total().total_tokens
     config = ae.EvolveConfig(batch_size=4, max_total_tokens=start + 500)
-    result = ae.Evolver(str(workspace), KeywordBenchmark(), config, Spender([])).run(5)
+    result = ae.Evolver(str(workspace), KeywordBenchmark(), config, Spender([]), ledger=default_ledger()).run(5)
     default_ledger().set_budget(None, None)
     assert result.details["stop_reason"] == "out_of_budget"
     assert result.cycles_completed == 1 and outcomes(workspace) == ["out_of_budget"]
@@ -198,7 +198,9 @@ def test_budget_hit_while_solving_keeps_the_last_accepted_version(tmp_path: Path
 
     workspace = make_workspace(tmp_path / "ws")
     config = ae.EvolveConfig(batch_size=4, max_total_tokens=default_ledger().total().total_tokens + 5_000)
-    result = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, Switch([("prompt", "k0 k1")])).run(4)
+    evolver = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, Switch([("prompt", "k0 k1")]),
+                         ledger=default_ledger())
+    result = evolver.run(4)
     default_ledger().set_budget(None, None)
     assert outcomes(workspace) == ["accepted", "out_of_budget"]
     assert result.details["stop_reason"] == "out_of_budget"

@@ -3,14 +3,15 @@
 Per task it selects skills (all, matched by description, routed by the model, or none), assembles a capped
 system prompt from the system prompt, fragments, skills and memories, asks the model (through the workspace's
 tools when ``use_tools`` is on), and optionally proposes a draft skill. Its settings are the manifest's
-``agent.config`` mapping::
+``agent.config`` mapping, laid over ``EvolveConfig.extra["agent"]`` (a run-wide default) and under the
+config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line)::
 
     agent:
       config:
         skill_mode: routed        # all | match | routed | none
         use_tools: false          # run the tool loop over tools/registry.yaml
         propose_drafts: false     # after answering, propose a lesson as skills/_drafts/<name>.md
-        max_tokens: null          # answer length; null: EvolveConfig.agent_max_tokens
+        max_tokens: null          # answer length; null: 1024
         max_memories: 10          # memory lines in the prompt
         max_tool_turns: 6         # model turns of the tool loop
         max_prompt_chars: 6000    # cap of the assembled system prompt
@@ -38,10 +39,10 @@ from agent_evolve.agents.prompting import (
 )
 from agent_evolve.agents.router import SkillRouter, match_skills
 from agent_evolve.agents.tools import DEFAULT_TIMEOUT_S, workspace_tools
-from agent_evolve.config import EvolveConfig
+from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.manifest import MANIFEST_FILE
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
-from agent_evolve.errors import ManifestError, SkillFormatError
+from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.factory import client_from_config
@@ -171,7 +172,8 @@ class ReferenceAgent(BaseAgent):
     def reload_from_fs(self) -> None:
         """Read manifest settings, prompt, fragments, skills, memories and tools, then swap them in at once."""
         ws = self.workspace
-        settings = AgentSettings.from_config(ws.manifest().agent_config, ws.path / MANIFEST_FILE)
+        settings = AgentSettings.from_config(agent_config(self.config, ws.manifest().agent_config),
+                                             ws.path / MANIFEST_FILE)
         skills = ws.list_skills()
         snapshot = _Snapshot(
             settings=settings,
@@ -208,7 +210,7 @@ class ReferenceAgent(BaseAgent):
             "memories": prompt.memories,
         }]
         messages = build_messages(prompt.text, task.input)
-        max_tokens = settings.max_tokens or self.config.agent_max_tokens
+        max_tokens = settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS
         if state.tools:
             result = run_tool_loop(client, messages, state.tools, max_turns=settings.max_tool_turns,
                                    max_tokens=max_tokens, temperature=settings.temperature)
@@ -259,6 +261,19 @@ class ReferenceAgent(BaseAgent):
             return {"type": "draft", "status": "invalid", "name": name, "problems": problems}
         self.propose_skill(name, text)
         return {"type": "draft", "status": "proposed", "name": name}
+
+
+def agent_config(config: EvolveConfig, manifest_config: Mapping[str, Any]) -> dict[str, Any]:
+    """The effective ``agent.config``: ``extra["agent"]`` < the manifest < the config's explicit agent keys."""
+    extra = config.extra.get("agent", {})
+    known = [f.name for f in fields(AgentSettings)]
+    if not isinstance(extra, Mapping):
+        raise ConfigError(f"key 'extra.agent' must be a mapping of agent.config keys, got {extra!r}")
+    unknown = sorted(set(extra) - set(known))
+    if unknown:
+        raise ConfigError(f"key 'extra.agent' has unknown keys {unknown}; known keys: {', '.join(known)}")
+    explicit = {"max_tokens": config.agent_max_tokens, "temperature": config.agent_temperature}
+    return {**extra, **manifest_config, **{k: v for k, v in explicit.items() if v is not None}}
 
 
 def draft_skill(reply: Mapping[str, Any], task_id: str) -> tuple[str, str, list[str]]:

@@ -135,6 +135,12 @@ class ArcAgi3Benchmark(BenchmarkAdapter):
         ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
         return [self.to_task(i, index[i]) for i in ids]
 
+    def check_ready(self) -> None:
+        """The local tasks load, or (API mode) ARC_API_KEY is set."""
+        if self.mode == "api":
+            self.client()
+        self._index.items()
+
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Local: exact grid match. API: replay the actions and score levels completed over levels to win."""
         record = self._index.get(task.id, self.name)

@@ -1,4 +1,4 @@
-"""BenchmarkAdapter: where tasks come from and how an attempt is graded."""
+"""BenchmarkAdapter: where tasks come from, how an attempt is graded, and whether it can run here."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ SPLITS: tuple[str, ...] = ("train", "test")
 
 
 class BenchmarkAdapter:
-    """Override `get_tasks` and `evaluate`. Splits are 'train' and 'test'; the loop carves holdout from train.
+    """Override `get_tasks` and `evaluate` (and `check_ready` when the benchmark needs data, Docker or keys).
 
-    `get_tasks` must return the same tasks in the same order for the same split, so that the loop's
-    cursor and holdout carving are reproducible. `evaluate` must be safe to call from several threads.
+    Splits are 'train' and 'test'; the loop carves holdout from train. `get_tasks` must return the same tasks in
+    the same order for the same split, so that the loop's cursor and holdout carving are reproducible.
+    `evaluate` must be safe to call from several threads.
     """
 
     name: str = ""
@@ -23,3 +24,6 @@ class BenchmarkAdapter:
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Evaluate an agent's trajectory on a task."""
         raise NotImplementedError
+
+    def check_ready(self) -> None:
+        """Raise MissingDependencyError naming what to install, set or start; the pre-flight calls it once."""

@@ -39,8 +39,11 @@ def _probe_until(
     return kept
 
 
+Solver = Callable[[Task], Trajectory]
+
+
 def select_hard_subset(
-    solve: Callable[[Task], Trajectory],
+    solve: Solver | Sequence[Solver],
     benchmark: BenchmarkAdapter,
     k: int = 3,
     n_train: int | None = None,
@@ -52,6 +55,9 @@ def select_hard_subset(
 ) -> dict[str, Any]:
     """Probe tasks in a seeded order, keep those with pass rate < 1 (and > 0 if `drop_never_solved`).
 
+    `solve` is one solver used for all k probes, or k solvers, one per probe (e.g. agents with their own
+    sampling seeds, so that the probes of a deterministic-by-default model really differ).
+
     split_source "benchmark": hard train ids come from the benchmark's train split, test ids from its test split,
     at most `n_train` / `n_test` of each (all when None). "pool": both splits are probed as one pool and the
     first `n_test` hard tasks go to test, the next `n_train` to train. Probing stops once enough are kept.
@@ -62,8 +68,12 @@ def select_hard_subset(
     if split_source not in ("benchmark", "pool"):
         raise ConfigError(f"hard subset: split_source must be 'benchmark' or 'pool', got {split_source!r}")
 
+    solvers = [solve] * k if callable(solve) else list(solve)
+    if len(solvers) != k:
+        raise ConfigError(f"hard subset: {len(solvers)} solvers given for k={k} probes")
+
     def probe(task: Task) -> float:
-        return sum(benchmark.evaluate(task, solve(task)).success for _ in range(k)) / k
+        return sum(benchmark.evaluate(task, each(task)).success for each in solvers) / k
 
     def keep(rate: float) -> bool:
         return rate < 1.0 and (rate > 0.0 or not drop_never_solved)

@@ -218,6 +218,10 @@ class McpAtlasBenchmark(BenchmarkAdapter):
             raise MissingDependencyError(f"{self.name}: the requested tasks need MCP servers that cannot "
                                          "start: " + "; ".join(problems) + ".")
 
+    def check_ready(self) -> None:
+        """The data loads and, with a server config, every server of its tasks can start."""
+        self.get_tasks("train", None)
+
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """The judge, if given, sees the task with its claims in metadata; else deterministic claim coverage."""
         record = self._index.get(task.id, self.name)

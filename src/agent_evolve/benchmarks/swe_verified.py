@@ -149,6 +149,13 @@ class SweVerifiedBenchmark(BenchmarkAdapter):
             problems.append("the SWE-bench harness is not installed: `pip install swebench`")
         return problems
 
+    def check_ready(self) -> None:
+        """The data loads, Docker answers and the official harness is installed."""
+        self._index.items()
+        problems = self.grading_problems()
+        if problems:
+            raise MissingDependencyError(f"grading {self.name} needs: " + "; ".join(problems))
+
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Extract the diff, run the harness on it in Docker, and read its report."""
         patch = extract_patch(trajectory.output)

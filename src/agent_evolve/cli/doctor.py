@@ -18,6 +18,7 @@ from typing import Literal
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agent_evolve.errors import MissingDependencyError
@@ -191,7 +192,8 @@ def render(rows: list[CheckRow], console: Console) -> None:
     for column in ("component", "check", "status", "detail", "fix"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(row.component, row.check, f"[{_STYLE[row.status]}]{row.status}[/]", row.detail, row.fix)
+        table.add_row(escape(row.component), escape(row.check), f"[{_STYLE[row.status]}]{row.status}[/]",
+                      escape(row.detail), escape(row.fix))
     console.print(table)
 
 

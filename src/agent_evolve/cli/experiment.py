@@ -9,8 +9,7 @@ import click
 from rich.console import Console
 
 from agent_evolve.cli.progress import LiveProgress
-from agent_evolve.cli.run import benchmark_from_options, build_config, model_options
-from agent_evolve.errors import AgentEvolveError
+from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
 from agent_evolve.experiment import markdown_table, run_lift_experiment
 
 
@@ -25,8 +24,8 @@ from agent_evolve.experiment import markdown_table, run_lift_experiment
 @click.option("--no-control", is_flag=True, help="Skip the no-evolution control arm.")
 @click.option("--batch-size", type=int)
 @click.option("--holdout-limit", type=int)
-@click.option("--evolver-model")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="experiments/lift", show_default=True)
+@engine_options
 @model_options
 def experiment_command(
     agent: str, benchmark: str, engine: str, seeds: str, cycles: int, test_limit: int, allow_small_test: bool,
@@ -36,23 +35,20 @@ def experiment_command(
     workspace's task by task; run it again after an interruption to continue."""
     console = Console()
     seed_list = [int(s) for s in seeds.split(",") if s.strip()]
-    try:
-        config = build_config(options.pop("config_path"), **options)
-        with LiveProgress(console, cycles) as progress:
-            report = run_lift_experiment(
-                agent=agent,
-                benchmark=benchmark_from_options(benchmark, options),
-                engine=engine,
-                seeds=seed_list,
-                cycles=cycles,
-                test_limit=test_limit,
-                out_dir=Path(out_dir),
-                config=config,
-                progress=progress,
-                control=not no_control,
-                allow_small_test=allow_small_test,
-            )
-    except AgentEvolveError as exc:
-        raise click.ClickException(str(exc)) from exc
+    config = build_config(options.pop("config_path"), **options)
+    with LiveProgress(console, cycles) as progress:
+        report = run_lift_experiment(
+            agent=agent,
+            benchmark=benchmark_from_options(benchmark, options, config),
+            engine=engine,
+            seeds=seed_list,
+            cycles=cycles,
+            test_limit=test_limit,
+            out_dir=Path(out_dir),
+            config=config,
+            progress=progress,
+            control=not no_control,
+            allow_small_test=allow_small_test,
+        )
     console.print(markdown_table(report))
     console.print(f"written to {out_dir}/lift.json, lift.md, lift.png")

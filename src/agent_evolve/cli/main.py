@@ -1,8 +1,13 @@
-"""The `agent-evolve` command line: run, eval, experiment, doctor."""
+"""The `agent-evolve` command line: run, eval, experiment, hard-subset, doctor.
+
+Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
+workspace), 2 a usage or configuration error. Errors are one line on stderr.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import click
 
@@ -10,9 +15,24 @@ from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
+from agent_evolve.errors import AgentEvolveError, ConfigError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
 
 
-@click.group()
+class _Commands(click.Group):
+    """A group whose commands report an AgentEvolveError as one line on stderr and a non-zero exit status."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AgentEvolveError as exc:
+            click.echo(f"agent-evolve: error: {' '.join(str(exc).split())}", err=True)
+            ctx.exit(EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR)
+
+
+@click.group(cls=_Commands)
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 @click.version_option(package_name="agent-evolve")
 def cli(verbose: int) -> None:
@@ -30,3 +50,7 @@ cli.add_command(hard_subset_command)
 
 def main() -> None:
     cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_evolve.engine.loop import ProgressEvent
-from agent_evolve.llm.usage import default_ledger
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
 
 _PHASES = {
@@ -24,36 +24,62 @@ _PHASES = {
 }
 
 
-class LiveProgress:
-    """A one-line live status: cycle, phase, tasks done, accepted score, tokens, elapsed time."""
+PLAIN_EVERY_TASKS = 10  # without a terminal: one line per phase change and every this many finished tasks
 
-    def __init__(self, console: Console, total_cycles: int):
+
+class LiveProgress:
+    """Progress of a run: a live status line on a terminal, plain log lines when stdout is a file or a pipe.
+
+    Each line shows cycle, phase, tasks done, accepted score, the run's tokens and elapsed time.
+    """
+
+    def __init__(self, console: Console, total_cycles: int, ledger: UsageLedger | None = None):
         self.console = console
         self.total_cycles = total_cycles
+        self.ledger = ledger
         self.started = time.monotonic()
         self.score: float | None = None
+        self.plain = not console.is_terminal
+        self._last: tuple[int, str] | None = None
         self.live = Live(Text(""), console=console, refresh_per_second=4, transient=False)
 
     def __enter__(self) -> LiveProgress:
-        self.live.__enter__()
+        if not self.plain:
+            self.live.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.live.__exit__(*exc)  # type: ignore[arg-type]
+        if not self.plain:
+            self.live.__exit__(*exc)  # type: ignore[arg-type]
 
     def __call__(self, event: ProgressEvent) -> None:
         if event.score is not None:
             self.score = event.score
         if event.phase == "recorded":
             self.console.print(f"cycle {event.cycle}/{self.total_cycles} recorded, accepted holdout score {event.score:.3f}")
-        tokens = default_ledger().total().total_tokens
+            self._last = (event.cycle, event.phase)
+            return
+        line = self.line(event)
+        if not self.plain:
+            self.live.update(Text(line))
+        elif self._plain_due(event):
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def _plain_due(self, event: ProgressEvent) -> bool:
+        """A plain line at each phase change, every PLAIN_EVERY_TASKS tasks, and at a phase's last task."""
+        changed = self._last != (event.cycle, event.phase)
+        self._last = (event.cycle, event.phase)
+        finished = event.total > 0 and event.done == event.total
+        return changed or finished or (event.done > 0 and event.done % PLAIN_EVERY_TASKS == 0)
+
+    def line(self, event: ProgressEvent) -> str:
+        tokens = f" | {self.ledger.total().total_tokens:,} tokens" if self.ledger is not None else ""
         tasks = f" {event.done}/{event.total} tasks" if event.total else ""
         score = f" | score {self.score:.3f}" if self.score is not None else ""
-        line = (
+        return (
             f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{tasks}{score}"
-            f" | {tokens:,} tokens | {time.monotonic() - self.started:,.0f}s"
+            f"{tokens} | {time.monotonic() - self.started:,.0f}s"
         )
-        self.live.update(Text(line))
 
 
 def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:

@@ -9,20 +9,31 @@ from pathlib import Path
 from typing import Any
 
 import click
+import yaml
 from rich.console import Console
 
-from agent_evolve.api import Evolver, agent_from_workspace, resolve_benchmark, resolve_config
-from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.api import Evolver, RunClients, agent_from_workspace, resolve_benchmark, resolve_config
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.cli.progress import LiveProgress, summary_table
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.preflight import preflight
 from agent_evolve.engine.solving import mean_score, solve_all
-from agent_evolve.errors import AgentEvolveError
+from agent_evolve.errors import ConfigError
 from agent_evolve.llm.factory import apply_config_limits
+from agent_evolve.llm.usage import UsageLedger
 
+# Command-line option -> EvolveConfig key. A given option beats the YAML file, which beats the defaults.
 _OVERRIDES = {
     "model": "agent_model",
     "evolver_model": "evolver_model",
     "base_url": "llm_base_url",
+    "evolver_base_url": "evolver_base_url",
+    "agent_timeout": "agent_timeout_s",
+    "evolver_timeout": "evolver_timeout_s",
+    "agent_max_tokens": "agent_max_tokens",
+    "evolver_max_tokens": "evolver_max_tokens",
+    "agent_temperature": "agent_temperature",
+    "grader": "grader",
     "batch_size": "batch_size",
     "holdout_ratio": "holdout_ratio",
     "holdout_limit": "holdout_limit",
@@ -30,21 +41,40 @@ _OVERRIDES = {
     "concurrency": "concurrency",
     "max_tokens_budget": "max_total_tokens",
     "max_cost": "max_cost_usd",
-    "agent_max_tokens": "agent_max_tokens",
 }
+
+
+def parse_engine_params(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """`key=value` pairs, each value read as a YAML scalar (`4` is an int, `true` a bool, `a b` a string)."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--engine-param {pair!r}: expected key=value")
+        try:
+            params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"--engine-param {pair!r}: the value is not a YAML scalar: {exc}") from None
+    return params
 
 
 def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
     """The YAML config (or defaults) with every command-line option that was given laid on top."""
     config = resolve_config(config_path)
     changes = {_OVERRIDES[k]: v for k, v in options.items() if k in _OVERRIDES and v is not None}
-    return dataclasses.replace(config, **changes)
+    if options.get("engine_param"):
+        changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
+    if options.get("no_preflight"):
+        changes["preflight"] = False
+    try:
+        return dataclasses.replace(config, **changes)
+    except ConfigError as exc:
+        raise ConfigError(f"command line: {exc}") from None
 
 
-def benchmark_from_options(name: str, options: dict[str, Any]) -> BenchmarkAdapter:
-    """The named benchmark, restricted to a subset file when --subset was given."""
-    subset = options.get("subset")
-    return resolve_benchmark(name, subset=subset) if subset else resolve_benchmark(name)
+def benchmark_from_options(name: str, options: dict[str, Any], config: EvolveConfig) -> BenchmarkAdapter:
+    """The named benchmark with the config's grader, narrowed to a subset file when --subset was given."""
+    return resolve_benchmark(name, subset=options.get("subset"), grader=config.grader)
 
 
 def model_options(func: Any) -> Any:
@@ -53,10 +83,30 @@ def model_options(func: Any) -> Any:
         [
             click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="EvolveConfig YAML."),
             click.option("--model", help="Agent model, e.g. local/qwen2.5-coder-1.5b or openai/gpt-4.1-mini."),
-            click.option("--base-url", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."),
+            click.option("--base-url", help="The agent's OpenAI-compatible server (vLLM, Ollama, llama.cpp); not the engine's."),
+            click.option("--agent-timeout", type=float, help="Seconds per agent model call (default llm_timeout_s)."),
+            click.option("--agent-max-tokens", type=int, help="Output token limit of each agent answer (beats the manifest)."),
+            click.option("--agent-temperature", type=float, help="Agent sampling temperature (beats the manifest)."),
             click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
-            click.option("--agent-max-tokens", type=int, help="Output token limit of each agent answer."),
+            click.option("--grader", help="jsonl:PATH grader: exact, regex, numeric or python:module:function."),
             click.option("--subset", type=click.Path(exists=True, dir_okay=False), help="Benchmark subset file (hard-subset)."),
+            click.option("--no-preflight", is_flag=True, help="Skip the check of model roles and benchmark before starting."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def engine_options(func: Any) -> Any:
+    """Options of the commands that run an evolution engine."""
+    for option in reversed(
+        [
+            click.option("--evolver-model", help="Engine model (default: the embedded local model)."),
+            click.option("--evolver-base-url", help="The engine's OpenAI-compatible server (--base-url is the agent's)."),
+            click.option("--evolver-timeout", type=float, help="Seconds per engine model call (default llm_timeout_s)."),
+            click.option("--evolver-max-tokens", type=int, help="Output token limit of each engine call."),
+            click.option("--engine-param", multiple=True, metavar="KEY=VALUE",
+                         help="Engine constructor parameter (repeatable; values are YAML scalars)."),
         ]
     ):
         func = option(func)
@@ -69,28 +119,26 @@ def model_options(func: Any) -> Any:
 @click.option("--engine", default="skillforge", show_default=True, help="Evolution engine name.")
 @click.option("--cycles", type=int, help="Total cycles for the workspace (default: config max_cycles).")
 @click.option("--workspace", type=click.Path(file_okay=False), help="Working directory of the evolved workspace.")
-@click.option("--evolver-model", help="Engine model (default: the embedded local model).")
 @click.option("--batch-size", type=int)
 @click.option("--holdout-ratio", type=float)
 @click.option("--holdout-limit", type=int, help="At most this many holdout tasks for the gate.")
 @click.option("--seed", type=int)
 @click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
+@engine_options
 @model_options
 def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, **options: Any) -> None:
     """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace)."""
     console = Console()
-    try:
-        config = build_config(options.pop("config_path"), **options)
-        evolver = Evolver(agent, benchmark_from_options(benchmark, options), config, engine, workspace_dir=workspace)
-        total = cycles if cycles is not None else config.max_cycles
-        console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
-        started = time.monotonic()
-        with LiveProgress(console, total) as progress:
-            evolver.progress = progress
-            result = evolver.run(cycles)
-    except AgentEvolveError as exc:
-        raise click.ClickException(str(exc)) from exc
+    config = build_config(options.pop("config_path"), **options)
+    target = benchmark_from_options(benchmark, options, config) if options.get("subset") else benchmark
+    evolver = Evolver(agent, target, config, engine, workspace_dir=workspace)
+    total = cycles if cycles is not None else config.max_cycles
+    console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
+    started = time.monotonic()
+    with LiveProgress(console, total, evolver.ledger) as progress:
+        evolver.progress = progress
+        result = evolver.run(cycles)
     console.print(summary_table(result, time.monotonic() - started))
 
 
@@ -104,22 +152,21 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
 def eval_command(workspace: str, benchmark: str, split: str, limit: int, output: str | None, **options: Any) -> None:
     """Score a workspace on a benchmark split without changing it."""
     console = Console()
-    try:
-        config = build_config(options.pop("config_path"), **options)
-        apply_config_limits(config)
-        agent, _ = agent_from_workspace(Path(workspace), config)
-        adapter = benchmark_from_options(benchmark, options)
-        tasks = adapter.get_tasks(split, limit=limit)
-        with console.status(f"scoring {len(tasks)} {split} tasks") as status:
-            done = [0]
+    config = build_config(options.pop("config_path"), **options)
+    roles = RunClients(config, apply_config_limits(config, UsageLedger()))
+    agent, _ = agent_from_workspace(Path(workspace), config, roles)
+    adapter = benchmark_from_options(benchmark, options, config)
+    if config.preflight:
+        preflight(roles.clients, adapter)
+    tasks = adapter.get_tasks(split, limit=limit)
+    with console.status(f"scoring {len(tasks)} {split} tasks") as status:
+        done = [0]
 
-            def tick(_: object) -> None:
-                done[0] += 1
-                status.update(f"scoring {split} tasks: {done[0]}/{len(tasks)}")
+        def tick(_: object) -> None:
+            done[0] += 1
+            status.update(f"scoring {split} tasks: {done[0]}/{len(tasks)}")
 
-            observations = solve_all(agent, adapter, tasks, config.concurrency, tick)
-    except AgentEvolveError as exc:
-        raise click.ClickException(str(exc)) from exc
+        observations = solve_all(agent, adapter, tasks, config.concurrency, tick)
     score = mean_score(observations)
     console.print(f"{benchmark} {split}: {score:.3f} ({sum(o.feedback.success for o in observations)}/{len(observations)})")
     if output:

@@ -19,6 +19,7 @@ from agent_evolve.engine.session import RunSession, StepOutcome
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import next_batch
 from agent_evolve.errors import BudgetExceededError
+from agent_evolve.llm.usage import UsageLedger, default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
@@ -52,6 +53,7 @@ class EvolutionLoop:
         *,
         agent_factory: Callable[[Path], BaseAgent] | None = None,
         progress: Callable[[ProgressEvent], None] | None = None,
+        ledger: UsageLedger | None = None,
     ):
         self.agent = agent
         self.benchmark = benchmark
@@ -60,6 +62,7 @@ class EvolutionLoop:
         self.workspace = workspace
         self.agent_factory = agent_factory or (lambda path: type(agent)(path))
         self.progress = progress or (lambda event: None)
+        self.ledger = ledger if ledger is not None else default_ledger()  # the run's usage and budgets
         self.records = RunRecords(Path(workspace.path))
         self.history = EvolutionHistory(workspace.path)
 

@@ -23,7 +23,6 @@ from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import AgentEvolveError, BudgetExceededError, WorkspaceError
 from agent_evolve.llm.factory import apply_config_limits
-from agent_evolve.llm.usage import default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Feedback, Observation, StepResult, Task
 
@@ -63,7 +62,7 @@ class RunSession:
         self.records = loop.records
         self.vc = VersionControl(self.path)
         self.journal = journal
-        self.ledger = default_ledger()
+        self.ledger = loop.ledger
         self._usage_mark = self.ledger.by_role()
         self.plan = TaskPlan((), ())
         self.train_tasks: dict[str, Task] = {}

@@ -13,11 +13,12 @@ import threading
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import LayerSnapshot
-from agent_evolve.api import agent_from_workspace
+from agent_evolve.api import RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.solving import solve_all
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, Task
 
 
@@ -63,7 +64,8 @@ def score_tasks(
     if todo:
         store.parent.mkdir(parents=True, exist_ok=True)
         drop_torn_tail(store)
-        agent, _ = agent_from_workspace(workspace, config)
+        ledger = UsageLedger(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
+        agent, _ = agent_from_workspace(workspace, config, RunClients(config, ledger))
         lock = threading.Lock()
         with store.open("a", encoding="utf-8") as sink:
 

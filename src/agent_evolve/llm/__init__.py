@@ -14,6 +14,7 @@ _EXPORTS: dict[str, str] = {
     "Message": "base",
     "ToolCall": "base",
     "ToolSpec": "base",
+    "AuthenticationError": "errors",
     "ContextLengthError": "errors",
     "LLMError": "errors",
     "LLMTimeoutError": "errors",
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AuthenticationError",
     "Completion",
     "ContextLengthError",
     "DEFAULT_MODEL",
@@ -111,6 +113,7 @@ if TYPE_CHECKING:
     from agent_evolve.llm.cache import ResponseCache
     from agent_evolve.llm.concurrency import concurrency_limit, set_concurrency_limit
     from agent_evolve.llm.errors import (
+        AuthenticationError,
         ContextLengthError,
         LLMError,
         LLMTimeoutError,

@@ -81,6 +81,12 @@ class ProviderRequestError(LLMError):
     """The provider rejected the request (4xx other than 429: bad request, auth, not found); not retried."""
 
 
+class AuthenticationError(ProviderRequestError):
+    """The provider refused the credentials (401) or the permission (403); fatal: no retry or task can fix it."""
+
+    fatal = True
+
+
 class ContextLengthError(ProviderRequestError):
     """The prompt does not fit the model's context window; not retried."""
 
@@ -114,6 +120,9 @@ def error_for_status(
     if any(k in lowered for k in ("context length", "context_length", "too long", "context window")):
         return ContextLengthError(f"prompt too long for the context window: {detail}", provider=provider,
                                   model=model, status_code=status)
+    if status in (401, 403):
+        return AuthenticationError(f"credentials rejected ({status}): check the API key or permissions: {detail}",
+                                   provider=provider, model=model, status_code=status)
     if status is not None and 400 <= status < 500:
         return ProviderRequestError(f"request rejected ({status}): {detail}", provider=provider, model=model,
                                     status_code=status)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_evolve.errors import ConfigError
@@ -21,9 +22,12 @@ ROLES = ("agent", "engine", "judge")
 
 
 def make_provider(
-    ref: ModelRef, *, base_url: str | None = None, timeout_s: float = 120.0, n_ctx: int = 4096
+    ref: ModelRef, *, base_url: str | None = None, timeout_s: float = 120.0, n_ctx: int = 4096, seed: int = 0
 ) -> LLMClient:
-    """The raw (unmetered) client for a parsed model string; the SDK itself is imported on first use."""
+    """The raw (unmetered) client for a parsed model string; the SDK itself is imported on first use.
+
+    `seed` is the local model's sampling seed (probes that must differ get different seeds).
+    """
     url = base_url or ref.default_base_url
     if ref.provider in ("openai", "ollama", "vllm"):
         from agent_evolve.llm.providers.openai_chat import OpenAIChatClient
@@ -39,7 +43,7 @@ def make_provider(
         return BedrockConverseClient(ref.full, ref.name, base_url=url, timeout_s=timeout_s)
     from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
 
-    return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx)
+    return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx, timeout_s=timeout_s, seed=seed)
 
 
 def make_client(
@@ -54,11 +58,12 @@ def make_client(
     cache_dir: str | None = None,
     prices: Mapping[str, Any] | None = None,
     n_ctx: int = 4096,
+    seed: int = 0,
 ) -> MeteredClient:
     """A metered client for model ('provider/name' or a bare Bedrock id), recording under role."""
     ref = parse_model(model)
     validate_prices(prices or {})
-    inner = make_provider(ref, base_url=base_url, timeout_s=timeout_s, n_ctx=n_ctx)
+    inner = make_provider(ref, base_url=base_url, timeout_s=timeout_s, n_ctx=n_ctx, seed=seed)
     return MeteredClient(
         inner,
         role=role,
@@ -69,24 +74,50 @@ def make_client(
     )
 
 
-def client_from_config(config: EvolveConfig, role: str, *, ledger: UsageLedger | None = None) -> MeteredClient:
-    """The client for a role: agent_model for 'agent', evolver_model for 'engine' and 'judge'."""
+@dataclass(frozen=True)
+class RoleSettings:
+    """The model settings of one role: the agent's come from agent_*, the engine's and judge's from evolver_*."""
+
+    model: str
+    base_url: str | None
+    timeout_s: float
+    max_tokens: int | None
+
+
+def role_settings(config: EvolveConfig, role: str) -> RoleSettings:
+    """A role's settings; `llm_base_url` applies to the agent only, `llm_timeout_s` to every role without its own."""
     if role not in ROLES:
         raise ConfigError(f"unknown model role {role!r}; roles: {', '.join(ROLES)}")
+    if role == "agent":
+        return RoleSettings(config.agent_model, config.agent_base_url or config.llm_base_url,
+                            config.agent_timeout_s or config.llm_timeout_s, config.agent_max_tokens)
+    return RoleSettings(config.evolver_model, config.evolver_base_url,
+                        config.evolver_timeout_s or config.llm_timeout_s, config.evolver_max_tokens)
+
+
+def client_from_config(
+    config: EvolveConfig, role: str, *, ledger: UsageLedger | None = None, seed: int = 0
+) -> MeteredClient:
+    """The client for a role (see `role_settings`), recording into `ledger` (the process-wide one when None)."""
+    settings = role_settings(config, role)
     return make_client(
-        config.agent_model if role == "agent" else config.evolver_model,
+        settings.model,
         role=role,
-        base_url=config.llm_base_url,
-        timeout_s=config.llm_timeout_s,
+        base_url=settings.base_url,
+        timeout_s=settings.timeout_s,
         max_retries=config.llm_max_retries,
         ledger=ledger,
         cache_dir=config.llm_cache_dir,
         prices=config.prices,
+        seed=seed,
     )
 
 
 def apply_config_limits(config: EvolveConfig, ledger: UsageLedger | None = None) -> UsageLedger:
-    """Set the process-wide concurrency limit and the ledger's budgets from config; return the ledger."""
+    """Set the process-wide concurrency limit and the ledger's budgets from config; return the ledger.
+
+    The concurrency limit stays process-wide on purpose: it protects the machine and the provider, not a run.
+    """
     target = ledger if ledger is not None else default_ledger()
     set_concurrency_limit(config.concurrency)
     target.set_budget(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)

@@ -50,8 +50,18 @@ class MeteredClient:
         temperature: float = 0.0,
         stop: list[str] | None = None,
     ) -> Completion:
-        """Complete through the inner client; BudgetExceededError before sending when the budget is spent."""
-        self.ledger.check_budget()
+        """Complete through the inner client once the ledger admits the call (BudgetExceededError when spent)."""
+        with self.ledger.admit(max_tokens):
+            return self._complete(messages, tools, max_tokens, temperature, stop)
+
+    def _complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolSpec] | None,
+        max_tokens: int | None,
+        temperature: float,
+        stop: list[str] | None,
+    ) -> Completion:
         key = None
         if self.cache is not None:
             params = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -96,41 +97,89 @@ def cost_of(model: str, usage: Usage, overrides: Mapping[str, Any] | None = None
     return price.cost(usage.input_tokens, usage.output_tokens)
 
 
+def require_prices(models: list[str], overrides: Mapping[str, Any] | None = None) -> None:
+    """ConfigError naming every model without a known price, for runs with a cost budget."""
+    unknown = sorted({m for m in models if price_for(m, overrides) is None})
+    if unknown:
+        raise ConfigError(
+            f"max_cost_usd is set but no price is known for {', '.join(unknown)}: the budget could never fire; "
+            "add them to 'prices' ({model: {input: USD per Mtok, output: USD per Mtok}}) or drop max_cost_usd"
+        )
+
+
 class UsageLedger:
-    """Thread-safe running totals of model usage per role, with optional token and cost budgets."""
+    """Thread-safe running totals of model usage per role, with token and cost budgets and call admission.
+
+    `admit` lets a call start only while the calls already in flight (each holding its estimate) cannot spend
+    the rest of the budget, so concurrent calls overshoot it by at most what the admitted calls spend.
+    """
 
     def __init__(self, *, max_total_tokens: int | None = None, max_cost_usd: float | None = None) -> None:
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
         self._by_role: dict[str, Usage] = {}
+        self._in_flight = 0
+        self._reserved = Usage()
         self.max_total_tokens = max_total_tokens
         self.max_cost_usd = max_cost_usd
 
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], *, max_total_tokens: int | None = None, max_cost_usd: float | None = None
+    ) -> UsageLedger:
+        """A ledger holding the totals of `to_dict()` output, so a resumed run continues the spent total."""
+        ledger = cls(max_total_tokens=max_total_tokens, max_cost_usd=max_cost_usd)
+        ledger.restore(data)
+        return ledger
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        """Replace the per-role totals with those of `to_dict()` output (ConfigError when malformed)."""
+        by_role = data.get("by_role", {}) if isinstance(data, Mapping) else None
+        if not isinstance(by_role, Mapping):
+            raise ConfigError(f"usage record must be a mapping with 'by_role', got {data!r}")
+        try:
+            totals = {str(role): Usage(**dict(usage)) for role, usage in by_role.items()}
+        except TypeError as exc:
+            raise ConfigError(f"usage record has a malformed role total: {exc}") from None
+        with self._cond:
+            self._by_role = totals
+            self._cond.notify_all()
+
     def record(self, role: str, usage: Usage) -> None:
         """Add usage to role's total."""
-        with self._lock:
+        with self._cond:
             self._by_role[role] = self._by_role.get(role, Usage()) + usage
+            self._cond.notify_all()
 
     def total(self, role: str | None = None) -> Usage:
         """Usage of one role, or of all roles together when role is None."""
-        with self._lock:
+        with self._cond:
             if role is not None:
                 return replace(self._by_role.get(role, Usage()))
             return sum(self._by_role.values(), Usage())
 
     def by_role(self) -> dict[str, Usage]:
         """A copy of the per-role totals."""
-        with self._lock:
+        with self._cond:
             return {role: replace(usage) for role, usage in self._by_role.items()}
+
+    @property
+    def in_flight(self) -> int:
+        """Calls admitted and not yet finished."""
+        return self._in_flight
 
     def set_budget(self, max_total_tokens: int | None = None, max_cost_usd: float | None = None) -> None:
         """Set (or clear, with None) the token and cost budgets shared by every role."""
-        with self._lock:
+        with self._cond:
             self.max_total_tokens = max_total_tokens
             self.max_cost_usd = max_cost_usd
+            self._cond.notify_all()
 
     def budget_problem(self) -> str | None:
         """Why the budget is spent, or None while calls may continue."""
-        spent = self.total()
+        with self._cond:
+            return self._problem(sum(self._by_role.values(), Usage()))
+
+    def _problem(self, spent: Usage) -> str | None:
         if self.max_total_tokens is not None and spent.total_tokens >= self.max_total_tokens:
             return f"token budget spent: {spent.total_tokens} of {self.max_total_tokens} tokens used"
         if self.max_cost_usd is not None and spent.cost >= self.max_cost_usd:
@@ -138,18 +187,57 @@ class UsageLedger:
         return None
 
     def check_budget(self) -> None:
-        """Raise BudgetExceededError when a budget is spent; called before every metered request."""
+        """Raise BudgetExceededError when a budget is spent."""
         problem = self.budget_problem()
         if problem is not None:
             raise BudgetExceededError(problem)
 
+    def _estimate(self, spent: Usage, max_tokens: int | None) -> Usage:
+        """What one more call may spend: its output limit or the mean call so far, whichever is larger."""
+        mean_tokens = spent.total_tokens // spent.calls if spent.calls else 0
+        mean_cost = spent.cost / spent.calls if spent.calls else 0.0
+        return Usage(calls=1, output_tokens=max(max_tokens or 0, mean_tokens), cost=mean_cost)
+
+    def _fits(self, spent: Usage, estimate: Usage) -> bool:
+        planned = spent + self._reserved + estimate
+        if self.max_total_tokens is not None and planned.total_tokens > self.max_total_tokens:
+            return False
+        return self.max_cost_usd is None or planned.cost <= self.max_cost_usd
+
+    @contextmanager
+    def admit(self, max_tokens: int | None = None) -> Iterator[None]:
+        """Hold a place for one call; waits while admitted calls could spend the rest, raises once it is spent.
+
+        A call is always admitted when none is in flight and the budget is not spent, so work never stalls.
+        """
+        with self._cond:
+            while True:
+                spent = sum(self._by_role.values(), Usage())
+                problem = self._problem(spent)
+                if problem is not None:
+                    raise BudgetExceededError(problem)
+                estimate = self._estimate(spent, max_tokens)
+                if self._in_flight == 0 or self._fits(spent, estimate):
+                    break
+                self._cond.wait()
+            self._in_flight += 1
+            self._reserved = self._reserved + estimate
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._in_flight -= 1
+                self._reserved = self._reserved - estimate
+                self._cond.notify_all()
+
     def reset(self) -> None:
         """Forget all recorded usage (budgets stay)."""
-        with self._lock:
+        with self._cond:
             self._by_role.clear()
+            self._cond.notify_all()
 
     def to_dict(self) -> dict[str, Any]:
-        """Totals by role and overall, for run records."""
+        """Totals by role and overall, for run records (`from_dict` reads it back)."""
         return {"by_role": {r: u.to_dict() for r, u in self.by_role().items()}, "total": self.total().to_dict()}
 
 
@@ -157,5 +245,5 @@ _default_ledger = UsageLedger()
 
 
 def default_ledger() -> UsageLedger:
-    """The process-wide ledger every metered client records into unless given another."""
+    """The process-wide ledger of clients built without a run (a run's `Evolver` makes its own)."""
     return _default_ledger

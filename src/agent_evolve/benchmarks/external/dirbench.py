@@ -58,6 +58,11 @@ class TaskDirBenchmark(BenchmarkAdapter):
         return [Task(id=i, input=index[i].instruction + ANSWER_NOTE, metadata=self.task_metadata(index[i]))
                 for i in ids]
 
+    def check_ready(self) -> None:
+        """The task folders exist and Docker answers (every task is graded in a container)."""
+        self._index.items()
+        self.grader.docker.require()
+
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Replay the trajectory's commands in the task's container and run its tests (needs Docker)."""
         task_dir = self._index.get(task.id, self.name)

@@ -71,9 +71,12 @@ class LocalLlamaClient:
     """An LLMClient over the embedded GGUF model, using the model's own chat template and Qwen-style tool calls."""
 
     def __init__(
-        self, model: str, spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None
+        self, model: str, spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None,
+        timeout_s: float | None = None, seed: int = 0,
     ) -> None:
         self.model = model
+        self.timeout_s = timeout_s
+        self.seed = seed
         self.provider = "local"
         self.spec = spec
         self.n_ctx = n_ctx
@@ -98,7 +101,7 @@ class LocalLlamaClient:
             with loaded.lock:
                 response = loaded.llama.create_chat_completion(
                     messages=chat, max_tokens=max_tokens or DEFAULT_MAX_TOKENS, temperature=temperature,
-                    stop=stop or None, seed=0,
+                    stop=stop or None, seed=self.seed,
                 )
         except ValueError as exc:
             if "context" in str(exc).lower():
