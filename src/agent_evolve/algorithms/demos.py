@@ -38,6 +38,7 @@ from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
 
@@ -64,7 +65,12 @@ class DemoSearchEngine(ModelEngine):
         observations: list[Observation],
         history: EvolutionHistory,
         trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
     ) -> StepResult:
+        """Pool, analyse, propose, measure, keep (see the module docstring)."""
+        if context is not None:
+            self.context = context
         if trial is None or self.context is None:
             return StepResult(mutated=False, summary="demos runs in the loop (it needs the trial runner); no change")
         if self.hidden(observations):
