@@ -55,6 +55,7 @@ def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest
     cost = evolved["cost"]
     assert cost["test_solves"] == 240 and cost["solves"] == cost["evolution_solves"] + 240
     assert report["arms"]["control"]["cost"]["test_solves"] == 0, "the control reuses the baseline's scores"
+    assert report["baseline_cost"]["solves"] == 120
     assert report["tasks"][0] == {"task_id": "s0", "baseline": 0.0, "evolved/0": 1.0, "control/0": 0.0,
                                   "evolved/1": 1.0, "control/1": 0.0}
     text = (tmp_path / "out" / "lift.md").read_text()

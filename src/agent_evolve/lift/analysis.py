@@ -87,7 +87,8 @@ def paired_tasks(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> list[
 
 
 def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmRun], *,
-              baseline_key: str = "", resamples: int = 10_000) -> dict[str, Any]:
+              baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
+              resamples: int = 10_000) -> dict[str, Any]:
     """The whole report: plan, baseline, per-seed rows of each arm, each arm's pooled lift, spread and cost.
 
     `runs` holds finished arms only. The control arm is `exact` when every seed ends byte-identical to the
@@ -102,6 +103,7 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
         "test_tasks": len(baseline),
         "baseline_test": mean(list(baseline.values())) if baseline else 0.0,
         "baseline_key": baseline_key,
+        "baseline_cost": dict(baseline_cost or {}),
         "runs": [run_row(baseline, r, resamples, baseline_key) for r in by_arm[EVOLVED]],
         "control": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(CONTROL, [])],
         "arms": {arm: arm_summary(baseline, rs, resamples) for arm, rs in by_arm.items() if rs},

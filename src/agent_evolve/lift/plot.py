@@ -13,6 +13,7 @@ def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         return None
     arms = [("evolved", report["runs"]), ("control", report["control"])]
@@ -33,6 +34,7 @@ def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
     for row in report["runs"]:
         curve = [row["baseline_holdout"], *row["score_curve"]]
         curves.plot(range(len(curve)), curve, marker="o", label=f"seed {row['seed']}")
+    curves.xaxis.set_major_locator(MaxNLocator(integer=True))
     curves.set_xlabel("cycle")
     curves.set_ylabel("accepted holdout score")
     curves.set_title("score curve per cycle")

@@ -9,7 +9,7 @@ from typing import Any
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.lift.plot import plot_lift
 
-RUN_HEADER = ("| seed | baseline test | evolved test | lift | 95% CI | p (sign test) | wins / losses / ties "
+RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test) | wins / losses / ties "
               "| baseline holdout | evolved holdout | accepted | rejected | cycles | solves | seconds |")
 
 
@@ -59,6 +59,10 @@ def markdown_table(report: dict[str, Any]) -> str:
         lines.append(f"| {name} | {c['solves']:.0f} | {c['evolution_solves']:.0f} | {c['test_solves']:.0f} "
                      f"| {c['engine_calls']:.0f} | {c['tokens']:.0f} | {c['seconds']:.0f} "
                      f"| {arm['lift_per_100_solves']:+.4f} |")
+    base = report.get("baseline_cost") or {}
+    if base:
+        lines.append(f"| baseline (test split, once) | {base['solves']:.0f} | 0 | {base['solves']:.0f} | 0 "
+                     f"| {base['tokens']:.0f} | {base['seconds']:.0f} | |")
     return "\n".join(lines) + "\n"
 
 

@@ -26,7 +26,7 @@ from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
 from agent_evolve.lift.plan import CONTROL, MIN_TEST_TASKS, ArmRun, LiftPlan, check_test_split
 from agent_evolve.lift.report import write_report
-from agent_evolve.lift.scoring import score_tasks, workspace_key
+from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
 from agent_evolve.registry import seed_path
 from agent_evolve.types import Task
 
@@ -91,7 +91,8 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
     if not baseline_ws.is_dir():
         shutil.copytree(source, baseline_ws, ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
     baseline_key = workspace_key(baseline_ws)
-    baseline, _ = score_tasks(baseline_ws, benchmark, tests, out_dir / "scores" / f"{baseline_key}.jsonl", config)
+    baseline_store = out_dir / "scores" / f"{baseline_key}.jsonl"
+    baseline, _ = score_tasks(baseline_ws, benchmark, tests, baseline_store, config)
     runs: list[ArmRun] = []
     report: dict = {}
     for seed in plan.seeds:
@@ -103,6 +104,6 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
             if not saved:
                 atomic_write(record, json.dumps(run.to_dict(), indent=1))
             runs.append(run)
-            report = summarize(plan, baseline, runs, baseline_key=baseline_key)
+            report = summarize(plan, baseline, runs, baseline_key=baseline_key, baseline_cost=store_cost(baseline_store))
             write_report(report, out_dir)
     return report

@@ -44,6 +44,13 @@ def stored_scores(path: Path) -> dict[str, float]:
     return {str(row["task_id"]): float(row["score"]) for row in read_jsonl(path)}
 
 
+def store_cost(path: Path) -> dict[str, float]:
+    """What the scores in a store cost to make: solves, tokens and the sum of the solves' own seconds."""
+    rows = read_jsonl(path)
+    return {"solves": len(rows), "tokens": sum(float(r.get("tokens", 0)) for r in rows),
+            "seconds": round(sum(float(r.get("seconds", 0.0)) for r in rows), 1)}
+
+
 def drop_torn_tail(path: Path) -> None:
     """Cut a last line left half-written by a kill, so the next append starts on a line of its own."""
     if not path.is_file():
