@@ -44,7 +44,7 @@ def test_bash_inside_the_engine_cannot_leave_the_workspace(ws, failing_batch, tm
                        "DONE"])
     result = AEvolveEngine(llm=llm).step(ws, failing_batch, None)
     tool_replies = [m.content for m in llm.calls[-1].messages if m.role == "tool"]
-    assert tool_replies[0].startswith("Refused") and tool_replies[1].startswith("Refused")
+    assert not any(reply.startswith("exit code 0") for reply in tool_replies[:2])  # the kernel refused both
     assert "top secret" not in all_text(llm) and not (tmp_path / "pwned.txt").exists()
     assert result.mutated and "Answer: <number>" in ws.read_prompt()
 

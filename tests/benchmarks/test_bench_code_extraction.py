@@ -71,12 +71,10 @@ def test_defines_function_needs_a_top_level_definition() -> None:
 
 
 def test_assembled_programs_compile_for_both_kinds() -> None:
-    test = "def check(candidate):\n    assert candidate([1, 2]) == 3\n"
     with_future = extract_code(f"```python\nfrom __future__ import annotations\n{FUNCTION}```", "add")
-    whole = assemble_program(PROMPT, with_future, test, "add")
-    body = assemble_program(PROMPT, ExtractedCode("    return sum(xs)\n", "body"), test, "add")
+    whole = assemble_program(PROMPT, with_future)
+    body = assemble_program(PROMPT, ExtractedCode("    return sum(xs)\n", "body"))
     for program in (whole, body):
-        compile(program, "program.py", "exec")
         namespace: dict = {}
-        exec(program, namespace)  # the tiny trusted test program: check() passes
-        assert program.rstrip().endswith("check(add)")
+        exec(compile(program, "program.py", "exec"), namespace)  # the tiny trusted program defines add
+        assert namespace["add"]([1, 2]) == 3 and "check" not in program

@@ -37,18 +37,26 @@ def test_dataset_and_splits(bench: HumanEvalBenchmark) -> None:
     assert bench.name == "humaneval"
 
 
-def test_tasks_never_carry_the_canonical_solution(bench: HumanEvalBenchmark) -> None:
+def test_tasks_never_carry_the_canonical_solution_or_the_tests(bench: HumanEvalBenchmark) -> None:
     for task in bench.get_tasks("train", None) + bench.get_tasks("test", None):
-        assert set(task.metadata) == {"entry_point", "prompt", "test"}
+        assert set(task.metadata) == {"entry_point", "prompt"}
+        assert "def check(candidate)" not in task.input + str(task.metadata)
         assert task.metadata["prompt"] in task.input and "```python" in task.input
         solution = bench.canonical_solution(task.id)
         assert solution not in task.input and all(solution not in str(v) for v in task.metadata.values())
 
 
-def test_served_tasks_are_copies(bench: HumanEvalBenchmark) -> None:
+def test_served_tasks_are_copies_and_the_grader_ignores_their_metadata(bench: HumanEvalBenchmark) -> None:
     task = bench.get_tasks("train", 1)[0]
+    task.metadata["prompt"] = "changed"
     task.metadata["test"] = "def check(candidate):\n    pass\n"
-    assert bench.get_tasks("train", 1)[0].metadata["test"] != task.metadata["test"]
+    assert bench.get_tasks("train", 1)[0].metadata["prompt"] != "changed"
+    assert not bench.evaluate(task, Trajectory(task_id=task.id, output="    return None\n")).success
+
+
+def test_feedback_does_not_carry_the_tests(bench: HumanEvalBenchmark) -> None:
+    feedback = _grade(bench, "HumanEval/0", "    return False\n")
+    assert "def check(candidate)" not in str(feedback.raw)
 
 
 def test_all_164_canonical_solutions_pass(bench: HumanEvalBenchmark) -> None:
@@ -94,17 +102,17 @@ def test_an_endless_loop_times_out_cleanly() -> None:
     assert feedback.raw["duration_s"] < 5.0
 
 
-def test_opening_a_socket_fails(bench: HumanEvalBenchmark) -> None:
-    body = "    import socket\n    socket.create_connection(('127.0.0.1', 9))\n    return True\n"
+def test_there_is_no_network(bench: HumanEvalBenchmark) -> None:
+    body = "    import socket\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    return True\n"
     feedback = _grade(bench, "HumanEval/0", body)
-    assert not feedback.success and "PermissionError" in feedback.detail and "network" in feedback.detail
+    assert not feedback.success and "unreachable" in feedback.detail
 
 
 def test_writing_outside_fails_and_leaves_nothing(bench: HumanEvalBenchmark, tmp_path: Path) -> None:
     target = tmp_path / "pwned.txt"
     body = f"    open({str(target)!r}, 'w').write('x')\n    return True\n"
     feedback = _grade(bench, "HumanEval/0", body)
-    assert not feedback.success and "outside the sandbox directory" in feedback.detail
+    assert not feedback.success and "FileNotFoundError" in feedback.detail
     assert not target.exists()
 
 

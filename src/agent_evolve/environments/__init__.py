@@ -1,0 +1,29 @@
+"""Confinement for untrusted commands: fresh PID, mount and network namespaces, an explicit view, limits.
+
+Graders and the engine's shell use it; the task environments of agentic benchmarks are meant to build on it.
+"""
+
+from __future__ import annotations
+
+from agent_evolve.environments.confined import run_confined, start_confined
+from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, backend_for_untrusted_code, confining_backend
+from agent_evolve.environments.errors import ConfinementError, ConfinementUnavailable
+from agent_evolve.environments.process import ConfinedProcess, ExecResult, collect_all
+from agent_evolve.environments.spec import Confinement, Limits, Mount, python_executable
+
+__all__ = [
+    "ALLOW_UNCONFINED_ENV",
+    "ConfinedProcess",
+    "Confinement",
+    "ConfinementError",
+    "ConfinementUnavailable",
+    "ExecResult",
+    "Limits",
+    "Mount",
+    "backend_for_untrusted_code",
+    "collect_all",
+    "confining_backend",
+    "python_executable",
+    "run_confined",
+    "start_confined",
+]

@@ -1,0 +1,69 @@
+"""Which backend confines commands on this machine: probed once per process; unconfined only by the user's choice."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+
+from agent_evolve.environments.backend import Backend
+from agent_evolve.environments.errors import ConfinementError, ConfinementUnavailable
+from agent_evolve.environments.namespaces import NamespaceBackend
+from agent_evolve.environments.process import ConfinedProcess
+from agent_evolve.environments.spec import Confinement, Limits
+from agent_evolve.environments.unconfined import UnconfinedBackend
+
+ALLOW_UNCONFINED_ENV = "AGENT_EVOLVE_ALLOW_UNCONFINED"
+"""Set to 1 to run untrusted code without confinement where no backend works (at your own risk)."""
+_lock = threading.Lock()
+
+
+def candidates() -> list[Backend]:
+    """The backends to try, strongest first: unshare with a user namespace, then without one (root only)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return []
+    return [NamespaceBackend(unshare, user=True), NamespaceBackend(unshare, user=False)]
+
+
+def probe(backend: Backend) -> str | None:
+    """Why `backend` cannot run `true` in a confined view here, or None when it can."""
+    try:
+        result = ConfinedProcess(["true"], Confinement(), Limits(timeout_s=20), backend).collect()
+    except (OSError, ConfinementError) as exc:
+        return str(exc)
+    if result.exit_code != 0:
+        return (result.stderr or result.stdout).decode("utf-8", errors="replace").strip() or f"exit {result.exit_code}"
+    return None
+
+
+@functools.cache
+def _detected() -> tuple[Backend | None, str]:
+    reasons = []
+    for backend in candidates():
+        reason = probe(backend)
+        if reason is None:
+            return backend, ""
+        reasons.append(f"{backend.name} ({backend.prefix(Confinement())[1:3]}): {reason}")
+    return None, "; ".join(reasons) or "util-linux `unshare` is not installed"
+
+
+def confining_backend() -> tuple[Backend | None, str]:
+    """The first backend that works here and, when none does, why each failed."""
+    with _lock:
+        return _detected()
+
+
+def backend_for_untrusted_code() -> Backend:
+    """A confining backend; the unconfined one only when the user set AGENT_EVOLVE_ALLOW_UNCONFINED=1."""
+    found, why = confining_backend()
+    if found is not None:
+        return found
+    if os.environ.get(ALLOW_UNCONFINED_ENV) == "1":
+        return UnconfinedBackend()
+    raise ConfinementUnavailable(
+        f"refusing to run untrusted code: no kernel confinement works on this machine ({why}). Allow unprivileged "
+        f"user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root, or set "
+        f"{ALLOW_UNCONFINED_ENV}=1 to run it without isolation at your own risk"
+    )

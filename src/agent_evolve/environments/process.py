@@ -1,0 +1,196 @@
+"""Start a command through a backend and the launcher; collect its output through pipes; end all its processes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from agent_evolve.environments import cgroup
+from agent_evolve.environments.backend import Backend
+from agent_evolve.environments.errors import ConfinementError
+from agent_evolve.environments.spec import Confinement, Limits, python_executable
+
+LAUNCHER = Path(__file__).with_name("launcher.py")
+_READ = 65536
+_GRACE_S = 1.0
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """How a command ended. Output keeps the first `Limits.output_bytes` of each stream; sizes count all of it."""
+
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    stdout_size: int
+    stderr_size: int
+    timed_out: bool
+    output_overflow: bool
+    duration_s: float
+    backend: str
+
+    def text(self, stream: str = "stdout") -> str:
+        """A stream decoded, with a closing note when it was truncated."""
+        data, size = (self.stdout, self.stdout_size) if stream == "stdout" else (self.stderr, self.stderr_size)
+        text = data.decode("utf-8", errors="replace")
+        return text + (f"\n[output truncated: {len(data)} of {size} bytes shown]" if size > len(data) else "")
+
+
+@dataclass
+class _Stream:
+    fd: int
+    keep: int
+    data: bytearray = field(default_factory=bytearray)
+    size: int = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        room = self.keep - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+
+class ConfinedProcess:
+    """One running confined command. `collect` (or `collect_all` for several at once) waits and ends it."""
+
+    def __init__(self, argv: Sequence[str], confinement: Confinement, limits: Limits, backend: Backend,
+                 pass_fds: Sequence[int] = (), merge_stderr: bool = False) -> None:
+        self.limits, self.backend = limits, backend
+        self._root = tempfile.mkdtemp(prefix="agent-evolve-root-") if backend.confines else None
+        self._cgroup = cgroup.create(limits.processes + 1) if backend.confines else None
+        spec = {
+            "root": self._root,
+            "cgroup": str(self._cgroup) if self._cgroup else None,
+            "mounts": [asdict(m) for m in confinement.view()] if backend.confines else [],
+            "cwd": confinement.cwd,
+            "env": dict(confinement.env),
+            "argv": list(argv),
+            "keep_fds": list(pass_fds),
+            "limits": {"cpu_s": limits.cpu_seconds(), "memory_bytes": limits.memory_mb * 2**20,
+                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20},
+        }
+        status_read, status_write = os.pipe()
+        command = [*backend.prefix(confinement), python_executable(), "-I", "-S", "-B", str(LAUNCHER),
+                   json.dumps(spec), str(status_write)]
+        self.started = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                                         pass_fds=(status_write, *pass_fds), start_new_session=True, env={},
+                                         cwd="/")
+        except BaseException:
+            os.close(status_read)
+            self._cleanup()
+            raise
+        finally:
+            os.close(status_write)
+        self._status = status_read
+        assert self.proc.stdout is not None
+        self._streams = {"stdout": _Stream(self.proc.stdout.fileno(), limits.output_bytes)}
+        if self.proc.stderr is not None:
+            self._streams["stderr"] = _Stream(self.proc.stderr.fileno(), limits.output_bytes)
+        self.timed_out = self.overflow = False
+        self.stopped_at: float | None = None
+
+    @property
+    def deadline(self) -> float:
+        """When the wall-clock limit passes."""
+        return self.started + self.limits.timeout_s
+
+    def kill(self) -> None:
+        """SIGKILL the namespace's init (every process in it dies with it) and the backend's process group.
+
+        The init is found as the child of the backend's process, only while that one is not reaped (its pid cannot
+        have been reused); a process group's id is not reused while any member lives.
+        """
+        if self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+                for child in children:
+                    os.kill(int(child), signal.SIGKILL)
+        if self.proc.returncode is None or not self.backend.confines:  # unconfined: stragglers keep the group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def stop(self, now: float, overflow: bool = False) -> None:
+        """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap."""
+        if self.stopped_at is None:
+            self.stopped_at = now
+            self.overflow = overflow
+            self.timed_out = not overflow and self.proc.poll() is None
+            self.kill()
+
+    def _cleanup(self) -> None:
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+        cgroup.remove(self._cgroup)
+
+    def collect(self) -> ExecResult:
+        """Wait for this command alone."""
+        return collect_all([self])[0]
+
+    def _finish(self) -> ExecResult:
+        """Reap, clean up, and turn a launcher failure into a ConfinementError."""
+        self.kill()
+        self.proc.wait()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        with os.fdopen(self._status, "rb") as status:
+            word, _, detail = status.read(4096).decode("utf-8", errors="replace").partition(" ")
+        self._cleanup()
+        if word == "error":
+            raise ConfinementError(f"could not start the confined command with {self.backend.name}: {detail}")
+        out, err = self._streams["stdout"], self._streams.get("stderr")
+        return ExecResult(
+            exit_code=int(detail) if word == "exit" else None,
+            stdout=bytes(out.data),
+            stderr=bytes(err.data) if err else b"",
+            stdout_size=out.size,
+            stderr_size=err.size if err else 0,
+            timed_out=self.timed_out,
+            output_overflow=self.overflow,
+            duration_s=round(time.monotonic() - self.started, 3),
+            backend=self.backend.name,
+        )
+
+
+def collect_all(processes: Sequence[ConfinedProcess]) -> list[ExecResult]:
+    """Read every process's pipes at once until each ends, passes its deadline or its output cap; then end it."""
+    with selectors.DefaultSelector() as selector:
+        for process in processes:
+            for stream in process._streams.values():
+                selector.register(stream.fd, selectors.EVENT_READ, (process, stream))
+        while selector.get_map():
+            now = time.monotonic()
+            for process in processes:
+                if now >= process.deadline:
+                    process.stop(now)
+                if process.stopped_at is not None and now > process.stopped_at + _GRACE_S:
+                    for stream in process._streams.values():  # a pipe kept open by an escaped process
+                        with contextlib.suppress(KeyError):
+                            selector.unregister(stream.fd)
+            for key, _ in selector.select(timeout=0.1):
+                process, stream = key.data
+                chunk = os.read(stream.fd, _READ)
+                if not chunk:
+                    selector.unregister(stream.fd)
+                    continue
+                stream.feed(chunk)
+                if sum(s.size for s in process._streams.values()) > process.limits.max_output_bytes:
+                    process.stop(time.monotonic(), overflow=True)
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.proc.wait(timeout=max(0.0, process.deadline - time.monotonic()))
+        process.stop(time.monotonic())
+    return [process._finish() for process in processes]
