@@ -9,19 +9,27 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from rich.console import Console
 
-from agent_evolve.api import Evolver, RunClients, agent_from_workspace, resolve_benchmark, resolve_config
+from agent_evolve.api import (
+    Evolver,
+    RunClients,
+    agent_from_workspace,
+    resolve_benchmark,
+    resolve_config,
+)
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.engine.solving import mean_score, solve_all
-from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.tracking.run import run_tracked
 
 # Command-line option -> EvolveConfig key. A given option beats the YAML file, which beats the defaults.
 _OVERRIDES = {
@@ -54,10 +62,7 @@ def parse_engine_params(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--engine-param {pair!r}: expected key=value")
-        try:
-            params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"--engine-param {pair!r}: the value is not a YAML scalar: {exc}") from None
+        params[key.strip()] = load_yaml(raw, f"--engine-param {pair!r}", ConfigError) if raw.strip() else ""
     return params
 
 
@@ -132,9 +137,11 @@ def engine_options(func: Any) -> Any:
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
 @engine_options
 @model_options
+@track_option
 def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, **options: Any) -> None:
     """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace)."""
     console = Console()
+    trackers = trackers_from(options.pop("track"))
     config = build_config(options.pop("config_path"), **options)
     target = benchmark_from_options(benchmark, options, config) if options.get("subset") else benchmark
     evolver = Evolver(agent, target, config, engine, workspace_dir=workspace)
@@ -143,7 +150,7 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
     started = time.monotonic()
     with LiveProgress(console, total, evolver.ledger) as progress:
         evolver.progress = progress
-        result = evolver.run(cycles)
+        result = run_tracked(evolver, trackers, cycles)
     console.print(summary_table(result, time.monotonic() - started))
 
 

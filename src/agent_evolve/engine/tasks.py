@@ -1,9 +1,21 @@
-"""Task planning as pure functions: a holdout carved disjoint from train, and a cursor that walks the pool."""
+"""Task planning as pure functions: the one seeded order every split uses, a holdout carved disjoint from
+train, and a cursor that walks the pool."""
 
 from __future__ import annotations
 
-import random
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+
+def stable_key(seed: int, item_id: str) -> str:
+    """A hash of (seed, id) that is the same on every machine and Python version."""
+    return hashlib.sha256(f"{seed}\x00{item_id}".encode()).hexdigest()
+
+
+def seeded_order(ids: Sequence[str], seed: int) -> list[str]:
+    """The ids in the order of their seeded hash: what every train/test split and the holdout carve from."""
+    return sorted(ids, key=lambda item_id: stable_key(seed, item_id))
 
 
 @dataclass(frozen=True)
@@ -22,11 +34,10 @@ class TaskPlan:
 
 
 def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None) -> TaskPlan:
-    """Shuffle the pool with `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, keep >= 1 for train."""
+    """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, keep >= 1 for train."""
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("benchmark returned duplicate task ids")
-    order = list(task_ids)
-    random.Random(seed).shuffle(order)
+    order = seeded_order(task_ids, seed)
     n_holdout = round(len(order) * holdout_ratio)
     if holdout_ratio > 0 and len(order) >= 2:
         n_holdout = max(1, n_holdout)

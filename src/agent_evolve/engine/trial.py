@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,14 @@ AgentFactory = Callable[[Path], BaseAgent]
 
 @dataclass
 class TrialResult:
+    """One trial attempt; `hidden` (trajectory_only) means success and score carry no grade (score is NaN)."""
+
     task_id: str
     success: bool
     score: float
     detail: str
     output: str
+    hidden: bool = False
 
 
 @dataclass
@@ -44,6 +48,7 @@ class TrialRunner:
         workspace_root: Path,
         concurrency: int = 1,
         default_ids: list[str] | None = None,
+        hide_feedback: bool = False,
     ):
         self.train_tasks = train_tasks
         self.benchmark = benchmark
@@ -51,6 +56,7 @@ class TrialRunner:
         self.workspace_root = workspace_root.resolve()
         self.concurrency = concurrency
         self.default_ids = list(default_ids or [])
+        self.hide_feedback = hide_feedback
 
     def __call__(self, task_ids: list[str] | None = None, workspace: str | Path | None = None) -> TrialReport:
         """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch)."""
@@ -63,6 +69,8 @@ class TrialRunner:
             raise TrialError(f"trial workspace {path} must be inside the run's workspace {self.workspace_root}")
         agent = self.agent_factory(path)
         observations = solve_all(agent, self.benchmark, [self.train_tasks[i] for i in ids], self.concurrency)
+        if self.hide_feedback:
+            return TrialReport([TrialResult(o.task.id, False, math.nan, "", o.trajectory.output, True) for o in observations])
         return TrialReport(
             [
                 TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)
