@@ -62,7 +62,8 @@ def test_experiment_writes_json_markdown_and_plot(setup: tuple[Path, Path], tmp_
     out = tmp_path / "lift"
     result = CliRunner().invoke(
         cli, ["experiment", "--agent", str(workspace), "--benchmark", f"jsonl:{tasks}", "--engine", "shout",
-              "--seeds", "0,1", "--cycles", "1", "--batch-size", "4", "--holdout-limit", "5", "--out", str(out)],
+              "--seeds", "0,1", "--cycles", "1", "--batch-size", "4", "--holdout-limit", "5", "--out", str(out),
+              "--allow-small-test"],
     )
     assert result.exit_code == 0, result.output
     report = json.loads((out / "lift.json").read_text())
@@ -100,17 +101,14 @@ def test_bad_input_is_a_clean_error_not_a_traceback(setup: tuple[Path, Path], tm
 
 
 def test_experiment_does_not_rescore_an_unchanged_workspace(setup: tuple[Path, Path], tmp_path: Path, monkeypatch) -> None:
-    import agent_evolve.experiment as experiment
-
     workspace, tasks = setup
-    scored: list[Path] = []
-    real = experiment.score_workspace
-    monkeypatch.setattr(experiment, "score_workspace", lambda path, *a: scored.append(path) or real(path, *a))
     monkeypatch.setitem(ENGINE_REGISTRY, "noop", "cli_fakes.NoopEngine")
     result = CliRunner().invoke(
         cli, ["experiment", "--agent", str(workspace), "--benchmark", f"jsonl:{tasks}", "--engine", "noop",
-              "--seeds", "0", "--cycles", "1", "--batch-size", "4", "--holdout-limit", "5", "--out", str(tmp_path / "x")],
+              "--seeds", "0", "--cycles", "1", "--batch-size", "4", "--holdout-limit", "5", "--out", str(tmp_path / "x"),
+              "--allow-small-test"],
     )
     assert result.exit_code == 0, result.output
-    assert scored == [workspace], "only the baseline is scored when evolution changed nothing"
+    stores = list((tmp_path / "x" / "scores").glob("*.jsonl"))
+    assert len(stores) == 1, "only the baseline is scored when evolution changed nothing"
     assert json.loads((tmp_path / "x" / "lift.json").read_text())["runs"][0]["lift"] == 0.0

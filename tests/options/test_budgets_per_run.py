@@ -11,6 +11,7 @@ from options_fakes import FixedUsageLLM
 
 import agent_evolve as ae
 import agent_evolve.experiment as experiment
+import agent_evolve.lift.run as lift_run
 from agent_evolve.errors import BudgetExceededError, ConfigError
 from agent_evolve.llm import factory
 from agent_evolve.llm.base import Message
@@ -47,11 +48,12 @@ def test_two_experiment_seeds_each_get_the_whole_budget(spender, tmp_path, monke
             super().__init__(*args, **kwargs)
             runs.append(self)
 
-    monkeypatch.setattr(experiment, "Evolver", Recorded)
+    monkeypatch.setattr(lift_run, "Evolver", Recorded)
     config = ae.EvolveConfig(batch_size=4, holdout_limit=2, max_total_tokens=1000, agent_model="openai/fake")
     before = default_ledger().total().total_tokens
     experiment.run_lift_experiment(agent=str(workspace), benchmark=f"jsonl:{tasks}", engine="adaptive", seeds=[0, 1],
-                                   cycles=5, test_limit=2, out_dir=tmp_path / "lift", config=config)
+                                   cycles=5, test_limit=2, out_dir=tmp_path / "lift", config=config, control=False,
+                                   allow_small_test=True)
     assert len(runs) == 2 and runs[0].ledger is not runs[1].ledger
     assert [run.ledger.total().total_tokens for run in runs] == [1000, 1000], "each seed spent its whole budget"
     assert default_ledger().total().total_tokens == before, "nothing goes to the process-wide ledger"

@@ -1,0 +1,120 @@
+"""demos: bootstrapped demonstrations and targeted rules, chosen by measurement (an engine for small models).
+
+A 1.5B model ignores generic advice and cannot rewrite its own prompt usefully, but it copies worked examples
+and follows concrete format rules. No model call is made to write an edit; the model only solves tasks. Each
+step:
+
+1. pool: add this batch's graded-correct train solutions to the demo pool (engine state, survives restarts);
+2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
+3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
+   current set) and one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md);
+4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
+   tasks, none of them the source of a demo;
+5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
+   the holdout, which the engine never sees.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.candidate_search import Candidate, search, trial_ids, write_files
+from agent_evolve.algorithms.common.demos import (
+    DEMO_FRAGMENT,
+    Demo,
+    demo_sets,
+    demos_in,
+    merge_pool,
+    render_demos,
+    verified_demos,
+)
+from agent_evolve.algorithms.common.evidence import analyse
+from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
+from agent_evolve.contract.paths import atomic_write
+from agent_evolve.types import Observation, StepResult
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
+
+FRAGMENTS = "prompts/fragments"
+
+
+class DemoSearchEngine(ModelEngine):
+    """Demo sets and targeted rules as candidates, the best by trial score kept."""
+
+    name = "demos"
+    defaults: ClassVar[dict[str, Any]] = {
+        "demo_sets": 2,        # candidate demo sets per step
+        "demos_per_set": 2,    # demos in one set (each adds ~200 prompt tokens to every solve)
+        "pool_size": 40,       # verified solutions kept in the pool (newest)
+        "demo_chars": 700,     # longest solution used as a demo
+        "fixes": 1,            # targeted-rule candidates per step
+        "trial_tasks": 8,      # train tasks every candidate is scored on
+        "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
+    }
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
+    ) -> StepResult:
+        """Pool, analyse, propose, measure, keep (see the module docstring)."""
+        if context is not None:
+            self.context = context
+        if trial is None or self.context is None:
+            return StepResult(mutated=False, summary="demos runs in the loop (it needs the trial runner); no change")
+        if self.hidden(observations):
+            return StepResult(mutated=False, summary="feedback is hidden: no solution can be verified as a demo")
+        state = self.load_state()
+        pool = merge_pool([Demo.from_dict(d) for d in state.get("pool", [])],
+                          verified_demos(observations, int(self.params["demo_chars"])), int(self.params["pool_size"]))
+        self.save_state({**state, "pool": [d.to_dict() for d in pool]})
+        candidates = self.candidates(workspace, observations, pool)
+        if not candidates:
+            return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
+        ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], int(self.params["trial_tasks"]),
+                        f"{self.config.seed}:{self.cycle}")
+        root = Path(workspace.path)
+        result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]))
+        self.record(result.to_dict())
+        scores = ", ".join(f"{name} {score:.2f}" for name, score in result.scores.items())
+        measured = f"trial on {len(ids)} train tasks: current {result.incumbent:.2f}; {scores}"
+        if result.best is None:
+            return StepResult(mutated=False, summary=f"no candidate beat the current workspace ({measured})",
+                              metadata={"search": result.to_dict()})
+        chosen = next(c for c in candidates if c.name == result.best)
+        write_files(root, chosen.files)
+        return StepResult(mutated=True, summary=f"{chosen.summary} ({measured})", metadata={"search": result.to_dict()})
+
+    def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo]) -> list[Candidate]:
+        """Demo-set candidates first, then targeted-rule candidates, each on top of the current fragments."""
+        if "prompts" not in self.layers(workspace):
+            return []
+        current_demos = workspace.read_fragment(DEMO_FRAGMENT) if DEMO_FRAGMENT in workspace.list_fragments() else ""
+        sets = demo_sets(pool, int(self.params["demos_per_set"]), int(self.params["demo_sets"]),
+                         f"{self.config.seed}:{self.cycle}", demos_in(current_demos, pool))
+        found = [
+            Candidate(f"demos-{i}", {f"{FRAGMENTS}/{DEMO_FRAGMENT}": render_demos(demos)},
+                      f"demonstrations {', '.join(d.task_id for d in demos)}")
+            for i, demos in enumerate(sets, 1)
+        ]
+        rules = workspace.read_fragment(RULES_FRAGMENT) if RULES_FRAGMENT in workspace.list_fragments() else ""
+        for fix in targeted_fixes(analyse(observations, hidden=False), rules, limit=int(self.params["fixes"])):
+            found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
+                                   f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
+        return found
+
+    def record(self, result: dict[str, Any]) -> None:
+        """Keep the search's numbers with this cycle's engine output."""
+        if self.context is not None:
+            atomic_write(self.context.output_dir / "search.json", json.dumps(result, indent=1))

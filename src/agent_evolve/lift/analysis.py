@@ -1,0 +1,116 @@
+"""The lift protocol's numbers as pure functions of per-task test scores: per seed, pooled, and the spread."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_evolve.lift.plan import CONTROL, EVOLVED, ArmRun, LiftPlan
+from agent_evolve.stats import PairedTable, lift_summary, mean
+
+COST_KEYS: tuple[str, ...] = ("evolution_solves", "test_solves", "solves", "engine_calls", "tokens", "seconds")
+
+
+def run_row(baseline: Mapping[str, float], run: ArmRun, resamples: int, baseline_key: str = "") -> dict[str, Any]:
+    """One arm of one seed against the baseline on the same test tasks: means, lift, CI, p-value, evolution."""
+    stats = lift_summary(PairedTable.pair(baseline, run.test_scores), resamples=resamples, seed=run.seed)
+    return {
+        "arm": run.arm,
+        "seed": run.seed,
+        "baseline_test": stats["baseline_mean"],
+        "evolved_test": stats["candidate_mean"],
+        "lift": stats["mean_difference"],
+        "ci_low": stats["ci_low"],
+        "ci_high": stats["ci_high"],
+        "p_value": stats["p_value"],
+        "wins": stats["wins"],
+        "losses": stats["losses"],
+        "ties": stats["ties"],
+        "baseline_holdout": run.baseline_holdout,
+        "evolved_holdout": run.final_holdout,
+        "accepted": run.accepted,
+        "rejected": run.rejected,
+        "cycles": run.cycles,
+        "score_curve": list(run.score_curve),
+        "identical_to_baseline": bool(baseline_key) and run.test_key == baseline_key,
+        "workspace": run.workspace,
+        "cost": dict(run.cost),
+    }
+
+
+def pooled(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
+    """The lift over every (seed, task) pair of the arm, with its paired bootstrap CI and sign-test p-value."""
+    base = {f"{r.seed}/{t}": baseline[t] for r in runs for t in r.test_scores if t in baseline}
+    arm = {f"{r.seed}/{t}": s for r in runs for t, s in r.test_scores.items()}
+    return lift_summary(PairedTable.pair(base, arm), resamples=resamples)
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """Mean, sample standard deviation (0 for one value), min and max of per-seed lifts."""
+    return {
+        "mean": mean(values),
+        "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def total_cost(runs: Sequence[ArmRun]) -> dict[str, float]:
+    return {key: math.fsum(float(r.cost.get(key, 0)) for r in runs) for key in COST_KEYS}
+
+
+def arm_summary(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
+    """One arm over its seeds: mean lift, pooled CI and p-value, seed-to-seed spread, cost, lift per 100 solves."""
+    lifts = [PairedTable.pair(baseline, r.test_scores).mean_difference for r in runs]
+    cost = total_cost(runs)
+    lift = mean(lifts)
+    return {
+        "mean_lift": lift,
+        "pooled": pooled(baseline, runs, resamples),
+        "spread": spread(lifts),
+        "cost": cost,
+        "lift_per_100_solves": 100 * lift / (cost["solves"] / len(runs)) if cost["solves"] else 0.0,
+        "accepted": sum(r.accepted for r in runs),
+        "rejected": sum(r.rejected for r in runs),
+    }
+
+
+def paired_tasks(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> list[dict[str, Any]]:
+    """The per-task paired table: each test task's baseline score and its score in every arm and seed."""
+    return [
+        {"task_id": task_id, "baseline": score,
+         **{f"{r.arm}/{r.seed}": r.test_scores[task_id] for r in runs if task_id in r.test_scores}}
+        for task_id, score in sorted(baseline.items())
+    ]
+
+
+def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmRun], *,
+              baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
+              resamples: int = 10_000) -> dict[str, Any]:
+    """The whole report: plan, baseline, per-seed rows of each arm, each arm's pooled lift, spread and cost.
+
+    `runs` holds finished arms only. The control arm is `exact` when every seed ends byte-identical to the
+    baseline workspace (same content key) and so with exactly the baseline's test scores.
+    """
+    by_arm = {arm: [r for r in runs if r.arm == arm] for arm in plan.arms}
+    report: dict[str, Any] = {
+        "plan": plan.to_dict(),
+        "benchmark": plan.benchmark,
+        "agent": plan.agent,
+        "engine": plan.engine,
+        "test_tasks": len(baseline),
+        "baseline_test": mean(list(baseline.values())) if baseline else 0.0,
+        "baseline_key": baseline_key,
+        "baseline_cost": dict(baseline_cost or {}),
+        "runs": [run_row(baseline, r, resamples, baseline_key) for r in by_arm[EVOLVED]],
+        "control": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(CONTROL, [])],
+        "arms": {arm: arm_summary(baseline, rs, resamples) for arm, rs in by_arm.items() if rs},
+    }
+    report["tasks"] = paired_tasks(baseline, runs)
+    control = by_arm.get(CONTROL, [])
+    report["control_exact"] = bool(control) and all(
+        r.test_key == baseline_key and r.test_scores == dict(baseline) for r in control)
+    report["mean_lift"] = report["arms"][EVOLVED]["mean_lift"] if by_arm[EVOLVED] else 0.0
+    return report

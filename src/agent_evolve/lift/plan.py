@@ -1,0 +1,72 @@
+"""What a lift experiment runs: its arms, seeds and test split, and the per-arm, per-seed result record."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agent_evolve.errors import ConfigError
+
+EVOLVED = "evolved"  # the engine under test
+CONTROL = "control"  # the same loop with an engine that never edits
+ARMS: tuple[str, ...] = (EVOLVED, CONTROL)
+DEFAULT_SEEDS: tuple[int, ...] = (0, 1, 2)
+MIN_TEST_TASKS = 120  # fewer test tasks cannot tell a real lift of +0.08 from noise
+
+
+@dataclass(frozen=True)
+class LiftPlan:
+    """One experiment: agent, benchmark and engine names, seeds, cycles, test tasks and whether a control runs."""
+
+    agent: str
+    benchmark: str
+    engine: str
+    seeds: tuple[int, ...] = DEFAULT_SEEDS
+    cycles: int = 2
+    test_limit: int = MIN_TEST_TASKS
+    control: bool = True
+    allow_small_test: bool = False
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        return ARMS if self.control else (EVOLVED,)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "seeds": list(self.seeds), "arms": list(self.arms)}
+
+
+def check_test_split(test_ids: list[str], train_ids: list[str], minimum: int, allow_small: bool) -> None:
+    """Refuse a test split that evolution can touch (shared ids with train) or, unless allowed, a small one."""
+    shared = sorted(set(test_ids) & set(train_ids))
+    if shared:
+        raise ConfigError(f"the test split shares {len(shared)} task(s) with train (e.g. {shared[:3]}); "
+                          "evolution must never touch the test tasks")
+    if len(test_ids) < minimum and not allow_small:
+        raise ConfigError(f"the test split has {len(test_ids)} task(s), fewer than {minimum}: a lift measured on it "
+                          "is noise; raise --test-limit or pass --allow-small-test")
+
+
+@dataclass
+class ArmRun:
+    """One arm of one seed: its evolution summary, per-task test scores and cost."""
+
+    arm: str
+    seed: int
+    workspace: str
+    test_key: str = ""
+    test_scores: dict[str, float] = field(default_factory=dict)
+    baseline_holdout: float = 0.0
+    final_holdout: float = 0.0
+    accepted: int = 0
+    rejected: int = 0
+    cycles: int = 0
+    score_curve: list[float] = field(default_factory=list)
+    cost: dict[str, float] = field(default_factory=dict)
+    finished: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArmRun:
+        return cls(**data)

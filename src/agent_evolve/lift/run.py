@@ -1,0 +1,109 @@
+"""Run a lift experiment, resumably: baseline once, then per seed the evolved and the control arm, then the report.
+
+Layout of the output folder: plan.json; baseline/workspace (a copy of the seed workspace); scores/<key>.jsonl
+(per-task test scores of each distinct workspace content); <arm>/seed-<n>/{workspace, cost.json, arm.json};
+lift.json, lift.md, lift.png. Run the same command again after a kill: finished arms are read back, an
+interrupted evolution resumes from its journal, and test tasks already scored are not solved again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_evolve.api import Evolver
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.records import read_json
+from agent_evolve.errors import ConfigError
+from agent_evolve.lift.analysis import summarize
+from agent_evolve.lift.control import NoEditEngine
+from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
+from agent_evolve.lift.plan import CONTROL, MIN_TEST_TASKS, ArmRun, LiftPlan, check_test_split
+from agent_evolve.lift.report import write_report
+from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
+from agent_evolve.registry import seed_path
+from agent_evolve.types import Task
+
+Progress = Callable[[ProgressEvent], None]
+
+
+def source_workspace(agent: str) -> Path:
+    """The folder of a seed name or a workspace path."""
+    return Path(agent) if Path(agent).is_dir() else seed_path(agent)
+
+
+def check_same_plan(out_dir: Path, plan: LiftPlan, config: EvolveConfig) -> None:
+    """Write plan.json, or refuse to resume into a folder that holds a different experiment."""
+    wanted = {"plan": plan.to_dict(), "config": config.to_dict()}
+    path = out_dir / "plan.json"
+    saved = read_json(path, None)
+    if saved is not None and saved != json.loads(json.dumps(wanted)):
+        raise ConfigError(f"{path}: this folder holds another experiment (other plan or config); "
+                          "use another --out or remove the folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(wanted, indent=1))
+
+
+def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: BenchmarkAdapter, tests: list[Task],
+            config: EvolveConfig, out_dir: Path, progress: Progress | None) -> ArmRun:
+    """Evolve (or resume) one arm's workspace for one seed, then score it on the test tasks."""
+    folder = out_dir / arm / f"seed-{seed}"
+    seeded = dataclasses.replace(config, seed=seed)
+    meter = MeteredBenchmark(benchmark, folder / "cost.json")
+    engine = NoEditEngine() if arm == CONTROL else plan.engine
+    workspace = folder / "workspace"
+    result = Evolver(str(source), meter, seeded, engine, workspace_dir=str(workspace), progress=progress).run(plan.cycles)
+    meter.flush()
+    key = workspace_key(workspace)
+    scores, test_cost = score_tasks(workspace, benchmark, tests, out_dir / "scores" / f"{key}.jsonl", seeded)
+    return ArmRun(
+        arm=arm,
+        seed=seed,
+        workspace=str(workspace),
+        test_key=key,
+        test_scores=scores,
+        baseline_holdout=float(result.details.get("baseline_score", 0.0)),
+        final_holdout=result.final_score,
+        accepted=int(result.details.get("accepted", 0)),
+        rejected=int(result.details.get("rejected", 0)),
+        cycles=result.cycles_completed,
+        score_curve=list(result.score_history),
+        cost=arm_cost(meter, result.details, test_cost),
+        finished=True,
+    )
+
+
+def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
+             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
+    """Run (or resume) every arm of every seed and write the report after each; returns the report."""
+    source = source_workspace(plan.agent)
+    tests = benchmark.get_tasks("test", limit=plan.test_limit)
+    train = benchmark.get_tasks("train", limit=config.task_pool_limit)
+    check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
+    check_same_plan(out_dir, plan, config)
+    baseline_ws = out_dir / "baseline" / "workspace"
+    if not baseline_ws.is_dir():
+        shutil.copytree(source, baseline_ws, ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
+    baseline_key = workspace_key(baseline_ws)
+    baseline_store = out_dir / "scores" / f"{baseline_key}.jsonl"
+    baseline, _ = score_tasks(baseline_ws, benchmark, tests, baseline_store, config)
+    runs: list[ArmRun] = []
+    report: dict = {}
+    for seed in plan.seeds:
+        for arm in plan.arms:
+            record = out_dir / arm / f"seed-{seed}" / "arm.json"
+            saved = read_json(record, None)
+            run = ArmRun.from_dict(saved) if saved else run_arm(
+                plan, arm, seed, source, benchmark, tests, config, out_dir, progress)
+            if not saved:
+                atomic_write(record, json.dumps(run.to_dict(), indent=1))
+            runs.append(run)
+            report = summarize(plan, baseline, runs, baseline_key=baseline_key, baseline_cost=store_cost(baseline_store))
+            write_report(report, out_dir)
+    return report

@@ -1,0 +1,90 @@
+"""Resumable per-task test scoring: each finished task is appended at once, keyed by the workspace's content.
+
+A workspace's key is the hash of its files (run records and git excluded), so a killed experiment re-solves
+only the tasks it had not finished, and a workspace identical to another (the control arm, an evolution that
+changed nothing) reuses its scores instead of being solved again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+
+from agent_evolve.algorithms.common.edits import LayerSnapshot
+from agent_evolve.api import RunClients, agent_from_workspace
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.records import read_jsonl
+from agent_evolve.engine.solving import solve_all
+from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.types import Observation, Task
+
+
+def workspace_key(path: Path) -> str:
+    """A short hash of every file of the workspace but its run records and git."""
+    digest = hashlib.sha256()
+    for rel, data in sorted(LayerSnapshot.take(path, None).files.items()):
+        digest.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()[:16]
+
+
+def tokens_of(obs: Observation) -> int:
+    """Input plus output tokens the trajectory's steps report."""
+    total = 0
+    for step in obs.trajectory.steps:
+        usage = step.get("usage") if isinstance(step, dict) else None
+        if isinstance(usage, dict):
+            total += int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+    return total
+
+
+def stored_scores(path: Path) -> dict[str, float]:
+    return {str(row["task_id"]): float(row["score"]) for row in read_jsonl(path)}
+
+
+def store_cost(path: Path) -> dict[str, float]:
+    """What the scores in a store cost to make: solves, tokens and the sum of the solves' own seconds."""
+    rows = read_jsonl(path)
+    return {"solves": len(rows), "tokens": sum(float(r.get("tokens", 0)) for r in rows),
+            "seconds": round(sum(float(r.get("seconds", 0.0)) for r in rows), 1)}
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Cut a last line left half-written by a kill, so the next append starts on a line of its own."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
+def score_tasks(
+    workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; and what this call cost
+    (solves, tokens, and seconds as the sum of the solves' own times)."""
+    done = stored_scores(store)
+    todo = [t for t in tasks if t.id not in done]
+    cost: dict[str, float] = {"solves": len(todo), "tokens": 0, "seconds": 0.0}
+    if todo:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        drop_torn_tail(store)
+        ledger = UsageLedger(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
+        agent, _ = agent_from_workspace(workspace, config, RunClients(config, ledger))
+        lock = threading.Lock()
+        with store.open("a", encoding="utf-8") as sink:
+
+            def keep(obs: Observation) -> None:
+                row = {"task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
+                       "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0))}
+                with lock:
+                    sink.write(json.dumps(row) + "\n")
+                    sink.flush()
+                    cost["tokens"] += row["tokens"]
+                    cost["seconds"] += row["seconds"]
+
+            solve_all(agent, benchmark, todo, config.concurrency, keep)
+        done = stored_scores(store)
+    return {t.id: done[t.id] for t in tasks}, cost

@@ -1,0 +1,136 @@
+"""The demos engine: demos only from graded-correct train solutions, the best candidate by trial kept, or nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_fakes import gsm_obs, snapshot
+
+import agent_evolve as ae
+from agent_evolve.algorithms.common.candidate_search import pick_best, trial_ids
+from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, render_demos, verified_demos
+from agent_evolve.algorithms.common.evidence import analyse
+from agent_evolve.algorithms.common.failure_fixes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
+from agent_evolve.algorithms.demos import DemoSearchEngine
+from agent_evolve.engine.base import EngineContext
+from agent_evolve.engine.trial import TrialRunner
+from agent_evolve.types import Feedback, Observation, Task, Trajectory
+
+FRAGMENT = Path("prompts/fragments/demos.md")
+
+
+class FragmentAgent(ae.BaseAgent):
+    """Solves a task when the workspace's demos fragment contains the task's `needs` text (all tasks: '')."""
+
+    def solve(self, task: Task) -> Trajectory:
+        path = Path(self.workspace.path) / FRAGMENT
+        text = path.read_text() if path.is_file() else ""
+        return Trajectory(task.id, "Answer: 1" if task.metadata["needs"] in text else "Answer: 0")
+
+
+class NeedsBenchmark(ae.BenchmarkAdapter):
+    def __init__(self, needs: str) -> None:
+        self.needs = needs
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        return [Task(f"t{i}", f"task {i}", {"needs": self.needs}) for i in range(20)][:limit]
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        ok = trajectory.output == "Answer: 1"
+        return Feedback(ok, float(ok))
+
+
+def runner(ws: ae.AgentWorkspace, needs: str, train: range = range(20)) -> TrialRunner:
+    bench = NeedsBenchmark(needs)
+    tasks = {t.id: t for t in bench.get_tasks(limit=None) if int(t.id[1:]) in train}
+    return TrialRunner(tasks, bench, FragmentAgent, Path(ws.path))
+
+
+def context(ws: ae.AgentWorkspace) -> EngineContext:
+    """A context like the loop's: state, scratch and output under the workspace's run records."""
+    folders = [Path(ws.path) / "evolution" / "engine" / name for name in ("state", "scratch", "output")]
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+    return EngineContext(ae.EvolveConfig(), ws, None, *folders, cycle=1)  # type: ignore[arg-type]
+
+
+def batch(with_hidden: bool = False) -> list[Observation]:
+    """t1..t3 solved (t3 cut at the token limit), t4 off by a factor of 100; t9 solved but its feedback hidden."""
+    obs = [gsm_obs(f"t{i}", f"question {i}", f"{i} + {i}\nAnswer: 18", extracted="18") for i in (1, 2, 3)]
+    obs[2].trajectory.steps.append({"type": "answer", "finish_reason": "length"})
+    obs.append(gsm_obs("t4", "question 4", "Answer: 7", expected="700", extracted="7"))
+    hidden = gsm_obs("t9", "question 9", "Answer: 18", extracted="18")
+    return obs + ([Observation(hidden.task, hidden.trajectory, Feedback(True, 1.0, "", {"hidden": True}))]
+                  if with_hidden else [])
+
+
+def test_demos_come_only_from_graded_correct_untruncated_visible_solutions() -> None:
+    assert [d.task_id for d in verified_demos(batch(with_hidden=True))] == ["t1", "t2"]
+
+
+def test_demo_sets_are_distinct_deterministic_and_skip_the_current_set() -> None:
+    pool = [Demo(f"t{i}", f"q{i}", "s" * (10 + i)) for i in range(5)]
+    sets = demo_sets(pool, 2, 3, "0:1", current=["t0", "t1"])
+    assert sets == demo_sets(pool, 2, 3, "0:1", current=["t0", "t1"])
+    keys = [frozenset(d.task_id for d in s) for s in sets]
+    assert len(sets) == 3 and len(set(keys)) == 3 and frozenset({"t0", "t1"}) not in keys
+    assert demos_in(render_demos(sets[0]), pool) == sorted(d.task_id for d in sets[0])
+
+
+def test_pick_best_needs_a_strict_gain_and_prefers_the_highest_then_the_first() -> None:
+    assert pick_best(0.5, {"a": 0.5, "b": 0.4}) is None
+    assert pick_best(0.5, {"a": 0.75, "b": 0.75, "c": 0.6}) == "a"
+    assert pick_best(0.5, {"a": 0.6}, min_gain=0.1) is None
+
+
+def test_trial_ids_never_include_excluded_tasks() -> None:
+    ids = trial_ids([f"t{i}" for i in range(10)], ["t1", "t2"], 5, "s")
+    assert len(ids) == 5 and not {"t1", "t2"} & set(ids) and ids == trial_ids([f"t{i}" for i in range(10)], ["t1", "t2"], 5, "s")
+
+
+def test_truncation_and_format_failures_become_targeted_rules() -> None:
+    obs = batch()[:4]
+    obs[2] = gsm_obs("t3", "question 3", "1 + 1 = 2 and then", extracted=None)
+    obs[2].trajectory.steps.append({"type": "answer", "finish_reason": "length"})
+    fixes = targeted_fixes(analyse(obs), existing="", limit=3)
+    assert {f.kind for f in fixes} == {TRUNCATED, "unit_scale"}
+    rules = with_fix("", next(f for f in fixes if f.kind == TRUNCATED))
+    assert TRUNCATION_RULE in rules
+    assert all(f.kind != TRUNCATED for f in targeted_fixes(analyse(obs), existing=rules, limit=3))
+
+
+def test_the_best_candidate_by_trial_score_is_left_in_the_workspace(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=2, demos_per_set=1, fixes=1, trial_tasks=6)
+    engine.context = context(ws)
+    trial = runner(ws, needs="question 2")  # only the set holding t2's demo solves the trial tasks
+    result = engine.step(ws, batch(), None, trial)  # type: ignore[arg-type]
+    assert result.mutated, result.summary
+    text = (Path(ws.path) / FRAGMENT).read_text()
+    assert "question 2" in text and "question 1" not in text
+    search = result.metadata["search"]
+    assert search["best"] == "demos-2" and search["incumbent"] == 0.0 and set(search["scores"]) == {
+        "demos-1", "demos-2", "rule-unit_scale"}
+    assert not {"t1", "t2"} & set(search["task_ids"])  # a demo's source never scores a candidate
+    assert engine.load_state()["pool"] == [d.to_dict() for d in verified_demos(batch())]
+
+
+def test_nothing_is_written_when_every_candidate_loses(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=2, demos_per_set=1, fixes=1)
+    engine.context = context(ws)
+    before = snapshot(Path(ws.path))
+    result = engine.step(ws, batch(), None, runner(ws, needs=""))  # type: ignore[arg-type]
+    assert not result.mutated and "no candidate beat" in result.summary
+    assert snapshot(Path(ws.path)) == before
+
+
+def test_trial_refuses_holdout_ids_so_a_search_cannot_touch_them(ws) -> None:
+    trial = runner(ws, needs="", train=range(10))
+    with pytest.raises(ae.errors.TrialError):
+        trial(["t15"])
+
+
+def test_outside_the_loop_without_a_trial_nothing_changes(ws) -> None:
+    before = snapshot(Path(ws.path))
+    result = DemoSearchEngine().step(ws, batch(), None, None)  # type: ignore[arg-type]
+    assert not result.mutated and snapshot(Path(ws.path)) == before

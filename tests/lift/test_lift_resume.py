@@ -1,0 +1,106 @@
+"""End to end on a model-free agent: the lift experiment's report, and a kill mid-way resumed without re-solving."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from lift_fakes import KeywordBenchmark, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.errors import ConfigError
+from agent_evolve.lift import LiftPlan, run_lift
+from agent_evolve.registry import ENGINE_REGISTRY
+
+HERE = Path(__file__).parent
+SRC = HERE.parents[1] / "src"
+CONFIG = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, max_cycles=2)
+SCRIPT = """
+import sys
+from pathlib import Path
+import agent_evolve as ae
+from agent_evolve.lift import LiftPlan, run_lift
+from agent_evolve.registry import ENGINE_REGISTRY
+from lift_fakes import KeywordBenchmark
+ENGINE_REGISTRY["keyword"] = "lift_fakes.KeywordEngine"
+plan = LiftPlan(sys.argv[1], "keywords", "keyword", seeds=(0,), cycles=2, test_limit=120)
+config = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, max_cycles=2)
+run_lift(plan, KeywordBenchmark(), config, Path(sys.argv[2]))
+"""
+
+
+def experiment(agent: Path, out: Path, log: Path, **crash: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{HERE}", "SOLVE_LOG": str(log), **crash}
+    return subprocess.run([sys.executable, "-c", SCRIPT, str(agent), str(out)], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    agent = make_workspace(tmp_path / "agent")
+    plan = LiftPlan(str(agent), "keywords", "keyword", seeds=(0, 1), cycles=2, test_limit=120)
+    report = run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out")
+    evolved = report["arms"]["evolved"]
+    assert report["test_tasks"] == 120 and report["baseline_test"] == 0.0
+    assert [r["lift"] for r in report["runs"]] == [0.5, 0.5] and evolved["mean_lift"] == 0.5
+    assert evolved["pooled"]["n"] == 240 and evolved["pooled"]["ci_low"] > 0 and evolved["pooled"]["p_value"] < 1e-9
+    assert report["control_exact"] and [r["lift"] for r in report["control"]] == [0.0, 0.0]
+    assert all(r["identical_to_baseline"] for r in report["control"])
+    assert evolved["spread"]["stdev"] == 0.0
+    cost = evolved["cost"]
+    assert cost["test_solves"] == 240 and cost["solves"] == cost["evolution_solves"] + 240
+    assert report["arms"]["control"]["cost"]["test_solves"] == 0, "the control reuses the baseline's scores"
+    assert report["baseline_cost"]["solves"] == 120
+    assert report["tasks"][0] == {"task_id": "s0", "baseline": 0.0, "evolved/0": 1.0, "control/0": 0.0,
+                                  "evolved/1": 1.0, "control/1": 0.0}
+    text = (tmp_path / "out" / "lift.md").read_text()
+    assert "| 0 | 0.000 | 0.500 | +0.500 |" in text and "**yes**" in text
+    assert (agent / "prompts" / "system.md").read_text() == "baseline\n", "the source workspace is untouched"
+
+
+def test_a_killed_experiment_resumes_without_resolving_finished_test_tasks(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    out, log = tmp_path / "out", tmp_path / "solves.log"
+    killed = experiment(agent, out, log, CRASH_IN="evolved/seed-0", CRASH_AT="30")
+    assert killed.returncode == -9, killed.stderr
+    first = Counter(log.read_text().splitlines())
+    log.unlink()
+    finished = experiment(agent, out, log)
+    assert finished.returncode == 0, finished.stderr
+    second = Counter(log.read_text().splitlines())
+    evolved = str(out / "evolved" / "seed-0" / "workspace")
+    test_solves = lambda c, ws: {k.split("\t")[1] for k in c if k.startswith(ws + "\t") and "\ts" in k}  # noqa: E731
+    assert len(test_solves(first, evolved)) == 29 and len(test_solves(second, evolved)) == 91
+    assert not test_solves(first, evolved) & test_solves(second, evolved), "no finished test task is solved again"
+    assert not any(k.startswith(str(out / "baseline")) for k in second), "the finished baseline is not solved again"
+    report = json.loads((out / "lift.json").read_text())
+    assert report["mean_lift"] == 0.5 and report["control_exact"]
+    assert all(row["evolved/0"] == float(int(row["task_id"][1:]) % 2 == 0) for row in report["tasks"])
+
+
+def test_a_small_or_touched_test_split_is_refused(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    with pytest.raises(ConfigError, match="fewer than 120"):
+        run_lift(LiftPlan(str(agent), "k", "keyword", test_limit=50), KeywordBenchmark(), CONFIG, tmp_path / "o")
+
+    class Leaky(KeywordBenchmark):
+        def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[ae.types.Task]:
+            return super().get_tasks("train", limit)
+
+    with pytest.raises(ConfigError, match="shares"):
+        run_lift(LiftPlan(str(agent), "k", "keyword", allow_small_test=True), Leaky(), CONFIG, tmp_path / "o")
+
+
+def test_resuming_into_a_folder_of_another_experiment_is_refused(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    agent = make_workspace(tmp_path / "agent")
+    plan = LiftPlan(str(agent), "keywords", "keyword", seeds=(0,), cycles=1, test_limit=120, control=False)
+    run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out")
+    with pytest.raises(ConfigError, match="another experiment"):
+        run_lift(LiftPlan(str(agent), "keywords", "keyword", seeds=(5,), cycles=1), KeywordBenchmark(), CONFIG,
+                 tmp_path / "out")

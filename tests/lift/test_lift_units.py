@@ -1,0 +1,94 @@
+"""The lift protocol's pure parts: test-split checks, the summary's numbers, content keys, resumable scoring, cost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lift_fakes import KeywordBenchmark, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.errors import ConfigError
+from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, summarize
+from agent_evolve.lift.cost import MeteredBenchmark, usage_totals
+from agent_evolve.lift.scoring import score_tasks, workspace_key
+from agent_evolve.types import Trajectory
+
+BASELINE = {f"s{i}": float(i < 5) for i in range(10)}  # 0.5
+
+
+def arm(name: str, seed: int, solved: int, key: str = "k") -> ArmRun:
+    return ArmRun(name, seed, f"ws-{name}-{seed}", test_key=key,
+                  test_scores={f"s{i}": float(i < solved) for i in range(10)}, cost={"solves": 40, "seconds": 2.0})
+
+
+def test_check_test_split_refuses_shared_ids_and_small_splits_unless_allowed() -> None:
+    with pytest.raises(ConfigError, match="shares 1 task"):
+        check_test_split(["a", "b"], ["b", "c"], 1, allow_small=False)
+    with pytest.raises(ConfigError, match="2 task\\(s\\), fewer than 120"):
+        check_test_split(["a", "b"], ["c"], 120, allow_small=False)
+    check_test_split(["a", "b"], ["c"], 120, allow_small=True)
+
+
+def test_summary_pairs_each_seed_with_the_baseline_and_pools_the_seeds() -> None:
+    plan = LiftPlan("a", "b", "e", seeds=(0, 1), test_limit=10)
+    runs = [arm("evolved", 0, 8), arm("control", 0, 5, key="base"), arm("evolved", 1, 6), arm("control", 1, 5, key="base")]
+    report = summarize(plan, BASELINE, runs, baseline_key="base", resamples=2000)
+    assert [r["lift"] for r in report["runs"]] == pytest.approx([0.3, 0.1])
+    assert [(r["wins"], r["losses"]) for r in report["runs"]] == [(3, 0), (1, 0)]
+    evolved = report["arms"]["evolved"]
+    assert evolved["mean_lift"] == pytest.approx(0.2)
+    assert evolved["pooled"]["n"] == 20 and evolved["pooled"]["wins"] == 4
+    assert evolved["pooled"]["p_value"] == pytest.approx(2 / 2**4)
+    assert evolved["spread"]["min"] == pytest.approx(0.1) and evolved["spread"]["max"] == pytest.approx(0.3)
+    assert evolved["lift_per_100_solves"] == pytest.approx(100 * 0.2 / 40)
+    assert report["control_exact"] and report["arms"]["control"]["mean_lift"] == 0.0
+    table = markdown_table(report)
+    assert "| 0 | 0.500 | 0.800 | +0.300 |" in table and "**yes**" in table and "Mean lift over 2 seed(s): **+0.200**" in table
+
+
+def test_a_control_whose_workspace_changed_is_not_exact() -> None:
+    plan = LiftPlan("a", "b", "e", seeds=(0,), test_limit=10)
+    report = summarize(plan, BASELINE, [arm("evolved", 0, 5), arm("control", 0, 5, key="other")], baseline_key="base",
+                       resamples=100)
+    assert not report["control_exact"] and "**NO**" in markdown_table(report)
+
+
+def test_workspace_key_follows_content_not_run_records(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    key = workspace_key(ws)
+    (ws / "evolution").mkdir()
+    (ws / "evolution" / "journal.jsonl").write_text("{}\n")
+    assert workspace_key(ws) == key
+    (ws / "prompts" / "system.md").write_text("changed\n")
+    assert workspace_key(ws) != key
+
+
+def test_scoring_solves_only_missing_tasks_after_a_torn_write(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("SOLVE_LOG", raising=False)
+    ws = make_workspace(tmp_path / "ws")
+    bench = KeywordBenchmark(test=6)
+    tasks = bench.get_tasks("test", limit=None)
+    store = tmp_path / "scores.jsonl"
+    store.write_text(json.dumps({"task_id": "s0", "score": 1.0}) + "\n" + '{"task_id": "s1", "sc')
+    scores, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=2))
+    assert cost["solves"] == 5 and scores["s0"] == 1.0 and scores["s2"] == 0.0 and list(scores) == [t.id for t in tasks]
+    again, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig())
+    assert again == scores and cost["solves"] == 0
+
+
+def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None:
+    bench = KeywordBenchmark(test=2)
+    task = bench.get_tasks("test")[0]
+    first = MeteredBenchmark(bench, tmp_path / "cost.json")
+    first.evaluate(task, Trajectory(task.id, "k0"))
+    second = MeteredBenchmark(bench, tmp_path / "cost.json")
+    assert second.evaluate(task, Trajectory(task.id, "k0")).success and second.solves == 2
+    assert second.name == "keywords" and second.test == 2
+
+
+def test_usage_totals_count_engine_calls_apart_from_the_agent() -> None:
+    usage = {"agent": {"calls": 10, "input_tokens": 100, "output_tokens": 50},
+             "engine": {"calls": 3, "input_tokens": 30, "output_tokens": 20}}
+    assert usage_totals({"usage": usage}) == {"engine_calls": 3, "tokens": 200}
