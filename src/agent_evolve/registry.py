@@ -43,6 +43,7 @@ ENGINE_REGISTRY: dict[str, str] = {
     "guided_synth": "agent_evolve.algorithms.guided_synth.GuidedSynthesisEngine",
     "adaptive": "agent_evolve.algorithms.adaptive.AdaptiveEvolutionEngine",
     "adaptive_skill": "agent_evolve.algorithms.adaptive_skill.AdaptiveSkillEngine",
+    "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
 }
 
 _ENTRY_POINT_GROUPS = {

@@ -67,6 +67,7 @@ class RunSession:
         self.plan = TaskPlan((), ())
         self.train_tasks: dict[str, Task] = {}
         self.holdout_tasks: list[Task] = []
+        self.val_tasks: dict[str, Task] = {}
         self.cursor = 0
         self.accepted_tag = "evo-0"
         self.accepted_score = 0.0
@@ -150,7 +151,10 @@ class RunSession:
         pool = self.loop.benchmark.get_tasks("train", limit=self.config.task_pool_limit)
         if not pool:
             raise AgentEvolveError(f"benchmark {type(self.loop.benchmark).__name__} returned no train tasks")
-        self.plan = plan_tasks([t.id for t in pool], self.config.holdout_ratio, self.config.seed, self.config.holdout_limit)
+        cfg = self.config
+        self.plan = plan_tasks(
+            [t.id for t in pool], cfg.holdout_ratio, cfg.seed, cfg.holdout_limit, cfg.val_ratio, cfg.val_limit
+        )
         write_json_atomic(self.records.run_plan, {"plan": self.plan.to_dict(), "seed": self.config.seed})
         self._index(pool)
 
@@ -163,11 +167,12 @@ class RunSession:
 
     def _index(self, pool: list[Task]) -> None:
         by_id = {t.id: t for t in pool}
-        missing = [i for i in (*self.plan.train_ids, *self.plan.holdout_ids) if i not in by_id]
+        missing = [i for i in (*self.plan.train_ids, *self.plan.holdout_ids, *self.plan.val_ids) if i not in by_id]
         if missing:
             raise AgentEvolveError(f"the benchmark no longer has tasks of this run's plan: {missing[:5]}")
         self.train_tasks = {i: by_id[i] for i in self.plan.train_ids}
         self.holdout_tasks = [by_id[i] for i in self.plan.holdout_ids]
+        self.val_tasks = {i: by_id[i] for i in self.plan.val_ids}
 
     # -- engine calls --------------------------------------------------------------------------------------
 
@@ -201,6 +206,7 @@ class RunSession:
             self.path,
             self.config.concurrency,
             default_ids=[o.task.id for o in observations],
+            validation_tasks=self.val_tasks,
         )
         visible = hide_feedback(observations) if self.config.trajectory_only else observations
         engine = self.loop.engine

@@ -1,4 +1,4 @@
-"""The trial runner (Hermit's run_agent): lets an engine score a candidate workspace on train tasks only."""
+"""The trial runner (Hermit's run_agent): lets an engine score a candidate on train and validation tasks only."""
 
 from __future__ import annotations
 
@@ -34,7 +34,10 @@ class TrialReport:
 
 
 class TrialRunner:
-    """Runs a fresh agent on a candidate workspace over train tasks; holdout and test ids are refused."""
+    """Runs a fresh agent on a candidate workspace over train or validation tasks; holdout and test ids are refused.
+
+    Validation tasks (`val_ratio`) are never shown to the engine as trajectories; only their scores come back.
+    """
 
     def __init__(
         self,
@@ -44,25 +47,33 @@ class TrialRunner:
         workspace_root: Path,
         concurrency: int = 1,
         default_ids: list[str] | None = None,
+        validation_tasks: dict[str, Task] | None = None,
     ):
         self.train_tasks = train_tasks
+        self.validation_tasks = dict(validation_tasks or {})
         self.benchmark = benchmark
         self.agent_factory = agent_factory
         self.workspace_root = workspace_root.resolve()
         self.concurrency = concurrency
         self.default_ids = list(default_ids or [])
 
+    @property
+    def validation_ids(self) -> list[str]:
+        """The run's validation task ids, in plan order (empty when `val_ratio` is 0)."""
+        return list(self.validation_tasks)
+
     def __call__(self, task_ids: list[str] | None = None, workspace: str | Path | None = None) -> TrialReport:
         """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch)."""
         ids = list(task_ids) if task_ids is not None else self.default_ids
-        refused = [i for i in ids if i not in self.train_tasks]
+        tasks = {**self.train_tasks, **self.validation_tasks}
+        refused = [i for i in ids if i not in tasks]
         if refused:
-            raise TrialError(f"trial accepts train task ids only; refused: {refused[:10]}")
+            raise TrialError(f"trial accepts train and validation task ids only; refused: {refused[:10]}")
         path = Path(workspace).resolve() if workspace is not None else self.workspace_root
         if path != self.workspace_root and self.workspace_root not in path.parents:
             raise TrialError(f"trial workspace {path} must be inside the run's workspace {self.workspace_root}")
         agent = self.agent_factory(path)
-        observations = solve_all(agent, self.benchmark, [self.train_tasks[i] for i in ids], self.concurrency)
+        observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency)
         return TrialReport(
             [
                 TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)
