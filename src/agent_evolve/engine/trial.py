@@ -10,7 +10,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.solving import solve_all
 from agent_evolve.errors import TrialError
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import Task
+from agent_evolve.types import Observation, Task
 
 AgentFactory = Callable[[Path], BaseAgent]
 
@@ -62,8 +62,17 @@ class TrialRunner:
         """The run's validation task ids, in plan order (empty when `val_ratio` is 0)."""
         return list(self.validation_tasks)
 
-    def __call__(self, task_ids: list[str] | None = None, workspace: str | Path | None = None) -> TrialReport:
-        """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch)."""
+    def __call__(
+        self,
+        task_ids: list[str] | None = None,
+        workspace: str | Path | None = None,
+        on_result: Callable[[TrialResult], None] | None = None,
+    ) -> TrialReport:
+        """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch).
+
+        `on_result` gets each task's result as soon as it is graded (from worker threads when concurrent), so a
+        caller can record it before a crash could lose it.
+        """
         ids = list(task_ids) if task_ids is not None else self.default_ids
         tasks = {**self.train_tasks, **self.validation_tasks}
         refused = [i for i in ids if i not in tasks]
@@ -73,10 +82,11 @@ class TrialRunner:
         if path != self.workspace_root and self.workspace_root not in path.parents:
             raise TrialError(f"trial workspace {path} must be inside the run's workspace {self.workspace_root}")
         agent = self.agent_factory(path)
-        observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency)
-        return TrialReport(
-            [
-                TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)
-                for o in observations
-            ]
-        )
+        done = (lambda o: on_result(_result(o))) if on_result is not None else None
+        observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency, done)
+        return TrialReport([_result(o) for o in observations])
+
+
+def _result(observation: Observation) -> TrialResult:
+    o = observation
+    return TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
+    from agent_evolve.engine.trial import TrialResult, TrialRunner
 
 
 class GepaEngine(ModelEngine):
@@ -81,10 +81,13 @@ class GepaEngine(ModelEngine):
         missing = [t for t in task_ids if not ledger.has(candidate.id, t)]
         if missing:
             folder = materialize(root, candidate, self.context.scratch_dir / "candidates")
-            for result in trial(missing, workspace=folder).results:
-                keep = self.params["example_chars"]
-                ledger.record(candidate.id, result.task_id, result.score,
-                              clip(result.output, keep) if train else "", clip(result.detail, keep) if train else "")
+            keep = self.params["example_chars"] if train else 0
+
+            def record(result: TrialResult) -> None:
+                ledger.record(candidate.id, result.task_id, result.score, clip(result.output, keep) if keep else "",
+                              clip(result.detail, keep) if keep else "")
+
+            trial(missing, workspace=folder, on_result=record)
         return ledger.scores(candidate.id, task_ids)
 
     def _record_batch(self, candidate: Candidate, observations: list[Observation], ledger: ScoreLedger) -> None:

@@ -6,6 +6,7 @@ crash, and a rerun reads the scores already paid for instead of running those ta
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ class ScoreLedger:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}
+        self._lock = threading.Lock()
         for entry in read_jsonl(path):
             self._entries.setdefault((entry["candidate"], entry["task_id"]), entry)
 
@@ -31,12 +33,12 @@ class ScoreLedger:
 
     def record(self, candidate: str, task_id: str, score: float, output: str = "", feedback: str = "") -> None:
         """Append one score (once per candidate and task; a second record of the same pair is ignored)."""
-        if self.has(candidate, task_id):
-            return
         entry = {"candidate": candidate, "task_id": task_id, "score": float(score), "output": output,
                  "feedback": feedback}
-        append_jsonl(self.path, entry)
-        self._entries[(candidate, task_id)] = entry
+        with self._lock:
+            if not self.has(candidate, task_id):
+                append_jsonl(self.path, entry)
+                self._entries[(candidate, task_id)] = entry
 
     def scores(self, candidate: str, task_ids: list[str]) -> dict[str, float]:
         """The recorded scores of `candidate` on those of `task_ids` it has."""
