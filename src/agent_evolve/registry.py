@@ -44,6 +44,7 @@ ENGINE_REGISTRY: dict[str, str] = {
     "adaptive": "agent_evolve.algorithms.adaptive.AdaptiveEvolutionEngine",
     "adaptive_skill": "agent_evolve.algorithms.adaptive_skill.AdaptiveSkillEngine",
     "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
+    "skillopt": "agent_evolve.algorithms.skillopt.SkillOptEngine",
 }
 
 _ENTRY_POINT_GROUPS = {

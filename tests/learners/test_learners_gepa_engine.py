@@ -11,7 +11,7 @@ from learner_fakes import KeywordAgent, KeywordBenchmark, add_keyword, drop_keyw
 
 import agent_evolve as ae
 from agent_evolve.algorithms.gepa import GepaEngine
-from agent_evolve.algorithms.gepa.candidates import Candidate
+from agent_evolve.algorithms.candidates import Candidate
 from agent_evolve.algorithms.gepa.scores import LEDGER_NAME
 from agent_evolve.errors import ConfigError
 from agent_evolve.testing import ScriptedLLM

@@ -17,23 +17,24 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.common.base import ModelEngine
-from agent_evolve.algorithms.common.summaries import clip
-from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
-from agent_evolve.algorithms.gepa.candidates import (
+from agent_evolve.algorithms.candidates import (
     Candidate,
+    best_accepted_tag,
     check_components,
     default_components,
     editable_text,
     materialize,
     read_candidate,
+    validation_runner,
     write_candidate,
 )
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.summaries import clip
+from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.scores import LEDGER_NAME, ScoreLedger
 from agent_evolve.algorithms.gepa.selection import make_selector, mean_scores
-from agent_evolve.engine.versioning import VersionControl
-from agent_evolve.errors import AgentEvolveError, ConfigError, TrialError
+from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Message
 from agent_evolve.types import Observation, StepResult
 
@@ -119,11 +120,8 @@ class GepaEngine(ModelEngine):
         trial: TrialRunner | None = None,
     ) -> StepResult:
         """One GEPA iteration; the workspace is left holding the next parent."""
-        if trial is None:
-            raise TrialError("gepa needs the loop's trial runner to score candidates")
+        trial = validation_runner(self.engine_name, trial)
         val_ids = trial.validation_ids
-        if not val_ids:
-            raise ConfigError("gepa needs validation tasks: set val_ratio (and optionally val_limit) in the config")
         mark = self.usage_mark()
         root, ledger, state = Path(workspace.path), self._ledger(), self.load_state()
         components = state.get("components") or self._components(root, workspace)
@@ -200,22 +198,8 @@ class GepaEngine(ModelEngine):
     def finalize(self, ctx: EngineContext) -> str | None:
         """The accepted version whose texts are the pool candidate with the best mean validation score."""
         state = self.load_state()
-        pool, components = self._pool(state), state.get("components", [])
+        pool = self._pool(state)
         if not pool:
             return None
         means = mean_scores(self._ledger().table(list(pool), state.get("val_ids", [])))
-        vc = VersionControl(ctx.workspace.path)
-        best: tuple[float, str] | None = None
-        for tag in vc.list_tags():
-            candidate = Candidate({c: _file_at(vc, tag, c) for c in components})
-            if candidate.id in means and (best is None or means[candidate.id] > best[0]):
-                best = (means[candidate.id], tag)
-        return best[1] if best else None
-
-
-def _file_at(vc: VersionControl, tag: str, path: str) -> str:
-    """A file's text at a version; a file the version lacks reads as empty, as in `read_candidate`."""
-    try:
-        return vc.show_file_at(tag, path)
-    except AgentEvolveError:
-        return ""
+        return best_accepted_tag(Path(ctx.workspace.path), state.get("components", []), means)

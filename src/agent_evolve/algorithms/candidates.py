@@ -1,19 +1,34 @@
-"""GEPA candidates: the text of the evolved workspace files, identified by content, read from and written to disk."""
+"""Learners' candidates (GEPA, SkillOpt): texts of evolved workspace files, identified by content; read from and
+written to disk, copied for trials, and found again among the accepted versions."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.skills import split_frontmatter
-from agent_evolve.errors import ConfigError
+from agent_evolve.engine.versioning import VersionControl
+from agent_evolve.errors import AgentEvolveError, ConfigError, TrialError
+
+if TYPE_CHECKING:
+    from agent_evolve.engine.trial import TrialRunner
 
 NOT_COPIED = ("evolution", ".git")
+
+
+def validation_runner(engine: str, trial: TrialRunner | None) -> TrialRunner:
+    """The loop's trial runner, which a learner needs with validation tasks; else an error saying what to set."""
+    if trial is None:
+        raise TrialError(f"{engine} needs the loop's trial runner to score candidates")
+    if not trial.validation_ids:
+        raise ConfigError(f"{engine} needs validation tasks: set val_ratio (and optionally val_limit) in the config")
+    return trial
 
 
 def content_id(files: dict[str, str]) -> str:
@@ -61,9 +76,9 @@ def check_components(components: list[str], layers: set[str]) -> None:
     """Every component must be a file of an enabled, evolvable layer."""
     outside = [c for c in components if c.split("/", 1)[0] not in layers or ".." in Path(c).parts]
     if outside:
-        raise ConfigError(f"gepa: components {outside} are not files of the editable layers {sorted(layers)}")
+        raise ConfigError(f"components {outside} are not files of the editable layers {sorted(layers)}")
     if not components:
-        raise ConfigError("gepa: nothing to evolve: no system prompt, fragment or skill in the editable layers")
+        raise ConfigError("nothing to evolve: no system prompt, fragment or skill in the editable layers")
 
 
 def read_candidate(root: Path, components: list[str], cycle: int = 0) -> Candidate:
@@ -101,3 +116,23 @@ def join_editable(original: str, new_text: str) -> str:
     """Put rewritten editable text back, keeping a skill's original frontmatter."""
     parts = split_frontmatter(original)
     return f"---\n{parts[0].strip()}\n---\n\n{new_text.strip()}\n" if parts else new_text.strip() + "\n"
+
+
+def best_accepted_tag(workspace: Path, paths: list[str], scores: Mapping[str, float]) -> str | None:
+    """The accepted version (`evo-N` tag) whose texts of `paths` are the candidate with the best score in `scores`
+    (by candidate id); the earliest wins a tie, None when no accepted version is a scored candidate."""
+    vc = VersionControl(workspace)
+    best: tuple[float, str] | None = None
+    for tag in vc.list_tags():
+        candidate = Candidate({p: _file_at(vc, tag, p) for p in paths})
+        if candidate.id in scores and (best is None or scores[candidate.id] > best[0]):
+            best = (scores[candidate.id], tag)
+    return best[1] if best else None
+
+
+def _file_at(vc: VersionControl, tag: str, path: str) -> str:
+    """A file's text at a version; a file the version lacks reads as empty, as in `read_candidate`."""
+    try:
+        return vc.show_file_at(tag, path)
+    except AgentEvolveError:
+        return ""
