@@ -18,6 +18,7 @@ from agent_evolve.cli.progress import LiveProgress, summary_table
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.engine.solving import mean_score, solve_all
+from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
@@ -41,6 +42,8 @@ _OVERRIDES = {
     "concurrency": "concurrency",
     "max_tokens_budget": "max_total_tokens",
     "max_cost": "max_cost_usd",
+    "executor": "executor",
+    "ray_address": "ray_address",
 }
 
 
@@ -122,6 +125,8 @@ def engine_options(func: Any) -> Any:
 @click.option("--batch-size", type=int)
 @click.option("--holdout-ratio", type=float)
 @click.option("--holdout-limit", type=int, help="At most this many holdout tasks for the gate.")
+@click.option("--executor", type=click.Choice(EXECUTORS), help="Where rollouts run (default: threads).")
+@click.option("--ray-address", help="Ray cluster to join with --executor ray (default: start a local one).")
 @click.option("--seed", type=int)
 @click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")

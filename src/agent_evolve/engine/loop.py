@@ -137,7 +137,7 @@ class EvolutionLoop:
             done.append(observation)
             self.emit(cycle, "solve", done=len(done), total=len(tasks))
 
-        for observation in solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done):
+        for observation in solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done, session.executor):
             observer.record(observation.task, observation.trajectory, observation.feedback)
         observations = observer.get_observations()
         self.agent.export_to_fs()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evolve.contract.manifest import LAYER_PATHS, load_manifest
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.engine.base import EngineContext
+from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.records import read_json, write_json_atomic
 from agent_evolve.engine.solving import mean_score, solve_all
@@ -61,6 +62,7 @@ class RunSession:
         self.path = Path(loop.workspace.path)
         self.records = loop.records
         self.vc = VersionControl(self.path)
+        self.executor = make_executor(self.config, loop.agent_factory, loop.ledger)
         self.journal = journal
         self.ledger = loop.ledger
         self._usage_mark = self.ledger.by_role()
@@ -329,7 +331,7 @@ class RunSession:
             if on_progress:
                 on_progress(count[0])
 
-        observations = solve_all(agent, self.loop.benchmark, self.holdout_tasks, self.config.concurrency, done)
+        observations = solve_all(agent, self.loop.benchmark, self.holdout_tasks, self.config.concurrency, done, self.executor)
         per_task = [{"task_id": o.task.id, "score": o.feedback.score, "success": o.feedback.success} for o in observations]
         return mean_score(observations), per_task
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.engine.executors.base import Executor
+from agent_evolve.engine.executors.threads import ThreadExecutor
 from agent_evolve.errors import BudgetExceededError
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
@@ -50,19 +51,11 @@ def solve_all(
     tasks: list[Task],
     concurrency: int,
     on_done: Callable[[Observation], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[Observation]:
-    """Attempt every task with up to `concurrency` at once; results come back in task order."""
-
-    def run(task: Task) -> Observation:
-        observation = attempt(agent, benchmark, task)
-        if on_done is not None:
-            on_done(observation)
-        return observation
-
-    if concurrency <= 1 or len(tasks) <= 1:
-        return [run(task) for task in tasks]
-    with ThreadPoolExecutor(max_workers=min(concurrency, len(tasks))) as pool:
-        return list(pool.map(run, tasks))
+    """Attempt every task on `executor` (default: `concurrency` threads here); results come back in task order."""
+    runner = executor if executor is not None else ThreadExecutor(concurrency)
+    return runner.run(attempt, agent, benchmark, tasks, on_done)
 
 
 def mean_score(observations: list[Observation]) -> float:

@@ -1,7 +1,13 @@
-"""VersionControl: the workspace as a git repository, behind a small subprocess wrapper."""
+"""VersionControl: the workspace as a git repository, behind a small subprocess wrapper.
+
+Lean by design: a reset to where the tree already is costs one `git status`, a commit runs one `add`, mutation
+is read from git's index (its file stamps), and tags can be written in one `update-ref` transaction.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -10,6 +16,9 @@ from agent_evolve.errors import WorkspaceError
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
+_KEPT_DIRS = (".git", "evolution", "__pycache__")  # never swept: the repository and ignored records
+_SHA = re.compile(r"[0-9a-f]{40}")
+_REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newlines: one update-ref line each
 
 
 def accepted_tag(cycle: int) -> str:
@@ -31,18 +40,27 @@ BASELINE_TAG = accepted_tag(0)
 
 
 class VersionControl:
-    """Commits, tags, diffs and restores of one workspace; every evolution version is a tagged commit."""
+    """Commits, tags, diffs and restores of one workspace; every evolution version is a tagged commit.
+
+    `_head` is the commit this object last left HEAD at: only a hint that lets a reset skip a check that could
+    not succeed, never trusted to skip work (files can change behind our back; git's index decides).
+    """
 
     def __init__(self, workspace_path: str | Path):
         self.path = Path(workspace_path)
+        self._head: str | None = None
 
-    def _git(self, *args: str, check: bool = True) -> str:
+    def _run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
         proc = subprocess.run(
-            ["git", *_IDENTITY, *args], cwd=self.path, capture_output=True, text=True, timeout=120
+            ["git", *_IDENTITY, *args], cwd=self.path, input=stdin, capture_output=True, timeout=120
         )
         if check and proc.returncode != 0:
-            raise WorkspaceError(f"{self.path}: git {' '.join(args)} failed: {proc.stderr.strip()}")
+            detail = proc.stderr.decode("utf-8", "replace").strip()
+            raise WorkspaceError(f"{self.path}: git {' '.join(args)} failed: {detail}")
         return proc.stdout
+
+    def _git(self, *args: str, check: bool = True) -> str:
+        return self._run(*args, check=check).decode("utf-8", "replace")
 
     def is_repo(self) -> bool:
         return (self.path / ".git").exists()
@@ -62,13 +80,23 @@ class VersionControl:
         """Commit every change (an empty commit if none) and optionally tag it; returns the commit id."""
         self._git("add", "-A")
         self._git("commit", "-q", "--allow-empty", "-m", message)
-        sha = self.head()
+        sha = self._branch_sha() or self.resolve("HEAD")
+        self._head = sha
         if tag:
-            self.tag(tag, sha)
+            self.tag_many({tag: sha})
         return sha
 
     def tag(self, name: str, ref: str = "HEAD") -> None:
-        self._git("tag", "-f", name, ref)
+        self.tag_many({name: ref})
+
+    def tag_many(self, tags: dict[str, str]) -> None:
+        """Create or move several tags (name -> ref) in one transaction: all of them are written or none."""
+        bad = [f"{n} -> {r}" for n, r in tags.items() if not (_REF_WORD.fullmatch(n) and _REF_WORD.fullmatch(r))]
+        if bad:
+            raise WorkspaceError(f"{self.path}: not a tag name and ref: {bad[0]!r}")
+        if tags:
+            lines = "".join(f"update refs/tags/{name} {ref}\n" for name, ref in tags.items())
+            self._run("update-ref", "--stdin", stdin=lines.encode("utf-8"))
 
     def has_ref(self, ref: str) -> bool:
         return self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip() != ""
@@ -88,6 +116,10 @@ class VersionControl:
     def show_file_at(self, ref: str, path: str) -> str:
         return self._git("show", f"{ref}:{path}")
 
+    def archive(self, ref: str = "HEAD") -> bytes:
+        """The committed tree at `ref` as a tar archive: a version shipped to workers, never the live tree."""
+        return self._run("archive", "--format=tar", f"{ref}^{{commit}}")
+
     def list_tags(self, prefix: str = "evo-") -> list[str]:
         tags = self._git("tag", "--list", f"{prefix}*").split()
         return sorted(tags, key=_tag_sort_key)
@@ -101,32 +133,117 @@ class VersionControl:
         return entries
 
     def changed_paths(self, ref: str) -> list[str]:
-        """Paths that differ between `ref` and the working tree, untracked files included."""
+        """Paths that differ between `ref` and the working tree, untracked files included.
+
+        When `ref` is HEAD's commit (the usual case) this is one `git status`, read from git's index stamps.
+        """
+        target = self._peek(ref)
+        if target is not None and target == self._head:
+            head, paths = self._status()
+            if head == target:
+                return sorted(set(paths))
         self._git("add", "-A")
-        out = self._git("diff", "--cached", "--name-only", "--no-renames", ref)
-        return sorted(p for p in out.splitlines() if p)
+        out = self._git("diff", "--cached", "--name-only", "-z", "--no-renames", ref)
+        return sorted(p for p in out.split("\0") if p)
 
     def restore_paths(self, ref: str, paths: list[str]) -> None:
         """Put `paths` back as they are at `ref`; paths absent at `ref` are removed."""
-        for rel in paths:
-            if self._exists_at(ref, rel):
-                self._git("checkout", ref, "--", rel)
-                continue
-            self._git("rm", "-q", "-f", "--cached", "--ignore-unmatch", "--", rel)
-            target = self.path / rel
-            if target.is_file() or target.is_symlink():
-                target.unlink()
-
-    def _exists_at(self, ref: str, rel: str) -> bool:
-        proc = subprocess.run(
-            ["git", "cat-file", "-e", f"{ref}:{rel}"], cwd=self.path, capture_output=True, timeout=60
-        )
-        return proc.returncode == 0
+        if not paths:
+            return
+        listed = self._run("ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
+        present = {p for p in listed.decode("utf-8", "replace").split("\0") if p}
+        kept = [p for p in paths if p in present]
+        gone = [p for p in paths if p not in present]
+        if kept:
+            self._git("checkout", ref, "--", *kept)
+        if gone:
+            self._git("rm", "-q", "-f", "--cached", "--ignore-unmatch", "--", *gone)
+            for rel in gone:
+                target = self.path / rel
+                if target.is_file() or target.is_symlink():
+                    target.unlink()
 
     def reset_to(self, ref: str) -> None:
-        """Make the branch and the working tree exactly `ref`; ignored run records are left alone."""
+        """Make the branch and the working tree exactly `ref`; ignored run records are left alone.
+
+        A workspace already at `ref` with nothing changed costs one `git status` and no write.
+        """
+        target = self._peek(ref)
+        if target is not None and target == self._head:
+            head, changes = self._status()
+            if head == target and not changes:
+                _remove_empty_dirs(self.path)
+                return
         self._git("reset", "-q", "--hard", ref)
         self._git("clean", "-q", "-f", "-d")
+        self._head = target if target is not None else self.resolve("HEAD")
+
+    def _status(self) -> tuple[str | None, list[str]]:
+        """HEAD's commit (None before the first) and every path that differs from it, untracked included."""
+        out = self._run("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames")
+        head: str | None = None
+        paths: list[str] = []
+        tokens = iter(out.decode("utf-8", "replace").split("\0"))
+        for token in tokens:
+            if token.startswith("# branch.oid "):
+                oid = token.removeprefix("# branch.oid ")
+                head = oid if _SHA.fullmatch(oid) else None
+            elif token.startswith("1 "):
+                paths.append(token.split(" ", 8)[8])
+            elif token.startswith("2 "):
+                paths.extend([token.split(" ", 9)[9], next(tokens, "")])
+            elif token.startswith("u "):
+                paths.append(token.split(" ", 10)[10])
+            elif token.startswith("? "):
+                paths.append(token[2:])
+        self._head = head
+        return head, [p for p in paths if p]
+
+    def _peek(self, ref: str) -> str | None:
+        """`ref`'s commit read from git's files when that is unambiguous (HEAD, a sha, a loose tag), else rev-parse."""
+        if _SHA.fullmatch(ref):
+            return ref
+        if ref == "HEAD":
+            return self._branch_sha() or (self.resolve("HEAD") if self.has_commits() else None)
+        git_dir = self.path / ".git"
+        loose = git_dir / "refs" / "tags" / ref
+        shadowed = (git_dir / ref).exists() or (git_dir / "refs" / ref).exists()
+        if "/" not in ref and loose.is_file() and not shadowed:
+            sha = loose.read_text(encoding="ascii", errors="replace").strip()
+            if _SHA.fullmatch(sha):
+                return sha
+        return self.resolve(ref) if self.has_ref(ref) else None
+
+    def _branch_sha(self) -> str | None:
+        """The commit of the branch HEAD names, read from its loose ref file; None if it is packed or absent."""
+        git_dir = self.path / ".git"
+        try:
+            head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
+        except OSError:
+            return None
+        if not head.startswith("ref: "):
+            return head if _SHA.fullmatch(head) else None
+        ref_file = git_dir / head.removeprefix("ref: ")
+        sha = ref_file.read_text(encoding="ascii").strip() if ref_file.is_file() else ""
+        return sha if _SHA.fullmatch(sha) else None
+
+
+def _remove_empty_dirs(folder: str | Path, top: bool = True) -> bool:
+    """What `git clean -d` does to a tree with no untracked files: drop empty folders (git cannot hold them).
+
+    Returns whether `folder` itself was removed (never the top one).
+    """
+    occupied = False
+    with os.scandir(folder) as entries:
+        for entry in list(entries):
+            if not entry.is_dir(follow_symlinks=False) or entry.name in _KEPT_DIRS:
+                occupied = True
+            elif not _remove_empty_dirs(entry.path, top=False):
+                occupied = True
+    if occupied or top:
+        return False
+    os.rmdir(folder)
+    return True
 
 
 def _tag_sort_key(tag: str) -> tuple[str, int, str]:

@@ -62,3 +62,9 @@ def concurrency_limit() -> ConcurrencyLimit:
 def set_concurrency_limit(n: int) -> None:
     """Set how many model requests may be in flight at once in this process."""
     _limit.set_limit(n)
+
+
+def install_concurrency_limit(limit: ConcurrencyLimit) -> None:
+    """Replace the process-wide limit; an executor's worker process uses this to share its driver's limit."""
+    global _limit
+    _limit = limit

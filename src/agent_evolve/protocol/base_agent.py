@@ -64,6 +64,13 @@ class BaseAgent:
                 self.workspace.write_draft(name, content)
                 self._pending_drafts.pop(0)
 
+    def take_pending(self) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[str, str]]]:
+        """Remove and return the buffered (category, memory) and (name, draft) pairs, e.g. to ship them to a driver."""
+        with self._lock:
+            pending = (self._pending_memories, self._pending_drafts)
+            self._pending_memories, self._pending_drafts = [], []
+        return pending
+
     def remember(self, content: str, category: str = "episodic", **extra: Any) -> None:
         """Buffer a memory entry ``{"content": content, **extra}`` for ``category``; safe from any thread."""
         check_category(category)

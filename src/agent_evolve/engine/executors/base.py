@@ -1,0 +1,40 @@
+"""The rollout executor protocol: solve and grade tasks somewhere, give the observations back to the driver in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Feedback, Observation, Task, Trajectory
+
+Attempt = Callable[[BaseAgent, BenchmarkAdapter, Task], Observation]
+"""The unit of work every executor runs for each task (the loop's `attempt`: solve, then grade)."""
+OnDone = Callable[[Observation], None]
+AgentFactory = Callable[[Path], BaseAgent]
+
+
+class Executor(Protocol):
+    """Runs `work` on every task and returns the observations in task order, calling `on_done` as each finishes.
+
+    Buffered memories and drafts of remote agents end up in `agent`'s buffers, as if it had solved the tasks.
+    Exceptions that `work` lets through (a spent budget, a fatal error) propagate to the caller.
+    """
+
+    def run(
+        self,
+        work: Attempt,
+        agent: BaseAgent,
+        benchmark: BenchmarkAdapter,
+        tasks: list[Task],
+        on_done: OnDone | None = None,
+    ) -> list[Observation]: ...
+
+
+def lost_task(task: Task, error: str) -> Observation:
+    """A task whose worker was lost on both tries: an infrastructure failure, not the agent's wrong answer."""
+    message = f"worker lost twice: {error}"
+    trajectory = Trajectory(task_id=task.id, output="", steps=[{"error": message}])
+    return Observation(task, trajectory, Feedback(False, 0.0, detail=f"executor error: {message}", raw={"infra_error": message}))

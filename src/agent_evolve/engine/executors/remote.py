@@ -1,0 +1,112 @@
+"""Both ends of a rollout in another process: the worker builds the agent from a snapshot, the driver merges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.engine.executors.base import AgentFactory, Attempt
+from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.llm.concurrency import ConcurrencyLimit, install_concurrency_limit
+from agent_evolve.llm.usage import UsageLedger, default_ledger
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Observation, Task, Usage
+
+_KEEP = 2  # snapshots (and their agents) a worker keeps: the accepted version and the candidate under gate
+
+
+class Semaphore(Protocol):
+    """A counting semaphore shared by processes (an OS semaphore, a Ray actor)."""
+
+    def acquire(self) -> Any: ...
+
+    def release(self) -> Any: ...
+
+
+class SharedSlots(ConcurrencyLimit):
+    """A worker's model-call limit: its own count plus a semaphore shared with every other worker."""
+
+    def __init__(self, limit: int, shared: Semaphore):
+        super().__init__(limit)
+        self._shared = shared
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        with super().slot():
+            self._shared.acquire()
+            try:
+                yield
+            finally:
+                self._shared.release()
+
+
+@dataclass
+class RemoteJob:
+    """What a worker needs for a batch: the version to load, how to build the agent, the grader, the work."""
+
+    snapshot: WorkspaceSnapshot
+    agent_factory: AgentFactory
+    benchmark: BenchmarkAdapter
+    work: Attempt
+    concurrency: int
+    shared: Semaphore | None = None
+    ledger: UsageLedger | None = None  # the ledger the factory's clients record into (None: this process's default)
+
+
+@dataclass
+class RemoteResult:
+    """One task's observation plus what the worker's agent buffered and the model usage it spent."""
+
+    observation: Observation
+    memories: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    drafts: list[tuple[str, str]] = field(default_factory=list)
+    usage: dict[str, Usage] = field(default_factory=dict)
+
+
+_agents: dict[str, tuple[BaseAgent, UsageLedger]] = {}
+_snapshots: dict[str, WorkspaceSnapshot] = {}
+
+
+def run_remote(job: RemoteJob, task: Task) -> RemoteResult:
+    """Worker side: solve and grade `task` with an agent built (once per process) from the job's snapshot."""
+    if job.shared is not None:
+        install_concurrency_limit(SharedSlots(job.concurrency, job.shared))
+    agent, ledger = _agent_for(job)
+    before = ledger.by_role()
+    observation = job.work(agent, job.benchmark, task)
+    spent = {role: usage - before.get(role, Usage()) for role, usage in ledger.by_role().items()}
+    memories, drafts = agent.take_pending()
+    return RemoteResult(observation, memories, drafts, {r: u for r, u in spent.items() if any(u.to_dict().values())})
+
+
+def _agent_for(job: RemoteJob) -> tuple[BaseAgent, UsageLedger]:
+    """The agent built for the job's snapshot in this process, with the ledger its clients record into."""
+    key = job.snapshot.key
+    if key not in _agents:
+        _agents[key] = (job.agent_factory(job.snapshot.materialize()), job.ledger or default_ledger())
+        _snapshots[key] = job.snapshot
+        for old in list(_agents)[:-_KEEP]:
+            del _agents[old]
+            _snapshots.pop(old).discard()
+    return _agents[key]
+
+
+def account(result: RemoteResult, ledger: UsageLedger) -> Observation:
+    """Driver side, as each result arrives: add its usage to the run's ledger and stop if a budget is spent."""
+    for role, usage in result.usage.items():
+        ledger.record(role, usage)
+    ledger.check_budget()
+    return result.observation
+
+
+def hand_over(results: list[RemoteResult], agent: BaseAgent) -> None:
+    """Driver side, once a batch is in: the workers' buffered memories and drafts go to `agent`, in task order."""
+    for result in results:
+        for category, entry in result.memories:
+            extra = {k: v for k, v in entry.items() if k != "content"}
+            agent.remember(entry["content"], category, **extra)
+        for name, content in result.drafts:
+            agent.propose_skill(name, content)

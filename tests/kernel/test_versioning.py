@@ -1,0 +1,161 @@
+"""VersionControl stays exact while skipping git calls that cannot change anything."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kernel_fakes import KeywordBenchmark, PlanEngine, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.versioning import VersionControl
+from agent_evolve.errors import WorkspaceError
+
+
+@pytest.fixture
+def git_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """Every git subcommand run, in order (the -c identity options dropped)."""
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def counting(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003 - mirrors subprocess.run
+        if args and args[0] == "git":
+            calls.append([a for a in args[1:] if "=" not in a and a != "-c"])
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counting)
+    yield calls
+
+
+def repo(tmp_path: Path) -> VersionControl:
+    workspace = make_workspace(tmp_path / "ws")
+    (workspace / "evolution").mkdir()
+    (workspace / "evolution" / "journal.jsonl").write_text("{}\n")
+    vc = VersionControl(workspace)
+    vc.init()
+    vc.commit("start", tag="evo-0")
+    return vc
+
+
+def test_reset_to_where_the_tree_already_is_writes_nothing(tmp_path: Path, git_calls: list[list[str]]) -> None:
+    vc = repo(tmp_path)
+    git_calls.clear()
+    vc.reset_to("evo-0")
+    assert [c[0] for c in git_calls] == ["status"]
+    assert (vc.path / "evolution" / "journal.jsonl").read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("edit", ["modify", "untracked", "delete", "staged", "empty_dir", "nested_empty_dirs"])
+def test_reset_to_undoes_outside_edits_even_when_this_object_left_the_tree_clean(tmp_path: Path, edit: str) -> None:
+    vc = repo(tmp_path)
+    prompt = vc.path / "prompts" / "system.md"
+    if edit == "modify":
+        prompt.write_text("baseline\n".upper())
+    elif edit == "untracked":
+        (vc.path / "skills" / "new").mkdir()
+        (vc.path / "skills" / "new" / "SKILL.md").write_text("x")
+    elif edit == "delete":
+        prompt.unlink()
+    elif edit == "staged":
+        prompt.write_text("staged\n")
+        subprocess.run(["git", "add", "-A"], cwd=vc.path, check=True)
+        prompt.write_text("baseline\n")
+    elif edit == "empty_dir":
+        (vc.path / "skills" / "half-made").mkdir()
+    else:
+        (vc.path / "skills" / "a" / "b").mkdir(parents=True)
+    vc.reset_to("evo-0")
+    assert prompt.read_text() == "baseline\n"
+    assert list((vc.path / "skills").glob("*")) == []
+    assert vc.changed_paths("evo-0") == []
+    assert (vc.path / "evolution" / "journal.jsonl").exists()
+
+
+def test_reset_to_is_exact_when_another_process_moved_head(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    (vc.path / "prompts" / "system.md").write_text("second\n")
+    other = VersionControl(vc.path)
+    other.commit("moved behind the first object's back", tag="evo-1")
+    vc.reset_to("evo-0")
+    assert (vc.path / "prompts" / "system.md").read_text() == "baseline\n"
+    assert vc.head() == vc.resolve("evo-0")
+    vc.reset_to("evo-1")
+    assert (vc.path / "prompts" / "system.md").read_text() == "second\n"
+
+
+def test_commit_runs_one_add_and_returns_the_tagged_commit(tmp_path: Path, git_calls: list[list[str]]) -> None:
+    vc = repo(tmp_path)
+    (vc.path / "memory" / "episodic.jsonl").write_text('{"content": "m"}\n')
+    assert vc.changed_paths("evo-0") == ["memory/episodic.jsonl"]
+    git_calls.clear()
+    sha = vc.commit("cycle 1", tag="cand-1")
+    assert [c[0] for c in git_calls].count("add") == 1
+    assert sha == vc.head() == vc.resolve("cand-1")
+    assert vc.show_file_at("cand-1", "memory/episodic.jsonl") == '{"content": "m"}\n'
+
+
+def test_changed_paths_reads_odd_names_and_refs_other_than_head(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    odd = vc.path / "memory" / "ünï code with space.jsonl"
+    odd.write_text("{}\n")
+    (vc.path / "prompts" / "system.md").unlink()
+    (vc.path / "evolution" / "ignored.json").write_text("{}")
+    assert vc.changed_paths("evo-0") == ["memory/ünï code with space.jsonl", "prompts/system.md"]
+    vc.commit("second", tag="evo-1")
+    assert vc.changed_paths("evo-0") == ["memory/ünï code with space.jsonl", "prompts/system.md"]
+    assert vc.changed_paths("evo-1") == []
+
+
+def test_restore_paths_restores_and_removes_in_one_batch(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    (vc.path / "prompts" / "system.md").write_text("edited\n")
+    (vc.path / "stray.txt").write_text("outside the layers\n")
+    vc.restore_paths("evo-0", ["prompts/system.md", "stray.txt"])
+    assert (vc.path / "prompts" / "system.md").read_text() == "baseline\n"
+    assert not (vc.path / "stray.txt").exists()
+    assert vc.changed_paths("evo-0") == []
+
+
+def test_tag_many_writes_all_tags_or_none(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    vc.tag_many({"pre-evo-1": "evo-0", "cand-1": "HEAD"})
+    assert vc.list_tags("") == ["cand-1", "evo-0", "pre-evo-1"]
+    with pytest.raises(WorkspaceError, match="update-ref"):
+        vc.tag_many({"evo-5": "HEAD", "evo-6": "no-such-ref"})
+    assert vc.list_tags() == ["evo-0"]
+    with pytest.raises(WorkspaceError, match="not a tag name"):
+        vc.tag_many({"x HEAD\ndelete refs/heads/main": "HEAD"})
+    assert vc.has_ref("main")
+
+
+def test_archive_holds_the_commit_not_the_live_tree(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    (vc.path / "prompts" / "system.md").write_text("mid-edit\n")
+    with tarfile.open(fileobj=io.BytesIO(vc.archive("evo-0"))) as tar:
+        names = tar.getnames()
+        prompt = tar.extractfile("prompts/system.md")
+        assert prompt is not None and prompt.read() == b"baseline\n"
+    assert not any(name.startswith("evolution") for name in names)
+
+
+def test_a_cycle_with_the_gate_off_makes_no_idle_git_call(tmp_path: Path, git_calls: list[list[str]]) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.0, concurrency=1)
+    marks: dict[int, int] = {}
+
+    def progress(event: ProgressEvent) -> None:
+        if event.phase == "recorded":
+            marks[event.cycle] = len(git_calls)
+
+    engine = PlanEngine([("prompt", "k0\n"), ("prompt", "k0 k1\n")])
+    ae.Evolver(str(workspace), KeywordBenchmark(), config, engine, progress=progress).run(3)
+    for cycle in (2, 3):
+        commands = [c[0] for c in git_calls[marks[cycle - 1] : marks[cycle]]]
+        assert commands.count("add") == commands.count("commit") == 2
+        assert commands.count("reset") == commands.count("clean") == 0, commands
+        assert len(commands) <= 11, commands
