@@ -45,6 +45,7 @@ ENGINE_REGISTRY: dict[str, str] = {
     "adaptive_skill": "agent_evolve.algorithms.adaptive_skill.AdaptiveSkillEngine",
     "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
     "skillopt": "agent_evolve.algorithms.skillopt.SkillOptEngine",
+    "cli": "agent_evolve.algorithms.cli_learner.CliLearnerEngine",
 }
 
 _ENTRY_POINT_GROUPS = {
