@@ -95,3 +95,9 @@ def test_a_missing_cli_is_a_missing_dependency_naming_the_install(monkeypatch: p
         preset_command("claude")
     with pytest.raises(ConfigError, match="preset"):
         preset_command("cursor")
+
+
+def test_a_preset_engine_without_its_cli_fails_when_built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MissingDependencyError, match="codex"):
+        CliLearnerEngine(preset="codex")

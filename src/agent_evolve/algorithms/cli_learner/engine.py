@@ -25,9 +25,11 @@ from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
+    from agent_evolve.config import EvolveConfig
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
+    from agent_evolve.llm.base import LLMClient
 
 BIN = "/opt/agent-evolve/bin"
 SOURCE = str(Path(agent_evolve.__file__).resolve().parent.parent)
@@ -45,6 +47,11 @@ class CliLearnerEngine(ModelEngine):
         "binds": [],             # host folders the command needs, visible read-only at their paths
         "output_chars": 4000,    # of the learner's output kept in the report
     }
+
+    def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
+        super().__init__(config, llm, **params)
+        if self.params["preset"]:
+            preset_command(self.params["preset"])  # a missing CLI fails when the engine is built, not mid-run
 
     def _argv(self) -> list[str]:
         preset, command = self.params["preset"], self.params["command"]

@@ -138,7 +138,8 @@ class GepaEngine(ModelEngine):
         minibatch = sorted(rng.sample(batch, min(int(self.params["minibatch_size"]), len(batch))),
                            key=lambda o: batch.index(o))
         ids = [o.task.id for o in minibatch]
-        if parent.id == current.id:
+        hidden = self.hidden(observations)
+        if parent.id == current.id and not hidden:   # the batch's own scores are the parent's (unless hidden)
             self._record_batch(parent, minibatch, ledger)
         parent_scores = self._score(parent, ids, ledger, trial, root, train=True)
         report: dict[str, Any] = {"iteration": iteration, "parent": parent.id, "minibatch": ids,
@@ -149,7 +150,7 @@ class GepaEngine(ModelEngine):
         elif self.params["skip_perfect_score"] and is_perfect(parent_scores, float(self.params["perfect_score"])):
             report["decision"] = "skipped: the parent is perfect on the minibatch"
         else:
-            report.update(self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids))
+            report.update(self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids, hidden))
         table = ledger.table(list(pool), val_ids)
         next_parent = pool[selector.select(table, self._rng(iteration + 1))]
         write_candidate(root, next_parent)
@@ -167,9 +168,10 @@ class GepaEngine(ModelEngine):
                           metadata={"gepa": report}, usage=self.step_usage(mark))
 
     def _propose_and_test(self, parent: Candidate, component: str, ids: list[str], pool: dict[str, Candidate],
-                          ledger: ScoreLedger, trial: TrialRunner, root: Path, val_ids: list[str]) -> dict[str, Any]:
+                          ledger: ScoreLedger, trial: TrialRunner, root: Path, val_ids: list[str],
+                          hidden: bool) -> dict[str, Any]:
         """Reflect, build the child, and keep it in `pool` only if it beats the parent on the minibatch."""
-        examples = self._examples(ids, parent, ledger, trial, hidden=self.config.trajectory_only)
+        examples = self._examples(ids, parent, ledger, trial, hidden)
         request = proposal_prompt(editable_text(parent.files[component]), examples)
         reply = self.llm.complete([Message("user", request)], max_tokens=self.max_tokens).text
         text = extract_proposal(reply)
