@@ -13,7 +13,6 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import agent_evolve
 from agent_evolve.algorithms.cli_learner.instructions import INSTRUCTIONS_NAME, MATERIAL_NAME, instructions
 from agent_evolve.algorithms.cli_learner.material import write_material
 from agent_evolve.algorithms.cli_learner.presets import PRESETS, preset_command, preset_env
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from agent_evolve.llm.base import LLMClient
 
 BIN = "/opt/agent-evolve/bin"
-SOURCE = str(Path(agent_evolve.__file__).resolve().parent.parent)
+SOURCE = str(Path(__file__).resolve().parents[3])  # the folder holding the agent_evolve package, for check_spec
 
 
 class CliLearnerEngine(ModelEngine):
