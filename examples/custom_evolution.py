@@ -2,6 +2,7 @@
 
 Run: python examples/custom_evolution.py /tmp/my-agent
 The engine's first edit raises the holdout score (kept, tagged evo-1); its second lowers it (rolled back).
+The score curve is each cycle's average train score, solved by the version accepted at the time.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def main(workspace_dir: str) -> ae.EvolutionResult:
     config = ae.EvolveConfig(batch_size=5, max_cycles=3, holdout_ratio=0.25, concurrency=2)
     result = ae.Evolver(AdderAgent(path), AdderBenchmark(), config, engine).run()
     history = ae.EvolutionHistory(path)
-    print("score curve:", history.get_score_curve())
+    print("score curve:", history.get_score_curve())  # cycle 1 ran the starting prompt; 2 and 3 ran evo-1
     print("tags:", ae.VersionControl(path).list_tags())
     print("batches seen by the engine:", engine.seen_task_ids)
     print("final score:", result.final_score, "details:", {k: result.details[k] for k in ("accepted", "rejected")})

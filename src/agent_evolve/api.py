@@ -12,6 +12,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.subset_view import SubsetView
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import EvolutionLoop, ProgressEvent
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 DEFAULT_ENGINE = "skillforge"
-_COPY_IGNORE = shutil.ignore_patterns(".git", "evolution", "__pycache__")
+_COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
 
 
 class Evolver:

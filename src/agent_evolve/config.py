@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ConfigError
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
@@ -62,7 +62,7 @@ class EvolveConfig:
     # Data and reproducibility
     seed: int = 0
     task_pool_limit: int = 100_000
-    holdout_limit: int | None = None
+    holdout_limit: int | None = 50  # cap on the carved holdout, so a local model can afford each gate (None: no cap)
     val_ratio: float = 0.0  # share of the train pool (after the holdout) kept as learners' validation tasks
     val_limit: int | None = None
 
@@ -101,23 +101,32 @@ class EvolveConfig:
         """Load a YAML file; unknown top-level keys go to `extra`, wrong types or values raise ConfigError."""
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise ConfigError(f"{path}: config file not found") from exc
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-        return cls.from_dict(data or {}, source=str(path))
+            text = path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: config file not found") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save the config as UTF-8") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the config: {exc.strerror or exc}") from None
+        data = load_yaml(text, str(path), ConfigError)
+        return cls.from_dict({} if data is None else data, source=str(path))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "config") -> EvolveConfig:
+        """Build from a mapping; unknown keys go to `extra`, wrong types or values raise ConfigError naming the key."""
         if not isinstance(data, dict):
             raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
+        odd = [k for k in data if not isinstance(k, str)]
+        if odd:
+            raise ConfigError(f"{source}: keys must be names, got {odd[0]!r} ({type(odd[0]).__name__})")
         known = {f.name for f in dataclasses.fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
-        extra = dict(kwargs.pop("extra", None) or {})
+        extra = kwargs.pop("extra", None)
+        if extra is None:
+            extra = {}
         if not isinstance(extra, dict):
-            raise ConfigError(f"{source}: key 'extra' must be a mapping")
-        extra.update({k: v for k, v in data.items() if k not in known})
+            raise ConfigError(f"{source}: key 'extra' must be a mapping, got {type(extra).__name__}")
+        extra = {**extra, **{k: v for k, v in data.items() if k not in known}}
         try:
             return cls(**kwargs, extra=extra)
         except ConfigError as exc:
@@ -182,6 +191,8 @@ def validate_config(config: EvolveConfig) -> None:
             raise ConfigError(
                 f"key '{f.name}' must be of type {hints[f.name]}, got {type(value).__name__} ({value!r})"
             )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"key '{f.name}' must be a finite number, got {value!r}")
         if f.name in _RULES and value is not None:
             description, low, high = _RULES[f.name]
             if (low is not None and value < low) or (high is not None and value >= high):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -26,10 +27,27 @@ class Trajectory:
 
 @dataclass
 class Feedback:
+    """The grader's verdict on one attempt.
+
+    Hidden feedback (``trajectory_only``: the engine may not see the grade) is marked, not faked as a failure:
+    ``hidden`` is True, ``score`` is NaN (unknown, never a zero), and ``success`` is False only because a bool
+    must be something; check ``hidden`` before reading either. Build it with :meth:`hidden_marker`.
+    """
+
     success: bool
     score: float
     detail: str = ""
     raw: dict = field(default_factory=dict)
+
+    @classmethod
+    def hidden_marker(cls) -> Feedback:
+        """Feedback that carries no grade at all: what an engine sees under ``trajectory_only``."""
+        return cls(success=False, score=math.nan, detail="", raw={"hidden": True})
+
+    @property
+    def hidden(self) -> bool:
+        """True when the grade is withheld: neither ``success`` nor ``score`` means anything."""
+        return self.raw.get("hidden") is True
 
 
 @dataclass

@@ -250,3 +250,8 @@ def test_loads_from_a_path_string(make_ws) -> None:
     ws: Path = make_ws()
     agent = ReferenceAgent(str(ws), llm=ScriptedLLM([]))
     assert agent.workspace.path == ws.resolve()
+
+
+def test_sampling_makes_the_agent_non_deterministic(make_ws) -> None:
+    assert ReferenceAgent(make_ws({"temperature": 0.0}), llm=ScriptedLLM(["a"])).deterministic
+    assert not ReferenceAgent(make_ws({"temperature": 0.7}), llm=ScriptedLLM(["a"])).deterministic

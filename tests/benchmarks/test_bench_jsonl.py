@@ -140,7 +140,7 @@ GOOD = '{"id": "ok", "input": "q", "answer": "1"}'
 @pytest.mark.parametrize(
     ("bad_line", "grader", "message"),
     [
-        ('{"input": "q", "answer": ', "exact", "bad JSON"),
+        ('{"input": "q", "answer": ', "exact", "not valid JSON"),
         ('["q", "a"]', "exact", "expected a JSON object, got list"),
         ('{"answer": "a"}', "exact", "missing 'input'"),
         ('{"input": "  ", "answer": "a"}', "exact", "missing 'input'"),
@@ -152,6 +152,8 @@ GOOD = '{"id": "ok", "input": "q", "answer": "1"}'
         ('{"id": null, "input": "q", "answer": "a"}', "exact", "'id' must be"),
         ('{"input": "q", "answer": "(unclosed"}', "regex", "'answer' is not a valid regular expression"),
         ('{"input": "q", "answer": "many"}', "numeric", "'answer' 'many' is not a number"),
+        ('{"input": "q", "answer": "a", "metadata": {"x": ' + "[" * 200 + "]" * 200 + "}}", "exact", "JSON nested deeper"),
+        ('{"input": "q", "answer": ' + "9" * 5000 + "}", "exact", "not valid JSON"),
     ],
 )
 def test_bad_lines_name_the_file_and_line(tmp_path: Path, bad_line: str, grader: str, message: str) -> None:

@@ -13,9 +13,9 @@ from agent_evolve.benchmarks.splits import (
     apply_subset,
     load_subset,
     split_ids,
-    stable_key,
     write_subset,
 )
+from agent_evolve.engine.tasks import stable_key
 from agent_evolve.errors import ConfigError
 
 IDS = [f"task-{i}" for i in range(100)]

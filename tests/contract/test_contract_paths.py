@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.contract.paths import atomic_write, check_category, check_name, safe_join
+from agent_evolve.contract.paths import atomic_write, check_category, check_name, clean_text, safe_join
 from agent_evolve.errors import WorkspaceError
 
 
@@ -69,10 +69,21 @@ def test_atomic_write_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
 def test_atomic_write_failure_keeps_old_content(tmp_path: Path) -> None:
     target = tmp_path / "f.txt"
     target.write_text("old")
-    with pytest.raises(UnicodeEncodeError):
+    with pytest.raises(WorkspaceError, match="f.txt: content is not valid Unicode"):
         atomic_write(target, "bad \udc80 surrogate")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["f.txt"]
+
+
+def test_a_refused_write_leaves_no_folder_behind(tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError, match="lone surrogate"):
+        atomic_write(tmp_path / "skills" / "new" / "SKILL.md", "x \ud800")
+    assert os.listdir(tmp_path) == []
+
+
+def test_clean_text_replaces_each_lone_surrogate() -> None:
+    assert clean_text("a\udc80b\ud83d") == "a\ufffdb\ufffd"
+    assert clean_text("plain ü") == "plain ü"
 
 
 def test_atomic_write_concurrent_readers_never_see_partial(tmp_path: Path) -> None:

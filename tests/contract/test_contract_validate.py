@@ -39,10 +39,10 @@ def test_collects_every_problem_and_writes_nothing(ws_dir: Path, snap) -> None:
     joined = "\n".join(problems)
     assert len(problems) == 6, joined
     assert "manifest.yaml: key 'evolvable_layers'" in problems[0]
-    assert "bad-yaml/SKILL.md: frontmatter is not valid YAML" in joined
+    assert "bad-yaml/SKILL.md (frontmatter): not valid YAML" in joined
     assert "mismatch/SKILL.md: name 'other' does not match its directory name 'mismatch'" in joined
     assert "no-file/SKILL.md: skill folder 'no-file' has no SKILL.md" in joined
-    assert "semantic.jsonl:2: malformed JSON line" in joined
+    assert "semantic.jsonl:2: not valid JSON" in joined
     assert "registry.yaml: the tool registry must be a list of mappings" in joined
     with pytest.raises(ManifestError, match="evolvable_layers"):
         check_workspace(ws_dir)

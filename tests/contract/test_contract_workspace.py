@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.contract import AgentWorkspace
+from agent_evolve.contract import AgentWorkspace, validate_workspace
 from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
 from agent_evolve.types import SkillMeta
 
@@ -81,16 +81,23 @@ def test_list_skills_skips_drafts_and_empty_folders(ws: AgentWorkspace) -> None:
     assert [s.name for s in ws.list_skills()] == ["check-units"]
 
 
-def test_list_skills_raises_on_invalid_skill_naming_it(ws: AgentWorkspace) -> None:
+def test_one_bad_skill_never_hides_the_others(ws: AgentWorkspace, caplog: pytest.LogCaptureFixture) -> None:
+    ws.write_skill("good", skill_doc("good"))
     bad = ws.path / "skills" / "broken" / "SKILL.md"
     bad.parent.mkdir()
     bad.write_text("no frontmatter")
-    with pytest.raises(SkillFormatError) as info:
-        ws.list_skills()
-    assert str(bad) in str(info.value)
-    bad.write_text(skill_doc("other-name"))
-    with pytest.raises(SkillFormatError, match="does not match its directory name 'broken'"):
-        ws.list_skills()
+    assert [m.name for m in ws.list_skills()] == ["check-units", "good"]
+    assert str(bad) in caplog.text and "no YAML frontmatter" in caplog.text
+
+
+def test_a_skill_over_a_spec_limit_loads_with_a_warning(ws: AgentWorkspace, caplog: pytest.LogCaptureFixture) -> None:
+    long = ws.path / "skills" / "long" / "SKILL.md"
+    long.parent.mkdir()
+    long.write_text(f"---\nname: long\ndescription: {'x' * 1500}\n---\n\nbody\n")
+    ws.write_skill("good", skill_doc("good"))
+    assert [m.name for m in ws.list_skills()] == ["check-units", "good", "long"]
+    assert "1500 characters long; the limit is 1024" in caplog.text
+    assert any("1500 characters long" in p for p in validate_workspace(ws.path))
 
 
 @pytest.mark.parametrize(
@@ -319,8 +326,7 @@ def test_symlink_escape_refused(ws: AgentWorkspace, tmp_path: Path) -> None:
         ws.read_fragment("leak.md")
     with pytest.raises(WorkspaceError, match="escapes"):
         ws.write_fragment("leak.md", "overwritten")
-    with pytest.raises(WorkspaceError, match="escapes"):
-        ws.list_skills()
+    assert [m.name for m in ws.list_skills()] == ["check-units"]
     assert (outside / "evil" / "SKILL.md").read_text() == skill_doc("evil")
     assert (outside / "secret.md").read_text() == "secret"
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 from pathlib import Path
 
 import agent_evolve as ae
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.types import Feedback, StepResult, Task, Trajectory
 
 MANIFEST = """name: counter
@@ -97,6 +99,11 @@ class PlanEngine(ae.EvolutionEngine):
 
     def on_cycle_end(self, accepted: bool, score: float) -> None:
         crash_if(f"cycle-end:{self.context.cycle}")
+
+
+def holdout_ids(workspace: Path) -> list[str]:
+    """The run's holdout ids, from the sealed records outside the workspace."""
+    return json.loads(RunRecords(Path(workspace)).holdout_plan.read_text())["holdout_ids"]
 
 
 def skill_text(name: str, body: str) -> str:

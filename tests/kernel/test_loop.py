@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
-from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace, skill_text
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids, make_workspace, skill_text
 
 import agent_evolve as ae
 from agent_evolve.errors import TrialError
-from agent_evolve.llm.usage import default_ledger
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import StepResult, Usage
 
 
@@ -119,7 +120,7 @@ def test_trajectory_only_hides_scores_from_the_engine(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "ws", prompt="k0 k1")
     engine = Spy([])
     ae.Evolver(str(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=4, trajectory_only=True), engine).run(1)
-    assert all(f.raw == {"hidden": True} and f.score == 0.0 and f.detail == "" for f in engine.feedback)
+    assert engine.feedback and all(f.hidden and math.isnan(f.score) and f.detail == "" for f in engine.feedback)
 
 
 def test_trial_runs_train_tasks_and_refuses_holdout(tmp_path: Path) -> None:
@@ -132,7 +133,7 @@ def test_trial_runs_train_tasks_and_refuses_holdout(tmp_path: Path) -> None:
             (candidate / "prompts" / "system.md").write_text("k0 k1")
             self.report = trial([o.task.id for o in observations], workspace=candidate)
             self.default_report = trial()
-            holdout = json.loads((workspace.path / "evolution" / "run.json").read_text())["plan"]["holdout_ids"]
+            holdout = holdout_ids(workspace.path)
             with pytest.raises(TrialError):
                 trial([holdout[0]])
             with pytest.raises(TrialError):
@@ -147,18 +148,18 @@ def test_trial_runs_train_tasks_and_refuses_holdout(tmp_path: Path) -> None:
 
 
 def test_budget_exhausted_mid_run_stops_with_out_of_budget(tmp_path: Path) -> None:
+    ledger = UsageLedger()
+
     class Spender(PlanEngine):
         def step(self, workspace, observations, history, trial=None) -> StepResult:
             workspace.write_prompt("k0 k1")
-            default_ledger().record("engine", Usage(calls=1, input_tokens=600, output_tokens=0))
-            default_ledger().check_budget()
+            ledger.record("engine", Usage(calls=1, input_tokens=600, output_tokens=0))
+            ledger.check_budget()
             return StepResult(mutated=True, summary="spent")
 
     workspace = make_workspace(tmp_path / "ws")
-    start = default_ledger().total().total_tokens
-    config = ae.EvolveConfig(batch_size=4, max_total_tokens=start + 500)
-    result = ae.Evolver(str(workspace), KeywordBenchmark(), config, Spender([]), ledger=default_ledger()).run(5)
-    default_ledger().set_budget(None, None)
+    config = ae.EvolveConfig(batch_size=4, max_total_tokens=500)
+    result = ae.Evolver(str(workspace), KeywordBenchmark(), config, Spender([]), ledger=ledger).run(5)
     assert result.details["stop_reason"] == "out_of_budget"
     assert result.cycles_completed == 1 and outcomes(workspace) == ["out_of_budget"]
     assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
@@ -184,12 +185,13 @@ def test_engine_state_persists_across_cycles(tmp_path: Path) -> None:
 
 def test_budget_hit_while_solving_keeps_the_last_accepted_version(tmp_path: Path) -> None:
     spend = {"on": False}
+    ledger = UsageLedger()
 
     class MeteredAgent(KeywordAgent):
         def solve(self, task):
             if spend["on"]:
-                default_ledger().record("agent", Usage(calls=1, input_tokens=10_000))
-                default_ledger().check_budget()
+                ledger.record("agent", Usage(calls=1, input_tokens=10_000))
+                ledger.check_budget()
             return super().solve(task)
 
     class Switch(PlanEngine):
@@ -197,11 +199,9 @@ def test_budget_hit_while_solving_keeps_the_last_accepted_version(tmp_path: Path
             spend["on"] = True
 
     workspace = make_workspace(tmp_path / "ws")
-    config = ae.EvolveConfig(batch_size=4, max_total_tokens=default_ledger().total().total_tokens + 5_000)
-    evolver = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, Switch([("prompt", "k0 k1")]),
-                         ledger=default_ledger())
+    config = ae.EvolveConfig(batch_size=4, max_total_tokens=5_000)
+    evolver = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, Switch([("prompt", "k0 k1")]), ledger=ledger)
     result = evolver.run(4)
-    default_ledger().set_budget(None, None)
     assert outcomes(workspace) == ["accepted", "out_of_budget"]
     assert result.details["stop_reason"] == "out_of_budget"
     assert (workspace / "prompts" / "system.md").read_text() == "k0 k1"

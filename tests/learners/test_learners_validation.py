@@ -3,7 +3,6 @@ runner (which still refuses holdout and test ids)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -61,13 +60,13 @@ def test_the_loop_never_batches_validation_tasks(tmp_path: Path) -> None:
     class Probe(ae.EvolutionEngine):
         def step(self, workspace, observations, history, trial=None):  # noqa: ANN001, ANN201
             self.val_ids = trial.validation_ids
-            plan = json.loads((Path(workspace.path) / "evolution" / "run.json").read_text())["plan"]
             with pytest.raises(TrialError, match="refused"):
-                trial(plan["holdout_ids"][:1])
+                trial(sealed_holdout[:1])
             self.refused = True
             return ae.StepResult(mutated=False, summary="probe")
 
     probe = Probe()
+    sealed_holdout = plan_tasks([t.id for t in KeywordBenchmark().get_tasks(limit=100)], 0.2, 0, 50, 0.25).holdout_ids
     ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, probe).run(3)
     observed = {o.task.id for o in ae.EvolutionHistory(workspace).get_observations()}
     assert probe.refused and len(probe.val_ids) == 4 and not set(probe.val_ids) & observed and len(observed) == 12

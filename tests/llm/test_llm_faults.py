@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 
@@ -10,6 +11,7 @@ from conftest import ANTHROPIC_KEY, HTTP_PROVIDERS, OPENAI_KEY
 from wire_servers import ERRORS, Reply, ok_reply
 
 from agent_evolve.llm.base import Message
+from agent_evolve.llm.providers._common import MalformedReplyError
 from agent_evolve.llm.errors import (
     ContextLengthError,
     LLMTimeoutError,
@@ -103,3 +105,74 @@ def test_a_length_cut_reply_is_reported_and_logged(serve, client_for, caplog):
     assert completion.finish_reason == "length" and completion.truncated
     assert "cut at the length limit" in caplog.text
     assert server.requests[0].body["max_tokens"] == 3  # a compatible server (base_url) gets max_tokens
+
+
+MALFORMED = {
+    "truncated": Reply(raw=b'{"choices": [{"message": {"content": "par'),
+    "html": Reply(raw=b"<html><body>502 Bad Gateway</body></html>"),
+    "empty body": Reply(raw=b""),
+    "null": Reply(body=None),
+    "a list": Reply(body=[1, 2, 3]),
+    "wrong shapes": Reply(body={"choices": [{"message": 5}], "content": "x", "output": 5, "usage": "many"}),
+    "text not a string": Reply(body={
+        "choices": [{"message": {"content": 5}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+        "content": [{"type": "text", "text": 5}], "stop_reason": "end_turn",
+        "output": {"message": {"content": [{"text": 5}]}}}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED))
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_a_malformed_200_reply_is_a_typed_retryable_error(provider, kind, serve, client_for):
+    def respond(request):
+        return MALFORMED[kind] if len(server.requests) == 1 else ok_reply(provider, "recovered")
+
+    server = serve(respond)
+    assert client_for(provider, server, max_retries=1).complete(HELLO).text == "recovered"
+    assert len(server.requests) == 2
+
+    broken = serve(lambda request: MALFORMED[kind])
+    with pytest.raises(MalformedReplyError) as info:
+        client_for(provider, broken, max_retries=0).complete(HELLO)
+    assert info.value.retryable and f"{provider}/test-model" in str(info.value)
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_an_empty_answer_is_an_empty_completion(provider, serve, client_for):
+    server = serve(lambda request: ok_reply(provider, ""))
+    assert client_for(provider, server).complete(HELLO).text == ""
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_retry_after_is_honoured(provider, serve, client_for):
+    def respond(request):
+        if len(server.requests) == 1:
+            reply = ERRORS[provider](429, "slow down")
+            reply.headers["Retry-After"] = "0.6"
+            return reply
+        return ok_reply(provider, "after the pause")
+
+    server = serve(respond)
+    started = time.monotonic()
+    assert client_for(provider, server, max_retries=1).complete(HELLO).text == "after the pause"
+    assert time.monotonic() - started >= 0.55  # the base delay is 1 ms; only Retry-After explains the wait
+
+
+def test_a_lone_surrogate_in_model_text_is_replaced(serve, client_for):
+    from wire_servers import openai_body
+
+    server = serve(lambda request: Reply(raw=json.dumps(openai_body("bad \udc80 text", [])).encode()))
+    text = client_for("openai", server).complete(HELLO).text
+    assert text == "bad \ufffd text"
+    text.encode("utf-8")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_server_echoing_the_key_in_a_malformed_reply_leaks_nothing(provider, serve, client_for, caplog):
+    key = OPENAI_KEY if provider == "openai" else ANTHROPIC_KEY
+    server = serve(lambda request: Reply(raw=f"<html>your key {key} was logged".encode()))
+    client = client_for(provider, server, max_retries=1)
+    with pytest.raises(MalformedReplyError) as info:
+        client.complete(HELLO)
+    rendered = "".join(traceback.format_exception(info.value)) + repr(info.value) + repr(client) + caplog.text
+    assert key not in rendered

@@ -25,6 +25,7 @@ class Reply:
     body: Any = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     hang: bool = False
+    raw: bytes | None = None  # sent as is instead of the JSON of `body` (truncated or malformed replies)
 
 
 class WireServer:
@@ -83,7 +84,7 @@ class WireServer:
                         return
                     if server.delay_s:
                         time.sleep(server.delay_s)
-                    data = json.dumps(reply.body).encode("utf-8")
+                    data = json.dumps(reply.body).encode("utf-8") if reply.raw is None else reply.raw
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))

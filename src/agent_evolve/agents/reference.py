@@ -164,6 +164,11 @@ class ReferenceAgent(BaseAgent):
             return self._llm
 
     @property
+    def deterministic(self) -> bool:
+        """Sampling (temperature > 0) makes two solves of one task differ."""
+        return self.settings.temperature == 0.0
+
+    @property
     def settings(self) -> AgentSettings:
         """The ``agent.config`` settings as of the last :meth:`reload_from_fs`."""
         with self._lock:

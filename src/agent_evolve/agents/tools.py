@@ -64,7 +64,7 @@ def load_tool_entries(workspace: AgentWorkspace) -> list[ToolEntry]:
     entries: list[ToolEntry] = []
     for number, raw in enumerate(workspace.read_tool_registry(), start=1):
         where = f"{registry}: entry {number}"
-        unknown = sorted(set(raw) - _ENTRY_KEYS)
+        unknown = sorted(str(key) for key in set(raw) - _ENTRY_KEYS)
         if unknown:
             raise WorkspaceError(f"{where}: unknown key(s) {unknown}; known: {sorted(_ENTRY_KEYS)}")
         name, description, file = raw.get("name"), raw.get("description", ""), raw.get("file")

@@ -26,6 +26,7 @@ from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
 
@@ -68,8 +69,11 @@ class AdaptiveEvolutionEngine(ModelEngine):
         observations: list[Observation],
         history: EvolutionHistory,
         trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
     ) -> StepResult:
         """Analyse, adapt the density, seed, edit, fix, write."""
+        self.bind(context)
         mark = self.usage_mark()
         layers = self.layers(workspace) & self.editable
         evidence = analyse(observations, self.hidden(observations))

@@ -23,9 +23,12 @@ NOT_COPIED = ("evolution", ".git")
 
 
 def validation_runner(engine: str, trial: TrialRunner | None) -> TrialRunner:
-    """The loop's trial runner, which a learner needs with validation tasks; else an error saying what to set."""
+    """The loop's trial runner, which a learner needs with validation tasks and scores; else an error saying what
+    to set."""
     if trial is None:
         raise TrialError(f"{engine} needs the loop's trial runner to score candidates")
+    if trial.hide_feedback:
+        raise ConfigError(f"{engine} selects candidates by their scores, which trajectory_only hides; turn it off")
     if not trial.validation_ids:
         raise ConfigError(f"{engine} needs validation tasks: set val_ratio (and optionally val_limit) in the config")
     return trial

@@ -35,6 +35,7 @@ from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
 
@@ -70,8 +71,11 @@ class GuidedSynthesisEngine(ModelEngine):
         observations: list[Observation],
         history: EvolutionHistory,
         trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
     ) -> StepResult:
         """Lessons, proposals, curation, then one write."""
+        self.bind(context)
         mark = self.usage_mark()
         layers = self.layers(workspace)
         evidence = analyse(observations, self.hidden(observations))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,21 @@ from agent_evolve.benchmarks.external.arc_api import (
     frame_progress,
     parse_actions,
 )
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path, split_ids, take
-from agent_evolve.benchmarks.external.grids import compare_grids, is_grid, parse_grids, render_grid
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.benchmarks.external.common import (
+    LazyIndex,
+    check_fraction,
+    resolve_path,
+    split_ids,
+    take,
+)
+from agent_evolve.benchmarks.external.grids import (
+    compare_grids,
+    is_grid,
+    parse_grids,
+    render_grid,
+)
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 ENV_VAR = "AGENT_EVOLVE_ARC_DATA"
@@ -32,7 +43,7 @@ def load_local_tasks(path: Path) -> dict[str, dict[str, Any]]:
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     tasks: dict[str, dict[str, Any]] = {}
     for file in files:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = parse_json(file.read_text(encoding="utf-8"), str(file), ConfigError)
         train, tests = data.get("train"), data.get("test")
         if not isinstance(train, list) or not isinstance(tests, list) or not tests:
             raise ValueError(f"{file}: not an ARC task (needs `train` and `test` lists of input/output pairs)")

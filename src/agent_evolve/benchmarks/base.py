@@ -25,5 +25,13 @@ class BenchmarkAdapter:
         """Evaluate an agent's trajectory on a task."""
         raise NotImplementedError
 
+    @property
+    def deterministic(self) -> bool:
+        """True when grading the same trajectory twice gives the same score (override: False for a flaky grader).
+
+        A non-deterministic grader makes the gate re-measure the accepted version in every gate run.
+        """
+        return True
+
     def check_ready(self) -> None:
         """Raise MissingDependencyError naming what to install, set or start; the pre-flight calls it once."""

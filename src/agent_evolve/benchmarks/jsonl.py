@@ -8,7 +8,6 @@ sees; a Python grader receives a copy of the task whose metadata also holds "ans
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +16,14 @@ from typing import Any
 
 from agent_evolve.benchmarks.answers import extract_number, numbers_equal
 from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
-from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve, split_ids
+from agent_evolve.benchmarks.splits import (
+    PathLike,
+    TaskSplits,
+    apply_subset,
+    serve,
+    split_ids,
+)
+from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -63,10 +69,7 @@ def _parse_line(path: Path, number: int, text: str, grader: GraderFunction | str
     def fail(what: str) -> ConfigError:
         return ConfigError(f"{path}, line {number}: {what}")
 
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fail(f"bad JSON ({exc.msg} at column {exc.colno})") from None
+    data = parse_json(text, f"{path}, line {number}", ConfigError)
     if not isinstance(data, dict):
         raise fail(f"expected a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - KEYS)

@@ -11,9 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path, split_ids, take
+from agent_evolve.benchmarks.external.common import (
+    LazyIndex,
+    check_fraction,
+    resolve_path,
+    split_ids,
+    take,
+)
 from agent_evolve.benchmarks.external.data import DataSource, load_records
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 ENV_VAR = "AGENT_EVOLVE_MCP_ATLAS_DATA"
@@ -135,7 +142,7 @@ def score_claims(claims: list[str], output: str, prompt: str = "",
 
 def load_server_config(config: str | dict[str, Any]) -> dict[str, dict[str, Any]]:
     """MCP server definitions from a dict or a JSON file, with or without the `mcpServers` wrapper."""
-    data = json.loads(Path(config).read_text(encoding="utf-8")) if isinstance(config, str) else config
+    data = parse_json(Path(config).read_text(encoding="utf-8"), config, ConfigError) if isinstance(config, str) else config
     servers = data.get("mcpServers", data)
     if not isinstance(servers, dict):
         raise ValueError("MCP server config must map server names to {command, args, env} or {url}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -12,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import SPLITS
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.engine.tasks import seeded_order
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Task
 
@@ -48,11 +49,6 @@ class TaskSplits:
         return list(ids if limit is None else ids[:limit])
 
 
-def stable_key(seed: int, item_id: str) -> str:
-    """A hash of (seed, id) that is the same on every machine and Python version."""
-    return hashlib.sha256(f"{seed}\x00{item_id}".encode()).hexdigest()
-
-
 def split_ids(
     ids: Sequence[str],
     seed: int,
@@ -71,7 +67,7 @@ def split_ids(
     for item_id, split in fixed.items():
         if split not in SPLITS:
             raise ConfigError(f"task {item_id!r} has unknown split {split!r}; expected one of {SPLITS}")
-    ordered = sorted(ids, key=lambda item_id: stable_key(seed, item_id))
+    ordered = seeded_order(ids, seed)
     free = [item_id for item_id in ordered if item_id not in fixed]
     n_test = round(len(free) * test_fraction)
     test = set(free[:n_test]) | {item_id for item_id, split in fixed.items() if split == "test"}
@@ -103,11 +99,9 @@ def load_subset(path: PathLike) -> Subset:
     """Read a subset file: JSON {"train": [ids], "test": [ids], "meta": {...}}."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), f"subset file {path}", ConfigError)
     except FileNotFoundError as exc:
         raise ConfigError(f"subset file {path} does not exist") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"subset file {path} is not valid JSON: {exc}") from exc
     return subset_from_dict(data, f"file {path}")
 
 

@@ -10,6 +10,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
@@ -21,6 +22,7 @@ _PHASES = {
     "gate": "scoring the candidate on the holdout",
     "recorded": "cycle recorded",
     "out_of_budget": "budget exhausted",
+    "gate_warning": "long gate ahead",
 }
 
 
@@ -76,8 +78,9 @@ class LiveProgress:
         tokens = f" | {self.ledger.total().total_tokens:,} tokens" if self.ledger is not None else ""
         tasks = f" {event.done}/{event.total} tasks" if event.total else ""
         score = f" | score {self.score:.3f}" if self.score is not None else ""
+        note = f": {event.message}" if event.message else ""
         return (
-            f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{tasks}{score}"
+            f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{note}{tasks}{score}"
             f"{tokens} | {time.monotonic() - self.started:,.0f}s"
         )
 
@@ -98,11 +101,12 @@ def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
         ("cycles", str(result.cycles_completed)),
         ("accepted / rejected", f"{details.get('accepted', 0)} / {details.get('rejected', 0)}"),
         ("unchanged / failed", f"{details.get('unchanged', 0)} / {details.get('failed', 0)}"),
+        ("task errors", ", ".join(f"{kind}: {n}" for kind, n in details.get("errors", {}).items()) or "none"),
         ("tokens", f"{tokens:,}" + "".join(f"  {r}: {int(u.get('input_tokens', 0) + u.get('output_tokens', 0)):,}" for r, u in usage.items())),
         ("wall time", f"{wall_seconds:,.0f} s"),
         ("stopped because", details.get("stop_reason") or "all cycles done"),
         ("workspace", str(workspace)),
-        ("records", str(workspace / "evolution")),
+        ("records", str(workspace / RECORDS_DIR)),
     ]
     for what, value in rows:
         table.add_row(what, value)

@@ -9,16 +9,22 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from rich.console import Console
 
-from agent_evolve.api import Evolver, RunClients, agent_from_workspace, resolve_benchmark, resolve_config
+from agent_evolve.api import (
+    Evolver,
+    RunClients,
+    agent_from_workspace,
+    resolve_benchmark,
+    resolve_config,
+)
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.engine.solving import mean_score, solve_all
-from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
@@ -54,10 +60,7 @@ def parse_engine_params(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--engine-param {pair!r}: expected key=value")
-        try:
-            params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"--engine-param {pair!r}: the value is not a YAML scalar: {exc}") from None
+        params[key.strip()] = load_yaml(raw, f"--engine-param {pair!r}", ConfigError) if raw.strip() else ""
     return params
 
 

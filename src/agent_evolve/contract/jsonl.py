@@ -1,63 +1,162 @@
-"""JSON Lines files of mappings (memories, evolution history): strict reading with file:line errors."""
+"""JSON Lines files of mappings (memories, journal, history, observations, ledger): the one reading and appending policy.
+
+Reading: every line is a JSON object. Only a torn LAST line (no final newline and not valid JSON: a writer was
+killed mid-append) is tolerated and skipped; any other bad line is a :class:`WorkspaceError` naming
+``file:line``, because it means the file was damaged, not interrupted.
+
+Appending: a torn last line is first truncated away (a valid last line that only lacks its newline gets one),
+so the next record never fuses with half a line. Each record goes out in one ``write``.
+
+Durability: a killed process loses nothing it wrote (the kernel keeps its pages), so fsync only guards against
+a machine crash. It costs a disk flush each time, so only the records a resume depends on pay for it: the
+cycle journal appends with ``durable=True``; history, memories and other derived records do not.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.contract.paths import encode_utf8
+from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
 
 
 def _parse_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise WorkspaceError(f"{path}:{lineno}: malformed JSON line: {exc.msg} (column {exc.colno})") from None
+    value = parse_json(line, f"{path}:{lineno}")
     if not isinstance(value, dict):
         raise WorkspaceError(f"{path}:{lineno}: each line must be a JSON object, got {type(value).__name__}")
     return value
 
 
-def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Every object of a JSONL file, in order; blank lines are skipped, a missing file gives [].
-
-    A line that is not a JSON object raises :class:`WorkspaceError` naming ``file:line``.
-    """
-    path = Path(path)
+def _read_text(path: Path) -> str | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return []
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{path}: cannot read: {exc}") from None
-    return [_parse_line(path, n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def _rows(path: Path, text: str) -> list[tuple[int, str, bool]]:
+    """``(line number, line, is_torn_candidate)`` for each non-blank line; only an unterminated last line is one."""
+    lines = text.split("\n")
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            rows.append((number, line, number == len(lines)))
+    return rows
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Every object of a JSONL file, in order; blank lines and a torn last line are skipped, a missing file gives [].
+
+    Any other line that is not a JSON object raises :class:`WorkspaceError` naming ``file:line``.
+    """
+    path = Path(path)
+    text = _read_text(path)
+    if text is None:
+        return []
+    records = []
+    for number, line, last in _rows(path, text):
+        try:
+            records.append(_parse_line(path, number, line))
+        except WorkspaceError:
+            if not last:
+                raise
+    return records
 
 
 def jsonl_problems(path: str | Path) -> list[str]:
-    """Every malformed line of a JSONL file, each as ``file:line: problem`` (empty when all are valid)."""
+    """Every malformed line of a JSONL file, each as ``file:line: problem`` (a torn last line is not one)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        return [f"{path}: cannot read: {exc}"]
+        text = _read_text(path)
+    except WorkspaceError as exc:
+        return [str(exc)]
     problems = []
-    for n, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            try:
-                _parse_line(path, n, line)
-            except WorkspaceError as exc:
+    for number, line, last in _rows(path, text or ""):
+        try:
+            _parse_line(path, number, line)
+        except WorkspaceError as exc:
+            if not last:
                 problems.append(str(exc))
     return problems
 
 
-def dump_line(entry: dict[str, Any], where: str | Path) -> str:
-    """One JSON line (with its newline) for ``entry``; a non-mapping or unserialisable entry is refused."""
+def dump_line(entry: dict[str, Any], where: str | Path, *, records: bool = False) -> str:
+    """One JSON line (with its newline) for ``entry``; a non-mapping or unserialisable entry is refused.
+
+    ``records=True`` is the run records' style: keys sorted, values JSON lacks (paths, dates) written as text.
+    """
     if not isinstance(entry, dict):
         raise WorkspaceError(f"{where}: an entry must be a dict, got {type(entry).__name__}")
     try:
-        return json.dumps(entry, ensure_ascii=False, sort_keys=False) + "\n"
-    except (TypeError, ValueError) as exc:
+        return json.dumps(entry, ensure_ascii=False, sort_keys=records, default=str if records else None) + "\n"
+    except (TypeError, ValueError, RecursionError) as exc:
         raise WorkspaceError(f"{where}: entry is not JSON-serialisable: {exc}") from None
+
+
+def repair_tail(path: str | Path) -> bool:
+    """Make ``path`` end on a line boundary: drop a torn last line, or end a valid one with its newline.
+
+    Returns True when the file was changed. Call it only while holding whatever lock serialises the writers.
+    """
+    path = Path(path)
+    try:
+        with open(path, "r+b") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return False
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return False
+            start = _last_line_start(handle, size)
+            handle.seek(start)
+            tail = handle.read(size - start)
+            if _is_object(tail):
+                handle.seek(size)
+                handle.write(b"\n")
+            else:
+                handle.truncate(start)
+            return True
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot repair its last line: {exc}") from None
+
+
+def append_line(path: str | Path, entry: dict[str, Any], *, durable: bool = False, records: bool = False) -> None:
+    """Append ``entry`` as one line after repairing a torn tail; ``durable`` fsyncs it (see the module's rule)."""
+    path = Path(path)
+    data = encode_utf8(dump_line(entry, path, records=records), path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    repair_tail(path)
+    with open(path, "ab") as handle:
+        handle.write(data)
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def _last_line_start(handle: Any, size: int) -> int:
+    """The offset just after the last newline of an open file of ``size`` bytes (0 when it has none)."""
+    position = size
+    while position > 0:
+        step = min(65536, position)
+        handle.seek(position - step)
+        chunk = handle.read(step)
+        index = chunk.rfind(b"\n")
+        if index >= 0:
+            return position - step + index + 1
+        position -= step
+    return 0
+
+
+def _is_object(raw: bytes) -> bool:
+    try:
+        return isinstance(parse_json(raw.decode("utf-8"), "tail"), dict)
+    except (WorkspaceError, UnicodeDecodeError):
+        return False

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
-
+from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ManifestError
 
 if TYPE_CHECKING:
@@ -61,10 +60,7 @@ def read_manifest_data(workspace_path: str | Path) -> dict[str, Any]:
         raise ManifestError(f"{path}: manifest not found; every workspace needs a {MANIFEST_FILE}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"{path}: cannot read manifest: {exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ManifestError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    data = load_yaml(text, str(path), ManifestError)
     if data is None:
         raise ManifestError(f"{path}: manifest is empty")
     if not isinstance(data, dict):

@@ -9,9 +9,13 @@ from pathlib import Path
 
 from agent_evolve.errors import WorkspaceError
 
+RECORDS_DIR = "evolution"
+"""The workspace folder of a run's records (history, journal, observations): ignored by git, hidden from tools."""
+
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files :func:`atomic_write` creates (hidden, in the target's own directory)."""
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _CATEGORY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -67,31 +71,79 @@ def check_category(category: str) -> str:
     return category
 
 
-def atomic_write(path: str | Path, text: str) -> None:
+def atomic_write(path: str | Path, text: str, *, durable: bool = False) -> None:
     """Write ``text`` (UTF-8, newlines kept as given) to ``path`` via a temp file in the same directory.
 
-    Readers see either the old content or the new one, never a partial file. Parent directories are created.
+    Readers see either the old content or the new one, never a partial file; the rename alone makes that true
+    across a kill -9. ``durable=True`` also fsyncs before the rename, for records a machine crash must not lose
+    (workspace files need not: git snapshots them). Text that is not valid UTF-8 (a lone surrogate from a model
+    reply) is refused before anything is touched, and a failed write removes the folders it created.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    data = encode_utf8(text, target)
+    created = _missing_parents(target.parent)
     try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o644
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
+        target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.unlink(tmp)
+            mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
-            pass
+            mode = 0o644
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            _unlink_quietly(Path(tmp))
+            raise
+    except BaseException:
+        for folder in created:
+            _rmdir_quietly(folder)
         raise
+
+
+def encode_utf8(text: str, where: str | Path) -> bytes:
+    """``text`` as UTF-8 bytes; a lone surrogate (not encodable) raises WorkspaceError naming ``where``."""
+    if not isinstance(text, str):
+        raise WorkspaceError(f"{where}: content must be text, got {type(text).__name__}")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise WorkspaceError(
+            f"{where}: content is not valid Unicode (a lone surrogate at character {exc.start}); nothing was written"
+        ) from None
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, so it can be written as UTF-8 (model replies)."""
+    return _SURROGATE_RE.sub("\ufffd", text)
+
+
+def _missing_parents(folder: Path) -> list[Path]:
+    """The folders from ``folder`` upwards that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _rmdir_quietly(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 def is_temp_file(name: str) -> bool:

@@ -20,13 +20,17 @@ reads Agent Skills can still load the file.
 
 from __future__ import annotations
 
+import copy
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import SkillFormatError
 
 MAX_NAME_LENGTH = 64
@@ -90,10 +94,7 @@ def parse_skill(text: str, path: str | Path | None = None) -> Skill:
             raise SkillFormatError(f"{where}: frontmatter is not closed by a '---' line")
         raise SkillFormatError(f"{where}: no YAML frontmatter; the file must start with a '---' line")
     yaml_text, body = parts
-    try:
-        data = yaml.safe_load(yaml_text)
-    except yaml.YAMLError as exc:
-        raise SkillFormatError(f"{where}: frontmatter is not valid YAML: {_one_line(exc)}") from None
+    data = load_yaml(yaml_text, f"{where} (frontmatter)", SkillFormatError)
     if data is None:
         raise SkillFormatError(f"{where}: frontmatter is empty; it needs at least 'name' and 'description'")
     if not isinstance(data, dict):
@@ -104,7 +105,8 @@ def parse_skill(text: str, path: str | Path | None = None) -> Skill:
     for key in _STRING_KEYS:
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise SkillFormatError(
-                f"{where}: frontmatter key '{key}' must be a string, got {type(data[key]).__name__} {data[key]!r}"
+                f"{where}: frontmatter key '{key}' must be a string, got {type(data[key]).__name__} "
+                f"{_short_repr(data[key])}"
             )
     metadata = data.get("metadata")
     if metadata is None:
@@ -189,5 +191,52 @@ def render_skill(skill: Skill) -> str:
     return f"---\n{frontmatter}---\n\n{skill.body}"
 
 
-def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())
+def _short_repr(value: Any, limit: int = 80) -> str:
+    text = repr(value) if isinstance(value, (int, float, bool, str)) else f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+@dataclass(frozen=True)
+class _Stamp:
+    """What identifies one version of a file without reading it."""
+
+    path: str
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[str, tuple[_Stamp, Skill]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def read_skill_file(path: str | Path) -> Skill:
+    """Parse the ``SKILL.md`` at ``path``, from a cache keyed by the file's stamp (inode, size, mtime, ctime).
+
+    The skill bank is read several times per cycle (agent reload, validation, mutation checks); an unchanged file
+    is parsed once. Callers get their own copy. Raises :class:`SkillFormatError` naming the file.
+    """
+    file = Path(path)
+    try:
+        info = file.stat()
+    except OSError as exc:
+        raise SkillFormatError(f"{file}: cannot read: {exc.strerror or exc}") from None
+    stamp = _Stamp(str(file), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    with _cache_lock:
+        hit = _cache.get(stamp.path)
+        if hit is not None and hit[0] == stamp:
+            _cache.move_to_end(stamp.path)
+            return copy.deepcopy(hit[1])
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillFormatError(f"{file}: cannot read: {exc}") from None
+    skill = parse_skill(text, path=file)
+    with _cache_lock:
+        _cache[stamp.path] = (stamp, skill)
+        _cache.move_to_end(stamp.path)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return copy.deepcopy(skill)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from agent_evolve.contract.jsonl import jsonl_problems
 from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
 from agent_evolve.contract.paths import safe_join
-from agent_evolve.contract.skills import parse_skill, validate_skill
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.contract.skills import read_skill_file, validate_skill
+from agent_evolve.contract.workspace import check_registry
 from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
 
 Problem = tuple[type[WorkspaceError], str]
@@ -44,12 +44,9 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
                 found.append((SkillFormatError, f"{skill_file}: skill folder {folder.name!r} has no SKILL.md"))
                 continue
             try:
-                skill = parse_skill(skill_file.read_text(encoding="utf-8"), path=skill_file)
+                skill = read_skill_file(skill_file)
             except SkillFormatError as exc:
                 found.append((SkillFormatError, str(exc)))
-                continue
-            except (OSError, UnicodeDecodeError) as exc:
-                found.append((SkillFormatError, f"{skill_file}: cannot read: {exc}"))
                 continue
             found += [(SkillFormatError, f"{skill_file}: {p}") for p in validate_skill(skill, dir_name=folder.name)]
 
@@ -66,12 +63,13 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
     registry = root / "tools" / "registry.yaml"
     if registry.is_file():
         try:
-            tools = yaml.safe_load(registry.read_text(encoding="utf-8"))
-        except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
-            found.append((WorkspaceError, f"{registry}: not valid YAML: {' '.join(str(exc).split())}"))
-        else:
-            if tools is not None and (not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools)):
-                found.append((WorkspaceError, f"{registry}: the tool registry must be a list of mappings"))
+            tools = load_yaml(registry.read_text(encoding="utf-8"), str(registry))
+            if tools is not None:
+                check_registry(tools, registry)
+        except WorkspaceError as exc:
+            found.append((WorkspaceError, str(exc)))
+        except (OSError, UnicodeDecodeError) as exc:
+            found.append((WorkspaceError, f"{registry}: cannot read: {exc}"))
     return found
 
 

@@ -20,8 +20,7 @@ one line under a lock). Nothing here ever writes while reading or validating.
 
 from __future__ import annotations
 
-import json
-import os
+import logging
 import shutil
 import threading
 from collections.abc import Iterable
@@ -30,13 +29,16 @@ from typing import Any
 
 import yaml
 
-from agent_evolve.contract.jsonl import dump_line, read_jsonl
+from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
-from agent_evolve.contract.paths import atomic_write, check_category, check_name, safe_join
-from agent_evolve.contract.skills import parse_skill, validate_skill
+from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.contract.skills import parse_skill, read_skill_file, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.types import SkillMeta
 
+log = logging.getLogger(__name__)
 DRAFTS_DIR = "_drafts"
 SKILL_FILE = "SKILL.md"
 _APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
@@ -96,9 +98,12 @@ class AgentWorkspace:
         return self._file("skills", name, SKILL_FILE)
 
     def list_skills(self) -> list[SkillMeta]:
-        """Every ``skills/<name>/SKILL.md``, sorted by name; an invalid one raises SkillFormatError naming it.
+        """Every readable ``skills/<name>/SKILL.md``, sorted by name; one bad skill never hides the others.
 
-        Folders starting with ``_`` or ``.`` (such as ``_drafts``) and folders without a SKILL.md are skipped.
+        A skill that breaks a spec rule but can be read (a description over 1,024 characters from another host)
+        is listed with a logged warning; one that cannot be read at all is skipped with a warning. Strict checks
+        stay in :func:`validate_workspace` and :meth:`write_skill`. Folders starting with ``_`` or ``.`` (such as
+        ``_drafts``) and folders without a SKILL.md are skipped.
         """
         skills_dir = self._file("skills")
         if not skills_dir.is_dir():
@@ -107,14 +112,18 @@ class AgentWorkspace:
         for entry in sorted(skills_dir.iterdir(), key=lambda p: p.name):
             if entry.name.startswith(("_", ".")) or not entry.is_dir():
                 continue
-            skill_file = self._file("skills", entry.name, SKILL_FILE)
-            if not skill_file.is_file():
+            try:
+                skill_file = self._file("skills", entry.name, SKILL_FILE)
+                if not skill_file.is_file():
+                    continue
+                skill = read_skill_file(skill_file)
+            except WorkspaceError as exc:
+                log.warning("skipping an unreadable skill: %s", exc)
                 continue
-            skill = parse_skill(self._read(skill_file), path=skill_file)
             problems = validate_skill(skill, dir_name=entry.name)
             if problems:
-                raise SkillFormatError(f"{skill_file}: " + "; ".join(problems))
-            metas.append(SkillMeta(name=skill.name, description=skill.description, path=str(skill_file)))
+                log.warning("%s: loaded despite: %s", skill_file, "; ".join(problems))
+            metas.append(SkillMeta(name=entry.name, description=skill.description, path=str(skill_file)))
         return metas
 
     def read_skill(self, name: str) -> str:
@@ -174,16 +183,8 @@ class AgentWorkspace:
     def add_memory(self, entry: dict[str, Any], category: str = "episodic") -> None:
         """Append ``entry`` as one JSON line to ``memory/<category>.jsonl``."""
         path = self._memory_file(category)
-        line = dump_line(entry, path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         with _APPEND_LOCK:
-            with open(path, "a+b") as handle:
-                handle.seek(0, os.SEEK_END)
-                if handle.tell() > 0:
-                    handle.seek(-1, os.SEEK_END)
-                    if handle.read(1) != b"\n":  # a previous writer died mid-line: start a fresh line
-                        line = "\n" + line
-                handle.write(line.encode("utf-8"))
+            append_line(path, entry)
 
     def read_memories(self, category: str = "episodic", limit: int | None = 100) -> list[dict[str, Any]]:
         """The last ``limit`` entries of a category (all when ``limit`` is None), oldest first.
@@ -214,19 +215,15 @@ class AgentWorkspace:
     def read_tool_registry(self) -> list[dict[str, Any]]:
         """``tools/registry.yaml`` as a list of dicts; [] when absent or empty."""
         path = self._file("tools", "registry.yaml")
-        text = self._read(path, missing="")
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise WorkspaceError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+        data = load_yaml(self._read(path, missing=""), str(path))
         if data is None:
             return []
-        _check_registry(data, path)
+        check_registry(data, path)
         return data
 
     def write_tool_registry(self, tools: list[dict[str, Any]]) -> None:
         path = self._file("tools", "registry.yaml")
-        _check_registry(tools, path)
+        check_registry(tools, path)
         atomic_write(path, yaml.safe_dump(list(tools), sort_keys=False, allow_unicode=True))
 
     def read_tool(self, name: str) -> str:
@@ -240,18 +237,15 @@ class AgentWorkspace:
     # ----- evolution records -------------------------------------------------------------------------
     def read_evolution_history(self) -> list[dict[str, Any]]:
         """``evolution/history.jsonl`` as a list of dicts; [] when absent."""
-        return read_jsonl(self._file("evolution", "history.jsonl"))
+        return read_jsonl(self._file(RECORDS_DIR, "history.jsonl"))
 
     def read_evolution_metrics(self) -> dict[str, Any]:
         """``evolution/metrics.json``; {} when absent."""
-        path = self._file("evolution", "metrics.json")
+        path = self._file(RECORDS_DIR, "metrics.json")
         text = self._read(path, missing="")
         if not text.strip():
             return {}
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise WorkspaceError(f"{path}: not valid JSON: {exc}") from None
+        data = parse_json(text, str(path))
         if not isinstance(data, dict):
             raise WorkspaceError(f"{path}: must hold a JSON object, got {type(data).__name__}")
         return data
@@ -291,6 +285,7 @@ def _tail(entries: list[dict[str, Any]], limit: int | None) -> list[dict[str, An
     return entries[-limit:] if limit > 0 else []
 
 
-def _check_registry(data: Any, path: Path) -> None:
+def check_registry(data: Any, path: Path) -> None:
+    """Refuse a tool registry that is not a list of mappings."""
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise WorkspaceError(f"{path}: the tool registry must be a list of mappings, got {type(data).__name__}")

@@ -21,7 +21,7 @@ class Journal:
         if phase not in PHASES and phase not in ("started", "baseline", "finished"):
             raise ValueError(f"unknown journal phase {phase!r}")
         entry = {"cycle": cycle, "phase": phase, **data}
-        append_jsonl(self.path, entry)
+        append_jsonl(self.path, entry, durable=True)
         self._entries.append(entry)
 
     def phases(self, cycle: int) -> dict[str, dict[str, Any]]:

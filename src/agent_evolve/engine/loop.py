@@ -1,25 +1,45 @@
-"""EvolutionLoop: solve, observe, snapshot, step, gate, commit or roll back, record, reload; resumable by phase."""
+"""EvolutionLoop: solve, observe, snapshot, step, gate, commit or roll back, record, reload; resumable by phase.
+
+The loop owns the run's `RunState` (rebuilt from the journal on resume) and its usage ledger; the session
+holds the lock, the plan and the engine's folders; the guarded step and the gate are functions it calls.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.convergence import _is_score_converged
-from agent_evolve.engine.gate import GateDecision, gate
-from agent_evolve.engine.observer import EvolutionHistory, Observer
+from agent_evolve.engine.executors import make_executor
+from agent_evolve.engine.gate_run import GateRun, GateResult
+from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
-from agent_evolve.engine.session import RunSession, StepOutcome
-from agent_evolve.engine.solving import mean_score, solve_all
+from agent_evolve.engine.run_usage import UsageMeter, sum_usage
+from agent_evolve.engine.session import RunSession
+from agent_evolve.engine.solving import (
+    error_counts,
+    is_infrastructure_failure,
+    mean_score,
+    solve_all,
+    too_many_infrastructure_failures,
+)
+from agent_evolve.engine.state import RunState
+from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call
 from agent_evolve.engine.tasks import next_batch
+from agent_evolve.engine.trial import TrialRunner
+from agent_evolve.engine.versioning import BASELINE_TAG, accepted_tag, candidate_tag, pre_evolution_tag
 from agent_evolve.errors import BudgetExceededError
-from agent_evolve.llm.usage import UsageLedger, default_ledger
+from agent_evolve.llm.factory import apply_config_limits
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
@@ -41,7 +61,11 @@ class ProgressEvent:
 
 
 class EvolutionLoop:
-    """Runs cycles 1..N on a workspace; every finished phase is journaled so a restart continues where it stopped."""
+    """Runs cycles 1..N on a workspace; every finished phase is journaled so a restart continues where it stopped.
+
+    `ledger` is this run's own usage ledger (a fresh one by default): budgets apply to it, it is journaled with
+    every cycle and restored on resume.
+    """
 
     def __init__(
         self,
@@ -62,72 +86,113 @@ class EvolutionLoop:
         self.workspace = workspace
         self.agent_factory = agent_factory or (lambda path: type(agent)(path))
         self.progress = progress or (lambda event: None)
-        self.ledger = ledger if ledger is not None else default_ledger()  # the run's usage and budgets
+        self.ledger = ledger if ledger is not None else UsageLedger()
         self.records = RunRecords(Path(workspace.path))
         self.history = EvolutionHistory(workspace.path)
+        self.engine_history = EvolutionHistory(workspace.path, trajectory_only=config.trajectory_only)
+        self.engine_workspace = ScorelessWorkspace(workspace.path) if config.trajectory_only else workspace
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Run until the workspace has `cycles` cycles (default config.max_cycles), converges, or is stopped."""
         total = self.config.max_cycles if cycles is None else cycles
-        with RunSession.open(self) as session:
+        apply_config_limits(self.config, self.ledger)
+        view = (self.config, self.engine_workspace, self.benchmark, self.engine, self.engine_history)
+        with RunSession.open(*view) as session:
             self.session = session
-            self.agent = session.reload_agent(self.agent)
-            stop_reason = ""
-            converged = False
+            self.executor = make_executor(self.config, self.agent_factory, self.ledger)
+            self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
+                                self._reload_agent, lambda phase, fields: self.emit(self._cycle, phase, **fields),
+                                self.executor)
+            self._cycle = 0
+            self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
+            self.state = self._baseline() if session.needs_baseline else self._resume()
+            stop_reason, converged = "", False
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
+                self._cycle = cycle
                 try:
                     status = self._run_cycle(cycle)
                 except BudgetExceededError as exc:
                     self._record_out_of_budget(cycle, str(exc))
                     status = "out_of_budget"
-                scores = [score for _, score in self.history.get_score_curve()]
-                converged = _is_score_converged(scores, self.config.egl_window, self.config.egl_threshold)
-                if status == "out_of_budget" and session.budget_spent():
-                    stop_reason = "out_of_budget"
-                elif status == "stop" and self.config.allow_early_stop:
-                    stop_reason = "engine_stop"
-                elif converged:
-                    stop_reason = "converged"
+                converged = _is_score_converged(self._curve(), self.config.egl_window, self.config.egl_threshold)
+                stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
-            session.finalize()
+            session.finalize(self.state)
             return self._result(converged, stop_reason)
+
+    def _baseline(self) -> RunState:
+        """Measure the starting version (after any bootstrap) on the holdout; the first accepted score."""
+        session = self.session
+        session.vc.reset_to(BASELINE_TAG)
+        session.files.restore("0")
+        self.agent = self._reload_agent()
+        state = RunState(plan=session.plan)
+        if state.has_holdout:
+            score = self.gate.baseline(self.agent).mean
+            state.accepted_score = state.baseline_score = score
+        state.usage = self.ledger.to_dict()
+        session.journal.record(0, "baseline", **state.accepted_fields())
+        return state
+
+    def _resume(self) -> RunState:
+        state = self.session.resume_state()
+        if state.usage:
+            self.ledger.restore(state.usage)
+        self.meter = UsageMeter(self.ledger)
+        self.agent = self._reload_agent()
+        return state
+
+    def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
+        if status == "out_of_budget" and self.meter.budget_spent():
+            return "out_of_budget"
+        if status == "stop" and self.config.allow_early_stop:
+            return "engine_stop"
+        if converged:
+            return "converged"
+        if self.config.patience and cycle - self.state.accepted_cycle >= self.config.patience:
+            return "patience"
+        return ""
+
+    def _curve(self) -> list[float]:
+        """The page's score curve: each scored cycle's average score (cycles with nothing graded are left out)."""
+        return [float(r["score"]) for r in self.history.cycle_records() if r["metadata"].get("graded", 0)]
 
     # -- one cycle ---------------------------------------------------------------------------------------
 
     def _run_cycle(self, cycle: int) -> str:
-        session, journal = self.session, self.session.journal
+        session, journal, state = self.session, self.session.journal, self.state
         phases = journal.phases(cycle)
-        observations, batch_rel = (
-            self._load_batch(phases["solved"]) if "solved" in phases else self._solve(cycle)
-        )
+        observations, batch_rel = self._load_batch(phases["solved"]) if "solved" in phases else self._solve(cycle)
+        graded = [o for o in observations if not is_infrastructure_failure(o)]
+        state.add_train_scores(sum(o.feedback.score for o in graded), len(graded))
         if "stepped" in phases:
             session.context(cycle)
             outcome = StepOutcome.from_journal(phases["stepped"])
-            session.vc.reset_to(f"cand-{cycle}")
+            session.vc.reset_to(candidate_tag(cycle))
         else:
-            self.emit(cycle, "step")
-            outcome = session.step(cycle, observations)
+            outcome = self._step(cycle, observations, len(observations) - len(graded))
             journal.record(cycle, "stepped", **outcome.to_dict())
         if "gated" in phases:
-            decision = GateDecision(**phases["gated"]["decision"]) if phases["gated"]["decision"] else None
+            verdict = {k: v for k, v in phases["gated"].items() if k not in ("cycle", "phase")}
         else:
-            decision = self._gate(cycle, outcome)
-            journal.record(cycle, "gated", decision=decision.to_dict() if decision else None)
-        accepted = self._apply(cycle, decision)
-        self.agent = session.reload_agent(self.agent)
-        self.engine.on_cycle_end(accepted, session.accepted_score)
-        self._record(cycle, observations, batch_rel, outcome, decision, accepted)
-        session.snapshot_engine_state(str(cycle))
-        journal.record(cycle, "recorded", accepted_tag=session.accepted_tag, accepted_score=session.accepted_score)
-        self.emit(cycle, "recorded", score=session.accepted_score)
-        return outcome.status
+            verdict = self._gate(cycle, outcome, observations)
+            journal.record(cycle, "gated", **verdict)
+        accepted = self._apply(cycle, verdict)
+        self.agent = self._reload_agent()
+        score = math.nan if self.config.trajectory_only else state.accepted_score
+        self.engine.on_cycle_end(accepted, score)
+        self._record(cycle, observations, batch_rel, outcome, verdict, accepted)
+        self._finish_cycle(cycle)
+        self.emit(cycle, "recorded", score=state.accepted_score)
+        return "failed" if verdict.get("failure") else outcome.status
 
     def _solve(self, cycle: int) -> tuple[list[Observation], str]:
-        session = self.session
-        session.vc.reset_to(session.accepted_tag)
-        self.agent.reload_from_fs()
-        batch_ids, cursor = next_batch(session.plan.train_ids, session.cursor, self.config.batch_size)
+        session, state = self.session, self.state
+        session.vc.reset_to(state.accepted_tag)
+        self.agent = self._reload_agent()
+        self.agent.discard_buffers()
+        batch_ids, cursor = next_batch(state.plan.train_ids, state.cursor, self.config.batch_size)
         tasks = [session.train_tasks[i] for i in batch_ids]
         self.emit(cycle, "solve", total=len(tasks))
         observer = Observer(self.workspace.path)
@@ -137,121 +202,156 @@ class EvolutionLoop:
             done.append(observation)
             self.emit(cycle, "solve", done=len(done), total=len(tasks))
 
-        for observation in solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done, session.executor):
+        for observation in solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done, self.executor):
             observer.record(observation.task, observation.trajectory, observation.feedback)
         observations = observer.get_observations()
-        self.agent.export_to_fs()
-        session.vc.commit(f"cycle {cycle}: workspace before evolution", tag=f"pre-evo-{cycle}")
+        if self._batch_failure(observations):
+            self.agent.discard_buffers()
+        else:
+            self.agent.export_to_fs()
+        session.vc.commit(f"cycle {cycle}: workspace before evolution", tag=pre_evolution_tag(cycle))
         path = observer.flush(str(cycle))
         batch_rel = str(path.relative_to(self.workspace.path))
-        score = mean_score(observations)
-        session.cursor = cursor
-        session.journal.record(cycle, "solved", batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=score)
+        state.cursor = cursor
+        session.journal.record(
+            cycle, "solved", batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=mean_score(observations)
+        )
         return observations, batch_rel
 
     def _load_batch(self, solved: dict) -> tuple[list[Observation], str]:
-        self.session.cursor = solved["cursor"]
+        self.state.cursor = solved["cursor"]
         rows = read_jsonl(self.workspace.path / solved["batch"])
         return [Observation.from_dict(r) for r in rows], solved["batch"]
 
-    def _gate(self, cycle: int, outcome: StepOutcome) -> GateDecision | None:
-        """Score a mutated candidate on the holdout against the accepted version; None when nothing changed."""
-        session = self.session
-        if outcome.status in ("failed", "out_of_budget") or not outcome.mutated:
-            return None
-        if not session.plan.holdout_ids:
-            return GateDecision("accept", 0.0, 0.0, 0.0, 0.0, "no holdout tasks: every valid mutation is kept")
-        self.agent = session.reload_agent(self.agent)
-        total = len(session.plan.holdout_ids)
-        self.emit(cycle, "gate", total=total)
-        candidate, per_task = session.evaluate_holdout(self.agent, lambda n: self.emit(cycle, "gate", done=n, total=total))
-        decision = gate(
-            candidate,
-            session.accepted_score,
-            min_improvement=self.config.gate_min_improvement,
-            accept_ties=self.config.gate_accept_ties,
-        )
-        write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"decision": decision.to_dict(), "tasks": per_task})
-        return decision
+    def _batch_failure(self, observations: list[Observation]) -> str:
+        """Why the batch cannot be learned from: too many infrastructure failures ('' when it can)."""
+        failed = sum(is_infrastructure_failure(o) for o in observations)
+        if not too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
+            return ""
+        return (f"{failed} of {len(observations)} batch tasks failed for infrastructure reasons "
+                f"(more than max_infra_failure_ratio={self.config.max_infra_failure_ratio}); the cycle is not scored")
 
-    def _apply(self, cycle: int, decision: GateDecision | None) -> bool:
+    def _step(self, cycle: int, observations: list[Observation], infrastructure_failures: int) -> StepOutcome:
+        """Run engine.step on the pre-evolution snapshot (skipped when the batch failed); tag the result cand-N."""
+        session, pre = self.session, pre_evolution_tag(cycle)
+        session.vc.reset_to(pre)
+        failure = self._batch_failure(observations)
+        if failure:
+            outcome = StepOutcome(status="failed", mutated=False, summary=failure)
+        else:
+            self.emit(cycle, "step")
+            trial = TrialRunner(
+                session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.concurrency,
+                default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
+                validation_tasks=session.val_tasks,
+            )
+            ctx = session.context(cycle, trial)
+            visible = hide_feedback(observations) if self.config.trajectory_only else observations
+            call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
+            outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre)
+        session.vc.commit(f"cycle {cycle} candidate: {outcome.summary}"[:200], tag=candidate_tag(cycle))
+        session.files.snapshot(f"{cycle}-stepped")
+        return outcome
+
+    def _gate(self, cycle: int, outcome: StepOutcome, observations: list[Observation]) -> GateResult:
+        """Score a mutated candidate against the accepted version; no decision when nothing changed."""
+        if outcome.status in ("failed", "out_of_budget") or not outcome.mutated:
+            return {"decision": None, "failure": "", "accepted_score": None, "accepted_count": 0}
+        return self.gate.evaluate(cycle, self.state, observations)
+
+    def _apply(self, cycle: int, verdict: GateResult) -> bool:
         """Tag an accepted candidate evo-N; otherwise restore the accepted files (the candidate stays tagged)."""
-        session = self.session
-        if decision is not None and decision.accepted:
-            session.vc.tag(f"evo-{cycle}", f"cand-{cycle}")
-            session.vc.reset_to(f"evo-{cycle}")
-            session.accepted_tag = f"evo-{cycle}"
-            if session.plan.holdout_ids:
-                session.accepted_score = decision.candidate_score
+        session, decision = self.session, verdict.get("decision")
+        if decision is not None and decision["accepted"]:
+            tag = accepted_tag(cycle)
+            session.vc.tag(tag, candidate_tag(cycle))
+            session.vc.reset_to(tag)
+            self.state.accept(tag, cycle, float(verdict["accepted_score"]), int(verdict.get("accepted_count", 0)))
             return True
-        session.vc.reset_to(session.accepted_tag)
+        session.vc.reset_to(self.state.accepted_tag)
         return False
 
     def _record(
-        self,
-        cycle: int,
-        observations: list[Observation],
-        batch_rel: str,
-        outcome: StepOutcome,
-        decision: GateDecision | None,
+        self, cycle: int, observations: list[Observation], batch_rel: str, outcome: StepOutcome, verdict: GateResult,
         accepted: bool,
     ) -> None:
-        session = self.session
         if any(r["cycle"] == cycle for r in self.history.cycle_records()):
             return
+        state = self.state
+        graded = [o for o in observations if not is_infrastructure_failure(o)]
         batch_score = mean_score(observations)
-        score = session.accepted_score if session.plan.holdout_ids else batch_score
+        failure = verdict.get("failure", "")
         record = CycleRecord(
             cycle=cycle,
-            score=score,
+            score=batch_score,
             mutated=outcome.mutated,
             engine_name=self.engine.engine_name,
-            summary=outcome.summary,
+            summary=f"{outcome.summary} (gate failed: {failure})" if failure else outcome.summary,
             observation_batch=batch_rel,
             metadata={
-                "status": outcome.status,
+                "status": "failed" if failure else outcome.status,
                 "accepted": accepted,
-                "outcome": _outcome_label(outcome, decision),
-                "accepted_tag": session.accepted_tag,
+                "outcome": _outcome_label(outcome, verdict),
+                "accepted_tag": state.accepted_tag,
+                "accepted_score": state.accepted_score,
                 "batch_score": batch_score,
-                "gate": decision.to_dict() if decision else None,
+                "graded": len(graded),
+                "errors": error_counts(observations),
+                "gate": verdict.get("decision"),
+                "gate_failure": failure,
                 "changed_paths": outcome.changed_paths,
                 "reverted_paths": outcome.reverted_paths,
                 "step_metadata": outcome.metadata,
-                "usage": session.take_usage(outcome),
+                "usage": self.meter.take(outcome.reported_usage),
             },
         )
         append_jsonl(self.records.history, asdict(record))
         write_json_atomic(self.records.metrics, self._metrics())
 
+    def _finish_cycle(self, cycle: int) -> None:
+        """Snapshot the engine's state and journal the cycle with the accepted version and the spent usage."""
+        self.session.files.snapshot(str(cycle))
+        self.state.usage = self.ledger.to_dict()
+        self.session.journal.record(cycle, "recorded", **self.state.accepted_fields())
+
     def _record_out_of_budget(self, cycle: int, message: str) -> None:
         """A budget ran out mid-cycle: restore the accepted version and record the cycle as out_of_budget."""
-        session = self.session
-        session.vc.reset_to(session.accepted_tag)
-        self.agent = session.reload_agent(self.agent)
+        self.session.vc.reset_to(self.state.accepted_tag)
+        self.agent = self._reload_agent()
         outcome = StepOutcome(status="out_of_budget", mutated=False, summary=f"budget exhausted: {message}")
-        self._record(cycle, [], "", outcome, None, False)
-        session.journal.record(
-            cycle, "recorded", accepted_tag=session.accepted_tag, accepted_score=session.accepted_score
-        )
+        self._record(cycle, [], "", outcome, {"decision": None, "failure": ""}, False)
+        self._finish_cycle(cycle)
         self.emit(cycle, "out_of_budget", message=message)
 
-    # -- results -----------------------------------------------------------------------------------------
+    # -- agents and results ------------------------------------------------------------------------------
+
+    def _reload_agent(self) -> BaseAgent:
+        """Hot reload re-reads the files; cold reload builds a new agent from them."""
+        path = Path(self.workspace.path)
+        if (path / "manifest.yaml").exists() and load_manifest(path).reload_strategy == "cold":
+            return self.agent_factory(path)
+        self.agent.reload_from_fs()
+        return self.agent
 
     def _metrics(self) -> dict:
         records = self.history.cycle_records()
         outcomes = [r["metadata"].get("outcome") for r in records]
+        scored = [r for r in records if r["metadata"].get("graded", 0)]
+        baseline = self.state.baseline_score if self.state.has_holdout else (scored[0]["score"] if scored else 0.0)
         return {
-            "baseline_score": self.session.baseline_score,
-            "accepted_score": self.session.accepted_score,
-            "accepted_tag": self.session.accepted_tag,
+            "baseline_score": baseline,
+            "accepted_score": self.state.accepted_score,
+            "accepted_tag": self.state.accepted_tag,
+            "batch_score": scored[-1]["score"] if scored else None,
             "cycles": len(records),
             "accepted": outcomes.count("accepted"),
             "rejected": outcomes.count("rejected"),
             "unchanged": outcomes.count("unchanged"),
             "failed": outcomes.count("failed") + outcomes.count("out_of_budget"),
-            "holdout_size": len(self.session.plan.holdout_ids),
-            "usage": _sum_usage(r["metadata"].get("usage", {}) for r in records),
+            "errors": dict(sum((Counter(r["metadata"].get("errors", {})) for r in records), Counter())),
+            "holdout_size": len(self.state.plan.holdout_ids),
+            "usage": sum_usage([r["metadata"].get("usage", {}) for r in records]),
+            "spent": self.ledger.to_dict()["total"],
         }
 
     def _result(self, converged: bool, stop_reason: str) -> EvolutionResult:
@@ -260,7 +360,7 @@ class EvolutionLoop:
         details.update(stop_reason=stop_reason, workspace=str(self.workspace.path))
         return EvolutionResult(
             cycles_completed=len(records),
-            final_score=self.session.accepted_score,
+            final_score=self.state.accepted_score,
             score_history=[float(r["score"]) for r in records],
             converged=converged,
             details=details,
@@ -270,21 +370,11 @@ class EvolutionLoop:
         self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
 
 
-def _outcome_label(outcome: StepOutcome, decision: GateDecision | None) -> str:
+def _outcome_label(outcome: StepOutcome, verdict: GateResult) -> str:
     if outcome.status in ("failed", "out_of_budget"):
         return outcome.status
-    if decision is None:
+    if verdict.get("failure"):
+        return "failed"
+    if verdict.get("decision") is None:
         return "unchanged"
-    return "accepted" if decision.accepted else "rejected"
-
-
-def _sum_usage(usages: object) -> dict[str, dict[str, float]]:
-    """Add per-role usage dicts ({role: {calls, input_tokens, output_tokens, cost}})."""
-    total: dict[str, dict[str, float]] = {}
-    for usage in usages:  # type: ignore[attr-defined]
-        for role, numbers in usage.items():
-            bucket = total.setdefault(role, {})
-            for key, value in numbers.items():
-                bucket[key] = bucket.get(key, 0) + value
-    return total
-
+    return "accepted" if verdict["decision"]["accepted"] else "rejected"

@@ -1,15 +1,23 @@
-"""Where a run's records live (the workspace's ignored `evolution/` folder) and how they are written safely."""
+"""Where a run's records live and how they are written safely.
+
+The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, the
+journal of aggregate decisions). Everything derived from holdout tasks (the holdout ids, per-task gate tables)
+is sealed in a sibling folder `<workspace>.sealed/`, outside every path an engine is given.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.jsonl import append_line, read_jsonl
+from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
+from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
+
+__all__ = ["RunRecords", "append_jsonl", "read_json", "read_jsonl", "write_json_atomic"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +28,12 @@ class RunRecords:
 
     @property
     def root(self) -> Path:
-        return self.workspace / "evolution"
+        return self.workspace / RECORDS_DIR
+
+    @property
+    def sealed(self) -> Path:
+        """Holdout records: outside the workspace, so no engine channel (files included) reaches them."""
+        return self.workspace.parent / f"{self.workspace.name}.sealed"
 
     @property
     def observations(self) -> Path:
@@ -44,7 +57,15 @@ class RunRecords:
 
     @property
     def gate(self) -> Path:
-        return self.root / "gate"
+        return self.sealed / "gate"
+
+    @property
+    def holdout_plan(self) -> Path:
+        return self.sealed / "holdout.json"
+
+    def holdout_table(self, tag: str) -> Path:
+        """Per-task holdout scores of the version tagged `tag` (the gate's cached incumbent)."""
+        return self.sealed / "tables" / f"{tag}.json"
 
     @property
     def engine(self) -> Path:
@@ -58,42 +79,41 @@ class RunRecords:
         return self.observations / f"batch_{label}.jsonl"
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: Path, data: Any, *, durable: bool = False) -> None:
     """Write JSON through a temporary file and a rename, so a crash never leaves half a file."""
-    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, default=str))
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, default=str), durable=durable)
 
 
-def append_jsonl(path: Path, record: dict[str, Any]) -> None:
-    """Append one JSON line and fsync it, so a completed record survives a kill -9."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, sort_keys=True, default=str) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+def append_jsonl(path: Path, record: dict[str, Any], *, durable: bool = False) -> None:
+    """Append one record line (a torn tail repaired first); ``durable`` for the journal only (contract.jsonl's rule)."""
+    append_line(path, record, durable=durable, records=True)
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Read a JSONL record file; a torn last line (a crash mid-append) is ignored, any other bad line is an error."""
+def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """Complete JSON lines after byte `offset`, and the offset after the last complete line (for tailing).
+
+    A line without its newline yet (a torn or in-progress append) is left for the next call.
+    """
     if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+        return [], offset
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
+    end = data.rfind(b"\n") + 1
     records = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(data[:end].splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            if number == len(lines):
-                break
-            raise WorkspaceError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
-    return records
+        records.append(parse_json(line, f"{path}: line {number} after byte {offset}"))
+    return records, offset + end
 
 
 def read_json(path: Path, default: Any) -> Any:
-    if not path.exists():
-        return default
+    """A JSON record file, or ``default`` when it does not exist; a damaged one is a WorkspaceError naming it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise WorkspaceError(f"{path}: not valid JSON: {exc.msg}") from exc
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return default
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WorkspaceError(f"{path}: cannot read: {exc}") from None
+    return parse_json(text, str(path))

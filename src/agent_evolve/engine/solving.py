@@ -1,4 +1,8 @@
-"""Solve and grade tasks concurrently, keeping results in task order; errors become failed observations."""
+"""Solve and grade tasks concurrently, keeping results in task order.
+
+A fatal error (no retry can fix it: a missing key, package or daemon) stops the run. Any other fault becomes a
+failed observation tagged with its error kind, so an infrastructure failure never reads as a wrong answer.
+"""
 
 from __future__ import annotations
 
@@ -9,34 +13,49 @@ from collections.abc import Callable
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.executors.threads import ThreadExecutor
-from agent_evolve.errors import BudgetExceededError
+from agent_evolve.errors import BudgetExceededError, is_fatal
+from agent_evolve.llm.errors import LLMError
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
 log = logging.getLogger(__name__)
 
+INFRASTRUCTURE = "infrastructure"
+"""Error kind of a fault outside the agent's answer: a model call, a timeout, the OS, the grader."""
+AGENT_ERROR = "agent_error"
+"""Error kind of a bug in the agent's own code."""
+ERROR_KIND_KEY = "error_kind"
+"""The `Feedback.raw` key that carries an observation's error kind."""
+
+
+def error_kind(exc: BaseException) -> str:
+    """Infrastructure for model, timeout and OS faults; an agent bug otherwise."""
+    return INFRASTRUCTURE if isinstance(exc, (LLMError, TimeoutError, OSError)) else AGENT_ERROR
+
 
 def attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task) -> Observation:
-    """Solve one task and grade it. An agent or grader exception is a recorded failure, never swallowed."""
+    """Solve one task and grade it; a fatal or budget error propagates, any other is a recorded failure."""
     started = time.monotonic()
     try:
         trajectory = agent.solve(task)
-    except BudgetExceededError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a crashing agent is evidence, recorded as a failure
-        log.warning("agent failed on task %s: %s: %s", task.id, type(exc).__name__, exc)
+    except Exception as exc:  # noqa: BLE001 - a crashing agent is evidence, recorded with its kind
+        if is_fatal(exc) or isinstance(exc, BudgetExceededError):
+            raise
+        kind = error_kind(exc)
+        log.warning("agent failed on task %s (%s): %s: %s", task.id, kind, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"
         trajectory = Trajectory(task_id=task.id, output="", steps=[{"error": error}])
-        feedback = Feedback(False, 0.0, detail=f"agent error: {error}", raw={"error": error})
+        feedback = Feedback(False, 0.0, detail=f"{kind}: {error}", raw={"error": error, ERROR_KIND_KEY: kind})
         return Observation(task, trajectory, _timed(feedback, started))
     try:
         feedback = benchmark.evaluate(task, trajectory)
-    except BudgetExceededError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a grader crash is reported on the observation
+    except Exception as exc:  # noqa: BLE001 - a grader crash is an infrastructure fault, not a wrong answer
+        if is_fatal(exc) or isinstance(exc, BudgetExceededError):
+            raise
         log.warning("grader failed on task %s: %s: %s", task.id, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"
-        feedback = Feedback(False, 0.0, detail=f"grader error: {error}", raw={"grader_error": error})
+        raw = {"grader_error": error, ERROR_KIND_KEY: INFRASTRUCTURE}
+        feedback = Feedback(False, 0.0, detail=f"grader error: {error}", raw=raw)
     return Observation(task, trajectory, _timed(feedback, started))
 
 
@@ -58,5 +77,26 @@ def solve_all(
     return runner.run(attempt, agent, benchmark, tasks, on_done)
 
 
+def is_infrastructure_failure(observation: Observation) -> bool:
+    return observation.feedback.raw.get(ERROR_KIND_KEY) == INFRASTRUCTURE
+
+
+def error_counts(observations: list[Observation]) -> dict[str, int]:
+    """How many observations failed with each error kind."""
+    counts: dict[str, int] = {}
+    for o in observations:
+        kind = o.feedback.raw.get(ERROR_KIND_KEY)
+        if kind:
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
 def mean_score(observations: list[Observation]) -> float:
-    return sum(o.feedback.score for o in observations) / len(observations) if observations else 0.0
+    """Mean score over the graded attempts; infrastructure failures are not answers and are left out."""
+    graded = [o for o in observations if not is_infrastructure_failure(o)]
+    return sum(o.feedback.score for o in graded) / len(graded) if graded else 0.0
+
+
+def too_many_infrastructure_failures(failed: int, total: int, max_ratio: float) -> bool:
+    """More than `max_ratio` of `total` attempts failed for infrastructure reasons."""
+    return total > 0 and failed / total > max_ratio

@@ -1,10 +1,21 @@
-"""Task planning as pure functions: a holdout and a learners' validation set carved disjoint from train, and a
-cursor that walks the pool."""
+"""Task planning as pure functions: the one seeded order every split uses, a holdout and a learners' validation
+set carved disjoint from train, and a cursor that walks the pool."""
 
 from __future__ import annotations
 
-import random
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+
+def stable_key(seed: int, item_id: str) -> str:
+    """A hash of (seed, id) that is the same on every machine and Python version."""
+    return hashlib.sha256(f"{seed}\x00{item_id}".encode()).hexdigest()
+
+
+def seeded_order(ids: Sequence[str], seed: int) -> list[str]:
+    """The ids in the order of their seeded hash: what every train/test split and the holdout carve from."""
+    return sorted(ids, key=lambda item_id: stable_key(seed, item_id))
 
 
 @dataclass(frozen=True)
@@ -31,12 +42,11 @@ def plan_tasks(
     val_ratio: float = 0.0,
     val_limit: int | None = None,
 ) -> TaskPlan:
-    """Shuffle the pool with `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio`
-    of the rest (at most `val_limit`) as validation; keep >= 1 for train."""
+    """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
+    the rest (at most `val_limit`) as validation; keep >= 1 for train."""
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("benchmark returned duplicate task ids")
-    order = list(task_ids)
-    random.Random(seed).shuffle(order)
+    order = seeded_order(task_ids, seed)
     n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1))
     rest = order[n_holdout:]
     n_val = min(_share(len(rest), val_ratio, val_limit), max(0, len(rest) - 1))

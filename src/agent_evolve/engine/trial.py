@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,14 @@ AgentFactory = Callable[[Path], BaseAgent]
 
 @dataclass
 class TrialResult:
+    """One trial attempt; `hidden` (trajectory_only) means success and score carry no grade (score is NaN)."""
+
     task_id: str
     success: bool
     score: float
     detail: str
     output: str
+    hidden: bool = False
 
 
 @dataclass
@@ -47,6 +51,7 @@ class TrialRunner:
         workspace_root: Path,
         concurrency: int = 1,
         default_ids: list[str] | None = None,
+        hide_feedback: bool = False,
         validation_tasks: dict[str, Task] | None = None,
     ):
         self.train_tasks = train_tasks
@@ -56,6 +61,7 @@ class TrialRunner:
         self.workspace_root = workspace_root.resolve()
         self.concurrency = concurrency
         self.default_ids = list(default_ids or [])
+        self.hide_feedback = hide_feedback
 
     @property
     def validation_ids(self) -> list[str]:
@@ -82,11 +88,12 @@ class TrialRunner:
         if path != self.workspace_root and self.workspace_root not in path.parents:
             raise TrialError(f"trial workspace {path} must be inside the run's workspace {self.workspace_root}")
         agent = self.agent_factory(path)
-        done = (lambda o: on_result(_result(o))) if on_result is not None else None
+        done = (lambda o: on_result(self._result(o))) if on_result is not None else None
         observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency, done)
-        return TrialReport([_result(o) for o in observations])
+        return TrialReport([self._result(o) for o in observations])
 
-
-def _result(observation: Observation) -> TrialResult:
-    o = observation
-    return TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)
+    def _result(self, o: Observation) -> TrialResult:
+        """A graded attempt as the engine may see it (no grade under trajectory_only)."""
+        if self.hide_feedback:
+            return TrialResult(o.task.id, False, math.nan, "", o.trajectory.output, True)
+        return TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)

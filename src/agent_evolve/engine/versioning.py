@@ -11,12 +11,14 @@ import re
 import subprocess
 from pathlib import Path
 
+from agent_evolve.contract.paths import RECORDS_DIR
+from agent_evolve.engine.recovery import recover_git
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
-IGNORED_PATTERNS = ("evolution/", "__pycache__/", "*.pyc")
-_KEPT_DIRS = (".git", "evolution", "__pycache__")  # never swept: the repository and ignored records
+IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
+_KEPT_DIRS = (".git", RECORDS_DIR, "__pycache__")  # never swept: the repository and ignored records
 _SHA = re.compile(r"[0-9a-f]{40}")
 _REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newlines: one update-ref line each
 
@@ -66,7 +68,11 @@ class VersionControl:
         return (self.path / ".git").exists()
 
     def init(self) -> None:
-        """Create the repository (if needed) and keep run records out of every snapshot."""
+        """Create the repository (if needed) after undoing what a killed run left; keep run records out of snapshots.
+
+        Only call it while holding the workspace lock (``RunSession.open``): that is what makes any lock stale.
+        """
+        recover_git(self.path)
         if not self.is_repo():
             self._git("init", "-q", "-b", "main")
         exclude = self.path / ".git" / "info" / "exclude"

@@ -43,6 +43,7 @@ class LLMError(AgentEvolveError):
     """A model call failed; the message names provider and model and never contains a secret."""
 
     retryable: bool = False
+    retry_after_s: float | None = None  # the server's Retry-After, when it sent one
 
     def __init__(self, message: str, *, provider: str, model: str, status_code: int | None = None) -> None:
         self.provider = provider

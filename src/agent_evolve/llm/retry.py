@@ -49,7 +49,7 @@ def call_with_retry(
         except LLMError as exc:
             if not exc.retryable or retries >= policy.max_retries:
                 raise
-            wait = policy.delay(retries)
+            wait = max(policy.delay(retries), min(exc.retry_after_s or 0.0, policy.max_delay_s))
             retries += 1
             log.warning("%s; retry %d/%d in %.2fs", exc, retries, policy.max_retries, wait)
             sleep(wait)

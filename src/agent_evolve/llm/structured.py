@@ -8,32 +8,42 @@ from typing import Any
 
 import jsonschema
 
+from agent_evolve.contract.safe_json import MAX_JSON_DEPTH, parse_json, too_deep
+from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.models import parse_model
 
+MAX_REPLY_CHARS = 1_000_000
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
 def extract_json(text: str) -> Any:
     """The JSON value in a reply: the last ```json fence, else the whole text, else the first {...} or [...].
 
-    Raises ValueError when none parses.
+    Raises ValueError when none parses, or when the reply is larger or nested deeper than the JSON limits.
     """
+    if len(text) > MAX_REPLY_CHARS:
+        raise ValueError(f"the reply is {len(text)} characters long; the limit is {MAX_REPLY_CHARS}")
     candidates = [m.strip() for m in reversed(_FENCE.findall(text))] + [text.strip()]
     for candidate in candidates:
         try:
-            return json.loads(candidate)
-        except ValueError:
+            return parse_json(candidate, "reply")
+        except AgentEvolveError:
             continue
     decoder = json.JSONDecoder()
     for index, char in enumerate(text):
         if char in "{[":
             try:
-                return decoder.raw_decode(text, index)[0]
+                value = decoder.raw_decode(text, index)[0]
+            except RecursionError:
+                break
             except ValueError:
                 continue
-    raise ValueError("no JSON value found in the reply")
+            if too_deep(value):
+                raise ValueError(f"the JSON in the reply is nested deeper than {MAX_JSON_DEPTH} levels")
+            return value
+    raise ValueError("no JSON value found in the reply (or it is nested too deep)")
 
 
 def _problem(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:

@@ -2,7 +2,9 @@
 
 Subclasses implement :meth:`solve`. During ``solve`` an agent may :meth:`remember` lessons and
 :meth:`propose_skill` drafts; both are buffered in memory (thread-safe, since ``solve`` may run on several
-threads at once) and written by :meth:`export_to_fs`. After evolution the loop calls :meth:`reload_from_fs`.
+threads at once) and written by :meth:`export_to_fs`. After evolution the loop calls :meth:`reload_from_fs`. What an agent
+buffers while it solves holdout tasks is dropped with :meth:`discard_buffers`, so no holdout lesson is ever
+exported.
 """
 
 from __future__ import annotations
@@ -70,6 +72,20 @@ class BaseAgent:
             pending = (self._pending_memories, self._pending_drafts)
             self._pending_memories, self._pending_drafts = [], []
         return pending
+
+    def discard_buffers(self) -> None:
+        """Drop every buffered memory and draft without writing it (after holdout or test tasks)."""
+        with self._lock:
+            self._pending_memories.clear()
+            self._pending_drafts.clear()
+
+    @property
+    def deterministic(self) -> bool:
+        """True when solving a task twice gives the same result (override: False when sampling, e.g. temperature > 0).
+
+        A non-deterministic agent makes the gate re-measure the accepted version in every gate run.
+        """
+        return True
 
     def remember(self, content: str, category: str = "episodic", **extra: Any) -> None:
         """Buffer a memory entry ``{"content": content, **extra}`` for ``category``; safe from any thread."""

@@ -6,16 +6,17 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.paths import atomic_write
-from agent_evolve.engine.base import EvolutionEngine
-from agent_evolve.errors import ConfigError, WorkspaceError
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.engine.base import EngineContext, EvolutionEngine
+from agent_evolve.errors import ConfigError
 from agent_evolve.types import Observation, Usage
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
 
-LAYERS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
 BASE_DEFAULTS: dict[str, Any] = {"max_tokens": 768}
 
 
@@ -90,14 +91,12 @@ class ModelEngine(EvolutionEngine):
 
     def layers(self, workspace: AgentWorkspace) -> set[str]:
         """Layers this step may edit: enabled in the config and declared evolvable by the manifest."""
-        cfg = self.config
-        enabled = {"prompts": cfg.evolve_prompts, "skills": cfg.evolve_skills, "memory": cfg.evolve_memory,
-                   "tools": cfg.evolve_tools}
-        try:
-            declared = set(workspace.evolvable_layers)
-        except WorkspaceError:
-            declared = set(LAYERS)
-        return {layer for layer, on in enabled.items() if on and layer in declared}
+        return set(enabled_layers(self.config, workspace.path))
+
+    def bind(self, context: EngineContext | None) -> None:
+        """Use the context the loop passed to `step` (engines run outside the loop keep theirs)."""
+        if context is not None:
+            self.context = context
 
     def hidden(self, observations: list[Observation]) -> bool:
         """True when scores and feedback must not be used (trajectory_only)."""
@@ -120,7 +119,7 @@ class ModelEngine(EvolutionEngine):
         if self.context is None:
             return dict(self._memory_state)
         path = self.context.state_dir / f"{self.engine_name}.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        return parse_json(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else {}
 
     def save_state(self, state: dict[str, Any]) -> None:
         """Write the engine's JSON state atomically (into memory outside the loop)."""

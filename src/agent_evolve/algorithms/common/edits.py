@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, text_similarity
-from agent_evolve.contract.paths import check_category, is_temp_file
+from agent_evolve.contract.paths import RECORDS_DIR, check_category, is_temp_file
 from agent_evolve.contract.skills import Skill, render_skill, validate_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import AgentEvolveError, WorkspaceError
@@ -32,7 +32,7 @@ RULE_MIN, RULE_MAX = 8, 300
 MEMORY_MAX = 500
 DUPLICATE_RULE = 0.85
 LAYER_DIRS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
-RECORD_DIRS: tuple[str, ...] = ("evolution", ".git")
+RECORD_DIRS: tuple[str, ...] = (RECORDS_DIR, ".git")
 _SKIP_DIRS = {".git", "__pycache__"}
 
 

@@ -90,6 +90,11 @@ def edit_from_action(item: dict[str, Any], source: dict[str, Any], cap: int = SK
     raise EditError(f"unknown action {action!r}; known: {', '.join(PROPOSABLE)}")
 
 
+def _count(value: Any) -> int:
+    """A counter kept in skill metadata; anything that is not a small non-negative integer counts as 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**9 else 0
+
+
 def _required(item: dict[str, Any], key: str) -> str:
     value = item.get(key)
     if not isinstance(value, str) or not value.strip():
@@ -120,7 +125,7 @@ def refine_skill(client: LLMClient, skill: Skill, uses: int, outcome: str, evide
                                             evidence=evidence)
     reply = ask(client, request, SKILL_SCHEMA, max_tokens)
     reply.setdefault("description", skill.description)
-    metadata = {**skill.metadata, "refined": int(skill.metadata.get("refined", 0)) + 1}
+    metadata = {**skill.metadata, "refined": _count(skill.metadata.get("refined")) + 1}
     return Edit("write_skill", skill=skill_from_fields(reply, metadata, name=skill.name, cap=cap,
                                                        fallback_description=skill.description))
 

@@ -12,7 +12,14 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from agent_evolve.contract.skills import MAX_DESCRIPTION_LENGTH, Skill, parse_skill, render_skill, validate_skill
+from agent_evolve.contract.skills import (
+    MAX_DESCRIPTION_LENGTH,
+    Skill,
+    parse_skill,
+    read_skill_file,
+    render_skill,
+    validate_skill,
+)
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 
@@ -66,8 +73,8 @@ def make_skill(
 
 
 def read_skills(workspace: AgentWorkspace) -> dict[str, Skill]:
-    """Every current skill, parsed, by name."""
-    return {m.name: parse_skill(workspace.read_skill(m.name), path=m.path) for m in workspace.list_skills()}
+    """Every current skill, parsed (from the contract's cache of unchanged files), by name."""
+    return {m.name: read_skill_file(m.path) for m in workspace.list_skills()}
 
 
 def draft_to_skill(name: str, content: str, cap: int = SKILL_CHAR_CAP) -> Skill | None:

@@ -36,6 +36,7 @@ from agent_evolve.types import Observation, StepResult, StepStatus
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
 
@@ -80,8 +81,11 @@ class AEvolveEngine(ModelEngine):
         observations: list[Observation],
         history: EvolutionHistory,
         trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
     ) -> StepResult:
         """Analyse, converse with tools, repair, fall back, write."""
+        self.bind(context)
         mark = self.usage_mark()
         layers = self.layers(workspace) & {"prompts", "skills", "memory"}
         evidence = analyse(observations, self.hidden(observations))

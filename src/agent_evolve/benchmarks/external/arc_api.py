@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.benchmarks.external.common import fenced_blocks
+from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 
 DEFAULT_BASE_URL = "https://three.arcprize.org"
@@ -58,8 +59,8 @@ def parse_actions(text: str) -> list[ArcAction]:
     """Valid actions from a JSON list (in a ``` block or alone) or from tokens like `ACTION6 12 40`."""
     for candidate in [block.body for block in fenced_blocks(text)] + [text]:
         try:
-            value = json.loads(candidate)
-        except ValueError:
+            value = parse_json(candidate, "model output")
+        except AgentEvolveError:
             continue
         if isinstance(value, list):
             actions = [a for a in map(_from_json, value) if a is not None]

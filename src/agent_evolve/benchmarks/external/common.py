@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
@@ -11,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from agent_evolve.benchmarks.base import SPLITS
+from agent_evolve.engine.tasks import seeded_order
 from agent_evolve.errors import ConfigError, UnknownNameError
 
 T = TypeVar("T")
@@ -44,7 +44,7 @@ def split_ids(ids: Sequence[str], split: str, seed: int, test_fraction: float) -
         raise ConfigError(f"split must be one of {SPLITS}, got {split!r}")
     if len(set(ids)) != len(ids):
         raise ConfigError("task ids must be unique to split them; the data holds duplicate ids")
-    order = sorted(ids, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
+    order = seeded_order(ids, seed)
     n_test = round(len(order) * test_fraction)
     if len(order) >= 2:
         n_test = min(max(n_test, 1), len(order) - 1)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import csv
 import importlib
-import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.errors import ConfigError, MissingDependencyError
 
 SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".csv", ".parquet")
 
@@ -68,9 +68,9 @@ def read_file(path: Path) -> list[dict[str, Any]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         with path.open(encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
+            return [parse_json(line, f"{path}:{n}", ConfigError) for n, line in enumerate(f, 1) if line.strip()]
     if suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), str(path), ConfigError)
         if isinstance(data, dict):
             data = data.get("data", data.get("instances", [data]))
         if not isinstance(data, list):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from agent_evolve.benchmarks.external.common import fenced_blocks
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.errors import AgentEvolveError
 
 Grid = list[list[int]]
 
@@ -36,8 +37,8 @@ def _json_grids(text: str) -> list[tuple[int, Grid]]:
         if end is None:
             break
         try:
-            value = json.loads(text[start:end])
-        except ValueError:
+            value = parse_json(text[start:end], "model output")
+        except AgentEvolveError:
             value = None
         if is_grid(value):
             found.append((start, value))

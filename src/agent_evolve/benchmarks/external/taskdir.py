@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.errors import ConfigError
 
 Layout = Literal["terminal-bench", "harbor", "benchflow"]
 
@@ -59,7 +60,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     match = _FRONTMATTER.match(text)
     if match is None:
         return {}, text
-    data = yaml.safe_load(match.group(1)) or {}
+    data = load_yaml(match.group(1), "front matter", ConfigError) or {}
     if not isinstance(data, dict):
         raise ValueError("front matter must be a YAML mapping")
     return data, match.group(2)
@@ -80,7 +81,7 @@ def _seconds(section: Any, key: str, default: float) -> float:
 def parse_task_dir(root: Path) -> TaskDir:
     """Read a task folder in any of the three layouts; ValueError when it is none of them."""
     if (root / "task.yaml").is_file():
-        config = yaml.safe_load((root / "task.yaml").read_text(encoding="utf-8")) or {}
+        config = load_yaml((root / "task.yaml").read_text(encoding="utf-8"), str(root / "task.yaml"), ConfigError) or {}
         if not config.get("instruction"):
             raise ValueError(f"{root / 'task.yaml'}: no `instruction`")
         return TaskDir(

@@ -1,14 +1,32 @@
-"""Small helpers every provider shares: lazy SDK import, argument decoding, system-prompt splitting."""
+"""Small helpers every provider shares: lazy SDK import, argument decoding, reply checks, system-prompt splitting."""
 
 from __future__ import annotations
 
 import importlib
-import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from email.utils import parsedate_to_datetime
 from types import ModuleType
 from typing import Any
 
-from agent_evolve.errors import MissingDependencyError
-from agent_evolve.llm.base import Message
+from agent_evolve.contract.paths import clean_text
+from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.llm.base import Completion, Message
+from agent_evolve.llm.errors import LLMError, ProviderServerError
+
+MAX_ARGUMENT_CHARS = 1_000_000
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+
+
+class MalformedReplyError(ProviderServerError):
+    """The server answered 200 with a body that is not the API's reply shape (truncated, HTML, wrong types); retried."""
+
+
+class _Arguments(AgentEvolveError):
+    """Tool-call arguments that are not bounded JSON."""
 
 
 def import_sdk(module: str, extra: str) -> ModuleType:
@@ -28,10 +46,64 @@ def decode_arguments(raw: Any) -> dict[str, Any]:
     if raw is None or raw == "":
         return {}
     try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return {"_raw": raw}
+        value = parse_json(raw, "tool-call arguments", _Arguments, MAX_ARGUMENT_CHARS) if isinstance(raw, str) else raw
+    except _Arguments:
+        return {"_raw": raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
     return value if isinstance(value, dict) else {"_value": value}
+
+
+def checked_completion(build: Callable[[Any], Completion], response: Any, *, provider: str, model: str) -> Completion:
+    """``build(response)``, refused as a :class:`MalformedReplyError` when the reply does not have the API's shape.
+
+    Text is returned with lone surrogates replaced, so model output can always be written as UTF-8.
+    """
+    try:
+        completion = build(response)
+        problem = _completion_problem(completion)
+    except _SHAPE_ERRORS as exc:
+        problem = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    if problem:
+        raise MalformedReplyError(f"malformed reply: {problem}", provider=provider, model=model)
+    return replace(completion, text=clean_text(completion.text))
+
+
+def malformed_body(exc: BaseException, *, provider: str, model: str) -> MalformedReplyError:
+    """The error for a 200 reply whose body could not even be decoded (truncated, empty, not JSON)."""
+    return MalformedReplyError(f"the reply body could not be decoded: {' '.join(str(exc).split())[:200]}",
+                               provider=provider, model=model)
+
+
+def with_retry_after(error: LLMError, headers: Any) -> LLMError:
+    """``error`` carrying the server's ``Retry-After`` (seconds or an HTTP date), so the retry waits that long."""
+    try:
+        raw = headers.get("retry-after") if headers is not None else None
+    except (AttributeError, TypeError):
+        raw = None
+    if isinstance(raw, str) and raw.strip():
+        try:
+            seconds = float(raw)
+        except ValueError:
+            try:
+                seconds = parsedate_to_datetime(raw).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError):
+                return error
+        if math.isfinite(seconds):
+            error.retry_after_s = max(0.0, seconds)
+    return error
+
+
+def _completion_problem(completion: Completion) -> str | None:
+    if not isinstance(completion.text, str):
+        return f"the text is a {type(completion.text).__name__}, not a string"
+    for call in completion.tool_calls:
+        if not isinstance(call.id, str) or not isinstance(call.name, str) or not call.name:
+            return "a tool call has no string id or name"
+    usage = completion.usage
+    for name in ("input_tokens", "output_tokens"):
+        value = getattr(usage, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"usage {name} is {value!r}, not a count"
+    return None
 
 
 def split_system(messages: list[Message]) -> tuple[str, list[Message]]:

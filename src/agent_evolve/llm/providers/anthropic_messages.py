@@ -14,7 +14,14 @@ from agent_evolve.llm.errors import (
     error_for_status,
     register_secret,
 )
-from agent_evolve.llm.providers._common import decode_arguments, import_sdk, split_system
+from agent_evolve.llm.providers._common import (
+    checked_completion,
+    decode_arguments,
+    import_sdk,
+    malformed_body,
+    with_retry_after,
+    split_system,
+)
 from agent_evolve.types import Usage
 
 DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
@@ -125,8 +132,11 @@ class AnthropicMessagesClient:
             raise ProviderConnectionError(f"cannot reach the server: {exc}", provider=self.provider,
                                           model=self.name) from None
         except anthropic.APIStatusError as exc:
-            raise error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name) from None
-        return self._to_completion(response)
+            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
+            raise with_retry_after(error, exc.response.headers) from None
+        except ValueError as exc:
+            raise malformed_body(exc, provider=self.provider, model=self.name) from None
+        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: Any) -> Completion:
         texts: list[str] = []

@@ -15,7 +15,14 @@ from agent_evolve.llm.errors import (
     RateLimitError,
     error_for_status,
 )
-from agent_evolve.llm.providers._common import decode_arguments, import_sdk, split_system
+from agent_evolve.llm.providers._common import (
+    checked_completion,
+    decode_arguments,
+    import_sdk,
+    malformed_body,
+    with_retry_after,
+    split_system,
+)
 from agent_evolve.types import Usage
 
 _FINISH: dict[str, FinishReason] = {
@@ -132,7 +139,9 @@ class BedrockConverseClient:
                 provider=self.provider, model=self.name) from None
         except exceptions.ClientError as exc:
             raise self._client_error(exc) from None
-        return self._to_completion(response)
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # botocore could not parse a 200 body
+            raise malformed_body(exc, provider=self.provider, model=self.name) from None
+        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
 
     def _client_error(self, exc: Any) -> LLMError:
         error = exc.response.get("Error", {})
@@ -140,7 +149,9 @@ class BedrockConverseClient:
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
         detail = f"{code}: {error.get('Message', '')}"
         if code in _THROTTLED:
-            return RateLimitError(f"throttled: {detail}", provider=self.provider, model=self.name, status_code=429)
+            headers = exc.response.get("ResponseMetadata", {}).get("HTTPHeaders")
+            return with_retry_after(RateLimitError(f"throttled: {detail}", provider=self.provider, model=self.name,
+                                                   status_code=429), headers)
         if code in _UNAVAILABLE:
             return ProviderServerError(f"unavailable: {detail}", provider=self.provider, model=self.name,
                                        status_code=status)
@@ -150,7 +161,7 @@ class BedrockConverseClient:
         return error_for_status(status, detail, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: dict[str, Any]) -> Completion:
-        content = response.get("output", {}).get("message", {}).get("content", [])
+        content = response["output"]["message"]["content"]
         texts = [b["text"] for b in content if "text" in b]
         calls = [
             ToolCall(id=b["toolUse"]["toolUseId"], name=b["toolUse"]["name"],

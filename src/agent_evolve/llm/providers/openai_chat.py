@@ -9,13 +9,18 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (
-    LLMError,
     LLMTimeoutError,
     ProviderConnectionError,
     error_for_status,
     register_secret,
 )
-from agent_evolve.llm.providers._common import decode_arguments, import_sdk
+from agent_evolve.llm.providers._common import (
+    checked_completion,
+    decode_arguments,
+    import_sdk,
+    malformed_body,
+    with_retry_after,
+)
 from agent_evolve.types import Usage
 
 _FINISH: dict[str, FinishReason] = {
@@ -125,12 +130,15 @@ class OpenAIChatClient:
             raise ProviderConnectionError(f"cannot reach the server: {exc}", provider=self.provider,
                                           model=self.name) from None
         except openai.APIStatusError as exc:
-            raise error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name) from None
-        return self._to_completion(response)
+            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
+            raise with_retry_after(error, exc.response.headers) from None
+        except ValueError as exc:
+            raise malformed_body(exc, provider=self.provider, model=self.name) from None
+        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: Any) -> Completion:
         if not response.choices:
-            raise LLMError("the server returned no choices", provider=self.provider, model=self.name)
+            raise ValueError("the server returned no choices")
         choice = response.choices[0]
         calls = [
             ToolCall(id=c.id, name=c.function.name, arguments=decode_arguments(c.function.arguments))

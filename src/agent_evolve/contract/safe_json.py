@@ -1,0 +1,52 @@
+"""The one JSON reader for files and model replies: bounded size and depth, every failure our own error type.
+
+``json.loads`` alone raises ``RecursionError`` on deeply nested input and ``ValueError`` on integers over 4,300
+digits, and happily builds values nested too deep for later code (``json.dumps``, ``copy.deepcopy``) to walk.
+:func:`parse_json` refuses all of these with the caller's error naming where the text came from.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_evolve.errors import AgentEvolveError, WorkspaceError
+
+MAX_JSON_CHARS = 64_000_000
+MAX_JSON_DEPTH = 100
+
+
+def parse_json(text: str | bytes, where: str, error: type[AgentEvolveError] = WorkspaceError,
+               max_chars: int = MAX_JSON_CHARS) -> Any:
+    """The JSON value of ``text``; malformed, too large or too deep input raises ``error`` naming ``where``."""
+    if len(text) > max_chars:
+        raise error(f"{where}: JSON text is {len(text)} characters long; the limit is {max_chars}")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise error(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise error(f"{where}: not valid JSON: {' '.join(str(exc).split())}") from None
+    opens = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")
+    if opens > MAX_JSON_DEPTH and too_deep(value):
+        raise error(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when lists and dicts in ``value`` nest more than ``limit`` levels (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False

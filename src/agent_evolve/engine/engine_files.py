@@ -1,0 +1,68 @@
+"""The engine's folders in the run records: the context handed to each call, and per-cycle state snapshots."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine.base import EngineContext
+from agent_evolve.engine.observer import EvolutionHistory
+from agent_evolve.engine.trial import TrialRunner
+
+
+class EngineFiles:
+    """`state/` persists (snapshotted per cycle, restored on resume), `scratch/` is emptied per call, `output/`."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.state = root / "state"
+
+    def context(
+        self,
+        config: EvolveConfig,
+        workspace: AgentWorkspace,
+        history: EvolutionHistory,
+        cycle: int,
+        trial: TrialRunner | None = None,
+    ) -> EngineContext:
+        """A fresh context for one engine call of `cycle`."""
+        scratch, output = self.root / "scratch", self.root / "output" / f"cycle_{cycle}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        for folder in (self.state, scratch, output):
+            folder.mkdir(parents=True, exist_ok=True)
+        return EngineContext(
+            config=config,
+            workspace=workspace,
+            history=history,
+            state_dir=self.state,
+            scratch_dir=scratch,
+            output_dir=output,
+            cycle=cycle,
+            trial=trial,
+        )
+
+    def wipe_state(self) -> None:
+        shutil.rmtree(self.state, ignore_errors=True)
+
+    def snapshot(self, label: str) -> None:
+        """Copy `state/` to `snapshots/<label>` through a staging folder, so a crash never leaves half a copy."""
+        target = self.root / "snapshots" / label
+        staging = target.with_name(f".{label}.tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        if self.state.exists():
+            shutil.copytree(self.state, staging)
+        else:
+            staging.mkdir(parents=True)
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+
+    def restore(self, label: str) -> None:
+        """Make `state/` exactly the snapshot `label` (empty when there is none)."""
+        snapshot = self.root / "snapshots" / label
+        shutil.rmtree(self.state, ignore_errors=True)
+        if snapshot.exists():
+            shutil.copytree(snapshot, self.state)
+        else:
+            self.state.mkdir(parents=True, exist_ok=True)

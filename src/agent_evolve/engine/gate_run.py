@@ -1,0 +1,143 @@
+"""One gate evaluation: candidate and incumbent scored task by task on the same holdout, k repeats each.
+
+The incumbent is re-measured in the same run when the config says so, or (config None) when the agent or the
+grader is not deterministic; otherwise its cached per-task scores are used. The per-task tables and the full
+decision are sealed (outside the workspace); the journal and the engine get only the aggregate decision.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.executors.base import Executor
+from agent_evolve.engine.gate import no_holdout_decision
+from agent_evolve.engine.gating import decide_gate, decision_summary
+from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expected_seconds, measure
+from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.engine.solving import is_infrastructure_failure, solve_all, too_many_infrastructure_failures
+from agent_evolve.engine.state import RunState
+from agent_evolve.engine.versioning import VersionControl, accepted_tag, candidate_tag
+from agent_evolve.errors import AgentEvolveError
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Observation, Task
+
+log = logging.getLogger(__name__)
+
+GateResult = dict[str, Any]
+"""The journaled gate result: `decision` (aggregate summary or None), `failure`, `accepted_score`, `accepted_count`."""
+
+
+@dataclass
+class GateRun:
+    """The inputs of one gate evaluation; `load_agent` reloads the agent from the workspace as it is on disk."""
+
+    config: EvolveConfig
+    benchmark: BenchmarkAdapter
+    vc: VersionControl
+    records: RunRecords
+    holdout: list[Task]
+    load_agent: Callable[[], BaseAgent]
+    announce: Callable[[str, dict[str, Any]], None]
+    executor: Executor
+
+    def remeasure(self, agent: BaseAgent) -> bool:
+        """Re-measure the incumbent: as configured, else when the agent or the grader is not deterministic."""
+        if self.config.gate_remeasure_incumbent is not None:
+            return self.config.gate_remeasure_incumbent
+        return not (agent.deterministic and self.benchmark.deterministic)
+
+    def baseline(self, agent: BaseAgent) -> HoldoutMeasure:
+        """Measure the starting version; its per-task table is the first cached incumbent."""
+        result = self._measure(agent, "baseline")
+        self._check_infrastructure(result, "baseline")
+        write_json_atomic(self.records.holdout_table(accepted_tag(0)), result.scores)
+        return result
+
+    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateResult:
+        """Score the candidate tagged cand-N (the working tree) against the accepted version."""
+        if not state.has_holdout:
+            return self._train_only(batch)
+        agent = self.load_agent()
+        remeasure = self.remeasure(agent)
+        attempts = len(self.holdout) * self.config.gate_repeats * (2 if remeasure else 1)
+        eta = expected_seconds(batch, attempts, self.config.concurrency)
+        if eta > GATE_WARN_SECONDS:
+            message = f"the gate will take about {eta / 60:.0f} min ({attempts} holdout attempts); see holdout_limit"
+            log.warning("cycle %d: %s", cycle, message)
+            self.announce("gate_warning", {"message": message})
+        cached = read_json(self.records.holdout_table(state.accepted_tag), None)
+        incumbent_scores: dict[str, list[float]] = cached or {}
+        measures: dict[str, Any] = {}
+        if remeasure or cached is None:
+            self.vc.reset_to(state.accepted_tag)
+            incumbent = self._measure(self.load_agent(), "gate")
+            self.vc.reset_to(candidate_tag(cycle))
+            agent = self.load_agent()
+            measures["incumbent"] = incumbent.to_dict()
+            incumbent_scores = incumbent.scores
+            if failure := self._infrastructure_problem(incumbent, "gate (incumbent)"):
+                return self._sealed_failure(cycle, failure, measures)
+        candidate = self._measure(agent, "gate")
+        measures["candidate"] = candidate.to_dict()
+        if failure := self._infrastructure_problem(candidate, "gate (candidate)"):
+            return self._sealed_failure(cycle, failure, measures)
+        decision = decide_gate(self.config, candidate.scores, incumbent_scores, best_so_far=state.accepted_score)
+        write_json_atomic(
+            self.records.gate / f"cycle_{cycle}.json",
+            {"decision": decision.to_dict(), "remeasured_incumbent": "incumbent" in measures, **measures},
+        )
+        if decision.accepted:
+            write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
+        return {"decision": decision_summary(decision), "failure": "", "accepted_score": candidate.mean,
+                "accepted_count": 0}
+
+    def _train_only(self, batch: list[Observation]) -> GateResult:
+        """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
+        agent = self.load_agent()
+        try:
+            observations = solve_all(
+                agent, self.benchmark, [o.task for o in batch], self.config.concurrency, executor=self.executor
+            )
+        finally:
+            agent.discard_buffers()
+        graded = [o for o in observations if not is_infrastructure_failure(o)]
+        failed = len(observations) - len(graded)
+        if too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
+            return {"decision": None, "failure": f"{failed} of {len(observations)} train re-solves failed for "
+                    "infrastructure reasons", "accepted_score": None, "accepted_count": 0}
+        score = sum(o.feedback.score for o in graded) / len(graded) if graded else 0.0
+        return {"decision": decision_summary(no_holdout_decision()), "failure": "", "accepted_score": score,
+                "accepted_count": len(graded)}
+
+    def _measure(self, agent: BaseAgent, phase: str) -> HoldoutMeasure:
+        total = len(self.holdout) * self.config.gate_repeats
+        self.announce(phase, {"total": total})
+        return measure(
+            agent,
+            self.benchmark,
+            self.holdout,
+            repeats=self.config.gate_repeats,
+            concurrency=self.config.concurrency,
+            on_progress=lambda n: self.announce(phase, {"done": n, "total": total}),
+            executor=self.executor,
+        )
+
+    def _infrastructure_problem(self, result: HoldoutMeasure, what: str) -> str:
+        ratio = self.config.max_infra_failure_ratio
+        if not too_many_infrastructure_failures(result.infrastructure_failures, result.attempts, ratio):
+            return ""
+        return (f"{what}: {result.infrastructure_failures} of {result.attempts} holdout attempts failed for "
+                f"infrastructure reasons (more than max_infra_failure_ratio={ratio})")
+
+    def _check_infrastructure(self, result: HoldoutMeasure, what: str) -> None:
+        if problem := self._infrastructure_problem(result, what):
+            raise AgentEvolveError(f"the run stops: {problem}; first: {result.first_error}")
+
+    def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateResult:
+        write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"failure": failure, **measures})
+        return {"decision": None, "failure": failure, "accepted_score": None, "accepted_count": 0}

@@ -1,0 +1,99 @@
+"""The gate in the loop: task by task on the same holdout, k repeats, the incumbent re-measured when the agent
+is not deterministic, and the per-task table sealed away from the engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.engine import gate_run
+from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.records import RunRecords
+from agent_evolve.types import Task, Trajectory
+
+
+class CountingAgent(KeywordAgent):
+    """Counts solves per prompt, so a test can tell which version the gate measured."""
+
+    solves: dict[str, int] = {}
+    sampling = False
+
+    @property
+    def deterministic(self) -> bool:
+        return not self.sampling
+
+    def solve(self, task: Task) -> Trajectory:
+        key = self.system_prompt.strip()
+        CountingAgent.solves[key] = CountingAgent.solves.get(key, 0) + 1
+        return super().solve(task)
+
+
+def evolve(tmp_path: Path, plan: list[tuple], cycles: int, progress=None, **config) -> Path:
+    CountingAgent.solves = {}
+    workspace = make_workspace(tmp_path / "ws", prompt="k0\n")
+    settings = ae.EvolveConfig(**{"batch_size": 4, "holdout_ratio": 0.3, "concurrency": 1, **config})
+    ae.Evolver(CountingAgent(workspace), KeywordBenchmark(), settings, PlanEngine(plan), progress=progress).run(cycles)
+    return workspace
+
+
+def gate_record(workspace: Path, cycle: int) -> dict:
+    return json.loads((RunRecords(workspace).gate / f"cycle_{cycle}.json").read_text())
+
+
+def test_the_decision_record_keeps_a_per_task_table_outside_the_workspace(tmp_path: Path) -> None:
+    workspace = evolve(tmp_path, [("prompt", "k0 k1")], 1, gate_repeats=3)
+    record = gate_record(workspace, 1)
+    holdout = holdout_ids(workspace)
+    assert set(record["candidate"]["scores"]) == set(holdout)
+    assert all(scores == [1.0, 1.0, 1.0] for scores in record["candidate"]["scores"].values())
+    assert record["decision"]["action"] == "accept"
+    assert {row["task_id"] for row in record["decision"]["per_task"]} == set(holdout)
+    assert all(row["repeats"] == 3 for row in record["decision"]["per_task"])
+    assert workspace not in RunRecords(workspace).gate.parents
+    history = ae.EvolutionHistory(workspace).cycle_records()[0]["metadata"]["gate"]
+    assert history["accepted"] and "per_task" not in history and "excluded" not in history
+    k1_tasks = sum(int(task_id[1:]) % 2 for task_id in holdout)
+    assert history["statistic"]["wins"] == k1_tasks, "the aggregate statistic is visible, not the table"
+
+
+def test_the_configured_strategy_decides(tmp_path: Path) -> None:
+    workspace = evolve(tmp_path, [("prompt", "k0 k1")], 1, gate_strategy="paired")
+    record = gate_record(workspace, 1)["decision"]
+    assert record["strategy"] == "paired" and record["statistic"]["p_value"] is not None
+
+
+def test_a_deterministic_incumbent_is_not_measured_again(tmp_path: Path) -> None:
+    CountingAgent.sampling = False
+    workspace = evolve(tmp_path, [("prompt", "nothing")], 2)
+    holdout = len(holdout_ids(workspace))
+    assert not gate_record(workspace, 1)["remeasured_incumbent"]
+    assert CountingAgent.solves["k0"] == holdout + 2 * 4, "baseline holdout once, then two train batches"
+
+
+def test_a_sampling_agent_makes_the_gate_remeasure_the_incumbent(tmp_path: Path) -> None:
+    CountingAgent.sampling = True
+    try:
+        workspace = evolve(tmp_path, [("prompt", "nothing")], 2)
+    finally:
+        CountingAgent.sampling = False
+    holdout = len(holdout_ids(workspace))
+    record = gate_record(workspace, 1)
+    assert record["remeasured_incumbent"] and set(record["incumbent"]["scores"]) == set(holdout_ids(workspace))
+    assert CountingAgent.solves["k0"] == 3 * holdout + 2 * 4, "baseline plus one re-measure per gate"
+
+
+def test_the_config_can_force_remeasuring(tmp_path: Path) -> None:
+    workspace = evolve(tmp_path, [("prompt", "nothing")], 1, gate_remeasure_incumbent=True)
+    assert gate_record(workspace, 1)["remeasured_incumbent"]
+
+
+def test_a_long_gate_is_announced_before_it_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gate_run, "GATE_WARN_SECONDS", -1.0)
+    events: list[ProgressEvent] = []
+    evolve(tmp_path, [("prompt", "k0 k1")], 1, progress=events.append)
+    warnings = [e for e in events if e.phase == "gate_warning"]
+    assert len(warnings) == 1 and "holdout attempts" in warnings[0].message
