@@ -80,25 +80,24 @@ def test_a_perfect_parent_is_not_reflected_on(tmp_path: Path) -> None:
     assert llm.calls == [] and state(workspace)["log"][0]["decision"].startswith("skipped")
 
 
-def test_without_validation_tasks_the_step_fails_and_says_what_to_set(tmp_path: Path) -> None:
+def test_without_validation_tasks_the_run_stops_and_says_what_to_set(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "ws")
     config = ae.EvolveConfig(**{**CONFIG, "val_ratio": 0.0})
-    result = ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, GepaEngine(llm=ScriptedLLM([]))).run(1)
-    record = ae.EvolutionHistory(workspace).cycle_records()[0]
-    assert "val_ratio" in record["summary"] and result.details["accepted"] == 0
+    with pytest.raises(ConfigError, match="val_ratio"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, GepaEngine(llm=ScriptedLLM([]))).run(1)
 
 
 def test_components_outside_the_editable_layers_are_refused(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "ws")
     engine = GepaEngine(llm=ScriptedLLM([]), components=["manifest.yaml"])
-    ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), ae.EvolveConfig(**CONFIG), engine).run(1)
-    assert "manifest.yaml" in ae.EvolutionHistory(workspace).cycle_records()[0]["summary"]
+    with pytest.raises(ConfigError, match="manifest.yaml"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), ae.EvolveConfig(**CONFIG), engine).run(1)
     with pytest.raises(ConfigError, match="minibatch"):
         GepaEngine(minibatch=3)
 
 
-def test_with_hidden_feedback_the_step_fails_and_names_trajectory_only(tmp_path: Path) -> None:
+def test_with_hidden_feedback_the_run_stops_and_names_trajectory_only(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "ws")
     config = ae.EvolveConfig(**CONFIG, trajectory_only=True)
-    ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, GepaEngine(llm=ScriptedLLM([]))).run(1)
-    assert "trajectory_only" in ae.EvolutionHistory(workspace).cycle_records()[0]["summary"]
+    with pytest.raises(ConfigError, match="trajectory_only"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, GepaEngine(llm=ScriptedLLM([]))).run(1)
