@@ -14,7 +14,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("agent_evolve.protocol", "agent_evolve.benchmarks.base"),
     ("agent_evolve.engine",),
     ("agent_evolve.agents", "agent_evolve.benchmarks", "agent_evolve.algorithms", "agent_evolve.seed_workspaces"),
-    ("agent_evolve.registry", "agent_evolve.api", "agent_evolve.cli", "agent_evolve.experiment", "agent_evolve"),
+    ("agent_evolve.registry", "agent_evolve.api", "agent_evolve.cli", "agent_evolve.experiment", "agent_evolve",
+     "agent_evolve.userview", "agent_evolve.report", "agent_evolve.export", "agent_evolve.tracking"),
 ]
 
 

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.agents.router import (
-    SkillRouter,
-    TfIdfIndex,
-    match_skills,
-    parse_choice,
-    tokenize,
-    trigger_text,
-)
+from agent_evolve.agents.router import SkillRouter, bank_index, match_skills, parse_choice, trigger_text
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import SkillMeta
 
@@ -27,16 +20,9 @@ BANK = [
 ]
 
 
-def test_tokenize_and_trigger_text() -> None:
-    assert tokenize("The Units of the hours!") == ["unit", "hour"]
+def test_trigger_text() -> None:
     assert trigger_text("TRIGGER when: mixing units. DO NOT TRIGGER: plain sums.") == "mixing units."
     assert trigger_text("Use for unit conversion.") == "Use for unit conversion."
-
-
-def test_tfidf_ranks_by_overlap() -> None:
-    index = TfIdfIndex(["apples and pears", "hours minutes units", "sorting lists"])
-    assert [i for i, _ in index.top("convert 3 hours to minutes", 3)] == [1]
-    assert index.top("nothing shared", 3) == []
 
 
 def test_match_skills_uses_the_trigger_part() -> None:
@@ -45,6 +31,15 @@ def test_match_skills_uses_the_trigger_part() -> None:
     assert match_skills("What is the percentage discount on a $20 shirt?", BANK, 3)[0][0].name == "percent-change"
     excluded = [meta("a", "alpha beta", avoid="gamma delta")]
     assert match_skills("gamma delta", excluded, 3) == [], "the DO NOT TRIGGER part is not matched"
+
+
+def test_the_bank_index_is_built_once_per_bank_version() -> None:
+    first = bank_index(BANK)
+    assert bank_index(list(BANK)) is first, "the same names and descriptions reuse the index"
+    changed = [*BANK[:2], meta("sort-lists", "a function must order records by date")]
+    assert bank_index(changed) is not first
+    assert match_skills("order the records by date", changed, 1)[0][0].name == "sort-lists"
+    assert match_skills("order the records by date", BANK, 1) == [], "the old version's index is not reused"
 
 
 @pytest.mark.parametrize(

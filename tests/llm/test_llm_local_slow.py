@@ -84,3 +84,57 @@ def test_the_one_instance_is_safe_from_several_threads(client):
         thread.join()
     assert len(answers) == 3 and all(a.strip() for a in answers)
     assert any("apple" in a for a in answers) and any("river" in a for a in answers)
+
+
+def test_concurrent_requests_are_batched_and_answer_like_one_at_a_time(client):
+    from agent_evolve.llm.models import LOCAL_MODELS
+    from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
+
+    local = LocalLlamaClient("local/qwen2.5-coder-1.5b", LOCAL_MODELS["qwen2.5-coder-1.5b"])
+    words = ["apple", "river", "stone", "cloud"]
+    chats = {w: [Message("system", "You repeat words."), Message("user", f"Reply with the single word: {w}")]
+             for w in words}
+    alone = {w: local.complete(chats[w], max_tokens=6).text for w in words}
+    together: dict[str, str] = {}
+
+    def ask(word: str) -> None:
+        together[word] = local.complete(chats[word], max_tokens=6).text
+
+    threads = [threading.Thread(target=ask, args=(w,)) for w in words]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(f"\n4 concurrent short requests: {time.perf_counter() - started:.1f}s")
+    assert sum(w in alone[w].lower() for w in words) >= 3, alone
+    assert together == alone, "greedy replies do not depend on what else is in the batch"
+
+
+def test_a_shared_prompt_prefix_is_read_once(client):
+    from agent_evolve.llm.llama_batching import common_prefix
+    from agent_evolve.llm.models import LOCAL_MODELS
+    from agent_evolve.llm.providers.llama_cpp_local import load_model
+
+    engine = load_model(LOCAL_MODELS["qwen2.5-coder-1.5b"]).engine
+    system = {"role": "system", "content": "Answer briefly. " + "Use plain words and short sentences. " * 30}
+    first, _ = engine.prompt_tokens([system, {"role": "user", "content": "Name a colour."}])
+    second, _ = engine.prompt_tokens([system, {"role": "user", "content": "Name a fruit."}])
+    options = {"max_tokens": 1, "stops": (), "temperature": 0.0, "seed": 0, "deadline": None}
+    assert engine.generate(first, **options).cached_tokens < 10
+    shared = common_prefix(first, second)
+    assert shared > 200
+    assert engine.generate(second, **options).cached_tokens == shared
+
+
+def test_the_local_model_stops_at_its_deadline():
+    from agent_evolve.llm.errors import LLMTimeoutError
+    from agent_evolve.llm.models import LOCAL_MODELS
+    from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
+
+    local = LocalLlamaClient("local/qwen2.5-coder-1.5b", LOCAL_MODELS["qwen2.5-coder-1.5b"], timeout_s=1.5)
+    started = time.perf_counter()
+    with pytest.raises(LLMTimeoutError, match="no answer within 1.5s") as info:
+        local.complete([Message("user", "Count from one to five hundred in words.")], max_tokens=2000)
+    # it stops within one decode step of the deadline; 2,000 tokens would take minutes even on quiet cores
+    assert time.perf_counter() - started < 30.0 and not info.value.retryable

@@ -1,20 +1,22 @@
-"""Skill selection: a pure-Python tf-idf matcher and Ratchet's router (the model picks one skill or NONE).
+"""Skill selection: a tf-idf matcher and Ratchet's router (the model picks one skill or NONE).
 
 Ratchet's defaults: with at most 20 active skills the model sees every skill's name and description; with
 more, a tf-idf top-10 shortlist (united with an embedding top-10 when an embedder is given) is shown instead.
+The shortlist index is built once per bank version (its names and descriptions) and reused by every task.
 Engines can use :class:`SkillRouter` and :func:`match_skills` as well as agents.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agent_evolve.llm.base import LLMClient, Message
+from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
 
 Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
@@ -25,21 +27,11 @@ SHORTLIST_SIZE = 10
 ROUTER_DESCRIPTION_CHARS = 300
 ROUTER_TASK_CHARS = 1500
 ROUTER_MAX_TOKENS = 24
+BANK_INDEXES_KEPT = 4
 
-_WORD = re.compile(r"[a-z0-9]+")
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _TRIGGER = re.compile(r"TRIGGER\s+when\s*:?\s*(.*?)(?:DO\s+NOT\s+TRIGGER|$)", re.IGNORECASE | re.DOTALL)
-_STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from has have how i if in into is it its of on or so such that the "
-    "their then there these this to was were what when where which while who will with you your not no".split()
-)
 _ROUTER_SYSTEM = "You choose the one skill that best helps with a task, or NONE when no skill clearly applies."
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens without stopwords; a trailing plural 's' is dropped so 'units' matches 'unit'."""
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
 
 
 def trigger_text(description: str) -> str:
@@ -54,39 +46,22 @@ def skill_document(skill: SkillMeta) -> str:
     return f"{skill.name.replace('-', ' ')} {trigger_text(skill.description)}"
 
 
-class TfIdfIndex:
-    """Cosine similarity of smoothed tf-idf vectors over a fixed set of documents."""
+@functools.lru_cache(maxsize=BANK_INDEXES_KEPT)
+def _bank_index(names: tuple[str, ...], descriptions: tuple[str, ...]) -> TfIdfIndex:
+    """The shortlist index of one bank version, given by its names and descriptions; built once, then reused."""
+    return TfIdfIndex([skill_document(SkillMeta(n, d, "")) for n, d in zip(names, descriptions)])
 
-    def __init__(self, documents: Sequence[str]) -> None:
-        counts = [Counter(tokenize(doc)) for doc in documents]
-        frequency: Counter[str] = Counter(term for c in counts for term in c)
-        n = len(documents)
-        self._idf = {term: math.log((1 + n) / (1 + df)) + 1.0 for term, df in frequency.items()}
-        self._vectors = [self._vector(c) for c in counts]
 
-    def _vector(self, counts: Counter[str]) -> dict[str, float]:
-        total = sum(counts.values()) or 1
-        vector = {t: (c / total) * self._idf[t] for t, c in counts.items() if t in self._idf}
-        norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
-        return {t: v / norm for t, v in vector.items()}
-
-    def scores(self, query: str) -> list[float]:
-        """The similarity of ``query`` to each document, in document order."""
-        q = self._vector(Counter(tokenize(query)))
-        return [sum(w * doc.get(t, 0.0) for t, w in q.items()) for doc in self._vectors]
-
-    def top(self, query: str, k: int) -> list[tuple[int, float]]:
-        """Up to ``k`` ``(document index, score)`` pairs with a positive score, best first (ties: lower index)."""
-        ranked = sorted(enumerate(self.scores(query)), key=lambda pair: (-pair[1], pair[0]))
-        return [(i, s) for i, s in ranked[:k] if s > 0.0]
+def bank_index(skills: Sequence[SkillMeta]) -> TfIdfIndex:
+    """The tf-idf index over ``skills``' documents, shared by every call with the same names and descriptions."""
+    return _bank_index(tuple([s.name for s in skills]), tuple([s.description for s in skills]))
 
 
 def match_skills(task_text: str, skills: Sequence[SkillMeta], k: int) -> list[tuple[SkillMeta, float]]:
     """The ``k`` skills whose name and trigger best overlap the task (tf-idf cosine > 0), best first."""
     if not skills or k < 1:
         return []
-    index = TfIdfIndex([skill_document(s) for s in skills])
-    return [(skills[i], round(score, 4)) for i, score in index.top(task_text, k)]
+    return [(skills[i], round(score, 4)) for i, score in bank_index(skills).top(task_text, k)]
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -21,6 +21,7 @@ from agent_evolve.benchmarks.external.common import (
 from agent_evolve.benchmarks.external.data import DataSource, load_records
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.text import STOP_WORDS
 from agent_evolve.types import Feedback, Task, Trajectory
 
 ENV_VAR = "AGENT_EVOLVE_MCP_ATLAS_DATA"
@@ -34,11 +35,7 @@ Judge = Callable[[Task, str], Feedback]
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z][a-z0-9'-]+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
-_STOP = frozenset(
-    "the and for was were are has have had with that this from into than then there their they them what which "
-    "who whom whose when where why how its it's also been being over under between about after before during "
-    "per not but all any each both more most other some such only own same very can will just should would "
-    "could may might must does did doing your you our ours".split())
+
 
 
 def parse_claims(blob: Any) -> list[str]:
@@ -88,7 +85,7 @@ def _stems(text: str) -> set[str]:
     """Content-word stems: lower case, no stop words, plural s dropped, cut to 6 letters."""
     stems = set()
     for word in _WORD.findall(text.lower()):
-        if len(word) < 3 or word in _STOP:
+        if len(word) < 3 or word in STOP_WORDS:
             continue
         if word.endswith("s") and len(word) > 3:
             word = word[:-1]

@@ -15,6 +15,7 @@ from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
+from agent_evolve.cli.userview import USERVIEW_COMMANDS
 from agent_evolve.errors import AgentEvolveError, ConfigError
 
 EXIT_ERROR = 1
@@ -46,6 +47,8 @@ cli.add_command(eval_command)
 cli.add_command(doctor)
 cli.add_command(experiment_command)
 cli.add_command(hard_subset_command)
+for _command in USERVIEW_COMMANDS:
+    cli.add_command(_command)
 
 
 def main() -> None:

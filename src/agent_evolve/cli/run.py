@@ -20,6 +20,7 @@ from agent_evolve.api import (
 )
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.engine.executors import EXECUTORS
@@ -28,6 +29,7 @@ from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.tracking.run import run_tracked
 
 # Command-line option -> EvolveConfig key. A given option beats the YAML file, which beats the defaults.
 _OVERRIDES = {
@@ -135,9 +137,11 @@ def engine_options(func: Any) -> Any:
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
 @engine_options
 @model_options
+@track_option
 def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, **options: Any) -> None:
     """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace)."""
     console = Console()
+    trackers = trackers_from(options.pop("track"))
     config = build_config(options.pop("config_path"), **options)
     target = benchmark_from_options(benchmark, options, config) if options.get("subset") else benchmark
     evolver = Evolver(agent, target, config, engine, workspace_dir=workspace)
@@ -146,7 +150,7 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
     started = time.monotonic()
     with LiveProgress(console, total, evolver.ledger) as progress:
         evolver.progress = progress
-        result = evolver.run(cycles)
+        result = run_tracked(evolver, trackers, cycles)
     console.print(summary_table(result, time.monotonic() - started))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.engine.engine_files import EngineFiles
 from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.observer import EvolutionHistory
+from agent_evolve.engine.run_lock import holding_run_lock
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, workspace_problems
@@ -64,12 +64,7 @@ class RunSession:
     ) -> Iterator[RunSession]:
         """Lock the workspace, then start a fresh run (up to its bootstrap) or load the journaled one's plan."""
         records = RunRecords(Path(workspace.path))
-        records.root.mkdir(parents=True, exist_ok=True)
-        with records.lock.open("w") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError as exc:
-                raise WorkspaceError(f"{workspace.path}: another evolution run is using this workspace") from exc
+        with holding_run_lock(records):
             session = cls(config, workspace, benchmark, engine, history)
             session.vc.init()
             session.layers = enabled_layers(config, session.path)

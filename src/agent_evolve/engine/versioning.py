@@ -116,8 +116,8 @@ class VersionControl:
     def has_commits(self) -> bool:
         return self.has_ref("HEAD")
 
-    def get_diff(self, from_ref: str, to_ref: str) -> str:
-        return self._git("diff", from_ref, to_ref)
+    def get_diff(self, from_ref: str, to_ref: str, paths: tuple[str, ...] = ()) -> str:
+        return self._git("diff", from_ref, to_ref, "--", *paths)
 
     def show_file_at(self, ref: str, path: str) -> str:
         return self._git("show", f"{ref}:{path}")

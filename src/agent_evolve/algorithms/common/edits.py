@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, text_similarity
+from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP
 from agent_evolve.contract.paths import RECORDS_DIR, check_category, is_temp_file
 from agent_evolve.contract.skills import Skill, render_skill, validate_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import AgentEvolveError, WorkspaceError
+from agent_evolve.text import text_similarity
 
 EditKind = Literal["add_rule", "write_prompt", "write_skill", "delete_skill", "add_memory", "rewrite_memory",
                    "clear_drafts"]

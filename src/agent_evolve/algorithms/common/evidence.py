@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from agent_evolve.text import STOP_WORDS
 from agent_evolve.types import Observation
 
 # failure kind -> pattern on the grader's feedback text, first match wins
@@ -44,11 +45,6 @@ _MARKER_WORD = re.compile(r"\b(final answer|answer)\s*:", re.I)
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 _EXPECTED_GOT = re.compile(r"expected\s+(\S+?),?\s+got\s+(\S+)", re.I)
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
-_STOPWORDS = frozenset(
-    "that this with from have they their there what when which will would each into than then them were your "
-    "does many much more most some such only also very just over after before about other these those being "
-    "having here where while how".split()
-)
 _SCALES = (12, 24, 60, 100, 1000)
 TOOL_STEPS = ("tool", "tool_call")
 
@@ -230,7 +226,7 @@ def skills_used(steps: list[dict[str, Any]]) -> list[str]:
 
 
 def task_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS}
+    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
 
 
 def cluster_failures(findings: list[Finding], limit: int = 5) -> list[Cluster]:

@@ -6,7 +6,8 @@ from typing import Any
 
 from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, Evidence
 from agent_evolve.algorithms.common.prompts import advice
-from agent_evolve.algorithms.common.skill_ops import DUPLICATE_THRESHOLD, cosine, tfidf_vectors
+from agent_evolve.algorithms.common.skill_ops import DUPLICATE_THRESHOLD
+from agent_evolve.text import cosine, tfidf_vectors
 
 
 def lesson(cluster: Cluster, marker: str | None, source: dict[str, Any]) -> dict[str, Any]:

@@ -1,14 +1,11 @@
 """Skills as engines handle them: build and validate, cap their size, find near-duplicates, merge two into one.
 
-Similarity is pure Python: tf-idf cosine over the skills being compared (smoothed idf), with the 0.85
+Similarity is `agent_evolve.text`'s tf-idf cosine over the skills being compared (smoothed idf), with the 0.85
 threshold Ratchet uses for deduplication. Sizes are capped at Ratchet's 1,500 characters per SKILL.md.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -22,16 +19,15 @@ from agent_evolve.contract.skills import (
 )
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError, WorkspaceError
+from agent_evolve.text import cosine, tfidf_vectors, words
 
 SKILL_CHAR_CAP = 1500
 DUPLICATE_THRESHOLD = 0.85
-_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def slugify(text: str, fallback: str = "learned-skill") -> str:
     """A valid skill name from any text: lowercase words joined by single hyphens, at most 48 characters."""
-    words = _TOKEN.findall(text.lower())
-    name = "-".join(words)[:48].strip("-")
+    name = "-".join(words(text))[:48].strip("-")
     return name or fallback
 
 
@@ -98,31 +94,6 @@ def skill_document(skill: Skill) -> str:
     return f"{skill.name.replace('-', ' ')} {skill.description} {skill.body}"
 
 
-def tfidf_vectors(docs: list[str]) -> list[dict[str, float]]:
-    """L2-normalised tf-idf vectors (idf = ln((1+n)/(1+df)) + 1) of `docs`."""
-    counts = [Counter(_TOKEN.findall(doc.lower())) for doc in docs]
-    df = Counter(term for c in counts for term in c)
-    n = len(docs)
-    vectors = []
-    for c in counts:
-        vec = {t: tf * (math.log((1 + n) / (1 + df[t])) + 1) for t, tf in c.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        vectors.append({t: v / norm for t, v in vec.items()})
-    return vectors
-
-
-def cosine(a: dict[str, float], b: dict[str, float]) -> float:
-    if len(a) > len(b):
-        a, b = b, a
-    return sum(v * b.get(t, 0.0) for t, v in a.items())
-
-
-def text_similarity(a: str, b: str) -> float:
-    """tf-idf cosine of two texts (over the two of them)."""
-    va, vb = tfidf_vectors([a, b])
-    return cosine(va, vb)
-
-
 def near_duplicates(skills: dict[str, Skill], threshold: float = DUPLICATE_THRESHOLD) -> list[tuple[str, str, float]]:
     """Pairs (a, b, similarity) with similarity >= threshold, most similar first; a < b by name."""
     names = sorted(skills)
@@ -148,7 +119,7 @@ def most_similar(candidate: Skill, skills: dict[str, Skill]) -> tuple[str, float
 
 
 def _norm_line(line: str) -> str:
-    return " ".join(_TOKEN.findall(line.lower()))
+    return " ".join(words(line))
 
 
 def body_union(first: str, second: str) -> str:

@@ -1,4 +1,4 @@
-"""The embedded local model: llama-cpp-python in process, one instance per model, calls serialised."""
+"""The embedded local model: llama.cpp in process, one engine per model serving concurrent calls in batches."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import ContextLengthError, LLMError
+from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError
 from agent_evolve.llm.local_model import ensure_model_file
 from agent_evolve.llm.models import LocalModelSpec, llama_install_hint
 from agent_evolve.llm.qwen_tools import parse_tool_calls, to_chat_messages
@@ -22,14 +22,21 @@ log = logging.getLogger(__name__)
 
 DEFAULT_N_CTX = 4096
 DEFAULT_MAX_TOKENS = 1024
+DEFAULT_SLOTS = 4  # concurrent requests decoded together; more wait for a free slot
+
+
+class LocalDeadlineError(LLMTimeoutError):
+    """The local model reached the call's deadline and stopped generating; not retried, since the same
+    machine would need as long again."""
+
+    retryable = False
 
 
 @dataclass
 class LoadedModel:
-    """A loaded llama.cpp model with the lock that serialises its calls, and how long loading took."""
+    """A loaded model's engine, where its file is, and how long preparing and loading took."""
 
-    llama: Any
-    lock: threading.Lock
+    engine: Any
     path: Path
     prepare_s: float
     load_s: float
@@ -49,19 +56,39 @@ def _import_llama_cpp() -> Any:
     return llama_cpp
 
 
+def _env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name) or 0) or default
+
+
+def default_threads() -> int:
+    """Half the cores this process may use, at least one.
+
+    llama.cpp's threads meet at a spinning barrier after every operation (about 1,000 per token), so when
+    another process takes a core one thread spins while its partner waits to be scheduled: on 2 shared cores
+    2 threads generated 0.2-0.3 tokens/s where 1 thread generated 1.6-2.5 (load average 8-11).
+    """
+    return max(1, len(os.sched_getaffinity(0)) // 2)
+
+
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
-    """The process-wide instance of spec (joined, verified and loaded on first use; later calls reuse it)."""
+    """The process-wide engine of spec (joined, verified and loaded on first use; later calls reuse it).
+
+    ``AGENT_EVOLVE_N_THREADS`` sets the threads (default: half the cores), ``AGENT_EVOLVE_LOCAL_SLOTS`` how many
+    requests are decoded together (default 4); each slot has ``n_ctx`` tokens of context.
+    """
     key = (spec.name, n_ctx)
     with _models_lock:
         if key in _models:
             return _models[key]
-        llama_cpp = _import_llama_cpp()
+        _import_llama_cpp()
+        from agent_evolve.llm.providers.llama_engine import LlamaEngine
+
         started = time.perf_counter()
         path = ensure_model_file(spec, directory=cache_dir)
         prepared = time.perf_counter()
-        threads = int(os.environ.get("AGENT_EVOLVE_N_THREADS") or 0) or os.cpu_count() or 1
-        llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False, seed=0)
-        loaded = LoadedModel(llama, threading.Lock(), path, prepared - started, time.perf_counter() - prepared)
+        engine = LlamaEngine(path, n_ctx=n_ctx, slots=_env_int("AGENT_EVOLVE_LOCAL_SLOTS", DEFAULT_SLOTS),
+                             n_threads=_env_int("AGENT_EVOLVE_N_THREADS", default_threads()))
+        loaded = LoadedModel(engine, path, prepared - started, time.perf_counter() - prepared)
         log.info("loaded %s from %s (prepare %.1fs, load %.1fs)", spec.name, path, loaded.prepare_s, loaded.load_s)
         _models[key] = loaded
         return loaded
@@ -75,12 +102,12 @@ class LocalLlamaClient:
         timeout_s: float | None = None, seed: int = 0,
     ) -> None:
         self.model = model
-        self.timeout_s = timeout_s
-        self.seed = seed
         self.provider = "local"
         self.spec = spec
         self.n_ctx = n_ctx
         self.cache_dir = cache_dir
+        self.timeout_s = timeout_s
+        self.seed = seed
 
     def __repr__(self) -> str:
         return f"LocalLlamaClient(model={self.model!r}, n_ctx={self.n_ctx})"
@@ -94,33 +121,34 @@ class LocalLlamaClient:
         temperature: float = 0.0,
         stop: list[str] | None = None,
     ) -> Completion:
-        """Generate a reply in process; a <tool_call> block in the reply becomes a ToolCall."""
-        loaded = load_model(self.spec, n_ctx=self.n_ctx, cache_dir=self.cache_dir)
-        chat = to_chat_messages(messages, tools)
-        try:
-            with loaded.lock:
-                response = loaded.llama.create_chat_completion(
-                    messages=chat, max_tokens=max_tokens or DEFAULT_MAX_TOKENS, temperature=temperature,
-                    stop=stop or None, seed=self.seed,
-                )
-        except ValueError as exc:
-            if "context" in str(exc).lower():
-                raise ContextLengthError(str(exc), provider="local", model=self.spec.name) from None
-            raise LLMError(str(exc), provider="local", model=self.spec.name) from None
-        choice = response["choices"][0]
-        text = choice["message"].get("content") or ""
+        """Generate a reply in process; a <tool_call> block in the reply becomes a ToolCall.
+
+        Generation stops at the client's deadline (``timeout_s`` from the call, queueing included) and the call
+        raises :class:`LocalDeadlineError` (an ``LLMTimeoutError``) rather than return a cut-off reply.
+        """
+        started = time.monotonic()
+        engine = load_model(self.spec, n_ctx=self.n_ctx, cache_dir=self.cache_dir).engine
+        prompt, template_stops = engine.prompt_tokens(to_chat_messages(messages, tools))
+        if len(prompt) >= self.n_ctx:
+            raise ContextLengthError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}",
+                                     provider="local", model=self.spec.name)
+        deadline = started + self.timeout_s if self.timeout_s else None
+        generation = engine.generate(prompt, max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+                                     stops=(*(stop or ()), *template_stops), temperature=temperature,
+                                     seed=self.seed, deadline=deadline)
+        if generation.finish == "timeout":
+            raise LocalDeadlineError(
+                f"no answer within {self.timeout_s:g}s ({generation.completion_tokens} tokens generated; "
+                "raise llm_timeout_s or lower max_tokens)", provider="local", model=self.spec.name)
+        text = generation.text
         calls: list[ToolCall] = []
         if tools:
             text, calls = parse_tool_calls(text, {t.name for t in tools})
-        usage = response.get("usage") or {}
-        finish: FinishReason = "tool_calls" if calls else "stop"
-        if choice.get("finish_reason") == "length":
-            finish = "length"
+        finish: FinishReason = "length" if generation.finish == "length" else "tool_calls" if calls else "stop"
         return Completion(
             text=text,
             tool_calls=calls,
-            usage=Usage(calls=1, input_tokens=usage.get("prompt_tokens", 0),
-                        output_tokens=usage.get("completion_tokens", 0)),
+            usage=Usage(calls=1, input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens),
             finish_reason=finish,
             model=self.model,
         )

@@ -1,0 +1,26 @@
+"""`agent-evolve status [WORKSPACE]`: where a running or stopped run is; read-only, safe while the run writes."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from agent_evolve.userview.status import run_status
+
+
+@click.command("status")
+@click.argument("workspace", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status_command(workspace: str, as_json: bool) -> None:
+    """Cycle, phase, tasks done, accepted version and spending of the run in WORKSPACE."""
+    status = run_status(workspace)
+    if as_json:
+        click.echo(json.dumps(status.to_dict(), indent=2))
+        return
+    score = "-" if status.accepted_score is None else f"{status.accepted_score:.3f}"
+    click.echo(
+        f"{'running' if status.live else 'not running'} | cycle {status.cycle} | {status.phase}"
+        f" | {status.cycles_recorded} cycles recorded | {status.tasks_done} train tasks done"
+        f" | accepted {status.accepted_tag} ({score}) | {status.tokens:,} tokens | ${status.cost:.4f}"
+    )

@@ -1,0 +1,35 @@
+"""The run lock: an exclusive flock on the records' `.lock` file, held by a run and by anything changing its records."""
+
+from __future__ import annotations
+
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from agent_evolve.engine.records import RunRecords
+from agent_evolve.errors import WorkspaceError
+
+
+def run_is_live(records: RunRecords) -> bool:
+    """Probe the run lock without creating or changing anything; a held lock means a run is in progress."""
+    if not records.lock.exists():
+        return False
+    with records.lock.open("r") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+@contextmanager
+def holding_run_lock(records: RunRecords) -> Iterator[None]:
+    """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
+    records.root.mkdir(parents=True, exist_ok=True)
+    with records.lock.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace") from exc
+        yield

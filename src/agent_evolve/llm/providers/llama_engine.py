@@ -1,0 +1,249 @@
+"""The embedded model's generation loop on llama.cpp's low-level API: several sequences in one decode.
+
+One worker thread owns the llama.cpp context. Each request gets a slot (a KV-cache sequence); a step decodes
+every generating sequence's next token and chunks of waiting prompts together, so four concurrent requests
+cost little more per step than one. A new prompt reuses the longest prefix any slot has cached (the system
+prompt and skills of a cycle are read once), and every request stops at its deadline.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.llm.llama_batching import Active, Finish, plan_step, place, stop_index
+
+log = logging.getLogger(__name__)
+
+TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05  # llama-cpp-python's sampling defaults, kept for temperature > 0
+PIECE_BYTES = 64  # longer than any token's text
+
+
+@dataclass
+class Generation:
+    """A finished request: the reply, token counts (``cached`` prompt tokens were not read again), why it ended."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    finish: Finish
+
+
+@dataclass
+class _Request:
+    prompt: list[int]
+    max_tokens: int
+    stops: tuple[str, ...]
+    temperature: float
+    seed: int
+    deadline: float | None
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Generation | None = None
+    error: BaseException | None = None
+
+
+class LlamaEngine:
+    """A GGUF model with ``slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker thread."""
+
+    def __init__(self, path: Path, *, n_ctx: int, slots: int, n_threads: int, n_batch: int = 512) -> None:
+        import llama_cpp
+        from llama_cpp import _internals, _logger
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        _logger.set_verbose(False)  # llama.cpp's load and context logs, as the high-level API hides them
+        self._lib = llama_cpp
+        self._piece_buffer = ctypes.create_string_buffer(PIECE_BYTES)
+        self.n_ctx, self.slots, self.n_batch = n_ctx, slots, n_batch
+        model_params = llama_cpp.llama_model_default_params()
+        self._model = _internals.LlamaModel(path_model=str(path), params=model_params, verbose=False)
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx * slots
+        params.n_batch = params.n_ubatch = n_batch
+        params.n_seq_max = slots
+        params.kv_unified = True  # prefixes are copied between sequences, so they share one cache
+        params.n_threads = params.n_threads_batch = n_threads
+        params.no_perf = True
+        self._ctx = _internals.LlamaContext(model=self._model, params=params, verbose=False)
+        self._memory = llama_cpp.llama_get_memory(self._ctx.ctx)
+        self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        eos = self._model.token_eos()
+        template = self._model.metadata().get("tokenizer.chat_template")
+        if not template:
+            raise ValueError(f"{path}: the model file has no chat template")
+        self._formatter = Jinja2ChatFormatter(
+            template=template, eos_token=self._model.token_get_text(eos) if eos != -1 else "",
+            bos_token="", stop_token_ids=[eos])
+        self._cached: dict[int, list[int]] = {}
+        self._queue: queue.Queue[_Request] = queue.Queue()
+        self._worker = threading.Thread(target=self._serve, name="llama-engine", daemon=True)
+        self._worker.start()
+
+    def prompt_tokens(self, chat: list[dict[str, str]]) -> tuple[list[int], tuple[str, ...]]:
+        """The model's chat template applied to ``chat``, tokenised, and the template's own stop strings."""
+        formatted = self._formatter(messages=chat)
+        tokens = self._model.tokenize(formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special,
+                                      special=True)
+        stop = formatted.stop or []
+        return list(tokens), tuple([stop] if isinstance(stop, str) else stop)
+
+    def generate(self, prompt: list[int], *, max_tokens: int, stops: tuple[str, ...], temperature: float,
+                 seed: int, deadline: float | None) -> Generation:
+        """Queue a request and wait for it; it ends at EOG, a stop string, ``max_tokens``, its slot's context
+        or ``deadline`` (``time.monotonic()``), whichever comes first."""
+        request = _Request(prompt, max_tokens, stops, temperature, seed, deadline)
+        self._queue.put(request)
+        request.done.wait()
+        if request.error is not None:
+            raise request.error
+        assert request.result is not None
+        return request.result
+
+    def _serve(self) -> None:
+        waiting: list[_Request] = []
+        running: dict[int, tuple[_Request, Active, Any]] = {}
+        while True:
+            if not waiting and not running:
+                waiting.append(self._queue.get())
+            while True:
+                try:
+                    waiting.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            now = time.monotonic()
+            for request in [r for r in waiting if r.deadline is not None and now >= r.deadline]:
+                waiting.remove(request)
+                request.result = Generation("", len(request.prompt), 0, 0, "timeout")
+                request.done.set()
+            while waiting and len(running) < self.slots:
+                request = waiting.pop(0)
+                try:
+                    running_slot = self._admit(request, [s for s in range(self.slots) if s not in running])
+                except Exception as exc:  # noqa: BLE001 - handed to the caller, the loop keeps serving
+                    request.error = exc
+                    request.done.set()
+                    continue
+                running[running_slot[1].slot] = running_slot
+            try:
+                self._step(running)
+            except Exception as exc:  # noqa: BLE001 - a failed decode fails the requests in it, not the loop
+                log.exception("local model decode failed")
+                for slot, (request, _, sampler) in list(running.items()):
+                    self._release(running, slot, sampler)
+                    self._lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
+                    self._cached[slot] = []
+                    request.error = exc
+                    request.done.set()
+
+    def _admit(self, request: _Request, free: list[int]) -> tuple[_Request, Active, Any]:
+        placement = place(request.prompt, free, self._cached)
+        slot, reuse = placement.slot, placement.reuse
+        lib = self._lib
+        if placement.source != slot:
+            lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
+            lib.llama_memory_seq_cp(self._memory, placement.source, slot, 0, reuse)
+        elif not lib.llama_memory_seq_rm(self._memory, slot, reuse, -1):
+            lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
+            reuse = 0
+        self._cached[slot] = request.prompt[:reuse]
+        active = Active(slot, request.prompt[reuse:], reuse, request.max_tokens, request.stops, request.deadline)
+        request.result = Generation("", len(request.prompt), 0, reuse, "stop")
+        return request, active, self._sampler(request.temperature, request.seed)
+
+    def _sampler(self, temperature: float, seed: int) -> Any:
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        if temperature <= 0:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+            return chain
+        for sampler in (lib.llama_sampler_init_top_k(TOP_K), lib.llama_sampler_init_top_p(TOP_P, 1),
+                        lib.llama_sampler_init_min_p(MIN_P, 1), lib.llama_sampler_init_temp(temperature),
+                        lib.llama_sampler_init_dist(seed)):
+            lib.llama_sampler_chain_add(chain, sampler)
+        return chain
+
+    def _step(self, running: dict[int, tuple[_Request, Active, Any]]) -> None:
+        now = time.monotonic()
+        for slot, (_, active, _) in list(running.items()):
+            if active.expired(now):
+                self._finish(running, slot, "timeout")
+        entries = plan_step([a for _, a, _ in running.values()], self.n_batch)
+        if not entries:
+            return
+        batch = self._batch
+        outputs: dict[int, int] = {}
+        n = 0
+        for entry in entries:
+            for offset, token in enumerate(entry.tokens):
+                batch.token[n] = token
+                batch.pos[n] = entry.start + offset
+                batch.n_seq_id[n] = 1
+                batch.seq_id[n][0] = entry.slot
+                batch.logits[n] = entry.logits and offset == len(entry.tokens) - 1
+                n += 1
+            if entry.logits:
+                outputs[entry.slot] = n - 1
+        batch.n_tokens = n
+        status = self._lib.llama_decode(self._ctx.ctx, batch)
+        if status != 0:
+            raise RuntimeError(f"llama_decode returned {status} (the KV cache is full or the batch is invalid)")
+        for entry in entries:
+            _, active, _ = running[entry.slot]
+            self._cached[entry.slot] = self._cached[entry.slot] + entry.tokens
+            active.n_past += len(entry.tokens)
+            if active.next_token is not None:
+                active.next_token = None
+            else:
+                del active.pending[: len(entry.tokens)]
+        for slot, index in outputs.items():
+            self._sample(running, slot, index)
+
+    def _sample(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, index: int) -> None:
+        request, active, sampler = running[slot]
+        lib = self._lib
+        token = lib.llama_sampler_sample(sampler, self._ctx.ctx, index)
+        if lib.llama_vocab_is_eog(self._model.vocab, token):
+            self._finish(running, slot, "stop")
+            return
+        active.generated.append(token)
+        active.text += self._piece(token)
+        cut = stop_index(active.text.decode("utf-8", errors="ignore"), active.stops)
+        if cut is not None:
+            self._finish(running, slot, "stop", cut)
+        elif len(active.generated) >= active.max_tokens or active.n_past + 1 >= self.n_ctx:
+            self._finish(running, slot, "length")
+        else:
+            active.next_token = token
+
+    def _piece(self, token: int) -> bytes:
+        """The bytes of one token's text (special tokens render as nothing)."""
+        n = self._lib.llama_token_to_piece(self._model.vocab, token, self._piece_buffer, PIECE_BYTES, 0, False)
+        return self._piece_buffer.raw[: max(n, 0)]
+
+    def _finish(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, finish: Finish,
+                cut: int | None = None) -> None:
+        request, active, sampler = running[slot]
+        text = active.text.decode("utf-8", errors="ignore")
+        assert request.result is not None
+        request.result.text = text if cut is None else text[:cut]
+        request.result.completion_tokens = len(active.generated)
+        request.result.finish = finish
+        self._release(running, slot, sampler)
+        request.done.set()
+
+    def _release(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, sampler: Any) -> None:
+        self._lib.llama_sampler_free(sampler)
+        del running[slot]
+
+
+def system_info() -> str:
+    """What the installed llama.cpp was built with (``AVX2 = 1`` and friends), for the doctor and benchmarks."""
+    import llama_cpp
+
+    return str(llama_cpp.llama_print_system_info().decode("utf-8", errors="replace")).strip()

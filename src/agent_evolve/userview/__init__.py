@@ -1,0 +1,1 @@
+"""The user's view of a run: its records read back as rows, version labels, status, rollback and new workspaces."""

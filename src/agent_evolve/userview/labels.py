@@ -1,0 +1,58 @@
+"""Version labels a user types (`evo-N`, `cand-N`, `pre-evo-N`, `baseline`, `final`) resolved to git tags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_evolve.engine.versioning import (
+    BASELINE_TAG,
+    VersionControl,
+    accepted_tag,
+    candidate_tag,
+    pre_evolution_tag,
+)
+from agent_evolve.errors import WorkspaceError
+from agent_evolve.userview.run import accepted_tags, accepted_version, load_run
+
+BASELINE_LABEL = "baseline"
+FINAL_LABEL = "final"
+_TAG_KINDS: tuple[Callable[[int], str], ...] = (accepted_tag, candidate_tag, pre_evolution_tag)
+
+
+def parse_tag(label: str) -> tuple[Callable[[int], str], int] | None:
+    """The tag maker and cycle of a versioned label (`cand-3` -> (candidate_tag, 3)), None for anything else."""
+    _, _, number = label.rpartition("-")
+    if not number.isdigit():
+        return None
+    for make in _TAG_KINDS:
+        if make(int(number)) == label:
+            return make, int(number)
+    return None
+
+
+def resolve_label(workspace: str | Path, label: str) -> str:
+    """The git tag behind `label`; an unknown or missing label is an error listing what exists."""
+    if label == BASELINE_LABEL:
+        tag = BASELINE_TAG
+    elif label == FINAL_LABEL:
+        tag = accepted_version(load_run(workspace).journal)[0]
+    elif parse_tag(label) is not None:
+        tag = label
+    else:
+        raise WorkspaceError(
+            f"{label!r} is not a version label; use {accepted_tag(1)}, {candidate_tag(1)}, {pre_evolution_tag(1)},"
+            f" {BASELINE_LABEL} or {FINAL_LABEL}"
+        )
+    vc = VersionControl(workspace)
+    if not vc.is_repo() or not vc.has_ref(tag):
+        raise WorkspaceError(f"{workspace}: version {label!r} does not exist (no tag {tag})")
+    return tag
+
+
+def is_accepted(workspace: str | Path, tag: str) -> bool:
+    """Whether `tag` was ever the run's accepted version (an `evo-N` tag, or a tag a rollback made accepted)."""
+    parsed = parse_tag(tag)
+    if parsed is not None and parsed[0] is accepted_tag:
+        return True
+    return tag in accepted_tags(load_run(workspace).journal)

@@ -1,0 +1,159 @@
+"""A run's records read back (history, journal, metrics, gate files) and turned into one row per cycle.
+
+Records are read by key and defensively: the loop's record format grows, and a live run may be mid-append.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.engine.records import RunRecords, read_json, read_jsonl
+from agent_evolve.engine.versioning import BASELINE_TAG
+from agent_evolve.errors import WorkspaceError
+from agent_evolve.types import Observation
+
+ACCEPTING_PHASES = ("baseline", "recorded", "finished")
+
+
+@dataclass(frozen=True)
+class CycleRow:
+    """One cycle as a user reads it: what happened, the scores, what changed and what it cost."""
+
+    cycle: int
+    outcome: str
+    score: float
+    holdout_score: float | None
+    batch_score: float | None
+    accepted_tag: str
+    summary: str
+    changed_paths: list[str]
+    tokens: int
+    cost: float
+    gate: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "outcome": self.outcome,
+            "score": self.score,
+            "holdout_score": self.holdout_score,
+            "batch_score": self.batch_score,
+            "accepted_tag": self.accepted_tag,
+            "summary": self.summary,
+            "changed_paths": self.changed_paths,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "gate": self.gate,
+        }
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def usage_totals(usage: Any) -> tuple[int, float]:
+    """Tokens and cost of a per-role usage dict ({role: {input_tokens, output_tokens, cost}})."""
+    tokens, cost = 0, 0.0
+    for numbers in (usage or {}).values() if isinstance(usage, dict) else ():
+        if isinstance(numbers, dict):
+            tokens += int(numbers.get("input_tokens", 0) or 0) + int(numbers.get("output_tokens", 0) or 0)
+            cost += float(numbers.get("cost", 0.0) or 0.0)
+    return tokens, cost
+
+
+def cycle_row(record: dict[str, Any]) -> CycleRow:
+    """A history.jsonl record as a row; the holdout score is the accepted version's, the batch score the train batch's."""
+    meta = record.get("metadata") or {}
+    score = _float(record.get("score")) or 0.0
+    holdout = _float(meta.get("holdout_score", meta.get("accepted_score")))
+    tokens, cost = usage_totals(meta.get("usage"))
+    return CycleRow(
+        cycle=int(record.get("cycle", 0)),
+        outcome=str(meta.get("outcome", "unknown")),
+        score=score,
+        # Records that carry no holdout key in metadata stored the accepted holdout score as `score`.
+        holdout_score=holdout if holdout is not None else score,
+        batch_score=_float(meta.get("batch_score")),
+        accepted_tag=str(meta.get("accepted_tag", "")),
+        summary=str(record.get("summary", "")),
+        changed_paths=[str(p) for p in meta.get("changed_paths") or []],
+        tokens=tokens,
+        cost=cost,
+        gate=meta.get("gate") if isinstance(meta.get("gate"), dict) else None,
+    )
+
+
+def accepted_version(journal: list[dict[str, Any]]) -> tuple[str, float | None]:
+    """The accepted tag and score a resumed run continues from: the last baseline, recorded or finished entry."""
+    found = [e for e in journal if e.get("phase") in ACCEPTING_PHASES and e.get("accepted_tag")]
+    if not found:
+        return BASELINE_TAG, None
+    return str(found[-1]["accepted_tag"]), _float(found[-1].get("accepted_score"))
+
+
+def baseline_score(journal: list[dict[str, Any]]) -> float | None:
+    """The starting workspace's holdout score, once the baseline was scored."""
+    return next((_float(e.get("accepted_score")) for e in journal if e.get("phase") == "baseline"), None)
+
+
+def accepted_tags(journal: list[dict[str, Any]]) -> list[str]:
+    """Every tag that was ever the accepted version, in the order it became so."""
+    tags: list[str] = []
+    for entry in journal:
+        tag = entry.get("accepted_tag")
+        if entry.get("phase") in ACCEPTING_PHASES and tag and tag not in tags:
+            tags.append(str(tag))
+    return tags
+
+
+@dataclass
+class RunView:
+    """Everything a run has recorded, read once; nothing here writes."""
+
+    workspace: Path
+    records: list[dict[str, Any]] = field(default_factory=list)
+    journal: list[dict[str, Any]] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> list[CycleRow]:
+        return [cycle_row(r) for r in self.records]
+
+    @property
+    def paths(self) -> RunRecords:
+        return RunRecords(self.workspace)
+
+    def gate_file(self, cycle: int) -> dict[str, Any]:
+        """The gate's record of `cycle` (decision and per-task scores), or {} when the cycle was not gated."""
+        data = read_json(self.paths.gate / f"cycle_{cycle}.json", {})
+        return data if isinstance(data, dict) else {}
+
+    def holdout_scores(self, cycle: int) -> dict[str, float]:
+        """The gated candidate's holdout score per task at `cycle` (the mean over repeats), {} when not gated."""
+        data = self.gate_file(cycle)
+        if isinstance(data.get("tasks"), list):
+            return {str(t["task_id"]): float(t["score"]) for t in data["tasks"] if isinstance(t, dict) and "task_id" in t}
+        scores = (data.get("candidate") or {}).get("scores") or {}
+        return {str(task): sum(values) / len(values) for task, values in scores.items() if values}
+
+    def observations(self) -> dict[int, list[Observation]]:
+        """The train observations of every recorded cycle, by cycle."""
+        found: dict[int, list[Observation]] = {}
+        for record in self.records:
+            batch = record.get("observation_batch")
+            if batch:
+                rows = read_jsonl(self.workspace / batch)
+                found[int(record["cycle"])] = [Observation.from_dict(r) for r in rows]
+        return found
+
+
+def load_run(workspace: str | Path) -> RunView:
+    """Read a workspace's run records; a workspace that never ran is an error naming its records folder."""
+    path = Path(workspace)
+    records = RunRecords(path)
+    if not records.journal.exists() and not records.history.exists():
+        raise WorkspaceError(f"{records.root}: no run records here; start one with `agent-evolve run`")
+    metrics = read_json(records.metrics, {})
+    return RunView(path, read_jsonl(records.history), read_jsonl(records.journal), metrics if isinstance(metrics, dict) else {})

@@ -1,0 +1,73 @@
+"""Where a run is (cycle, phase, tasks done, spent), read from its journal and history; it never writes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.engine.run_lock import run_is_live
+from agent_evolve.userview.run import accepted_version, load_run
+
+# What a run does next after the last journaled phase of a cycle.
+_NEXT_PHASE = {
+    "started": "scoring the baseline",
+    "baseline": "solving train tasks",
+    "solved": "engine step",
+    "stepped": "gate",
+    "gated": "recording the cycle",
+    "recorded": "solving train tasks",
+}
+_CYCLE_DONE = ("baseline", "recorded", "finished")
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """A run's position and spending; `phase` is what the run is doing (live) or would do next (stopped)."""
+
+    live: bool
+    cycle: int
+    phase: str
+    last_phase: str
+    cycles_recorded: int
+    tasks_done: int
+    accepted_tag: str
+    accepted_score: float | None
+    tokens: int
+    cost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: bool) -> RunStatus:
+    """The status a journal describes (pure)."""
+    last = journal[-1] if journal else {"cycle": 0, "phase": "started"}
+    last_phase = str(last.get("phase", ""))
+    cycle = int(last.get("cycle", 0))
+    if last_phase in _CYCLE_DONE:
+        cycle, phase = cycle + 1, _NEXT_PHASE["recorded"]
+    else:
+        phase = _NEXT_PHASE.get(last_phase, last_phase)
+    if not live:
+        phase = f"stopped; next: {phase}"
+    tag, score = accepted_version(journal)
+    return RunStatus(
+        live=live,
+        cycle=cycle,
+        phase=phase,
+        last_phase=last_phase,
+        cycles_recorded=len({e.get("cycle") for e in journal if e.get("phase") == "recorded"}),
+        tasks_done=sum(len(e.get("batch_ids") or []) for e in journal if e.get("phase") == "solved"),
+        accepted_tag=tag,
+        accepted_score=score,
+        tokens=tokens,
+        cost=cost,
+    )
+
+
+def run_status(workspace: str | Path) -> RunStatus:
+    """The status of the run in `workspace`, safe while that run is writing (torn last lines are skipped)."""
+    run = load_run(workspace)
+    rows = run.rows
+    return status_of(run.journal, sum(r.tokens for r in rows), sum(r.cost for r in rows), run_is_live(run.paths))

@@ -1,0 +1,58 @@
+"""The batched local model's scheduling decisions, without a model: prefix reuse, step plans, stop strings."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_evolve.llm.llama_batching import Active, Placement, common_prefix, place, plan_step, stop_index
+
+
+def test_common_prefix() -> None:
+    assert common_prefix([1, 2, 3], [1, 2, 4]) == 2
+    assert common_prefix([1, 2], [1, 2, 3]) == 2
+    assert common_prefix([], [1]) == 0
+
+
+def test_a_request_goes_to_the_free_slot_that_caches_its_prefix() -> None:
+    cached = {0: [9, 9], 1: [1, 2, 3, 4, 5], 2: [1, 2]}
+    assert place([1, 2, 3, 4, 7], [0, 1, 2], cached) == Placement(slot=1, source=1, reuse=4)
+
+
+def test_a_prefix_cached_by_a_busy_slot_is_copied() -> None:
+    cached = {0: [1, 2, 3, 4, 5, 6], 1: [8]}
+    assert place([1, 2, 3, 4, 9], free=[1, 2], cached=cached) == Placement(slot=1, source=0, reuse=4)
+
+
+def test_the_last_prompt_token_is_always_read_again() -> None:
+    assert place([1, 2, 3], [0], {0: [1, 2, 3]}) == Placement(0, 0, 2)
+    assert place([5], [0], {0: [5, 6]}) == Placement(0, 0, 0)
+
+
+def test_without_a_shared_prefix_the_lowest_free_slot_is_used() -> None:
+    assert place([7, 7], [3, 1], {0: [1]}) == Placement(1, 1, 0)
+    with pytest.raises(ValueError):
+        place([1], [], {})
+
+
+def active(slot: int, pending: list[int], next_token: int | None = None, n_past: int = 0) -> Active:
+    return Active(slot, pending, n_past, max_tokens=8, stops=(), deadline=None, next_token=next_token)
+
+
+def test_a_step_decodes_every_generating_sequence_then_prompt_chunks() -> None:
+    running = [active(0, [], next_token=42, n_past=10), active(1, list(range(100, 106))), active(2, [7, 8])]
+    entries = plan_step(running, n_batch=5)
+    assert [(e.slot, e.tokens, e.start, e.logits) for e in entries] == [
+        (0, [42], 10, True), (1, [100, 101, 102, 103], 0, False)]
+    rest = plan_step([active(1, [104, 105], n_past=4), active(2, [7, 8])], n_batch=5)
+    assert [(e.slot, e.tokens, e.start, e.logits) for e in rest] == [(1, [104, 105], 4, True), (2, [7, 8], 0, True)]
+
+
+def test_deadlines() -> None:
+    timed = Active(0, [1], 0, 8, (), deadline=100.0)
+    assert timed.expired(now=100.0) and not timed.expired(now=99.9)
+    assert not active(0, [1]).expired()
+
+
+def test_stop_index_finds_the_earliest_stop() -> None:
+    assert stop_index("answer: 4\n<|im_end|>x", ["<|im_end|>", "\n"]) == 9
+    assert stop_index("no stop here", ["###", ""]) is None
