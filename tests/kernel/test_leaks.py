@@ -53,6 +53,7 @@ class ChannelSpy(ae.EvolutionEngine):
         self.records: list[dict] = []
         self.failures: list = []
         self.metrics: dict = {}
+        self.files: list[str] = []
 
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         self.feedback += [o.feedback for o in observations] + [o.feedback for o in history.get_observations()]
@@ -66,7 +67,8 @@ class ChannelSpy(ae.EvolutionEngine):
         self.seen += [json.dumps(history.cycle_records(), default=str), json.dumps(history.get_score_curve())]
         self.seen += [json.dumps([r.__dict__ for r in report.results], default=str)]
         root = Path(workspace.path)
-        self.seen += [p.read_text(errors="replace") for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
+        self.files = [p.read_text(errors="replace") for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
+        self.seen += self.files
         self.seen += [json.dumps(self.context.__dict__, default=str)]
         if self.context.cycle == 1:
             workspace.write_prompt("k0 k1")
@@ -117,6 +119,9 @@ def test_trajectory_only_gives_the_engine_no_score_anywhere(tmp_path: Path) -> N
     for record in engine.records:
         assert math.isnan(record["score"])
         assert not {"batch_score", "accepted_score", "gate"} & set(record["metadata"])
+    assert engine.files, "the engine read the workspace's files"
+    for text in engine.files:
+        assert '"score"' not in text and '"success"' not in text and "expected k" not in text
 
 
 @pytest.mark.parametrize("trajectory_only", [False, True])

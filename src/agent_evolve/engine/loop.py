@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -211,7 +212,7 @@ class EvolutionLoop:
             self.agent.export_to_fs()
         session.vc.commit(f"cycle {cycle}: workspace before evolution", tag=pre_evolution_tag(cycle))
         path = observer.flush(str(cycle))
-        batch_rel = str(path.relative_to(self.workspace.path))
+        batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
         session.journal.record(
             cycle, "solved", batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=mean_score(observations)

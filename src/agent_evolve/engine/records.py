@@ -2,7 +2,9 @@
 
 The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, the
 journal of aggregate decisions). Everything derived from holdout tasks (the holdout ids, per-task gate tables)
-is sealed in a sibling folder `<workspace>.sealed/`, outside every path an engine is given.
+is sealed in a sibling folder `<workspace>.sealed/`, outside every path an engine is given. Under
+`trajectory_only` every score-bearing record (observations, history, metrics, journal, plan) is sealed too,
+so no file in the workspace carries a score; only the engine's own folders and the run lock stay in `evolution/`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,18 @@ class RunRecords:
 
     @property
     def root(self) -> Path:
+        """The workspace's `evolution/` folder: engine folders and the run lock, and the scored records by default."""
         return self.workspace / RECORDS_DIR
+
+    @property
+    def scored(self) -> Path:
+        """Where score-bearing records live: sealed away once a trajectory_only run sealed them, else `root`."""
+        hidden = self.sealed / RECORDS_DIR
+        return hidden if hidden.is_dir() else self.root
+
+    def seal_scores(self) -> None:
+        """Start keeping score-bearing records outside the workspace (a fresh trajectory_only run)."""
+        (self.sealed / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
 
     @property
     def sealed(self) -> Path:
@@ -37,23 +50,23 @@ class RunRecords:
 
     @property
     def observations(self) -> Path:
-        return self.root / "observations"
+        return self.scored / "observations"
 
     @property
     def history(self) -> Path:
-        return self.root / "history.jsonl"
+        return self.scored / "history.jsonl"
 
     @property
     def metrics(self) -> Path:
-        return self.root / "metrics.json"
+        return self.scored / "metrics.json"
 
     @property
     def journal(self) -> Path:
-        return self.root / "journal.jsonl"
+        return self.scored / "journal.jsonl"
 
     @property
     def run_plan(self) -> Path:
-        return self.root / "run.json"
+        return self.scored / "run.json"
 
     @property
     def gate(self) -> Path:

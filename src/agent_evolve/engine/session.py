@@ -65,6 +65,8 @@ class RunSession:
         """Lock the workspace, then start a fresh run (up to its bootstrap) or load the journaled one's plan."""
         records = RunRecords(Path(workspace.path))
         with holding_run_lock(records):
+            if config.trajectory_only and not records.journal.exists():
+                records.seal_scores()
             session = cls(config, workspace, benchmark, engine, history)
             session.vc.init()
             session.layers = enabled_layers(config, session.path)
