@@ -63,6 +63,8 @@ class EvolveConfig:
     seed: int = 0
     task_pool_limit: int = 100_000
     holdout_limit: int | None = 50  # cap on the carved holdout, so a local model can afford each gate (None: no cap)
+    val_ratio: float = 0.0  # share of the train pool (after the holdout) kept as learners' validation tasks
+    val_limit: int | None = None
 
     # Gate
     gate_strategy: str = "strict"  # strict | min_improvement | paired | best_so_far
@@ -148,6 +150,8 @@ _RULES: dict[str, tuple[str, float | None, float | None]] = {
     "llm_max_retries": ("a non-negative integer", 0, None),
     "task_pool_limit": ("a positive integer", 1, None),
     "holdout_limit": ("a positive integer", 1, None),
+    "val_ratio": ("a number in [0, 1)", 0.0, 1.0),
+    "val_limit": ("a positive integer", 1, None),
     "gate_min_improvement": ("a non-negative number", 0.0, None),
     "gate_repeats": ("a positive integer", 1, None),
     "gate_alpha": ("a number in (0, 1)", 1e-12, 1.0),

@@ -44,6 +44,9 @@ ENGINE_REGISTRY: dict[str, str] = {
     "adaptive": "agent_evolve.algorithms.adaptive.AdaptiveEvolutionEngine",
     "adaptive_skill": "agent_evolve.algorithms.adaptive_skill.AdaptiveSkillEngine",
     "demos": "agent_evolve.algorithms.demos.DemoSearchEngine",
+    "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
+    "skillopt": "agent_evolve.algorithms.skillopt.SkillOptEngine",
+    "cli": "agent_evolve.algorithms.cli_learner.CliLearnerEngine",
 }
 
 _ENTRY_POINT_GROUPS = {

@@ -244,6 +244,7 @@ class EvolutionLoop:
             trial = TrialRunner(
                 session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.concurrency,
                 default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
+                validation_tasks=session.val_tasks,
             )
             ctx = session.context(cycle, trial)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations

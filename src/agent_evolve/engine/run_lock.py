@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,13 +24,23 @@ def run_is_live(records: RunRecords) -> bool:
     return False
 
 
+# A run killed with SIGKILL can leave a child that was forked but not yet exec'd (a git call) holding a copy of
+# the lock for a moment after the run itself is gone; a rerun waits this long before calling the lock taken.
+LOCK_GRACE_S = 3.0
+
+
 @contextmanager
 def holding_run_lock(records: RunRecords) -> Iterator[None]:
     """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
     records.root.mkdir(parents=True, exist_ok=True)
     with records.lock.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace") from exc
+        deadline = time.monotonic() + LOCK_GRACE_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as exc:
+                if time.monotonic() >= deadline:
+                    raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace") from exc
+                time.sleep(0.05)
         yield

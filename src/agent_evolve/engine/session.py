@@ -50,6 +50,7 @@ class RunSession:
         self.plan = TaskPlan((), ())
         self.train_tasks: dict[str, Task] = {}
         self.holdout_tasks: list[Task] = []
+        self.val_tasks: dict[str, Task] = {}
 
     @classmethod
     @contextmanager
@@ -112,9 +113,11 @@ class RunSession:
         if not pool:
             raise AgentEvolveError(f"benchmark {type(self.benchmark).__name__} returned no train tasks")
         ids = [t.id for t in pool]
-        self.plan = plan_tasks(ids, self.config.holdout_ratio, self.config.seed, self.config.holdout_limit)
+        cfg = self.config
+        self.plan = plan_tasks(ids, cfg.holdout_ratio, cfg.seed, cfg.holdout_limit, cfg.val_ratio, cfg.val_limit)
         write_json_atomic(self.records.holdout_plan, {"holdout_ids": list(self.plan.holdout_ids)})
-        saved = {"train_ids": list(self.plan.train_ids), "holdout_size": len(self.plan.holdout_ids)}
+        saved = {"train_ids": list(self.plan.train_ids), "holdout_size": len(self.plan.holdout_ids),
+                 "val_ids": list(self.plan.val_ids)}
         write_json_atomic(self.records.run_plan, {"plan": saved, "seed": self.config.seed})
         self._index(pool)
 
@@ -124,16 +127,18 @@ class RunSession:
         if saved is None or sealed is None:
             missing = self.records.run_plan if saved is None else self.records.holdout_plan
             raise WorkspaceError(f"{missing}: missing; the run's task plan cannot be restored")
-        self.plan = TaskPlan(tuple(saved["plan"]["train_ids"]), tuple(sealed["holdout_ids"]))
+        val_ids = tuple(saved["plan"].get("val_ids", ()))
+        self.plan = TaskPlan(tuple(saved["plan"]["train_ids"]), tuple(sealed["holdout_ids"]), val_ids)
         self._index(self.benchmark.get_tasks("train", limit=self.config.task_pool_limit))
 
     def _index(self, pool: list[Task]) -> None:
         by_id = {t.id: t for t in pool}
-        missing = [i for i in (*self.plan.train_ids, *self.plan.holdout_ids) if i not in by_id]
+        missing = [i for i in (*self.plan.train_ids, *self.plan.holdout_ids, *self.plan.val_ids) if i not in by_id]
         if missing:
             raise AgentEvolveError(f"the benchmark no longer has tasks of this run's plan: {missing[:5]}")
         self.train_tasks = {i: by_id[i] for i in self.plan.train_ids}
         self.holdout_tasks = [by_id[i] for i in self.plan.holdout_ids]
+        self.val_tasks = {i: by_id[i] for i in self.plan.val_ids}
 
     def context(self, cycle: int, trial: TrialRunner | None = None) -> EngineContext:
         """A fresh context for an engine call; also set on the engine for engines that read `self.context`."""

@@ -1,5 +1,5 @@
-"""Task planning as pure functions: the one seeded order every split uses, a holdout carved disjoint from
-train, and a cursor that walks the pool."""
+"""Task planning as pure functions: the one seeded order every split uses, a holdout and a learners' validation
+set carved disjoint from train, and a cursor that walks the pool."""
 
 from __future__ import annotations
 
@@ -24,27 +24,39 @@ class TaskPlan:
 
     train_ids: tuple[str, ...]
     holdout_ids: tuple[str, ...]
+    val_ids: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"train_ids": list(self.train_ids), "holdout_ids": list(self.holdout_ids)}
+        return {"train_ids": list(self.train_ids), "holdout_ids": list(self.holdout_ids), "val_ids": list(self.val_ids)}
 
     @classmethod
     def from_dict(cls, data: dict) -> TaskPlan:
-        return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]))
+        return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]), tuple(data.get("val_ids", ())))
 
 
-def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None) -> TaskPlan:
-    """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, keep >= 1 for train."""
+def plan_tasks(
+    task_ids: list[str],
+    holdout_ratio: float,
+    seed: int,
+    holdout_limit: int | None = None,
+    val_ratio: float = 0.0,
+    val_limit: int | None = None,
+) -> TaskPlan:
+    """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
+    the rest (at most `val_limit`) as validation; keep >= 1 for train."""
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("benchmark returned duplicate task ids")
     order = seeded_order(task_ids, seed)
-    n_holdout = round(len(order) * holdout_ratio)
-    if holdout_ratio > 0 and len(order) >= 2:
-        n_holdout = max(1, n_holdout)
-    if holdout_limit is not None:
-        n_holdout = min(n_holdout, holdout_limit)
-    n_holdout = min(n_holdout, max(0, len(order) - 1))
-    return TaskPlan(train_ids=tuple(order[n_holdout:]), holdout_ids=tuple(order[:n_holdout]))
+    n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1))
+    rest = order[n_holdout:]
+    n_val = min(_share(len(rest), val_ratio, val_limit), max(0, len(rest) - 1))
+    return TaskPlan(train_ids=tuple(rest[n_val:]), holdout_ids=tuple(order[:n_holdout]), val_ids=tuple(rest[:n_val]))
+
+
+def _share(size: int, ratio: float, limit: int | None) -> int:
+    """`ratio` of `size` rounded, at least 1 when the ratio is positive, at most `limit`."""
+    count = max(1, round(size * ratio)) if ratio > 0 and size else 0
+    return min(count, limit) if limit is not None else count
 
 
 def next_batch(train_ids: tuple[str, ...], cursor: int, batch_size: int) -> tuple[list[str], int]:

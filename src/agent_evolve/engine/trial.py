@@ -1,4 +1,4 @@
-"""The trial runner (Hermit's run_agent): lets an engine score a candidate workspace on train tasks only."""
+"""The trial runner (Hermit's run_agent): lets an engine score a candidate on train and validation tasks only."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.solving import solve_all
 from agent_evolve.errors import TrialError
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import Task
+from agent_evolve.types import Observation, Task
 
 AgentFactory = Callable[[Path], BaseAgent]
 
@@ -38,7 +38,10 @@ class TrialReport:
 
 
 class TrialRunner:
-    """Runs a fresh agent on a candidate workspace over train tasks; holdout and test ids are refused."""
+    """Runs a fresh agent on a candidate workspace over train or validation tasks; holdout and test ids are refused.
+
+    Validation tasks (`val_ratio`) are never shown to the engine as trajectories; only their scores come back.
+    """
 
     def __init__(
         self,
@@ -49,8 +52,10 @@ class TrialRunner:
         concurrency: int = 1,
         default_ids: list[str] | None = None,
         hide_feedback: bool = False,
+        validation_tasks: dict[str, Task] | None = None,
     ):
         self.train_tasks = train_tasks
+        self.validation_tasks = dict(validation_tasks or {})
         self.benchmark = benchmark
         self.agent_factory = agent_factory
         self.workspace_root = workspace_root.resolve()
@@ -58,22 +63,37 @@ class TrialRunner:
         self.default_ids = list(default_ids or [])
         self.hide_feedback = hide_feedback
 
-    def __call__(self, task_ids: list[str] | None = None, workspace: str | Path | None = None) -> TrialReport:
-        """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch)."""
+    @property
+    def validation_ids(self) -> list[str]:
+        """The run's validation task ids, in plan order (empty when `val_ratio` is 0)."""
+        return list(self.validation_tasks)
+
+    def __call__(
+        self,
+        task_ids: list[str] | None = None,
+        workspace: str | Path | None = None,
+        on_result: Callable[[TrialResult], None] | None = None,
+    ) -> TrialReport:
+        """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch).
+
+        `on_result` gets each task's result as soon as it is graded (from worker threads when concurrent), so a
+        caller can record it before a crash could lose it.
+        """
         ids = list(task_ids) if task_ids is not None else self.default_ids
-        refused = [i for i in ids if i not in self.train_tasks]
+        tasks = {**self.train_tasks, **self.validation_tasks}
+        refused = [i for i in ids if i not in tasks]
         if refused:
-            raise TrialError(f"trial accepts train task ids only; refused: {refused[:10]}")
+            raise TrialError(f"trial accepts train and validation task ids only; refused: {refused[:10]}")
         path = Path(workspace).resolve() if workspace is not None else self.workspace_root
         if path != self.workspace_root and self.workspace_root not in path.parents:
             raise TrialError(f"trial workspace {path} must be inside the run's workspace {self.workspace_root}")
         agent = self.agent_factory(path)
-        observations = solve_all(agent, self.benchmark, [self.train_tasks[i] for i in ids], self.concurrency)
+        done = (lambda o: on_result(self._result(o))) if on_result is not None else None
+        observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency, done)
+        return TrialReport([self._result(o) for o in observations])
+
+    def _result(self, o: Observation) -> TrialResult:
+        """A graded attempt as the engine may see it (no grade under trajectory_only)."""
         if self.hide_feedback:
-            return TrialReport([TrialResult(o.task.id, False, math.nan, "", o.trajectory.output, True) for o in observations])
-        return TrialReport(
-            [
-                TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)
-                for o in observations
-            ]
-        )
+            return TrialResult(o.task.id, False, math.nan, "", o.trajectory.output, True)
+        return TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output)

@@ -1,0 +1,108 @@
+"""A coding-agent CLI (Claude Code, Codex, or any command) as the learner; the loop's gate decides.
+
+Each step: write the cycle's train observations as Hermit's learning material (earlier steps archived), write
+LEARNER.md (what may be edited, the skill format, how to check) and a `check_spec` command; run the configured
+command in the workspace, confined: only the enabled layers writable, the manifest, material, instructions and
+`check_spec` read-only, nothing of `evolution/` (holdout scores, validation, plans) or `.git`, with a time limit.
+The command's exit and output are the step's report; what it left in the layers is the candidate.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.algorithms.cli_learner.instructions import INSTRUCTIONS_NAME, MATERIAL_NAME, instructions
+from agent_evolve.algorithms.cli_learner.material import write_material
+from agent_evolve.algorithms.cli_learner.presets import PRESETS, preset_command, preset_env
+from agent_evolve.algorithms.cli_learner.shell import LearnerShell
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.contract.paths import atomic_write
+from agent_evolve.environments import Mount, python_executable
+from agent_evolve.errors import AgentEvolveError, ConfigError
+from agent_evolve.types import Observation, StepResult
+
+if TYPE_CHECKING:
+    from agent_evolve.config import EvolveConfig
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
+    from agent_evolve.llm.base import LLMClient
+
+BIN = "/opt/agent-evolve/bin"
+SOURCE = str(Path(__file__).resolve().parents[3])  # the folder holding the agent_evolve package, for check_spec
+
+
+class CliLearnerEngine(ModelEngine):
+    """Runs a learner command line (or a preset) on the learning material, confined to the editable layers."""
+
+    name = "cli"
+    defaults: ClassVar[dict[str, Any]] = {
+        "preset": None,          # claude | codex; else `command` is run
+        "command": None,         # argv list or a shell line, run in the workspace folder
+        "timeout_s": 900.0,      # wall-clock limit of one learner run
+        "network": None,         # none: on for presets (they call their model), off for a command
+        "binds": [],             # host folders the command needs, visible read-only at their paths
+        "output_chars": 4000,    # of the learner's output kept in the report
+    }
+
+    def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
+        super().__init__(config, llm, **params)
+        if self.params["preset"]:
+            preset_command(self.params["preset"])  # a missing CLI fails when the engine is built, not mid-run
+
+    def _argv(self) -> list[str]:
+        preset, command = self.params["preset"], self.params["command"]
+        if preset:
+            return preset_command(preset)
+        if not command:
+            raise ConfigError(f"cli: set preset ({' or '.join(sorted(PRESETS))}) or command (engine_params)")
+        return shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+
+    def _shell(self, root: Path, layers: list[str], scratch: Path, material: Path) -> LearnerShell:
+        preset = self.params["preset"]
+        network = self.params["network"] if self.params["network"] is not None else bool(preset)
+        mounts = [Mount("ro", f"{root}/{MATERIAL_NAME}", str(material.resolve())),
+                  Mount("ro", f"{root}/{INSTRUCTIONS_NAME}", str((scratch / INSTRUCTIONS_NAME).resolve())),
+                  Mount("ro", BIN, str((scratch / "bin").resolve())), Mount.bind(SOURCE)]
+        if (root / "manifest.yaml").is_file():
+            mounts.append(Mount.bind(root / "manifest.yaml"))
+        mounts += [Mount.bind(path) for path in self.params["binds"]]
+        env = {"PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": SOURCE}
+        if preset:
+            executable = Path(preset_command(preset)[0])
+            mounts += [Mount.bind(executable.parent), Mount.bind(executable.resolve().parent.parent)]
+            env.update(preset_env(preset))
+        return LearnerShell(root, timeout_s=float(self.params["timeout_s"]), output_limit=int(self.params["output_chars"]),
+                            allow_network=network, layers=tuple(layers), extra_mounts=tuple(mounts), extra_env=env)
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+    ) -> StepResult:
+        """Material, instructions, the confined learner run; the gate judges what it left."""
+        if self.context is None:
+            raise AgentEvolveError("cli: runs only inside the loop (it needs the run's records folders)")
+        argv = self._argv()
+        root = Path(workspace.path).resolve()
+        layers = sorted(self.layers(workspace))
+        hidden = self.hidden(observations)
+        scratch = self.context.scratch_dir
+        material = write_material(self.context.state_dir.parent / MATERIAL_NAME, self.cycle, observations, hidden)
+        atomic_write(scratch / INSTRUCTIONS_NAME, instructions(layers, self.cycle, hidden))
+        check = scratch / "bin" / "check_spec"
+        atomic_write(check, f"#!/bin/sh\nexec {shlex.quote(python_executable())} -m "
+                            f"agent_evolve.algorithms.cli_learner.check_spec {shlex.quote(str(root))}\n")
+        check.chmod(0o755)
+        shell = self._shell(root, layers, scratch, material.parent)
+        output = shell.run(shlex.join(argv))
+        atomic_write(self.context.output_dir / "learner.log", output + "\n")
+        ok = output.startswith("exit code 0")
+        status = "done" if ok else "failed"
+        return StepResult(mutated=ok, summary=f"cli learner {Path(argv[0]).name}: {output.splitlines()[0]}",
+                          metadata={"cli": {"argv": argv[:1], "output": output[-int(self.params["output_chars"]):]}},
+                          status=status)

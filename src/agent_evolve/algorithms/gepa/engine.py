@@ -1,0 +1,207 @@
+"""GEPA as an engine: one reflective-mutation iteration of the GEPA search per cycle.
+
+Each step: score every pool candidate on the validation tasks (once; scores are kept in the score ledger);
+take the parent chosen at the end of the last step (else select one: Pareto, current best or epsilon-greedy);
+draw a reflection minibatch from the cycle's train batch and score the parent on it (the batch's own scores
+when the parent is what the agent ran); unless every task is already perfect, show the reflector the parent's
+text of one component (round robin) with the minibatch evidence and take its new text as the child; score the
+child on the same minibatch and keep it only if it beats the parent there; score a kept child on validation;
+select the next parent from the updated pool and leave it in the workspace for the loop's gate. Candidates,
+the parent choice and the iteration count are JSON state in `state_dir`; `finalize` picks, among the accepted
+versions, the one whose texts are the best validation candidate.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.algorithms.candidates import (
+    Candidate,
+    best_accepted_tag,
+    check_components,
+    default_components,
+    editable_text,
+    materialize,
+    read_candidate,
+    validation_runner,
+    write_candidate,
+)
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.summaries import clip
+from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
+from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
+from agent_evolve.algorithms.gepa.scores import LEDGER_NAME, ScoreLedger
+from agent_evolve.algorithms.gepa.selection import make_selector, mean_scores
+from agent_evolve.errors import AgentEvolveError
+from agent_evolve.llm.base import Message
+from agent_evolve.types import Observation, StepResult
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialResult, TrialRunner
+
+
+class GepaEngine(ModelEngine):
+    """GEPA's reflective evolution over workspace text components, gated by the loop."""
+
+    name = "gepa"
+    defaults: ClassVar[dict[str, Any]] = {
+        "minibatch_size": 3,                # reflection minibatch drawn from the cycle's batch
+        "candidate_selection": "pareto",    # pareto | current_best | epsilon_greedy
+        "epsilon": 0.1,                     # exploration rate of epsilon_greedy
+        "skip_perfect_score": True,         # no proposal when the parent is perfect on the minibatch
+        "perfect_score": 1.0,
+        "components": [],                   # files to evolve; empty: system prompt, fragments, skills
+        "example_chars": 1200,              # per field shown to the reflector
+        "max_tokens": 2048,
+    }
+
+    # -- state ---------------------------------------------------------------------------------------------
+
+    def _ledger(self) -> ScoreLedger:
+        if self.context is None:
+            raise AgentEvolveError("gepa: runs only inside the loop (it needs the trial runner and state_dir)")
+        return ScoreLedger(self.context.state_dir.parent / LEDGER_NAME)
+
+    def _pool(self, state: dict[str, Any]) -> dict[str, Candidate]:
+        pool = [Candidate.from_dict(c) for c in state.get("candidates", [])]
+        return {c.id: c for c in pool}
+
+    def _rng(self, iteration: int) -> random.Random:
+        return random.Random(f"gepa:{self.config.seed}:{iteration}")
+
+    # -- scoring -------------------------------------------------------------------------------------------
+
+    def _score(self, candidate: Candidate, task_ids: list[str], ledger: ScoreLedger, trial: TrialRunner,
+               root: Path, train: bool) -> dict[str, float]:
+        """Scores of `candidate` on `task_ids`, running the trial only for pairs the ledger does not have."""
+        missing = [t for t in task_ids if not ledger.has(candidate.id, t)]
+        if missing:
+            folder = materialize(root, candidate, self.context.scratch_dir / "candidates")
+            keep = self.params["example_chars"] if train else 0
+
+            def record(result: TrialResult) -> None:
+                ledger.record(candidate.id, result.task_id, result.score, clip(result.output, keep) if keep else "",
+                              clip(result.detail, keep) if keep else "")
+
+            trial(missing, workspace=folder, on_result=record)
+        return ledger.scores(candidate.id, task_ids)
+
+    def _record_batch(self, candidate: Candidate, observations: list[Observation], ledger: ScoreLedger) -> None:
+        keep = self.params["example_chars"]
+        for o in observations:
+            ledger.record(candidate.id, o.task.id, o.feedback.score, clip(o.trajectory.output, keep),
+                          clip(o.feedback.detail, keep))
+
+    def _examples(self, task_ids: list[str], parent: Candidate, ledger: ScoreLedger, trial: TrialRunner,
+                  hidden: bool) -> list[dict[str, Any]]:
+        keep = self.params["example_chars"]
+        examples = []
+        for task_id in task_ids:
+            entry = ledger.get(parent.id, task_id) or {}
+            example: dict[str, Any] = {"Inputs": clip(trial.train_tasks[task_id].input, keep),
+                                       "Generated Outputs": entry.get("output", "")}
+            if not hidden:
+                example["Feedback"] = f"score {entry.get('score', 0.0):g}. {entry.get('feedback', '')}".strip()
+            examples.append(example)
+        return examples
+
+    # -- the step ------------------------------------------------------------------------------------------
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+    ) -> StepResult:
+        """One GEPA iteration; the workspace is left holding the next parent."""
+        trial = validation_runner(self.engine_name, trial)
+        val_ids = trial.validation_ids
+        mark = self.usage_mark()
+        root, ledger, state = Path(workspace.path), self._ledger(), self.load_state()
+        components = state.get("components") or self._components(root, workspace)
+        current = read_candidate(root, components, self.cycle)
+        pool = self._pool(state) or {current.id: current}
+        iteration = int(state.get("iteration", 0))
+        selector = make_selector(self.params["candidate_selection"], float(self.params["epsilon"]))
+        for candidate in pool.values():
+            self._score(candidate, val_ids, ledger, trial, root, train=False)
+        parent = pool.get(state.get("next_parent", "")) or pool[
+            selector.select(ledger.table(list(pool), val_ids), self._rng(iteration))]
+        rng = self._rng(iteration)
+        batch = [o for o in observations if o.task.id in trial.train_tasks]
+        minibatch = sorted(rng.sample(batch, min(int(self.params["minibatch_size"]), len(batch))),
+                           key=lambda o: batch.index(o))
+        ids = [o.task.id for o in minibatch]
+        hidden = self.hidden(observations)
+        if parent.id == current.id and not hidden:   # the batch's own scores are the parent's (unless hidden)
+            self._record_batch(parent, minibatch, ledger)
+        parent_scores = self._score(parent, ids, ledger, trial, root, train=True)
+        report: dict[str, Any] = {"iteration": iteration, "parent": parent.id, "minibatch": ids,
+                                  "parent_scores": parent_scores}
+        component = components[int(state.get("next_component", 0)) % len(components)]
+        if not ids:
+            report["decision"] = "no train tasks in the batch"
+        elif self.params["skip_perfect_score"] and is_perfect(parent_scores, float(self.params["perfect_score"])):
+            report["decision"] = "skipped: the parent is perfect on the minibatch"
+        else:
+            report.update(self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids, hidden))
+        table = ledger.table(list(pool), val_ids)
+        next_parent = pool[selector.select(table, self._rng(iteration + 1))]
+        write_candidate(root, next_parent)
+        report.update(next_parent=next_parent.id, component=component, val_means=mean_scores(table))
+        self.save_state({
+            "components": components,
+            "val_ids": val_ids,
+            "candidates": [c.to_dict() for c in pool.values()],
+            "iteration": iteration + 1,
+            "next_component": int(state.get("next_component", 0)) + 1,
+            "next_parent": next_parent.id,
+            "log": [*state.get("log", []), report],
+        })
+        return StepResult(mutated=next_parent.id != current.id, summary=f"gepa {iteration}: {report['decision']}",
+                          metadata={"gepa": report}, usage=self.step_usage(mark))
+
+    def _propose_and_test(self, parent: Candidate, component: str, ids: list[str], pool: dict[str, Candidate],
+                          ledger: ScoreLedger, trial: TrialRunner, root: Path, val_ids: list[str],
+                          hidden: bool) -> dict[str, Any]:
+        """Reflect, build the child, and keep it in `pool` only if it beats the parent on the minibatch."""
+        examples = self._examples(ids, parent, ledger, trial, hidden)
+        request = proposal_prompt(editable_text(parent.files[component]), examples)
+        reply = self.llm.complete([Message("user", request)], max_tokens=self.max_tokens).text
+        text = extract_proposal(reply)
+        if not text:
+            return {"decision": f"rejected: empty proposal for {component}"}
+        child = parent.with_component(component, text, self.cycle)
+        if child.id in pool:
+            return {"decision": f"rejected: the proposal for {component} is already a candidate", "child": child.id}
+        child_scores = self._score(child, ids, ledger, trial, root, train=True)
+        decision = StrictImprovement().decide(ledger.scores(parent.id, ids), child_scores)
+        report = {"child": child.id, "child_scores": child_scores, "reason": decision.reason}
+        if not decision.accept:
+            return {**report, "decision": f"rejected child {child.id}: {decision.reason}"}
+        pool[child.id] = child
+        self._score(child, val_ids, ledger, trial, root, train=False)
+        return {**report, "decision": f"kept child {child.id}: {decision.reason}"}
+
+    def _components(self, root: Path, workspace: AgentWorkspace) -> list[str]:
+        layers = self.layers(workspace)
+        components = list(self.params["components"]) or default_components(root, layers)
+        check_components(components, layers)
+        return components
+
+    # -- the final choice ----------------------------------------------------------------------------------
+
+    def finalize(self, ctx: EngineContext) -> str | None:
+        """The accepted version whose texts are the pool candidate with the best mean validation score."""
+        state = self.load_state()
+        pool = self._pool(state)
+        if not pool:
+            return None
+        means = mean_scores(self._ledger().table(list(pool), state.get("val_ids", [])))
+        return best_accepted_tag(Path(ctx.workspace.path), state.get("components", []), means)

@@ -1,0 +1,92 @@
+"""Bounded edits to one skill document's body: add, delete or replace, at most the learning rate per step.
+
+An edit whose target is missing is not applied and says why; the frontmatter is never touched (edits act on the
+body), and an added or replacing text is capped in length so one edit cannot rewrite the document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+EditOp = Literal["add", "delete", "replace"]
+OPS: tuple[str, ...] = ("add", "delete", "replace")
+MAX_EDIT_CHARS = 800
+
+
+class SkillEditError(ValueError):
+    """A proposed edit is malformed (unknown op, missing target or content, too long)."""
+
+
+@dataclass(frozen=True)
+class SkillEdit:
+    """One edit: `add` appends `content` (after `target` when given); `delete`/`replace` need `target`."""
+
+    op: EditOp
+    content: str = ""
+    target: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Any, max_chars: int = MAX_EDIT_CHARS) -> SkillEdit:
+        """Parse and check one proposed edit; raise SkillEditError naming the problem."""
+        if not isinstance(data, dict):
+            raise SkillEditError(f"an edit must be an object, got {type(data).__name__}")
+        op, content, target = data.get("op"), str(data.get("content", "")).strip(), str(data.get("target", ""))
+        if op not in OPS:
+            raise SkillEditError(f"edit op must be one of {list(OPS)}, got {op!r}")
+        if op in ("delete", "replace") and not target.strip():
+            raise SkillEditError(f"a {op} edit needs a target (text of the skill to {op})")
+        if op in ("add", "replace") and not content:
+            raise SkillEditError(f"an {op} edit needs content")
+        if len(content) > max_chars:
+            raise SkillEditError(f"edit content is {len(content)} characters; at most {max_chars}")
+        return cls(op, content, target)
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AppliedEdits:
+    """The new body, the edits that changed it, and the ones skipped with their reason."""
+
+    body: str
+    applied: tuple[SkillEdit, ...]
+    skipped: tuple[tuple[SkillEdit, str], ...]
+
+
+def bound(edits: list[SkillEdit], learning_rate: int) -> list[SkillEdit]:
+    """The first `learning_rate` distinct edits, in the proposer's priority order."""
+    kept: list[SkillEdit] = []
+    for edit in edits:
+        if edit not in kept:
+            kept.append(edit)
+    return kept[: max(0, learning_rate)]
+
+
+def apply_one(body: str, edit: SkillEdit) -> tuple[str, str]:
+    """Apply one edit; return the new body and '' or the reason it was not applied."""
+    if edit.op == "add":
+        if edit.target and edit.target in body:
+            end = body.index(edit.target) + len(edit.target)
+            newline = body.find("\n", end)
+            at = newline + 1 if newline != -1 else len(body)
+            return body[:at] + edit.content + "\n" + body[at:], ""
+        return body.rstrip() + "\n\n" + edit.content + "\n", ""
+    if edit.target not in body:
+        return body, f"target not found: {edit.target[:60]!r}"
+    return body.replace(edit.target, edit.content if edit.op == "replace" else "", 1), ""
+
+
+def apply_edits(body: str, edits: list[SkillEdit], learning_rate: int) -> AppliedEdits:
+    """Apply at most `learning_rate` edits in order; edits past the cap are neither applied nor reported."""
+    applied: list[SkillEdit] = []
+    skipped: list[tuple[SkillEdit, str]] = []
+    for edit in bound(edits, learning_rate):
+        new_body, reason = apply_one(body, edit)
+        if reason or new_body == body:
+            skipped.append((edit, reason or "no change"))
+        else:
+            body = new_body
+            applied.append(edit)
+    return AppliedEdits(body, tuple(applied), tuple(skipped))
