@@ -61,19 +61,19 @@ def _env_int(name: str, default: int) -> int:
 
 
 def default_threads() -> int:
-    """Half the cores this process may use, at least one.
+    """Every core this process may use.
 
-    llama.cpp's threads meet at a spinning barrier after every operation (about 1,000 per token), so when
-    another process takes a core one thread spins while its partner waits to be scheduled: on 2 shared cores
-    2 threads generated 0.2-0.3 tokens/s where 1 thread generated 1.6-2.5 (load average 8-11).
+    Measured on 2 quiet cores (benchmarks/local_model_speed.py): 2 threads read prompts at 38 tokens/s and generate
+    10.6 (16.4 over 4 streams), 1 thread 19 and 7.8. llama.cpp's threads meet at a spinning barrier after every
+    operation, so on cores shared with other busy processes 1 thread is faster: set AGENT_EVOLVE_N_THREADS=1 there.
     """
-    return max(1, len(os.sched_getaffinity(0)) // 2)
+    return max(1, len(os.sched_getaffinity(0)))
 
 
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
     """The process-wide engine of spec (joined, verified and loaded on first use; later calls reuse it).
 
-    ``AGENT_EVOLVE_N_THREADS`` sets the threads (default: half the cores), ``AGENT_EVOLVE_LOCAL_SLOTS`` how many
+    ``AGENT_EVOLVE_N_THREADS`` sets the threads (default: every core), ``AGENT_EVOLVE_LOCAL_SLOTS`` how many
     requests are decoded together (default 4); each slot has ``n_ctx`` tokens of context.
     """
     key = (spec.name, n_ctx)
