@@ -54,7 +54,7 @@ class EvolveConfig:
     evolver_base_url: str | None = None
     evolver_timeout_s: float | None = None
     llm_base_url: str | None = None
-    llm_timeout_s: float = 120.0
+    llm_timeout_s: float | None = None  # None: 120 s for remote providers, 1800 s for the embedded model
     llm_max_retries: int = 3
     llm_cache_dir: str | None = None
     prices: dict[str, Any] = field(default_factory=dict)

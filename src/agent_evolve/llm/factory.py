@@ -19,16 +19,23 @@ if TYPE_CHECKING:
     from agent_evolve.config import EvolveConfig
 
 ROLES = ("agent", "engine", "judge")
+# Per-call timeouts when none is configured: a remote provider answers in seconds or is stuck; the embedded model
+# on 2 cores generates about 4 tokens/s per stream when 4 requests share a batch, so a 512-token answer needs minutes.
+REMOTE_TIMEOUT_S = 120.0
+LOCAL_TIMEOUT_S = 1800.0
 
 
 def make_provider(
-    ref: ModelRef, *, base_url: str | None = None, timeout_s: float = 120.0, n_ctx: int = 4096, seed: int = 0
+    ref: ModelRef, *, base_url: str | None = None, timeout_s: float | None = None, n_ctx: int = 4096, seed: int = 0
 ) -> LLMClient:
     """The raw (unmetered) client for a parsed model string; the SDK itself is imported on first use.
 
-    `seed` is the local model's sampling seed (probes that must differ get different seeds).
+    `seed` is the local model's sampling seed (probes that must differ get different seeds); `timeout_s` None
+    takes the provider kind's default (REMOTE_TIMEOUT_S or LOCAL_TIMEOUT_S).
     """
     url = base_url or ref.default_base_url
+    if timeout_s is None:
+        timeout_s = REMOTE_TIMEOUT_S if ref.provider in ("openai", "ollama", "vllm", "anthropic", "bedrock") else LOCAL_TIMEOUT_S
     if ref.provider in ("openai", "ollama", "vllm"):
         from agent_evolve.llm.providers.openai_chat import OpenAIChatClient
 
@@ -51,7 +58,7 @@ def make_client(
     *,
     role: str = "agent",
     base_url: str | None = None,
-    timeout_s: float = 120.0,
+    timeout_s: float | None = None,
     max_retries: int = 3,
     retry_base_delay_s: float = 1.0,
     ledger: UsageLedger | None = None,
@@ -80,7 +87,7 @@ class RoleSettings:
 
     model: str
     base_url: str | None
-    timeout_s: float
+    timeout_s: float | None
     max_tokens: int | None
 
 
