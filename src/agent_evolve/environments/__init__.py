@@ -1,6 +1,6 @@
 """Confinement for untrusted commands: fresh PID, mount and network namespaces, an explicit view, limits.
 
-Graders and the engine's shell use it; the task environments of agentic benchmarks are meant to build on it.
+Graders and the engine's shell use it; the task environments of agentic benchmarks (`task_env`) build on it.
 """
 
 from __future__ import annotations
@@ -10,9 +10,21 @@ from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, backend_for_u
 from agent_evolve.environments.errors import ConfinementError, ConfinementUnavailable
 from agent_evolve.environments.process import ConfinedProcess, ExecResult, collect_all
 from agent_evolve.environments.spec import Confinement, Limits, Mount, python_executable
+from agent_evolve.environments.task_env import (
+    CommandResult,
+    EnvironmentPathError,
+    EnvironmentSpec,
+    TaskEnvironment,
+    open_environment,
+)
 
 __all__ = [
     "ALLOW_UNCONFINED_ENV",
+    "CommandResult",
+    "EnvironmentPathError",
+    "EnvironmentSpec",
+    "TaskEnvironment",
+    "open_environment",
     "ConfinedProcess",
     "Confinement",
     "ConfinementError",

@@ -1,0 +1,119 @@
+"""The task environment: where an agent acts on a task and where its work is graded.
+
+One small protocol with two backends: `local` (the namespaces confinement of this package, nothing to install)
+and `docker` (the `docker` SDK). Agents' tools, graders of agentic benchmarks and the engines' shells use it.
+Paths given to the file methods are relative to the task's work tree; a path that leaves it is refused.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Protocol
+
+from agent_evolve.environments.errors import ConfinementError
+from agent_evolve.environments.spec import Limits
+
+DEFAULT_COMMAND_LIMITS = Limits(timeout_s=60.0, memory_mb=2048, processes=256, file_size_mb=64,
+                                output_bytes=16 * 1024)
+"""Limits of one `exec` unless the spec says otherwise: room for a test suite, bounded output for a model."""
+
+BACKENDS: Mapping[str, str] = {
+    "local": "agent_evolve.environments.local_task:LocalTaskEnvironment",
+    "docker": "agent_evolve.environments.docker_task:DockerTaskEnvironment",
+}
+"""Backend name -> `module:class`, imported on first use so the docker SDK stays optional."""
+
+
+class EnvironmentPathError(ConfinementError):
+    """A file path given to a task environment leaves its work tree (absolute, `..`, or through a symlink)."""
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    """Where a task starts and what its commands may use.
+
+    The work tree comes from `source_dir` (copied), or `git_repo` checked out at `commit`, or the `image`'s
+    `workdir` (docker). `diff()` is measured against that starting state.
+    """
+
+    backend: str = "local"
+    source_dir: str | None = None
+    git_repo: str | None = None
+    commit: str | None = None
+    image: str | None = None
+    workdir: str = "/task"
+    network: bool = False
+    limits: Limits = DEFAULT_COMMAND_LIMITS
+    env: Mapping[str, str] = field(default_factory=dict)
+    setup_commands: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """How one command ended: stdout and stderr merged in order, cut to the limit, with the full size kept."""
+
+    exit_code: int | None
+    output: str
+    output_size: int
+    timed_out: bool = False
+    duration_s: float = 0.0
+
+    @property
+    def truncated(self) -> bool:
+        return self.output_size > len(self.output.encode("utf-8", errors="replace"))
+
+    def render(self) -> str:
+        """The observation a model reads: the output, a truncation note with the sizes, and how it ended."""
+        shown = len(self.output.encode("utf-8", errors="replace"))
+        note = f"\n[output truncated: {shown} of {self.output_size} bytes shown]" if self.truncated else ""
+        ending = "[timed out]" if self.timed_out else f"[exit code {self.exit_code}]"
+        return f"{self.output}{note}\n{ending}"
+
+
+class TaskEnvironment(Protocol):
+    """A task's work tree and a way to run commands in it; `close` always cleans up (also via `with`)."""
+
+    backend: str
+    workdir: str
+
+    def exec(self, command: str, timeout_s: float | None = None) -> CommandResult:
+        """Run a shell command in the work tree, confined, within the spec's limits (or `timeout_s`)."""
+        ...
+
+    def read_file(self, path: str) -> str:
+        """The text of a file of the work tree."""
+        ...
+
+    def write_file(self, path: str, content: str) -> None:
+        """Create or replace a file of the work tree (parent folders made)."""
+        ...
+
+    def list_files(self, path: str = ".") -> list[str]:
+        """Files under `path`, relative to the work tree, sorted; version-control folders left out."""
+        ...
+
+    def diff(self) -> str:
+        """A unified `git diff` of the work tree against its starting state, new files included."""
+        ...
+
+    def close(self) -> None:
+        """Stop everything the environment started and remove what it created; safe to call twice."""
+        ...
+
+    def __enter__(self) -> TaskEnvironment: ...
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None: ...
+
+
+def open_environment(spec: EnvironmentSpec) -> TaskEnvironment:
+    """Start the environment `spec.backend` names; an unknown backend is a ConfinementError naming the known ones."""
+    target = BACKENDS.get(spec.backend)
+    if target is None:
+        raise ConfinementError(f"unknown task environment backend {spec.backend!r}; known: {sorted(BACKENDS)}")
+    module_name, class_name = target.split(":")
+    environment: TaskEnvironment = getattr(importlib.import_module(module_name), class_name)(spec)
+    return environment
