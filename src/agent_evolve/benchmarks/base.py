@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.types import Feedback, Task, Trajectory
 
 SPLITS: tuple[str, ...] = ("train", "test")
@@ -32,6 +33,14 @@ class BenchmarkAdapter:
         A non-deterministic grader makes the gate re-measure the accepted version in every gate run.
         """
         return True
+
+    def environment(self, task: Task) -> EnvironmentSpec | None:
+        """The environment an agent acts in for `task` (None: the task is answered in text, the default)."""
+        return None
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        """Grade an attempt inside the environment the agent acted in (default: `evaluate`, which ignores it)."""
+        return self.evaluate(task, trajectory)
 
     def check_ready(self) -> None:
         """Raise MissingDependencyError naming what to install, set or start; the pre-flight calls it once."""

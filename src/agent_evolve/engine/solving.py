@@ -13,8 +13,10 @@ from collections.abc import Callable
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.executors.threads import ThreadExecutor
+from agent_evolve.environments.task_env import TaskEnvironment, open_environment
 from agent_evolve.errors import BudgetExceededError, is_fatal
 from agent_evolve.llm.errors import LLMError
+from agent_evolve.protocol.acting import bound_environment
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
@@ -36,6 +38,16 @@ def error_kind(exc: BaseException) -> str:
 def attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task) -> Observation:
     """Solve one task and grade it; a fatal or budget error propagates, any other is a recorded failure."""
     started = time.monotonic()
+    spec = benchmark.environment(task)
+    if spec is None:
+        return _attempt(agent, benchmark, task, None, started)
+    with open_environment(spec) as environment, bound_environment(environment):
+        return _attempt(agent, benchmark, task, environment, started)
+
+
+def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environment: TaskEnvironment | None,
+             started: float) -> Observation:
+    """Solve and grade `task`, graded inside `environment` when the agent acted in one."""
     try:
         trajectory = agent.solve(task)
     except Exception as exc:  # noqa: BLE001 - a crashing agent is evidence, recorded with its kind
@@ -48,7 +60,8 @@ def attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task) -> Observ
         feedback = Feedback(False, 0.0, detail=f"{kind}: {error}", raw={"error": error, ERROR_KIND_KEY: kind})
         return Observation(task, trajectory, _timed(feedback, started))
     try:
-        feedback = benchmark.evaluate(task, trajectory)
+        feedback = (benchmark.evaluate(task, trajectory) if environment is None
+                    else benchmark.evaluate_in(task, trajectory, environment))
     except Exception as exc:  # noqa: BLE001 - a grader crash is an infrastructure fault, not a wrong answer
         if is_fatal(exc) or isinstance(exc, BudgetExceededError):
             raise
