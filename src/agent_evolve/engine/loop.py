@@ -210,7 +210,7 @@ class EvolutionLoop:
             self.agent.discard_buffers()
         else:
             self.agent.export_to_fs()
-        session.vc.commit(f"cycle {cycle}: workspace before evolution", tag=pre_evolution_tag(cycle))
+        session.vc.commit_if_changed(f"cycle {cycle}: workspace before evolution", pre_evolution_tag(cycle))
         path = observer.flush(str(cycle))
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
