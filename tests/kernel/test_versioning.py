@@ -186,3 +186,19 @@ def test_a_cycle_with_the_gate_off_makes_no_idle_git_call(tmp_path: Path, git_ca
         # solving changed nothing, so pre-evo-N is a tag on the accepted commit; resets are proved by stamps
         assert [c for c in commands if c != "status"] == ["commit"], commands
         assert len(commands) <= 2, commands
+
+
+def test_commit_all_stages_edits_and_an_edit_after_it_is_still_undone(tmp_path: Path, git_calls: list[list[str]]) -> None:
+    vc = repo(tmp_path)
+    prompt = vc.path / "prompts" / "system.md"
+    prompt.write_text("second\n")
+    git_calls.clear()
+    vc.commit("edit only", tag="evo-1")
+    assert [c[0] for c in git_calls] == ["commit"] and "-a" in git_calls[0], "no file is new: commit -a"
+    assert vc.show_file_at("evo-1", "prompts/system.md") == "second\n"
+    (vc.path / "memory" / "new.jsonl").write_text("{}\n")
+    vc.commit("a new file", tag="evo-2")
+    assert vc.show_file_at("evo-2", "memory/new.jsonl") == "{}\n"
+    prompt.write_text("SECOND\n")
+    vc.reset_to("evo-2")
+    assert prompt.read_text() == "second\n"

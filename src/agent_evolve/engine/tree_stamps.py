@@ -35,10 +35,28 @@ class TreeStamps:
     digests: dict[str, bytes]
 
 
-def record(root: Path, head: str, skips: Skips, prior: TreeStamps | None = None) -> TreeStamps:
-    """Stamp every path under `root` except folders named in `skips[0]` and files ending in a suffix of `skips[1]`."""
-    started = time.time_ns()
-    stamps, children = _walk(root, skips, prior)
+@dataclass(frozen=True)
+class Walk:
+    """One walk of a tree: when it started, every path's stamp and each folder's entry names."""
+
+    started: int
+    stamps: dict[str, Stamp]
+    children: dict[str, tuple[str, ...]]
+
+
+def record(root: Path, head: str, skips: Skips, prior: TreeStamps | None = None, walked: Walk | None = None
+           ) -> TreeStamps:
+    """Stamp every path under `root` except folders named in `skips[0]` and files ending in a suffix of `skips[1]`.
+
+    `walked`: a walk taken since the tree last changed (only git's index and HEAD moved since: they are re-read).
+    """
+    if walked is None:
+        started = time.time_ns()
+        stamps, children = _walk(root, skips, prior)
+    else:
+        started, children = walked.started, walked.children
+        stamps = {path: s for path, s in walked.stamps.items() if not path.startswith(".git/")}
+        stamps.update(_git_stamps(root))
     racy = started - RACY_NS
     digests = {path: _digest(root / path) for path, s in stamps.items() if s[0] and s[4] >= racy}
     trusted = {folder: names for folder, names in children.items() if stamps[folder][4] < racy}
@@ -54,26 +72,24 @@ def unchanged(root: Path, head: str, recorded: TreeStamps, skips: Skips) -> bool
     return all(_digest(root / path) == digest for path, digest in recorded.digests.items())
 
 
-def commit_all_suffices(root: Path, recorded: TreeStamps, skips: Skips) -> bool:
-    """Whether `git commit -a` would commit what `add -A` would: git's index untouched and no file or link new."""
-    now = _walk(root, skips, recorded)[0]
+def commit_all_suffices(root: Path, recorded: TreeStamps, skips: Skips) -> Walk | None:
+    """The walk proving that `git commit -a` commits what `add -A` would (git's index untouched, no file or link
+    new), or None when it does not."""
+    started = time.time_ns()
+    now, children = _walk(root, skips, recorded)
     if now.get(".git/index") != recorded.stamps.get(".git/index"):
-        return False
-    return all(path in recorded.stamps for path, s in now.items() if s[0] != 0)
+        return None
+    if any(path not in recorded.stamps for path, s in now.items() if s[0] != 0):
+        return None
+    return Walk(started, now, children)
 
 
 def _walk(root: Path, skips: Skips, prior: TreeStamps | None) -> tuple[dict[str, Stamp], dict[str, tuple[str, ...]]]:
     """Relative path -> (kind, inode, size, mtime_ns, ctime_ns), kind 0 a folder ("" the root), 1 a file, 2 a link;
     and each folder's entry names. A folder whose stamp equals `prior`'s is not listed again."""
     skipped_names, skipped_suffixes = skips
-    found: dict[str, Stamp] = {}
+    found = _git_stamps(root)
     children: dict[str, tuple[str, ...]] = {}
-    for name in ("index", "HEAD"):
-        try:
-            info = os.stat(root / ".git" / name)
-        except FileNotFoundError:
-            continue
-        found[f".git/{name}"] = (1, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     pending = [("", str(root), os.lstat(root))]
     while pending:
         rel, folder, info = pending.pop()
@@ -95,6 +111,18 @@ def _walk(root: Path, skips: Skips, prior: TreeStamps | None) -> tuple[dict[str,
                 kind = 2 if stat.S_ISLNK(entry.st_mode) else 1
                 found[prefix + name] = (kind, entry.st_ino, entry.st_size, entry.st_mtime_ns, entry.st_ctime_ns)
     return found, children
+
+
+def _git_stamps(root: Path) -> dict[str, Stamp]:
+    """The stamps of git's index and HEAD files (a staged change or a moved branch changes them)."""
+    found: dict[str, Stamp] = {}
+    for name in ("index", "HEAD"):
+        try:
+            info = os.stat(root / ".git" / name)
+        except FileNotFoundError:
+            continue
+        found[f".git/{name}"] = (1, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return found
 
 
 def _digest(path: Path) -> bytes:

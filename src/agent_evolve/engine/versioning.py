@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.recovery import recover_git
-from agent_evolve.engine.tree_stamps import TreeStamps, commit_all_suffices, record, unchanged
+from agent_evolve.engine.tree_stamps import TreeStamps, Walk, commit_all_suffices, record, unchanged
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
@@ -100,14 +100,17 @@ class VersionControl:
         When the stamps show no new file since git last left the tree clean, `commit -a` stages everything.
         """
         clean = self._clean
-        if clean is not None and self._branch_sha() == clean.head and commit_all_suffices(self.path, clean, _SKIPS):
+        walked = None
+        if clean is not None and self._branch_sha() == clean.head:
+            walked = commit_all_suffices(self.path, clean, _SKIPS)
+        if walked is not None:
             self._git("commit", "-q", "-a", "--allow-empty", "-m", message)
         else:
             self._git("add", "-A")
             self._git("commit", "-q", "--allow-empty", "-m", message)
         sha = self._branch_sha() or self.resolve("HEAD")
         self._head = sha
-        self._remember_clean(sha)
+        self._remember_clean(sha, walked)
         if tag:
             self.tag_many({tag: sha})
         return sha
@@ -256,12 +259,13 @@ class VersionControl:
         clean = self._clean
         return clean is not None and self._branch_sha() == target and unchanged(self.path, target, clean, _SKIPS)
 
-    def _remember_clean(self, head: str | None) -> None:
+    def _remember_clean(self, head: str | None, walked: Walk | None = None) -> None:
         """Record the tree's stamps right after git made it equal `head` (nothing is recorded without a head).
 
-        The last recording, even one a git write made stale, still names the entries of folders whose stamp held.
+        The last recording, even one a git write made stale, still names the entries of folders whose stamp held;
+        `walked` is a walk of the tree taken just before a git call that changed only the index and HEAD.
         """
-        self._clean = record(self.path, head, _SKIPS, self._walked) if head else None
+        self._clean = record(self.path, head, _SKIPS, self._walked, walked) if head else None
         self._walked = self._clean or self._walked
 
     def _status(self) -> tuple[str | None, list[str]]:
