@@ -112,11 +112,7 @@ def from_agent_skill(skill: Skill) -> RatchetSkill:
         description=skill.description,
         intent=_text(fields.get("intent"), f"{context}.intent") or skill.description,
         signals_match=_items(fields.get("signals_match"), f"{context}.signals_match"),
-        applies_when=_text(guidance.get("applies_when"), f"{context}.guidance.applies_when"),
-        key_insight=_text(guidance.get("key_insight"), f"{context}.guidance.key_insight"),
-        common_pitfalls=_items(guidance.get("common_pitfalls"), f"{context}.guidance.common_pitfalls"),
-        verify_before_returning=_items(guidance.get("verify_before_returning"),
-                                       f"{context}.guidance.verify_before_returning"),
+        **_guidance(guidance, f"{context}.guidance."),
         body="",
         status=_choice(fields.get("status", "ACTIVE"), SKILL_STATUSES, f"{context}.status"),  # type: ignore[arg-type]
         do_not_retire=_flag(fields.get("do_not_retire", False), f"{context}.do_not_retire"),
@@ -221,16 +217,18 @@ def _bank_skill(entry: Any, where: str) -> RatchetSkill:
         description=entry["description"].strip(),
         intent=entry["intent"].strip(),
         signals_match=_items(entry.get("signals_match"), f"{where}: signals_match"),
-        applies_when=_text(guidance.get("applies_when"), f"{where}: guidance.applies_when"),
-        key_insight=_text(guidance.get("key_insight"), f"{where}: guidance.key_insight"),
-        common_pitfalls=_items(guidance.get("common_pitfalls"), f"{where}: guidance.common_pitfalls"),
-        verify_before_returning=_items(guidance.get("verify_before_returning"),
-                                       f"{where}: guidance.verify_before_returning"),
+        **_guidance(guidance, f"{where}: guidance."),
         body=_text(entry.get("body"), f"{where}: body"),
         status=_choice(str(status).upper(), SKILL_STATUSES, f"{where}: status"),  # type: ignore[arg-type]
         do_not_retire=_flag(entry.get("do_not_retire", False), f"{where}: do_not_retire"),
         origin="imported",
     )
+
+
+def _guidance(guidance: dict[str, Any], where: str) -> dict[str, Any]:
+    """The four guidance fields of a `RatchetSkill`, checked (missing ones empty)."""
+    texts = {key: _text(guidance.get(key), where + key) for key in _GUIDANCE_TEXTS}
+    return texts | {key: _items(guidance.get(key), where + key) for key in _GUIDANCE_LISTS}
 
 
 def _text(value: Any, where: str) -> str:
