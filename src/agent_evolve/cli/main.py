@@ -13,6 +13,7 @@ import click
 
 from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
+from agent_evolve.cli.ratchet import RATCHET_COMMANDS
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
@@ -47,7 +48,7 @@ cli.add_command(eval_command)
 cli.add_command(doctor)
 cli.add_command(experiment_command)
 cli.add_command(hard_subset_command)
-for _command in USERVIEW_COMMANDS:
+for _command in [*USERVIEW_COMMANDS, *RATCHET_COMMANDS]:
     cli.add_command(_command)
 
 

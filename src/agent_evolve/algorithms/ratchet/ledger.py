@@ -333,6 +333,14 @@ class Ledger:
             for row in rows
         ]
 
+    def last_round(self) -> int:
+        """The latest round anything was recorded for (0 for a new ledger): where a user's action is filed."""
+        rows = self._read(
+            "SELECT MAX(r) FROM (SELECT MAX(round) AS r FROM capsules UNION ALL SELECT MAX(round) FROM decisions"
+            " UNION ALL SELECT MAX(round) FROM skill_status UNION ALL SELECT MAX(round) FROM bank_snapshots)"
+        )
+        return int(rows[0][0] or 0)
+
     def snapshot_bank(self, round: int, names: list[str]) -> None:
         """Record the active bank after `round` (the names, in order), so a rollback can restore it."""
         with self._write() as db:
