@@ -206,3 +206,12 @@ def test_a_closed_ledger_says_so(tmp_path: Path) -> None:
     ledger.close()
     with pytest.raises(LedgerError, match="closed"):
         ledger.capsules()
+
+
+def test_routing_counts_and_the_latest_round(ledger: Ledger) -> None:
+    assert ledger.last_round() == 0 and ledger.routing_by_round() == {}
+    ledger.add_capsules([capsule(1, "a", None), capsule(1, "b", "s"), capsule(2, "c", "s", split="holdout")])
+    ledger.add_decision(Decision(5, "curate", "bank", {}))
+    assert ledger.routing_by_round() == {1: (2, 1), 2: (1, 1)}
+    assert ledger.routing_by_round(split="train") == {1: (2, 1)}
+    assert ledger.last_round() == 5

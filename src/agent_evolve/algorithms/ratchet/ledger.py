@@ -185,6 +185,14 @@ class Ledger:
             for row in rows
         ]
 
+    def routing_by_round(self, split: str | None = None) -> dict[int, tuple[int, int]]:
+        """Per round: (attempts, attempts routed to a skill), without loading the capsules' texts."""
+        where, params = _filters(split=split)
+        rows = self._read(
+            f"SELECT round, COUNT(*), COUNT(routed_skill) FROM capsules{where} GROUP BY round ORDER BY round", params
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
+
     def prune_capsules(self, keep_days: float) -> int:
         """Delete capsules older than `keep_days` (the only deletion; verdicts and decisions stay); how many."""
         if keep_days < 0:
