@@ -83,14 +83,26 @@ def test_retire_and_unretire_move_the_skill_off_and_back_on_disk_keeping_its_row
     invoke("skill", "unretire", "harmful", "-w", str(ws))
     assert (ws / "skills" / "harmful" / "SKILL.md").is_file()
     result = invoke("skill", "retire", "harmful", "-w", str(ws), "--reason", "still hurts")
-    assert "ACTIVE -> DEPRECATED at round 4 (still hurts)" in result.output
+    assert "status ACTIVE -> DEPRECATED at round 4 (still hurts)" in result.output
     assert not (ws / "skills" / "harmful").exists()
     with Ledger.open(ledger_path(ws)) as ledger:
         assert [row[1] for row in ledger.status_history("harmful")] == ["ACTIVE", "DEPRECATED", "ACTIVE", "DEPRECATED"]
         assert len(ledger.capsules(skill="harmful")) == 1 and len(ledger.verdicts(skill="harmful")) == 1
         users = [d.kind for d in ledger.decisions(round=4) if d.payload.get("by") == "user"]
         assert users == ["unretire", "retire"]
-    assert "is already DEPRECATED" in invoke("skill", "retire", "harmful", "-w", str(ws)).output
+    assert "status is already DEPRECATED" in invoke("skill", "retire", "harmful", "-w", str(ws)).output
+
+
+def test_lock_and_unlock_set_do_not_retire_as_a_new_version(ws: Path) -> None:
+    assert "do_not_retire False -> True" in invoke("skill", "lock", "helpful", "-w", str(ws)).output
+    with Ledger.open(ledger_path(ws)) as ledger:
+        locked = ledger.skill("helpful")
+        assert locked is not None and locked.do_not_retire and locked.status == "ACTIVE"
+    assert "do_not_retire: true" in (ws / "skills" / "helpful" / "SKILL.md").read_text()
+    assert "unlocked by the user" in invoke("skill", "unlock", "helpful", "-w", str(ws)).output
+    with Ledger.open(ledger_path(ws)) as ledger:
+        assert ledger.skill("helpful").do_not_retire is False  # type: ignore[union-attr]
+        assert [e["event"] for e in ledger.audit_events(2)] == ["unlock", "lock"]
 
 
 def test_skill_load_imports_a_yaml_bank_into_the_ledger_and_onto_disk(tmp_path: Path) -> None:

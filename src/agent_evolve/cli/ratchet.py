@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -123,33 +124,63 @@ def skill_load(bank: Path, workspace: str) -> None:
     click.echo(f"loaded {len(skills)} skills from {bank} ({locked} do_not_retire): {', '.join(s.name for s in skills)}")
 
 
-def _set(workspace: str, name: str, status: SkillStatus, kind: str, reason: str) -> None:
+@dataclass(frozen=True)
+class _Change:
+    """What `skill <command>` sets, to what, the default reason and the command's help."""
+
+    field: str
+    value: SkillStatus | bool
+    done: str
+    help: str
+
+
+_CHANGES = {
+    "retire": _Change("status", "DEPRECATED", "retired",
+                      "Mark a skill DEPRECATED: it leaves skills/ and routing; its evidence stays."),
+    "unretire": _Change("status", "ACTIVE", "unretired",
+                        "Make a DEPRECATED (or CANDIDATE) skill ACTIVE again: back in skills/ and routing."),
+    "lock": _Change("do_not_retire", True, "locked",
+                    "Set do_not_retire: the curator never retires or evicts it, but still reports it."),
+    "unlock": _Change("do_not_retire", False, "unlocked", "Clear do_not_retire: the curator may retire or evict it."),
+}
+"""The `skill` commands that change one field of a skill."""
+
+
+def _change(workspace: str, name: str, command: str, reason: str) -> None:
+    """Apply one of `_CHANGES` to a skill, recorded as a user decision and audit event at the latest round."""
+    field, value = _CHANGES[command].field, _CHANGES[command].value
     with _ledger(workspace) as ledger:
         skill = ledger.skill(name)
         if skill is None:
             raise LedgerError(f"{ledger.path}: no skill named {name!r}; `agent-evolve skill list` shows them")
-        if skill.status == status:
-            click.echo(f"{name} is already {status}")
+        was = getattr(skill, field)
+        if was == value:
+            click.echo(f"{name}: {field} is already {value}")
             return
-        round_ = _user_action(ledger, kind, name, {"reason": reason, "was": skill.status})
-        ledger.set_status(name, status, round_, reason)
+        round_ = _user_action(ledger, command, name, {"reason": reason, "field": field, "was": was, "now": value})
+        if field == "status":
+            ledger.set_status(name, value, round_, reason)  # type: ignore[arg-type]
+        else:
+            skill.do_not_retire = bool(value)
+            ledger.put_skill(skill, round_, reason)
         _sync_disk(workspace, ledger)
-    click.echo(f"{name}: {skill.status} -> {status} at round {round_} ({reason}); its evidence stays in the ledger")
+    click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
 
 
-def _status_command(command: str, status: SkillStatus, doc: str) -> None:
-    """Add `skill <command> NAME [--reason]`, which sets the skill's status (recorded as a user decision)."""
+def _change_command(command: str) -> None:
+    """Add `skill <command> NAME [--reason]`."""
 
-    @skill_group.command(command, help=doc)
+    @skill_group.command(command, help=_CHANGES[command].help)
     @click.argument("name")
     @_WORKSPACE
-    @click.option("--reason", default=f"{command}d by the user", show_default=True, help="Why (kept in the ledger).")
+    @click.option("--reason", default=f"{_CHANGES[command].done} by the user", show_default=True,
+                  help="Why (kept in the ledger).")
     def change(name: str, workspace: str, reason: str) -> None:
-        _set(workspace, name, status, command, reason)
+        _change(workspace, name, command, reason)
 
 
-_status_command("retire", "DEPRECATED", "Mark a skill DEPRECATED: it leaves skills/ and routing; its evidence stays.")
-_status_command("unretire", "ACTIVE", "Make a DEPRECATED (or CANDIDATE) skill ACTIVE again: back in skills/ and routing.")
+for _command in _CHANGES:
+    _change_command(_command)
 
 
 @click.group("meta")
