@@ -47,6 +47,7 @@ ENGINE_REGISTRY: dict[str, str] = {
     "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
     "skillopt": "agent_evolve.algorithms.skillopt.SkillOptEngine",
     "cli": "agent_evolve.algorithms.cli_learner.CliLearnerEngine",
+    "ratchet": "agent_evolve.algorithms.ratchet.engine.RatchetEngine",
 }
 
 _ENTRY_POINT_GROUPS = {

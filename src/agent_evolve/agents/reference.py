@@ -39,6 +39,7 @@ from agent_evolve.agents.prompting import (
 )
 from agent_evolve.agents.router import SkillRouter, match_skills
 from agent_evolve.agents.tools import DEFAULT_TIMEOUT_S, workspace_tools
+import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.manifest import MANIFEST_FILE
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
@@ -140,6 +141,7 @@ class _Snapshot:
     bodies: dict[str, str]
     memories: list[dict[str, Any]]
     tools: list[Tool] = field(default_factory=list)
+    ratchet: ratchet_router.RouterConfig | None = None  # Ratchet governs the workspace (its router marker)
 
 
 class ReferenceAgent(BaseAgent):
@@ -188,6 +190,7 @@ class ReferenceAgent(BaseAgent):
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
             memories=ws.read_all_memories(limit=self.memory_limit),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
+            ratchet=ratchet_router.read_marker(ws.path),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
@@ -237,6 +240,9 @@ class ReferenceAgent(BaseAgent):
     def _select_skills(state: _Snapshot, task: Task, client: LLMClient) -> tuple[list[SkillMeta], dict[str, Any]]:
         """The skills to inject under the snapshot's mode, and what decided them (for the trajectory)."""
         mode = state.settings.skill_mode
+        if state.ratchet is not None:  # a workspace governed by Ratchet routes 0 or 1 skill through its router
+            decision = ratchet_router.route(client, task.input, state.skills, state.ratchet)
+            return [s for s in state.skills if s.name == decision.skill], decision.to_dict()
         if mode == "all":
             return list(state.skills), {}
         if mode == "none":
