@@ -38,7 +38,8 @@ def skill(name: str, **changes: object) -> RatchetSkill:
 
 
 def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    """Run a command with a console wide enough for one line per table row."""
+    return CliRunner(env={"COLUMNS": "200"}).invoke(cli, list(args), catch_exceptions=False)
 
 
 @pytest.fixture
@@ -150,3 +151,50 @@ def test_commands_without_a_ledger_say_so(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "no Ratchet ledger here" in result.output
     missing = CliRunner().invoke(cli, ["skill", "show", "nope", "-w", str(tmp_path)])
     assert missing.exit_code == 1
+
+
+def routed_trials(ledger: Ledger, name: str, trials: int, hurt: int) -> None:
+    """`trials` routed train attempts of `name` from round 2, the first `hurt` failed and judged HURT."""
+    ids = ledger.add_capsules([Capsule(2, f"{name}-{i}", "train", "p", "o", float(i >= hurt), i >= hurt, name, name)
+                               for i in range(trials)])
+    for cid in ids[:hurt]:
+        ledger.add_verdict(Verdict(cid, name, "HURT", "misled", "HIGH", "made it worse", 2))
+
+
+@pytest.fixture
+def curated(tmp_path: Path) -> Path:
+    root = tmp_path / "run"
+    (root / "skills").mkdir(parents=True)
+    with Ledger.open(ledger_path(root)) as ledger:
+        for name, locked in (("bad", False), ("locked-bad", True), ("young-bad", False)):
+            ledger.put_skill(skill(name, do_not_retire=locked), 1, "synthesised")
+        routed_trials(ledger, "bad", 100, 10)
+        routed_trials(ledger, "locked-bad", 100, 30)
+        routed_trials(ledger, "young-bad", 99, 50)
+        ledger.audit("start", {"settings": {"retire_min_trials": 100, "retire_threshold": -0.1}}, 0)
+    invoke("skill", "unretire", "bad", "-w", str(root))  # puts every active skill on disk
+    return root
+
+
+def test_curate_retires_at_the_boundary_and_reports_locked_skills(curated: Path) -> None:
+    dry = invoke("curate", "-w", str(curated), "--dry-run").output
+    assert "dry run" in dry and "retire" in dry
+    with Ledger.open(ledger_path(curated)) as ledger:
+        assert [s.name for s in ledger.skills("ACTIVE")] == ["bad", "locked-bad", "young-bad"]
+    out = invoke("curate", "-w", str(curated)).output
+    cells = [line.split("│") for line in out.splitlines() if line.count("│") > 4]
+    rows = {cell[1].strip(): cell[2].strip() for cell in cells}
+    assert rows == {"bad": "retire", "locked-bad": "protected", "young-bad": "keep"}
+    with Ledger.open(ledger_path(curated)) as ledger:
+        assert [s.name for s in ledger.skills("ACTIVE")] == ["locked-bad", "young-bad"]
+        assert ledger.status_history("bad")[-1][1] == "DEPRECATED" and len(ledger.capsules(skill="bad")) == 100
+        [decision] = [d for d in ledger.decisions(kind="curate") if d.payload.get("by") == "user"]
+        assert decision.payload["threshold"] == -0.1 and len(decision.payload["decisions"]) == 3
+    assert not (curated / "skills" / "bad").exists() and (curated / "skills" / "locked-bad").is_dir()
+    listed = invoke("skill", "list", "-w", str(curated)).output
+    assert "-0.100" in listed and "-0.300" in listed
+
+
+def test_curate_thresholds_can_be_given(curated: Path) -> None:
+    out = invoke("curate", "-w", str(curated), "--min-trials", "20", "--threshold", "0", "--dry-run").output
+    assert out.count("retire") >= 2 and ">= 20 trials and <= +0.00" in out

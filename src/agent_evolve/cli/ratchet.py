@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,8 +17,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from agent_evolve.algorithms.ratchet.capsules import skill_stats
+from agent_evolve.algorithms.ratchet.curator import SkillStats, retirement
 from agent_evolve.algorithms.ratchet.ledger import Ledger, LedgerError, ledger_path
-from agent_evolve.algorithms.ratchet.records import Decision, SkillStatus
+from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill, SkillStatus
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import (
     load_yaml_bank,
     render_skill_md,
@@ -71,21 +73,28 @@ def skill_group() -> None:
 @_WORKSPACE
 @click.option("--status", type=click.Choice(["ACTIVE", "DEPRECATED", "CANDIDATE"]), help="Only skills with this status.")
 def skill_list(workspace: str, status: SkillStatus | None) -> None:
-    """Every skill the run has known (ACTIVE, DEPRECATED, CANDIDATE) with its routed trials and verdicts."""
+    """Every skill the run has known (ACTIVE, DEPRECATED, CANDIDATE) with the curator's evidence for it."""
     with _ledger(workspace) as ledger:
         skills = ledger.skills(status)
-        routed = {s.name: len(ledger.capsules(skill=s.name)) for s in skills}
-        labels = Counter((v.skill, v.label) for v in ledger.verdicts())
+        stats = _stats(ledger, skills)
     table = Table(title=f"Ratchet skills ({len(skills)})")
-    for column in ("name", "status", "origin", "since", "routed", "helped", "hurt"):
-        table.add_column(column, no_wrap=True, justify="right" if column in ("since", "routed", "helped", "hurt") else "left")
+    for column in ("name", "status", "origin", "since"):
+        table.add_column(column, no_wrap=True)
+    for column in ("trials", "helped", "hurt", "contribution"):
+        table.add_column(column, no_wrap=True, justify="right")
     table.add_column("description", overflow="fold")
-    for s in skills:
+    for s, st in zip(skills, stats):
         style = _STATUS_STYLE[s.status]
         status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
-        table.add_row(s.name, status_text, s.origin, str(s.created_round), str(routed.get(s.name, 0)),
-                      str(labels[s.name, "HELPED"]), str(labels[s.name, "HURT"]), s.description)
+        table.add_row(s.name, status_text, s.origin, str(s.created_round), str(st.trials), str(st.successes),
+                      str(st.failures), f"{st.contribution:+.3f}", s.description)
     _print(table)
+
+
+def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillStats]:
+    """Each skill's routed train trials and credits since it was added (what the curator decides on)."""
+    capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
+    return [skill_stats(s, capsules, verdicts) for s in skills]
 
 
 @skill_group.command("show")
@@ -224,6 +233,43 @@ def audit_command(workspace: str, limit: int) -> None:
     _print(table)
 
 
+@click.command("curate")
+@_WORKSPACE
+@click.option("--min-trials", type=click.IntRange(min=1), help="Routed trials before retirement [default: the run's].")
+@click.option("--threshold", type=float, help="Retire at contribution <= this [default: the run's].")
+@click.option("--dry-run", is_flag=True, help="Show the decisions without applying them.")
+def curate_command(workspace: str, min_trials: int | None, threshold: float | None, dry_run: bool) -> None:
+    """Re-run retirement on the active bank now, with the run's thresholds unless given; do_not_retire reported."""
+    with _ledger(workspace) as ledger:
+        settings = _run_settings(ledger)
+        min_trials = settings.retire_min_trials if min_trials is None else min_trials
+        threshold = settings.retire_threshold if threshold is None else threshold
+        decided = retirement(_stats(ledger, ledger.skills("ACTIVE")), min_trials, threshold)
+        if not dry_run:
+            round_ = ledger.last_round()
+            for d in decided:
+                if d.action == "retire":
+                    ledger.set_status(d.name, "DEPRECATED", round_, f"curate by the user: {d.reason}")
+            rows = [d.to_dict() for d in decided]
+            _user_action(ledger, "curate", "bank", {"min_trials": min_trials, "threshold": threshold, "decisions": rows})
+            _sync_disk(workspace, ledger)
+    table = Table(title=f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}")
+    for column in ("skill", "action", "trials", "contribution"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("reason", overflow="fold")
+    for d in decided:
+        table.add_row(d.name, d.action, str(d.trials), f"{d.contribution:+.3f}", d.reason)
+    _print(table)
+
+
+def _run_settings(ledger: Ledger) -> RatchetSettings:
+    """The settings the run started with (its latest `start` audit event), else the defaults."""
+    for event in ledger.audit_events():
+        if event["event"] == "start" and isinstance(event["payload"].get("settings"), dict):
+            return RatchetSettings.from_params(event["payload"]["settings"], f"{ledger.path}: the run's settings")
+    return RatchetSettings()
+
+
 @click.group("capsule")
 def capsule_group() -> None:
     """The run's capsules (one per task attempt)."""
@@ -240,5 +286,5 @@ def capsule_prune(workspace: str, keep_days: float) -> None:
     click.echo(f"removed {removed} capsules older than {keep_days:g} days; {left} left")
 
 
-RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, audit_command, capsule_group]
+RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, audit_command, curate_command, capsule_group]
 """Registered by `agent_evolve.cli.main`."""

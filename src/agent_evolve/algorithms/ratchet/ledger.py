@@ -113,6 +113,7 @@ class Ledger:
                 )
                 connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 connection.execute("PRAGMA journal_mode = WAL")
+                connection.execute("PRAGMA synchronous = NORMAL")  # WAL: never corrupt; a power cut may drop the last commits
             except sqlite3.Error as exc:
                 raise LedgerError(f"{self.path}: cannot open the Ratchet ledger: {exc}") from None
             self._connections.append(connection)
@@ -262,13 +263,15 @@ class Ledger:
         return [s for s in self._skill_rows(None) if status is None or s.status == status]
 
     def _skill_rows(self, name: str | None) -> list[RatchetSkill]:
-        only = " AND v.name = ?" if name is not None else ""
+        only = " WHERE name = ?" if name is not None else ""
+        params = (name, name) if name is not None else ()
         rows = self._read(
-            "SELECT v.name, v.fields, (SELECT s.status FROM skill_status s WHERE s.name = v.name"
-            " ORDER BY s.id DESC LIMIT 1) FROM skill_versions v WHERE v.id = (SELECT MAX(w.id)"
-            f" FROM skill_versions w WHERE w.name = v.name){only}"
-            " ORDER BY (SELECT MIN(f.id) FROM skill_versions f WHERE f.name = v.name)",
-            (name,) if name is not None else (),
+            "SELECT v.name, v.fields, s.status"
+            f" FROM (SELECT name, MAX(id) AS last, MIN(id) AS first FROM skill_versions{only} GROUP BY name) k"
+            " JOIN skill_versions v ON v.id = k.last"
+            f" JOIN (SELECT name, MAX(id) AS last FROM skill_status{only} GROUP BY name) t ON t.name = k.name"
+            " JOIN skill_status s ON s.id = t.last ORDER BY k.first",
+            params,
         )
         return [RatchetSkill(name=row[0], status=row[2], **json.loads(row[1])) for row in rows]
 

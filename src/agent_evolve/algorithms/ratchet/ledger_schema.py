@@ -61,6 +61,8 @@ def _v2(db: sqlite3.Connection) -> None:
         CREATE INDEX capsules_skill ON capsules (routed_skill);
         CREATE INDEX verdicts_skill ON verdicts (skill);
         CREATE INDEX skill_status_name ON skill_status (name);
+        CREATE INDEX skill_versions_name ON skill_versions (name);
+        CREATE INDEX meta_skills_suite ON meta_skills (suite, name);
         """
     )
 
