@@ -141,7 +141,7 @@ class _Snapshot:
     bodies: dict[str, str]
     memories: list[dict[str, Any]]
     tools: list[Tool] = field(default_factory=list)
-    ratchet: ratchet_router.RouterConfig | None = None  # Ratchet governs the workspace (its router marker)
+    ratchet: ratchet_router.BankRouter | None = None  # Ratchet governs the workspace (its router marker)
 
 
 class ReferenceAgent(BaseAgent):
@@ -190,7 +190,7 @@ class ReferenceAgent(BaseAgent):
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
             memories=ws.read_all_memories(limit=self.memory_limit),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
-            ratchet=ratchet_router.read_marker(ws.path),
+            ratchet=ratchet_router.workspace_router(ws.path, skills),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
@@ -241,7 +241,7 @@ class ReferenceAgent(BaseAgent):
         """The skills to inject under the snapshot's mode, and what decided them (for the trajectory)."""
         mode = state.settings.skill_mode
         if state.ratchet is not None:  # a workspace governed by Ratchet routes 0 or 1 skill through its router
-            decision = ratchet_router.route(client, task.input, state.skills, state.ratchet)
+            decision = state.ratchet.route(client, task.input)
             return [s for s in state.skills if s.name == decision.skill], decision.to_dict()
         if mode == "all":
             return list(state.skills), {}

@@ -69,7 +69,8 @@ class RatchetEngine(ModelEngine):
     # -- lifecycle -----------------------------------------------------------------------------------
 
     def bootstrap(self, ctx: EngineContext) -> StepResult | None:
-        """Mark the workspace as Ratchet's, take its skills into the ledger, snapshot the round-0 bank."""
+        """Mark the workspace as Ratchet's, take its skills into the ledger (and a loaded bank onto disk), snapshot
+        the round-0 bank."""
         self.context = ctx
         root = Path(ctx.workspace.path)
         if ctx.config.gate_strategy != "keep":
@@ -78,7 +79,7 @@ class RatchetEngine(ModelEngine):
         write_marker(root, RouterConfig.from_settings(self.settings))
         with Ledger.open(ledger_path(root)) as ledger:
             imported = bank_io.import_workspace_skills(ledger, root)
-            ledger.snapshot_bank(0, [s.name for s in ledger.skills("ACTIVE")])
+            ledger.snapshot_bank(0, [s.name for s in bank_io.write_bank(root, ledger)])
             ledger.audit("start", {"settings": self.settings.to_dict(), "imported": imported}, 0)
         return StepResult(mutated=True, summary=f"Ratchet governs the workspace ({len(imported)} skills imported)")
 

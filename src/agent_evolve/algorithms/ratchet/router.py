@@ -5,7 +5,7 @@ With at most `full_bank_limit` active skills the model sees them all; above, the
 index of the skills' vectors, also built once per bank version), and the model picks one or says NONE.
 `routing: retrieval` (ablation A2) takes the shortlist's best without a model call; `routing: none` (A1) never
 injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
-versioned with the bank); the reference agent routes through :func:`route` when it is there.
+versioned with the bank); the reference agent then routes through a :class:`BankRouter` built at each reload.
 """
 
 from __future__ import annotations
@@ -18,16 +18,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.router import RouteDecision, SkillRouter, match_skills, skill_document
+from agent_evolve.agents.router import RouteDecision, SkillRouter, bank_index, skill_document
 from agent_evolve.algorithms.ratchet.embedder import Embedder
 from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings, Routing
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
+from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
 
 MARKER = "skills/_ratchet/router.json"
 INDEXES_KEPT = 4
+EMBED_CHUNK = 512
+PROJECTED_DIM = 128
+RERANK_FACTOR = 50
 
 
 @dataclass(frozen=True)
@@ -68,47 +72,73 @@ def read_marker(workspace: str | Path) -> RouterConfig | None:
 
 
 class _VectorIndex:
-    """Unit vectors of one bank's skill documents; a query is one matrix product (numpy) or a loop without it."""
+    """Unit vectors of one bank's skill documents, searched in two stages (numpy) or by a loop without numpy.
 
-    def __init__(self, vectors: list[list[float]]) -> None:
-        self.vectors = vectors
+    Documents are embedded in chunks, each turned into an array at once, so a bank of 10,000 skills never holds
+    its vectors as Python floats. A query is first scored against a fixed random projection of the vectors to
+    `PROJECTED_DIM` dimensions (a cheap approximate cosine), then the best `RERANK_FACTOR` x k are re-ranked by their exact cosine. `exact_top` is the plain
+    scan (what the benchmark measures the two-stage recall against).
+    """
+
+    def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:
         try:
-            np: Any = importlib.import_module("numpy")
+            self._np: Any = importlib.import_module("numpy")
         except ImportError:
-            self._matrix = None
+            self._np, self.vectors = None, embedder.embed(list(documents))
             return
-        matrix = np.asarray(vectors, dtype=float)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        self._np, self._matrix = np, matrix / np.where(norms == 0, 1.0, norms)
+        np = self._np
+        chunks = [_unit(np, np.asarray(embedder.embed(list(documents[i:i + EMBED_CHUNK])), dtype=np.float32))
+                  for i in range(0, len(documents), EMBED_CHUNK)]
+        self._matrix = np.concatenate(chunks) if chunks else np.zeros((0, 1), dtype=np.float32)
+        width = self._matrix.shape[1]
+        self._projection = (np.random.default_rng(0).standard_normal((width, PROJECTED_DIM)).astype(np.float32)
+                            if width > PROJECTED_DIM else None)
+        self._projected = self._matrix @ self._projection if self._projection is not None else self._matrix
 
     def top(self, query: list[float], k: int) -> list[int]:
-        if self._matrix is None:
+        """The ``k`` documents closest to ``query``, best first (ties: lower index)."""
+        if self._np is None:
             ranked = sorted(range(len(self.vectors)), key=lambda i: (-cosine(query, self.vectors[i]), i))
             return ranked[:k]
         np = self._np
-        scores = self._matrix @ np.asarray(query, dtype=float)
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        return best[np.lexsort((best, -scores[best]))].tolist()
+        vector = np.asarray(query, dtype=np.float32)
+        if self._projection is None:
+            return _best(np, _dot(np, self._projected, vector), np.arange(len(self._projected)), k)
+        rough = _dot(np, self._projected, _dot(np, self._projection.T, vector))
+        pool = np.asarray(_best(np, rough, np.arange(len(rough)), min(len(rough), RERANK_FACTOR * k)))
+        return _best(np, _dot(np, self._matrix[pool], vector), pool, k)
+
+    def exact_top(self, query: list[float], k: int) -> list[int]:
+        """The exact ``k`` nearest documents (a full scan)."""
+        np = self._np
+        if np is None:
+            return self.top(query, k)
+        return _best(np, _dot(np, self._matrix, np.asarray(query, dtype=np.float32)), np.arange(len(self._matrix)), k)
+
+
+def _dot(np: Any, matrix: Any, vector: Any) -> Any:
+    """matrix @ vector summed on this thread (BLAS threads thrash on a busy machine)."""
+    return np.einsum("ij,j->i", matrix, vector)
+
+
+def _unit(np: Any, matrix: Any) -> Any:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def _best(np: Any, scores: Any, ids: Any, k: int) -> list[int]:
+    """The ids of the ``k`` highest scores, best first (ties: lower id)."""
+    k = min(k, len(scores))
+    if k == 0:
+        return []
+    best = np.argpartition(-scores, k - 1)[:k]
+    return ids[best[np.lexsort((ids[best], -scores[best]))]].tolist()
 
 
 @functools.lru_cache(maxsize=INDEXES_KEPT)
-def _vector_index(embedder: Embedder, documents: tuple[str, ...]) -> _VectorIndex:
-    return _VectorIndex(embedder.embed(list(documents)))
-
-
-def shortlist(task_text: str, skills: Sequence[SkillMeta], config: RouterConfig,
-              embedder: Embedder | None = None) -> list[SkillMeta]:
-    """What the router model is shown: every skill of a small bank, else lexical top-k united with embedding top-k."""
-    if len(skills) <= config.full_bank_limit:
-        return list(skills)
-    chosen = [s for s, _ in match_skills(task_text, skills, config.shortlist_lexical)]
-    if embedder is not None and config.shortlist_embedding:
-        index = _vector_index(embedder, tuple(skill_document(s) for s in skills))
-        seen = {s.name for s in chosen}
-        query = embedder.embed([task_text])[0]
-        chosen += [skills[i] for i in index.top(query, config.shortlist_embedding) if skills[i].name not in seen]
-    return chosen
+def _vector_index(embedder: Embedder, names: tuple[str, ...], descriptions: tuple[str, ...]) -> _VectorIndex:
+    """The embedding index of one bank version (its names and descriptions): built once, then reused."""
+    return _VectorIndex(embedder, [skill_document(SkillMeta(n, d, "")) for n, d in zip(names, descriptions)])
 
 
 @functools.lru_cache(maxsize=INDEXES_KEPT)
@@ -117,22 +147,64 @@ def named_embedder(name: str) -> Embedder:
     return make_embedder(name)
 
 
-def route(client: LLMClient, task_text: str, skills: Sequence[SkillMeta], config: RouterConfig,
-          embedder: Embedder | None = None) -> RouteDecision:
-    """Ratchet's routing decision for one task (0 or 1 skill); the marker's embedder unless one is given."""
-    if config.routing == "none":
-        return RouteDecision(None, [], "routing none: no skill is injected (ablation A1)")
-    if not skills:
-        return RouteDecision(None, [], "the skill bank is empty")
-    if config.routing == "retrieval":
-        best = match_skills(task_text, skills, 1)
-        if not best:
-            return RouteDecision(None, [], "retrieval routing: no skill shares a term with the task")
-        return RouteDecision(best[0][0].name, [best[0][0].name], f"retrieval routing: lexical top-1 ({best[0][1]})")
-    if embedder is None and len(skills) > config.full_bank_limit and config.shortlist_embedding:
-        embedder = named_embedder(config.embedder)
-    shown = shortlist(task_text, skills, config, embedder)
-    if not shown:
-        return RouteDecision(None, [], f"no skill of {len(skills)} is on the shortlist")
-    router = SkillRouter(client, full_bank_limit=len(shown))
-    return router.route(task_text, shown)
+class BankRouter:
+    """Ratchet's router over one bank version: its indexes are built once (on first need), reused for every task."""
+
+    def __init__(self, skills: Sequence[SkillMeta], config: RouterConfig, embedder: Embedder | None = None) -> None:
+        self.skills, self.config = list(skills), config
+        self._embedder = embedder
+        self._lexical: TfIdfIndex | None = None
+        self._vectors: _VectorIndex | None = None
+
+    @property
+    def large(self) -> bool:
+        """More skills than the router model is shown at once."""
+        return len(self.skills) > self.config.full_bank_limit
+
+    def lexical(self, task_text: str, k: int) -> list[SkillMeta]:
+        """The ``k`` best tf-idf matches (the shared index of `agents.router`), best first."""
+        if self._lexical is None:
+            self._lexical = bank_index(self.skills)
+        return [self.skills[i] for i, _ in self._lexical.top(task_text, k)]
+
+    def embedded(self, task_text: str, k: int, *, exact: bool = False) -> list[SkillMeta]:
+        """The ``k`` skills closest in embedding space, best first (two-stage; ``exact``: a full scan)."""
+        embedder = self._embedder or named_embedder(self.config.embedder)
+        if self._vectors is None:
+            self._vectors = _vector_index(embedder, tuple([s.name for s in self.skills]),
+                                          tuple([s.description for s in self.skills]))
+        query = embedder.embed([task_text])[0]
+        found = self._vectors.exact_top(query, k) if exact else self._vectors.top(query, k)
+        return [self.skills[i] for i in found]
+
+    def shortlist(self, task_text: str) -> list[SkillMeta]:
+        """What the router model is shown: the whole small bank, else lexical top-k united with embedding top-k."""
+        if not self.large:
+            return list(self.skills)
+        chosen = self.lexical(task_text, self.config.shortlist_lexical)
+        if self.config.shortlist_embedding:
+            seen = {s.name for s in chosen}
+            chosen += [s for s in self.embedded(task_text, self.config.shortlist_embedding) if s.name not in seen]
+        return chosen
+
+    def route(self, client: LLMClient, task_text: str) -> RouteDecision:
+        """Ratchet's routing decision for one task (0 or 1 skill)."""
+        if self.config.routing == "none":
+            return RouteDecision(None, [], "routing none: no skill is injected (ablation A1)")
+        if not self.skills:
+            return RouteDecision(None, [], "the skill bank is empty")
+        if self.config.routing == "retrieval":
+            best = self.lexical(task_text, 1)
+            if not best:
+                return RouteDecision(None, [], "retrieval routing: no skill shares a term with the task")
+            return RouteDecision(best[0].name, [best[0].name], "retrieval routing: the lexical top-1")
+        shown = self.shortlist(task_text)
+        if not shown:
+            return RouteDecision(None, [], f"no skill of {len(self.skills)} is on the shortlist")
+        return SkillRouter(client, full_bank_limit=len(shown)).route(task_text, shown)
+
+
+def workspace_router(workspace: str | Path, skills: Sequence[SkillMeta]) -> BankRouter | None:
+    """The router of a workspace Ratchet governs, over its current skills; None when Ratchet does not govern it."""
+    config = read_marker(workspace)
+    return BankRouter(skills, config) if config is not None else None
