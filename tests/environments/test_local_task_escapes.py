@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.environments import EnvironmentPathError, EnvironmentSpec, open_environment
+from agent_evolve.environments import EnvironmentPathError, EnvironmentSpec
 from agent_evolve.environments.local_task import LocalTaskEnvironment
 
 

@@ -22,12 +22,13 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+from typing import Self
 
 from agent_evolve.environments.confined import run_confined
 from agent_evolve.environments.detect import backend_for_untrusted_code
 from agent_evolve.environments.errors import ConfinementError
-from agent_evolve.environments.local_task_git import EnvironmentSetupError, clone_at, diff_from_baseline, \
-    record_baseline
+from agent_evolve.environments.local_task_git import (EnvironmentSetupError, clone_at, diff_from_baseline,
+                                                     record_baseline)
 from agent_evolve.environments.local_task_paths import resolve_inside
 from agent_evolve.environments.spec import DEFAULT_PATH, Confinement, Mount
 from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec
@@ -151,7 +152,7 @@ class LocalTaskEnvironment:
         self._closed = True
         shutil.rmtree(self._private, onerror=_make_writable_and_retry)
 
-    def __enter__(self) -> LocalTaskEnvironment:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
