@@ -79,7 +79,7 @@ def test_create_search_and_bash(tools: EnvironmentTools, env: TaskEnvironment) -
     assert env.read_file("new/test_x.py") == "a\nb\n"
     assert tools.search({"text": "return x"}).splitlines() == ["./pkg/mod.py:2:    return x",
                                                                "./pkg/mod.py:6:    return x"]
-    assert tools.search({"text": "nowhere"}) == "No line contains 'nowhere' under .."
+    assert tools.search({"text": "nowhere"}).startswith("No line contains 'nowhere' (searched .); try a shorter")
     with pytest.raises(EnvironmentPathError):
         tools.search({"text": "x", "path": "/etc"})
     assert tools.bash({"command": "exit 4"}).endswith("[exit code 4]")
@@ -142,12 +142,12 @@ def test_workspace_tools_run_inside_the_environment(make_ws, env: TaskEnvironmen
                     "file": "count_lines.sh"},
                    {"name": "py_count", "description": "Count lines in Python.", "parameters": params,
                     "file": "py_count.py"}], {"count_lines.sh": SH_TOOL, "py_count.py": PY_TOOL})
-    llm = ScriptedLLM([call("count_lines", path="long.txt"), call("py_count", path="pkg/mod.py"), "done"])
+    llm = ScriptedLLM([call("count_lines", path="long.txt"), call("py_count", path="pkg/mod.py"), call("submit")])
     with bound_environment(env):
         trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t", "count"))
     offered = [t.name for t in llm.calls[0].tools or []]
     assert offered == ["bash", "view", "edit", "create", "search", "submit", "count_lines", "py_count"]
-    sh, py = (s["output"] for s in trajectory.steps if s["type"] == "tool_call")
+    sh, py, _ = (s["output"] for s in trajectory.steps if s["type"] == "tool_call")
     assert sh.startswith("tool in /task\n500\n") and sh.endswith("[exit code 0]")
     assert py.startswith('{"cwd": "/task", "lines": 6}')
     assert env.diff() == ""
@@ -157,7 +157,7 @@ def test_a_workspace_tool_named_like_a_builtin_replaces_it(make_ws, env: TaskEnv
     ws = make_ws({"skill_mode": "none", "use_tools": True})
     _registry(ws, [{"name": "search", "description": "Search with ripgrep-like output.", "file": "search.sh"}],
               {"search.sh": "echo custom search\n"})
-    llm = ScriptedLLM([call("search"), "done"])
+    llm = ScriptedLLM([call("search"), call("submit")])
     with bound_environment(env):
         trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t", "find"))
     specs = {t.name: t.description for t in llm.calls[0].tools or []}
@@ -211,7 +211,7 @@ def test_an_engine_tool_is_gated_by_validation_and_then_callable_in_the_environm
     good = make_ws({"skill_mode": "none", "use_tools": True})
     kept = _step(good, ToolWriter("ls pkg\n"))
     assert kept.mutated and sorted(kept.changed_paths) == ["tools/probe.sh", "tools/registry.yaml"]
-    llm = ScriptedLLM([call("probe"), "done"])
+    llm = ScriptedLLM([call("probe"), call("submit")])
     with bound_environment(env):
         trajectory = ReferenceAgent(good, llm=llm).solve(Task("t", "probe"))
     assert trajectory.steps[1]["output"] == "mod.py\n\n[exit code 0]"
