@@ -79,7 +79,8 @@ def test_the_turn_limit_is_respected(make_ws, environment: TaskEnvironment) -> N
 
 def test_a_model_that_answers_in_text_still_acts(make_ws, environment: TaskEnvironment) -> None:
     def after_command(messages: list[Message]) -> str:
-        assert messages[-1].role == "tool" and "hello from the tree" in messages[-1].content
+        assert messages[-2].role == "tool" and "hello from the tree" in messages[-2].content
+        assert messages[-1].role == "user" and messages[-1].content.startswith("Next step: call one tool")
         return "The file says hello."
 
     ws = make_ws({"skill_mode": "none"})

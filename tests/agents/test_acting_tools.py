@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.acting import ActionError, EnvironmentTools, Submission, calls_in_text, compact
+from agent_evolve.agents.acting import ActingClient, ActionError, EnvironmentTools, Submission, calls_in_text, compact
+from agent_evolve.agents.acting.replies import NEXT_STEP
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract import AgentWorkspace
 from agent_evolve.contract.validate import validate_workspace
@@ -19,7 +20,7 @@ from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.stepping import StepOutcome, guarded_step
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.environments import EnvironmentPathError, EnvironmentSpec, TaskEnvironment, open_environment
-from agent_evolve.llm.base import Completion, Message, ToolCall
+from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
 from agent_evolve.protocol.acting import bound_environment
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import StepResult, Task
@@ -104,6 +105,18 @@ def test_calls_are_read_from_plain_text() -> None:
     assert calls_in_text("```python\nprint(1)\n```", names) == []
     assert calls_in_text("All done, nothing to run.", names) == []
     assert calls_in_text('{"name": "unknown", "arguments": {}}', names) == []
+
+
+def test_the_acting_client_asks_for_the_next_step_and_drops_echoed_results() -> None:
+    tools = [ToolSpec("bash", "run"), ToolSpec("submit", "finish")]
+    llm = ScriptedLLM(["<tool_response>\nfile.txt\n</tool_response>\n\nThe tool results are above.", "plain"])
+    client = ActingClient(llm, 10_000)
+    history = [Message("system", "s"), Message("user", "task"), *_turn(1, 10)]
+    reply = client.complete(history, tools=tools)
+    assert reply.text == "The tool results are above." and reply.tool_calls == []
+    assert llm.calls[0].messages[-1] == Message("user", NEXT_STEP) and history[-1].role == "tool"
+    assert client.complete(history[:2], tools=tools).text == "plain"
+    assert llm.calls[1].messages == history[:2]
 
 
 def _turn(n: int, size: int) -> list[Message]:
