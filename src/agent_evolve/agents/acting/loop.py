@@ -4,8 +4,9 @@ Steps: offer the built-in tools (bash, view, edit, create, search, submit) and t
 the environment; one with a built-in's name replaces it); run `run_tool_loop` through `ActingClient` (bounded
 context, commands in plain text taken as calls); stop after `submit`, at a reply without a call, or at
 `max_turns`; record every call and its observation. A reply without a call before `submit` gets a reminder to
-go on (at most `REMINDERS` times, within `max_turns`): small models often stop to talk after one result. The output is the environment's `diff()` (`output: diff`,
-for repositories) or the submitted summary, else the last reply (`output: answer`).
+go on (at most `REMINDERS` times, within `max_turns`): small models often stop to talk after one result. The
+output is the environment's `diff()` (`output: diff`, for repositories) or the submitted summary, else the last
+reply (`output: answer`).
 """
 
 from __future__ import annotations
