@@ -1,35 +1,25 @@
 """Tasks solved inside real containers by a scripted agent that reads what its commands printed, then graded.
 
-The agent is the package's tool loop (`run_tool_loop`) driven by a ScriptedLLM whose later replies are computed
-from the observations the loop fed back; its tools call the docker task environment.
+The agent is the reference agent's acting loop (`agents.acting.act`: bash, view, edit, create, search, submit)
+driven by a ScriptedLLM whose later replies are computed from the observations the loop fed back.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
+from agent_evolve.agents.acting import ActingLimits, ActingResult, OutputMode, act
 from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec, TaskEnvironment, open_environment
-from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
-from agent_evolve.llm.tool_loop import Tool, ToolLoopResult, run_tool_loop
+from agent_evolve.llm.base import Completion, Message, ToolCall
 from agent_evolve.testing import ScriptedLLM
 
 BUGGY = "def mean(values):\n    return sum(values) / (len(values) + 1)\n"
 HIDDEN_TEST = ("import unittest\nfrom stats import mean\n\n\nclass T(unittest.TestCase):\n"
                "    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n")
-
-
-def tools(env: TaskEnvironment) -> list[Tool]:
-    """bash, read and write over the environment, as an acting agent has them."""
-    def obj(**props: str) -> dict[str, object]:
-        return {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}, "required": list(props)}
-
-    return [Tool(ToolSpec("bash", "Run a shell command in the task", obj(command="string")),
-                 lambda a: env.exec(a["command"]).render()),
-            Tool(ToolSpec("read", "Read a file", obj(path="string")), lambda a: env.read_file(a["path"])),
-            Tool(ToolSpec("write", "Write a file", obj(path="string", content="string")),
-                 lambda a: (env.write_file(a["path"], a["content"]), "written")[1])]
+Reply = Completion | Callable[[list[Message]], Completion]
 
 
 def call(name: str, **arguments: str) -> Completion:
@@ -40,8 +30,10 @@ def last_observation(messages: list[Message]) -> str:
     return next(m.content for m in reversed(messages) if m.role == "tool")
 
 
-def act(env: TaskEnvironment, task: str, script: list[object]) -> ToolLoopResult:
-    return run_tool_loop(ScriptedLLM(script), [Message("user", task)], tools(env), max_turns=len(script))  # type: ignore[arg-type]
+def solve(env: TaskEnvironment, task: str, script: list[Reply], output: OutputMode = "answer") -> ActingResult:
+    model = ScriptedLLM([*script, call("submit", summary="done")])
+    return act(model, "You act in the task's environment.", task, env, ActingLimits(max_turns=len(script) + 1),
+               output=output)
 
 
 def grade(env: TaskEnvironment, tests: dict[str, str], command: str) -> CommandResult:
@@ -65,11 +57,11 @@ def test_a_terminal_task_is_solved_in_the_container_and_graded_by_its_tests(busy
     with open_environment(spec) as env:
         before = grade(env, {"tests/check.sh": check}, "sh tests/check.sh")
         env.exec("rm -r tests")
-        result = act(env, instruction, [call("bash", command="cat numbers.txt"), sum_what_was_seen, "Done."])
+        result = solve(env, instruction, [call("bash", command="cat numbers.txt"), sum_what_was_seen])
         outcome = grade(env, {"tests/check.sh": check}, "sh tests/check.sh")
     assert before.exit_code != 0, "the task is not solved before the agent acts"
-    assert [e.call.name for e in result.executed] == ["bash", "bash"] and result.stop_reason == "final"
-    assert "17\n25\n8\n" in result.executed[0].output and "[exit code 0]" in result.executed[0].output
+    assert [step["name"] for step in result.steps] == ["bash", "bash", "submit"] and result.submitted
+    assert "17\n25\n8\n" in result.steps[0]["output"] and "[exit code 0]" in result.steps[0]["output"]
     assert outcome.exit_code == 0 and outcome.output == "PASS\n"
 
 
@@ -99,18 +91,17 @@ def test_a_swe_task_diff_is_applied_and_graded(python_image: str, tmp_path: Path
     repo, base = _repo(tmp_path)
     issue = "mean([1, 2, 3]) returns 1.5 instead of 2."
 
-    def fix_what_was_read(messages: list[Message]) -> Completion:
-        source = last_observation(messages)
-        return call("write", path="stats.py", content=source.replace("(len(values) + 1)", "len(values)"))
+    def fix_what_was_viewed(messages: list[Message]) -> Completion:
+        line = next(x for x in last_observation(messages).splitlines() if "return" in x)
+        old = line.split("return", 1)[1].strip()
+        return call("edit", path="stats.py", old_text=old, new_text=old.replace("(len(values) + 1)", "len(values)"))
 
     spec = EnvironmentSpec(backend="docker", image=python_image, git_repo=str(repo), commit=base, workdir="/repo")
     with open_environment(spec) as env:
-        script = [call("bash", command="python3 -c 'from stats import mean; print(mean([1, 2, 3]))'"),
-                  call("read", path="stats.py"), fix_what_was_read,
-                  call("bash", command="python3 -c 'from stats import mean; print(mean([1, 2, 3]))'"), "Fixed."]
-        result = act(env, issue, script)
-        patch = env.diff()
-    assert "1.5" in result.executed[0].output and "2.0" in result.executed[3].output
+        check = call("bash", command="python3 -c 'from stats import mean; print(mean([1, 2, 3]))'")
+        result = solve(env, issue, [check, call("view", path="stats.py"), fix_what_was_viewed, check], "diff")
+        patch = result.output
+    assert "1.5" in result.steps[0]["output"] and "2.0" in result.steps[3]["output"]
     assert patch.count("diff --git") == 1, "bytecode is left out of the diff"
     assert patch.startswith("diff --git a/stats.py b/stats.py") and "+    return sum(values) / len(values)" in patch
     assert _grade_patch(python_image, repo, base, "").exit_code != 0, "the hidden test fails before the fix"

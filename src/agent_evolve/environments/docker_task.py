@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import posixpath
 import shutil
-import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -31,9 +30,10 @@ from agent_evolve.environments.docker_task_files import (
     file_from_archive,
     git_argv,
     listed_files,
-    relative_path,
 )
 from agent_evolve.environments.errors import ConfinementError
+from agent_evolve.environments.local_task_git import clone_at
+from agent_evolve.environments.local_task_paths import checked_relative
 from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec
 
 _PURPOSE = "the docker task environment"
@@ -207,7 +207,7 @@ class DockerTaskEnvironment:
 
     def _resolve(self, path: str) -> str:
         """The real absolute place of a work-tree path inside the container; EnvironmentPathError if outside."""
-        relative = relative_path(path)
+        relative = str(checked_relative(path))
         result = self._internal(["sh", "-c", RESOLVE_SCRIPT, "sh", self.workdir, relative])
         if result.exit_code == _OUTSIDE:
             raise EnvironmentPathError(f"{path!r} leaves the work tree {self.workdir} "
@@ -247,15 +247,11 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 @contextlib.contextmanager
 def _checkout(repo: str, commit: str | None) -> Iterator[Path]:
-    """A temporary clone of `repo` at `commit` (HEAD when None), removed afterwards."""
+    """A temporary clone of `repo` at `commit` (HEAD when None) on the host, removed afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="agent-evolve-checkout-"))
     try:
-        for argv in (["git", "clone", "-q", "--no-checkout", repo, str(folder)],
-                     ["git", "-C", str(folder), "checkout", "-q", commit or "HEAD"]):
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
-            if done.returncode != 0:
-                raise ConfinementError(f"could not check out {repo!r} at {commit or 'HEAD'}: "
-                                       f"{(done.stderr or done.stdout).strip()[-500:]}")
-        yield folder
+        (folder / "home").mkdir()
+        clone_at(repo, commit, folder / "tree", folder / "home")
+        yield folder / "tree"
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,6 +1,6 @@
 """Files in and out of a container: work-tree paths checked, tar archives built and read, the diff baseline.
 
-Paths are checked twice: here by their text (no absolute path, no `..` above the work tree), then inside the
+Paths are checked twice: by their text (`local_task_paths.checked_relative`: relative, no `..`), then inside the
 container by `RESOLVE_SCRIPT`, which follows symlinks there and refuses a path whose real place is outside.
 """
 
@@ -39,18 +39,6 @@ A path that does not exist yet is judged by its deepest existing ancestor (what 
 """
 
 
-def relative_path(path: str) -> str:
-    """`path` normalised relative to the work tree ('.' for the root), or EnvironmentPathError."""
-    if not isinstance(path, str) or not path or "\x00" in path:
-        raise EnvironmentPathError(f"invalid work-tree path {path!r}")
-    if path.startswith("/"):
-        raise EnvironmentPathError(f"{path!r} is absolute; give a path relative to the task's work tree")
-    normal = posixpath.normpath(path)
-    if normal == ".." or normal.startswith("../"):
-        raise EnvironmentPathError(f"{path!r} leaves the task's work tree")
-    return normal
-
-
 def archive_of_file(name: str, content: bytes, mode: int = 0o644) -> bytes:
     """A tar archive holding one regular file `name`."""
     buffer = io.BytesIO()
@@ -74,6 +62,8 @@ def file_from_archive(chunks: bytes, path: str) -> bytes:
     """The content of the one regular file in a `get_archive` stream; EnvironmentPathError when it is not one."""
     with tarfile.open(fileobj=io.BytesIO(chunks), mode="r") as tar:
         members = tar.getmembers()
+        if members and members[0].isdir():
+            raise IsADirectoryError(f"{path!r} is a folder of the work tree, not a file")
         if len(members) != 1 or not members[0].isfile():
             raise EnvironmentPathError(f"{path!r} is not a regular file of the work tree")
         extracted = tar.extractfile(members[0])
