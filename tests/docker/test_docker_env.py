@@ -81,6 +81,8 @@ def test_file_methods_work_inside_the_work_tree(busybox_image: str, task_dir: Pa
         assert env.list_files("made") == ["made/deep/new.txt"]
         with pytest.raises(FileNotFoundError):
             env.read_file("missing.txt")
+        with pytest.raises(IsADirectoryError):
+            env.read_file("sub")
         with pytest.raises(EnvironmentPathError, match="is a directory"):
             env.write_file("sub", "x")
 
