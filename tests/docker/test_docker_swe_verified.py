@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from importlib.resources import files
 import os
 import subprocess
 import sys
@@ -16,7 +17,10 @@ import pytest
 
 from agent_evolve.benchmarks import swe_verified
 from agent_evolve.benchmarks.swe_verified import WORKDIR, SweVerifiedBenchmark, instance_image
-from agent_evolve.environments.task_env import open_environment
+from agent_evolve.agents import ReferenceAgent
+from agent_evolve.engine.solving import attempt
+from agent_evolve.llm.base import Completion, ToolCall
+from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Feedback, Task, Trajectory
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -101,27 +105,34 @@ def _instance_image(client: Any, base: str, tag: str) -> None:
         built.remove(force=True)
 
 
-def test_the_agent_acts_in_the_instance_image_and_its_diff_is_graded(
+def _call(name: str, **arguments: object) -> Completion:
+    return Completion(text="", tool_calls=[ToolCall(f"c-{name}", name, dict(arguments))], finish_reason="tool_calls")
+
+
+def test_the_swe_seed_acts_in_the_instance_image_and_its_diff_is_graded(
         docker_client: Any, python_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     record = {"instance_id": INSTANCE, "repo": "demo/stats", "base_commit": "0" * 40, "version": "1.0",
               "problem_statement": "mean([1, 2, 3]) returns 1.5", "test_patch": "", "FAIL_TO_PASS": "[]",
               "PASS_TO_PASS": "[]", "environment_setup_commit": "0" * 40}
     (tmp_path / "data.jsonl").write_text(json.dumps(record) + "\n")
     bench = SweVerifiedBenchmark(str(tmp_path / "data.jsonl"), namespace="agent-evolve-test")
-    task = Task(id=INSTANCE, input="")
     _instance_image(docker_client, python_image, instance_image(INSTANCE, "agent-evolve-test"))
     graded: list[str] = []
 
-    def official_harness(instance: dict[str, Any], patch: str) -> Feedback:  # the harness needs real SWE images
+    def official_harness(instance: dict[str, Any], patch: str) -> Feedback:  # it needs real SWE-bench images
         graded.append(patch)
         return Feedback(True, 1.0, "resolved")
 
     monkeypatch.setattr(swe_verified, "harness_problem", lambda: None)
     monkeypatch.setattr(bench, "_run_harness", official_harness)
-    with open_environment(bench.environment(task)) as env:
-        seen = env.exec("git log --format=%s && python3 -c 'import stats; print(stats.mean([1, 2, 3]))'")
-        env.write_file("stats.py", env.read_file("stats.py").replace("(len(values) + 1)", "len(values)"))
-        feedback = bench.evaluate_in(task, Trajectory(task_id=INSTANCE, output="Fixed."), env)
-    assert seen.output == "files\nbase\n1.5\n", "the agent's commands run in the image's /testbed"
-    assert feedback.success and len(graded) == 1
+    run = _call("bash", command="git log --format=%s && python3 -c 'import stats; print(stats.mean([1, 2, 3]))'")
+    llm = ScriptedLLM([run, _call("edit", path="stats.py", old_text="(len(values) + 1)", new_text="len(values)"),
+                       run, _call("submit", summary="divide by the count")])
+    agent = ReferenceAgent(Path(str(files("agent_evolve.seed_workspaces").joinpath("swe"))), llm=llm)
+    task = (bench.get_tasks("train", None) + bench.get_tasks("test", None))[0]
+    observation = attempt(agent, bench, task)
+    outputs = [step["output"] for step in observation.trajectory.steps if step.get("type") == "tool_call"]
+    assert "files\nbase\n1.5" in outputs[0] and "2.0" in outputs[2], "the agent's commands run in /testbed"
+    assert observation.feedback.success and graded == [observation.trajectory.output]
     assert graded[0].startswith("diff --git a/stats.py b/stats.py") and "+    return sum(values) / len(values)" in graded[0]
+    assert f"checked out at {WORKDIR}" in llm.calls[0].messages[1].content
