@@ -226,3 +226,4 @@ def test_container_options_follow_the_spec() -> None:
     assert {u["Name"]: u["Hard"] for u in options["ulimits"]}["cpu"] == 10
     assert [m["Target"] for m in options["mounts"]] == ["/w"] and "/tmp" in options["tmpfs"]
     assert container_options(EnvironmentSpec(backend="docker", image="i", network=True), "n")["network_mode"] == "bridge"
+    assert "/tmp" not in container_options(_spec("i", workdir="/tmp"), "n")["tmpfs"], "one mount per path"

@@ -94,7 +94,7 @@ def container_options(spec: EnvironmentSpec, name: str) -> dict[str, Any]:
                                      hard=limits.file_size_mb * 2**20)],
         "read_only": True,
         "mounts": [sdk.types.Mount(target=spec.workdir, source=None, type="volume")],
-        "tmpfs": {path: scratch for path in sorted({"/tmp", "/var/tmp", "/run", home, STATE_DIR})},
+        "tmpfs": {path: scratch for path in sorted({"/tmp", "/var/tmp", "/run", home, STATE_DIR} - {spec.workdir})},
         "security_opt": ["no-new-privileges"],
         "labels": {LABEL: "task"},
     }
