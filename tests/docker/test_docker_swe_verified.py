@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from importlib.resources import files
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +55,8 @@ def test_with_docker_but_no_data_the_run_names_the_data(docker_client: Any, tmp_
     done, _ = run_cli(tmp_path)
     output = " ".join((done.stdout + done.stderr).split())
     assert done.returncode != 0 and "Docker daemon" not in output
-    assert "No data for swe-verified" in output and swe_verified.ENV_VAR in output
-    assert "princeton-nlp/SWE-bench_Verified" in output
+    assert "swe-verified" in output and swe_verified.ENV_VAR in output and "data_path=" in output
+    assert "princeton-nlp/SWE-bench_Verified" in output, "with or without `datasets`, the data set is named"
     missing = tmp_path / "verified.jsonl"
     done, _ = run_cli(tmp_path, **{swe_verified.ENV_VAR: str(missing)})
     assert f"data path {str(missing)!r} does not exist" in " ".join((done.stdout + done.stderr).split())
@@ -79,30 +81,69 @@ def test_instance_image_names_match_the_installed_harness() -> None:
     assert instance_image(record["instance_id"], "swebench") == official
 
 
-def _instance_image(client: Any, base: str, tag: str) -> None:
-    """A stand-in for a SWE-bench instance image: the base image with a git repository at /testbed."""
+FAKE_CONDA = "conda() { :; }\n"
+FAKE_PYTEST = '''#!/usr/bin/env python3
+"""Stand-in for pytest -rA in the stand-in image: runs the test_* functions of the given files, prints the
+lines the harness's pytest log parser reads."""
+import importlib.util, sys
+for path in [a for a in sys.argv[1:] if a.endswith(".py")]:
+    spec = importlib.util.spec_from_file_location("t", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, ".")
+    spec.loader.exec_module(module)
+    for name in [n for n in dir(module) if n.startswith("test_")]:
+        try:
+            getattr(module, name)()
+            print(f"PASSED {path}::{name}")
+        except Exception:
+            print(f"FAILED {path}::{name}")
+'''
+TEST_PATCH = ("diff --git a/tests/test_stats.py b/tests/test_stats.py\nnew file mode 100644\n--- /dev/null\n"
+              "+++ b/tests/test_stats.py\n@@ -0,0 +1,5 @@\n+from stats import mean\n+\n+\n+def test_mean():\n"
+              "+    assert mean([1, 2, 3]) == 2\n")
+
+
+def _stand_in_image(client: Any, base: str, tag: str) -> str:
+    """A stand-in instance image (its base commit returned): /testbed a git repository with a buggy stats.py, and
+    conda's activate script and pytest faked, so that the official harness's eval script runs in it."""
+    files = {"testbed/stats.py": b"def mean(values):\n    return sum(values) / (len(values) + 1)\n",
+             "opt/miniconda3/bin/activate": FAKE_CONDA.encode(), "usr/local/bin/pytest": FAKE_PYTEST.encode()}
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        data = b"def mean(values):\n    return sum(values) / (len(values) + 1)\n"
-        info = tarfile.TarInfo("testbed/stats.py")
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-    container = client.containers.create(base, ["sleep", "1"])
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o755
+            tar.addfile(info, io.BytesIO(data))
+    repository, name = tag.rsplit(":", 1)
+    container = client.containers.create(base, ["sh", "-c", "cd /testbed && git init -q && git add -A && "
+                                                "git -c user.name=t -c user.email=t@t commit -qm base && "
+                                                "git rev-parse HEAD"])
     try:
         container.put_archive("/", buffer.getvalue())
-        repository, name = tag.rsplit(":", 1)
+        container.start()
+        assert container.wait()["StatusCode"] == 0
+        commit = container.logs().decode().strip().splitlines()[-1]
         container.commit(repository=repository, tag=name)
     finally:
         container.remove(force=True)
-    commit = "cd /testbed && git init -q && git -c user.name=t -c user.email=t@t commit -qm base --allow-empty && " \
-             "git add -A && git -c user.name=t -c user.email=t@t commit -qm files"
-    built = client.containers.create(tag, ["sh", "-c", commit])
-    try:
-        built.start()
-        assert built.wait()["StatusCode"] == 0
-        built.commit(repository=repository, tag=name)
-    finally:
-        built.remove(force=True)
+    return commit
+
+
+@pytest.fixture
+def stand_in(docker_client: Any, python_image: str) -> Iterator[Callable[[str], str]]:
+    """Builds stand-in instance images by tag; removes them after the test."""
+    import docker
+
+    made: list[str] = []
+
+    def build(tag: str) -> str:
+        made.append(tag)
+        return _stand_in_image(docker_client, python_image, tag)
+
+    yield build
+    for tag in made:
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            docker_client.images.remove(tag, force=True)
 
 
 def _call(name: str, **arguments: object) -> Completion:
@@ -110,13 +151,13 @@ def _call(name: str, **arguments: object) -> Completion:
 
 
 def test_the_swe_seed_acts_in_the_instance_image_and_its_diff_is_graded(
-        docker_client: Any, python_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        stand_in: Callable[[str], str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     record = {"instance_id": INSTANCE, "repo": "demo/stats", "base_commit": "0" * 40, "version": "1.0",
               "problem_statement": "mean([1, 2, 3]) returns 1.5", "test_patch": "", "FAIL_TO_PASS": "[]",
               "PASS_TO_PASS": "[]", "environment_setup_commit": "0" * 40}
     (tmp_path / "data.jsonl").write_text(json.dumps(record) + "\n")
     bench = SweVerifiedBenchmark(str(tmp_path / "data.jsonl"), namespace="agent-evolve-test")
-    _instance_image(docker_client, python_image, instance_image(INSTANCE, "agent-evolve-test"))
+    stand_in(instance_image(INSTANCE, "agent-evolve-test"))
     graded: list[str] = []
 
     def official_harness(instance: dict[str, Any], patch: str) -> Feedback:  # it needs real SWE-bench images
@@ -132,7 +173,27 @@ def test_the_swe_seed_acts_in_the_instance_image_and_its_diff_is_graded(
     task = (bench.get_tasks("train", None) + bench.get_tasks("test", None))[0]
     observation = attempt(agent, bench, task)
     outputs = [step["output"] for step in observation.trajectory.steps if step.get("type") == "tool_call"]
-    assert "files\nbase\n1.5" in outputs[0] and "2.0" in outputs[2], "the agent's commands run in /testbed"
+    assert "base\n1.5" in outputs[0] and "2.0" in outputs[2], "the agent's commands run in /testbed"
     assert observation.feedback.success and graded == [observation.trajectory.output]
     assert graded[0].startswith("diff --git a/stats.py b/stats.py") and "+    return sum(values) / len(values)" in graded[0]
     assert f"checked out at {WORKDIR}" in llm.calls[0].messages[1].content
+
+
+def test_the_official_harness_grades_the_diff(stand_in: Callable[[str], str], tmp_path: Path) -> None:
+    pytest.importorskip("swebench.harness.run_evaluation", reason="the [swe] extra is not installed")
+    instance_id = "psf__requests-90001"  # a repository and version the harness has specs for (pytest -rA)
+    commit = stand_in(instance_image(instance_id, "agent-evolve-test"))
+    record = {"instance_id": instance_id, "repo": "psf/requests", "base_commit": commit, "version": "2.26",
+              "problem_statement": "mean([1, 2, 3]) returns 1.5", "test_patch": TEST_PATCH,
+              "FAIL_TO_PASS": '["tests/test_stats.py::test_mean"]', "PASS_TO_PASS": "[]",
+              "environment_setup_commit": commit}
+    (tmp_path / "data.jsonl").write_text(json.dumps(record) + "\n")
+    bench = SweVerifiedBenchmark(str(tmp_path / "data.jsonl"), namespace="agent-evolve-test", timeout=300)
+    task = Task(id=instance_id, input="")
+    fix = ("diff --git a/stats.py b/stats.py\n--- a/stats.py\n+++ b/stats.py\n@@ -1,2 +1,2 @@\n def mean(values):\n"
+           "-    return sum(values) / (len(values) + 1)\n+    return sum(values) / len(values)\n")
+    resolved = bench.evaluate(task, Trajectory(task_id=instance_id, output=f"```diff\n{fix}```"))
+    assert resolved.success and resolved.detail.startswith("resolved: 1 FAIL_TO_PASS"), resolved.detail
+    wrong = fix.replace("len(values)\n", "(len(values) - 1)\n")
+    unresolved = bench.evaluate(task, Trajectory(task_id=instance_id, output=f"```diff\n{wrong}```"))
+    assert not unresolved.success and "1/1 FAIL_TO_PASS tests still fail" in unresolved.detail
