@@ -15,6 +15,7 @@ import pytest
 from agent_evolve.environments.docker_task import DockerTaskEnvironment
 from agent_evolve.environments.docker_task_client import DockerUnavailable
 from agent_evolve.environments.errors import ConfinementError
+from agent_evolve.environments.local_task_git import EnvironmentSetupError
 from agent_evolve.environments.spec import Limits
 from agent_evolve.environments.task_env import EnvironmentPathError, EnvironmentSpec, open_environment
 from agent_evolve.errors import is_fatal
@@ -172,11 +173,11 @@ def test_close_removes_the_container_even_when_the_agent_crashes(docker_client: 
 
 def test_a_failed_start_leaves_no_container(docker_client: Any, busybox_image: str) -> None:
     before = {c.id for c in docker_client.containers.list(all=True, filters={"label": "agent-evolve"})}
-    with pytest.raises(ConfinementError, match="set-up command 'exit 4' failed"):
+    with pytest.raises(EnvironmentSetupError, match="set-up command .exit 4. failed"):
         open_environment(_spec(busybox_image, setup_commands=("echo ready", "exit 4")))
     after = {c.id for c in docker_client.containers.list(all=True, filters={"label": "agent-evolve"})}
     assert not after - before
-    with pytest.raises(ConfinementError, match="not present locally"):
+    with pytest.raises(EnvironmentSetupError, match="not present locally"):
         open_environment(_spec("agent-evolve-test/never-built:0"))
 
 

@@ -32,7 +32,7 @@ from agent_evolve.environments.docker_task_files import (
     listed_files,
 )
 from agent_evolve.environments.errors import ConfinementError
-from agent_evolve.environments.local_task_git import clone_at
+from agent_evolve.environments.local_task_git import EnvironmentSetupError, clone_at
 from agent_evolve.environments.local_task_paths import checked_relative
 from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec
 
@@ -81,7 +81,7 @@ class DockerTaskEnvironment:
         for command in self.spec.setup_commands:
             result = self.exec(command)
             if result.exit_code != 0:
-                raise ConfinementError(f"set-up command {command!r} failed in {image!r} "
+                raise EnvironmentSetupError(f"set-up command {command!r} failed in {image!r} "
                                        f"({'timed out' if result.timed_out else f'exit {result.exit_code}'}): "
                                        f"{result.output[-2000:]}")
         self._has_baseline = self._internal(["sh", "-c", "command -v git"]).exit_code == 0
@@ -101,7 +101,7 @@ class DockerTaskEnvironment:
             try:
                 self._client.images.pull(image)
             except errors.DockerException as exc:
-                raise ConfinementError(
+                raise EnvironmentSetupError(
                     f"image {image!r} is not present locally and could not be pulled ({str(exc)[:200]}); "
                     "build it (`docker build`) or import a root file system (`tar -C ROOT -c . | docker import - "
                     f"{image}`)") from exc
@@ -111,7 +111,7 @@ class DockerTaskEnvironment:
         if self.spec.source_dir:
             source = Path(self.spec.source_dir)
             if not source.is_dir():
-                raise ConfinementError(f"EnvironmentSpec.source_dir {str(source)!r} is not a directory")
+                raise EnvironmentSetupError(f"EnvironmentSpec.source_dir {str(source)!r} is not a directory")
             self._put(self.workdir, archive_of_tree(source))
         elif self.spec.git_repo:
             with _checkout(self.spec.git_repo, self.spec.commit) as tree:
