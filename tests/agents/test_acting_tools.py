@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.acting import ActionError, EnvironmentTools, Submission, calls_in_text, compact
+from agent_evolve.agents.acting import ActingClient, ActionError, EnvironmentTools, Submission, calls_in_text, compact
+from agent_evolve.agents.acting.replies import NEXT_STEP
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract import AgentWorkspace
 from agent_evolve.contract.validate import validate_workspace
@@ -19,7 +20,7 @@ from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.stepping import StepOutcome, guarded_step
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.environments import EnvironmentPathError, EnvironmentSpec, TaskEnvironment, open_environment
-from agent_evolve.llm.base import Completion, Message, ToolCall
+from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
 from agent_evolve.protocol.acting import bound_environment
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import StepResult, Task
@@ -79,7 +80,7 @@ def test_create_search_and_bash(tools: EnvironmentTools, env: TaskEnvironment) -
     assert env.read_file("new/test_x.py") == "a\nb\n"
     assert tools.search({"text": "return x"}).splitlines() == ["./pkg/mod.py:2:    return x",
                                                                "./pkg/mod.py:6:    return x"]
-    assert tools.search({"text": "nowhere"}) == "No line contains 'nowhere' under .."
+    assert tools.search({"text": "nowhere"}).startswith("No line contains 'nowhere' (searched .); try a shorter")
     with pytest.raises(EnvironmentPathError):
         tools.search({"text": "x", "path": "/etc"})
     assert tools.bash({"command": "exit 4"}).endswith("[exit code 4]")
@@ -104,6 +105,18 @@ def test_calls_are_read_from_plain_text() -> None:
     assert calls_in_text("```python\nprint(1)\n```", names) == []
     assert calls_in_text("All done, nothing to run.", names) == []
     assert calls_in_text('{"name": "unknown", "arguments": {}}', names) == []
+
+
+def test_the_acting_client_asks_for_the_next_step_and_drops_echoed_results() -> None:
+    tools = [ToolSpec("bash", "run"), ToolSpec("submit", "finish")]
+    llm = ScriptedLLM(["<tool_response>\nfile.txt\n</tool_response>\n\nThe tool results are above.", "plain"])
+    client = ActingClient(llm, 10_000)
+    history = [Message("system", "s"), Message("user", "task"), *_turn(1, 10)]
+    reply = client.complete(history, tools=tools)
+    assert reply.text == "The tool results are above." and reply.tool_calls == []
+    assert llm.calls[0].messages[-1] == Message("user", NEXT_STEP) and history[-1].role == "tool"
+    assert client.complete(history[:2], tools=tools).text == "plain"
+    assert llm.calls[1].messages == history[:2]
 
 
 def _turn(n: int, size: int) -> list[Message]:
@@ -142,12 +155,12 @@ def test_workspace_tools_run_inside_the_environment(make_ws, env: TaskEnvironmen
                     "file": "count_lines.sh"},
                    {"name": "py_count", "description": "Count lines in Python.", "parameters": params,
                     "file": "py_count.py"}], {"count_lines.sh": SH_TOOL, "py_count.py": PY_TOOL})
-    llm = ScriptedLLM([call("count_lines", path="long.txt"), call("py_count", path="pkg/mod.py"), "done"])
+    llm = ScriptedLLM([call("count_lines", path="long.txt"), call("py_count", path="pkg/mod.py"), call("submit")])
     with bound_environment(env):
         trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t", "count"))
     offered = [t.name for t in llm.calls[0].tools or []]
     assert offered == ["bash", "view", "edit", "create", "search", "submit", "count_lines", "py_count"]
-    sh, py = (s["output"] for s in trajectory.steps if s["type"] == "tool_call")
+    sh, py, _ = (s["output"] for s in trajectory.steps if s["type"] == "tool_call")
     assert sh.startswith("tool in /task\n500\n") and sh.endswith("[exit code 0]")
     assert py.startswith('{"cwd": "/task", "lines": 6}')
     assert env.diff() == ""
@@ -157,7 +170,7 @@ def test_a_workspace_tool_named_like_a_builtin_replaces_it(make_ws, env: TaskEnv
     ws = make_ws({"skill_mode": "none", "use_tools": True})
     _registry(ws, [{"name": "search", "description": "Search with ripgrep-like output.", "file": "search.sh"}],
               {"search.sh": "echo custom search\n"})
-    llm = ScriptedLLM([call("search"), "done"])
+    llm = ScriptedLLM([call("search"), call("submit")])
     with bound_environment(env):
         trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t", "find"))
     specs = {t.name: t.description for t in llm.calls[0].tools or []}
@@ -211,7 +224,7 @@ def test_an_engine_tool_is_gated_by_validation_and_then_callable_in_the_environm
     good = make_ws({"skill_mode": "none", "use_tools": True})
     kept = _step(good, ToolWriter("ls pkg\n"))
     assert kept.mutated and sorted(kept.changed_paths) == ["tools/probe.sh", "tools/registry.yaml"]
-    llm = ScriptedLLM([call("probe"), "done"])
+    llm = ScriptedLLM([call("probe"), call("submit")])
     with bound_environment(env):
         trajectory = ReferenceAgent(good, llm=llm).solve(Task("t", "probe"))
     assert trajectory.steps[1]["output"] == "mod.py\n\n[exit code 0]"
