@@ -79,21 +79,33 @@ def test_the_turn_limit_is_respected(make_ws, environment: TaskEnvironment) -> N
 
 def test_a_model_that_answers_in_text_still_acts(make_ws, environment: TaskEnvironment) -> None:
     def after_command(messages: list[Message]) -> str:
-        assert messages[-1].role == "tool" and "hello from the tree" in messages[-1].content
+        assert messages[-2].role == "tool" and "hello from the tree" in messages[-2].content
+        assert messages[-1].role == "user" and messages[-1].content.startswith("Next step: call one tool")
         return "The file says hello."
 
     ws = make_ws({"skill_mode": "none"})
     environment.write_file("note.txt", "hello from the tree\n")
-    llm = ScriptedLLM(["I will read it.\n```bash\ncat note.txt\n```", after_command])
+    llm = ScriptedLLM(["I will read it.\n```bash\ncat note.txt\n```", after_command,
+                       call("submit", summary="It says hello.")])
     trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t1", "What does note.txt say?"))
-    assert trajectory.output == "The file says hello."
-    assert [s["name"] for s in trajectory.steps if s["type"] == "tool_call"] == ["bash"]
-    assert trajectory.steps[-1]["stop_reason"] == "final"
+    assert trajectory.output == "It says hello."
+    assert [s["type"] for s in trajectory.steps[1:]] == ["tool_call", "reminder", "tool_call", "answer"]
+    assert trajectory.steps[1]["name"] == "bash" and trajectory.steps[-1]["stop_reason"] == "stopped"
+    assert llm.calls[2].messages[-1].content.startswith("You have not submitted yet.")
+
+
+def test_a_model_that_keeps_talking_is_reminded_twice_then_its_last_reply_is_the_answer(
+        make_ws, environment: TaskEnvironment) -> None:
+    llm = ScriptedLLM(["Let me think.", "Still thinking.", "The answer is 7."])
+    trajectory = ReferenceAgent(make_ws({"skill_mode": "none"}), llm=llm).solve(Task("t1", "think"))
+    assert trajectory.output == "The answer is 7." and len(llm.calls) == 3
+    assert [s["type"] for s in trajectory.steps[1:]] == ["reminder", "reminder", "answer"]
+    assert trajectory.steps[-1]["turns"] == 3 and not trajectory.steps[-1]["submitted"]
 
 
 def test_observations_are_bounded(make_ws, environment: TaskEnvironment) -> None:
     ws = make_ws({"skill_mode": "none", "max_observation_chars": 500})
-    llm = ScriptedLLM([call("bash", command="seq 1 5000"), "done"])
+    llm = ScriptedLLM([call("bash", command="seq 1 5000"), call("submit")])
     trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t1", "count"))
     output = trajectory.steps[1]["output"]
     assert len(output) < 600 and "characters cut" in output and output.rstrip().endswith("[exit code 0]")

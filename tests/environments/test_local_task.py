@@ -121,6 +121,8 @@ def test_files_are_read_written_and_listed(source: Path) -> None:
             env.read_file("missing.txt")
         with pytest.raises(IsADirectoryError):
             env.write_file("pkg", "x")
+        with pytest.raises(IsADirectoryError):
+            env.read_file("pkg")
 
 
 def test_close_removes_everything_and_is_idempotent(source: Path) -> None:

@@ -110,6 +110,8 @@ class LocalTaskEnvironment:
         """The text of a file of the work tree (undecodable bytes replaced)."""
         self._check_open()
         target = resolve_inside(self._tree, path)
+        if target.is_dir():
+            raise IsADirectoryError(f"{path}: is a folder of the work tree, not a file")
         if not target.is_file():
             raise FileNotFoundError(f"{path}: no such file in the work tree")
         return target.read_text(encoding="utf-8", errors="replace")

@@ -150,7 +150,9 @@ class EnvironmentTools:
                    f"| head -n {SEARCH_MAX_MATCHES}")
         result = self.environment.exec(command, timeout_s=self.timeout_s)
         found = result.output.strip()
-        return clip(found, self.max_observation_chars) if found else f"No line contains {text!r} under {path}."
+        if found:
+            return clip(found, self.max_observation_chars)
+        return f"No line contains {text!r} (searched {path}); try a shorter text, such as one name."
 
     def submit(self, arguments: dict[str, Any]) -> str:
         self.submission.submitted = True

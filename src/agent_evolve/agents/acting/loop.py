@@ -3,8 +3,10 @@
 Steps: offer the built-in tools (bash, view, edit, create, search, submit) and the workspace's own tools (run in
 the environment; one with a built-in's name replaces it); run `run_tool_loop` through `ActingClient` (bounded
 context, commands in plain text taken as calls); stop after `submit`, at a reply without a call, or at
-`max_turns`; record every call and its observation. The output is the environment's `diff()` (`output: diff`,
-for repositories) or the submitted summary, else the last reply (`output: answer`).
+`max_turns`; record every call and its observation. A reply without a call before `submit` gets a reminder to
+go on (at most `REMINDERS` times, within `max_turns`): small models often stop to talk after one result. The
+output is the environment's `diff()` (`output: diff`, for repositories) or the submitted summary, else the last
+reply (`output: answer`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from agent_evolve.llm.tool_loop import run_tool_loop
 from agent_evolve.types import Usage
 
 OutputMode = Literal["answer", "diff"]
+REMINDERS = 2
+"""How many times a reply without a tool call, before `submit`, is answered with `CONTINUE` instead of ending."""
+CONTINUE = ("You have not submitted yet. Continue with a tool call (bash, view, edit, create, search); "
+            "call submit when the task is done.")
 
 
 @dataclass(frozen=True)
@@ -64,21 +70,30 @@ def act(client: LLMClient, system: str, task_input: str, environment: TaskEnviro
                               max_observation_chars=limits.max_observation_chars)
     names = {t.name for t in own}
     tools = [t for t in builtin if t.name not in names] + own
-    messages = [Message("system", system), Message("user", task_message(task_input, environment))]
-    result = run_tool_loop(ActingClient(client, limits.max_context_chars), messages, tools,
-                           max_turns=limits.max_turns, max_tokens=limits.max_tokens, temperature=limits.temperature,
-                           should_stop=lambda: submission.submitted)
-    steps = [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments, "output": e.output,
-              "error": e.error} for e in result.executed]
+    conversation = [Message("system", system), Message("user", task_message(task_input, environment))]
+    acting = ActingClient(client, limits.max_context_chars)
+    steps: list[dict[str, Any]] = []
+    usage, turns, reminders = Usage(), 0, 0
+    while True:
+        result = run_tool_loop(acting, conversation, tools, max_turns=limits.max_turns - turns,
+                               max_tokens=limits.max_tokens, temperature=limits.temperature,
+                               should_stop=lambda: submission.submitted)
+        steps += [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments, "output": e.output,
+                   "error": e.error} for e in result.executed]
+        usage, turns, conversation = usage + result.usage, turns + result.turns, result.messages
+        if result.stop_reason != "final" or turns >= limits.max_turns or reminders >= REMINDERS:
+            break
+        reminders += 1
+        conversation.append(Message("user", CONTINUE))
+        steps.append({"type": "reminder", "after_turn": turns})
     answer = submission.summary or result.text
-    text = environment.diff() if output == "diff" else answer
     return ActingResult(
-        output=text,
+        output=environment.diff() if output == "diff" else answer,
         steps=steps,
-        conversation=result.messages,
-        usage=result.usage,
+        conversation=conversation,
+        usage=usage,
         finish_reason=result.last.finish_reason if result.last is not None else "stop",
-        turns=result.turns,
+        turns=turns,
         stop_reason=result.stop_reason,
         submitted=submission.submitted,
     )

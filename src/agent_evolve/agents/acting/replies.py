@@ -4,7 +4,9 @@ Small models often answer with a command instead of a tool call. A reply without
 a `<tool_call>` block or a bare JSON call naming a known tool (as the Qwen parser reads them), else the first
 ```bash (or ```sh) block, run as a `bash` call. Only a reply with none of these ends the loop.
 The conversation sent is bounded (`compact`): the oldest tool results, then the oldest turns, are shortened or
-dropped until it fits; the trajectory keeps the whole conversation.
+dropped until it fits; the trajectory keeps the whole conversation. After tool results the model is asked for
+its next step (`NEXT_STEP`, sent only), and a reply that copies a `<tool_response>` block back loses that copy:
+both seen with the embedded 1.5B model, which otherwise repeats the result instead of acting on it.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from agent_evolve.llm.base import Completion, LLMClient, Message, ToolCall, Tool
 from agent_evolve.llm.qwen_tools import parse_tool_calls
 
 SHELL_TOOL = "bash"
+NEXT_STEP = "Next step: call one tool (bash, view, edit, create, search), or submit if the task is done."
 ELIDED_CHARS = 300
 """What is left of an old tool result once it is shortened."""
 _SHELL_FENCE = re.compile(r"```(?:bash|sh|shell)[ \t]*\n(.*?)```", re.DOTALL)
+_ECHOED_RESULT = re.compile(r"<tool_response>.*?(?:</tool_response>|$)", re.DOTALL)
 
 
 def calls_in_text(text: str, tool_names: set[str]) -> list[ToolCall]:
@@ -94,9 +98,14 @@ class ActingClient:
     def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         """The inner model's reply; a reply without calls but with a command in its text carries that call."""
-        completion = self.inner.complete(compact(messages, self.max_context_chars), tools=tools,
-                                         max_tokens=max_tokens, temperature=temperature, stop=stop)
+        sent = compact(messages, self.max_context_chars)
+        if tools and sent and sent[-1].role == "tool":
+            sent.append(Message("user", NEXT_STEP))
+        completion = self.inner.complete(sent, tools=tools, max_tokens=max_tokens, temperature=temperature,
+                                         stop=stop)
         if completion.tool_calls or not tools:
             return completion
-        calls = calls_in_text(completion.text, {t.name for t in tools})
-        return replace(completion, tool_calls=calls, finish_reason="tool_calls") if calls else completion
+        text = _ECHOED_RESULT.sub("", completion.text).strip()
+        calls = calls_in_text(text, {t.name for t in tools})
+        return replace(completion, text=text, tool_calls=calls, finish_reason="tool_calls" if calls else
+                       completion.finish_reason)
