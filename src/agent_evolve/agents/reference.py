@@ -26,10 +26,11 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from agent_evolve.agents.mcp import task_mcp_tools
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
     SkillText,
@@ -194,9 +195,15 @@ class ReferenceAgent(BaseAgent):
             self._snapshot = snapshot
 
     def solve(self, task: Task) -> Trajectory:
+        """Answer with the MCP servers of the workspace and the task running (stopped when the answer ends)."""
+        with task_mcp_tools(self.workspace.path, task, call_timeout_s=self.settings.tool_timeout_s) as mcp_tools:
+            return self._solve(task, mcp_tools)
+
+    def _solve(self, task: Task, mcp_tools: list[Tool]) -> Trajectory:
         """Select skills, assemble the prompt, answer (with tools when enabled), optionally propose a draft."""
         with self._lock:
             state = self._snapshot
+        state = replace(state, tools=[*state.tools, *mcp_tools])
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
         prompt = assemble_system_prompt(

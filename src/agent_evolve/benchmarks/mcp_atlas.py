@@ -19,6 +19,7 @@ from agent_evolve.benchmarks.external.common import (
     take,
 )
 from agent_evolve.benchmarks.external.data import DataSource, load_records
+from agent_evolve.benchmarks.facts import numbers_in
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.text import STOP_WORDS
@@ -32,7 +33,6 @@ OUTCOME_SCORES = {"fulfilled": 1.0, "partially_fulfilled": 0.5, "not_fulfilled":
 
 Judge = Callable[[Task, str], Feedback]
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z][a-z0-9'-]+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
@@ -72,15 +72,6 @@ def server_of(tool: str) -> str:
     return tool.split("_", 1)[0]
 
 
-def _numbers(text: str) -> list[tuple[float, int]]:
-    """Numbers in a text as (value, decimals)."""
-    found = []
-    for match in _NUMBER.findall(text):
-        plain = match.replace(",", "")
-        found.append((float(plain), len(plain.split(".")[1]) if "." in plain else 0))
-    return found
-
-
 def _stems(text: str) -> set[str]:
     """Content-word stems: lower case, no stop words, plural s dropped, cut to 6 letters."""
     stems = set()
@@ -104,8 +95,8 @@ def _number_found(value: float, decimals: int, candidates: list[tuple[float, int
 
 def claim_outcome(claim: str, output: str, prompt: str = "") -> str:
     """Deterministic stand-in for the LLM judge: key numbers and key words of the claim found in the output."""
-    out_numbers = _numbers(output)
-    numbers = _numbers(claim)
+    out_numbers = numbers_in(output)
+    numbers = numbers_in(claim)
     words = _stems(claim)
     key_words = (words - _stems(prompt)) or words
     out_words = _stems(output)
