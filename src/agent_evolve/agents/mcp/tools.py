@@ -16,6 +16,7 @@ from agent_evolve.llm.tool_loop import Tool
 from agent_evolve.types import Task
 
 SEPARATOR = "__"
+ENABLED_KEY = "mcp_enabled_tools"
 MAX_NAME_CHARS = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -66,6 +67,10 @@ def servers_for(workspace_path: str | Path, task: Task) -> list[McpServerConfig]
 @contextmanager
 def task_mcp_tools(workspace_path: str | Path, task: Task, *,
                    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S) -> Iterator[list[Tool]]:
-    """The MCP tools of one attempt at `task` (none without servers); its servers stop with the attempt."""
+    """The MCP tools of one attempt at `task` (none without servers); its servers stop with the attempt.
+
+    A task's `metadata["mcp_enabled_tools"]` (tool-loop names) narrows the tools offered to those it lists.
+    """
+    enabled = task.metadata.get(ENABLED_KEY)
     with mcp_tools(servers_for(workspace_path, task), call_timeout_s=call_timeout_s) as tools:
-        yield tools
+        yield tools if enabled is None else [tool for tool in tools if tool.name in set(enabled)]
