@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from agent_evolve.agents.mcp import task_mcp_tools
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
     SkillText,
@@ -39,6 +38,7 @@ from agent_evolve.agents.prompting import (
     select_memories,
 )
 from agent_evolve.agents.router import SkillRouter, match_skills
+from agent_evolve.agents.task_tools import task_tools
 from agent_evolve.agents.tools import DEFAULT_TIMEOUT_S, workspace_tools
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.manifest import MANIFEST_FILE
@@ -195,15 +195,15 @@ class ReferenceAgent(BaseAgent):
             self._snapshot = snapshot
 
     def solve(self, task: Task) -> Trajectory:
-        """Answer with the MCP servers of the workspace and the task running (stopped when the answer ends)."""
-        with task_mcp_tools(self.workspace.path, task, call_timeout_s=self.settings.tool_timeout_s) as mcp_tools:
-            return self._solve(task, mcp_tools)
+        """Answer with the task's own tools (MCP servers, a game) available; they stop when the answer ends."""
+        with task_tools(self.workspace.path, task, call_timeout_s=self.settings.tool_timeout_s) as extra:
+            return self._solve(task, extra)
 
-    def _solve(self, task: Task, mcp_tools: list[Tool]) -> Trajectory:
+    def _solve(self, task: Task, extra_tools: list[Tool]) -> Trajectory:
         """Select skills, assemble the prompt, answer (with tools when enabled), optionally propose a draft."""
         with self._lock:
             state = self._snapshot
-        state = replace(state, tools=[*state.tools, *mcp_tools])
+        state = replace(state, tools=[*state.tools, *extra_tools])
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
         prompt = assemble_system_prompt(
