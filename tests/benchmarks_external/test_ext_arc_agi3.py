@@ -15,9 +15,23 @@ import pytest
 
 from agent_evolve.agents.arc_game import GameActionError, arc_game_tools
 from agent_evolve.agents.reference import ReferenceAgent
-from agent_evolve.benchmarks.arc_agi3 import ArcAgi3Benchmark, grade_grid_answer, load_local_tasks
-from agent_evolve.benchmarks.external.arc_api import ArcAction, ArcApiClient, frame_progress, render_frame
-from agent_evolve.benchmarks.external.grids import compare_grids, parse_grid, parse_grids, render_grid
+from agent_evolve.benchmarks.arc_agi3 import (
+    ArcAgi3Benchmark,
+    grade_grid_answer,
+    load_local_tasks,
+)
+from agent_evolve.benchmarks.external.arc_api import (
+    ArcAction,
+    ArcApiClient,
+    frame_progress,
+    render_frame,
+)
+from agent_evolve.benchmarks.external.grids import (
+    compare_grids,
+    parse_grid,
+    parse_grids,
+    render_grid,
+)
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, Message, ToolCall
 from agent_evolve.registry import seed_path

@@ -126,8 +126,8 @@ def test_server_problems_in_detail(fixtures: Path) -> None:
     problems = server_problems(["filesystem", "wikipedia", "notion", "brave-search"], config)
     assert problems[0].startswith("MCP server 'wikipedia': command 'wikipedia-mcp-server-not-installed' not found")
     assert problems[1:] == ["MCP server 'notion' is not configured (add it under mcpServers)",
-                            "mcp_config: MCP server 'brave-search': has a `url`; only stdio servers (a `command`) "
-                            "are supported"]
+                            ("mcp_config: MCP server 'brave-search': has a `url`; only stdio servers (a `command`) "
+                             "are supported")]
 
 
 def test_configured_servers_are_passed_to_the_agent(data: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,8 +15,8 @@ def harbor() -> McpServerConfig:
     return McpServerConfig("harbor", "python", ("-m", SERVER_MODULE))
 
 
-def server_processes() -> list[int]:
-    """Descendant processes of this test process that run the shipped server."""
+def server_processes(marker: str = SERVER_MODULE) -> list[int]:
+    """Descendant processes of this test process whose command line contains `marker` (the shipped server)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -35,6 +35,6 @@ def server_processes() -> list[int]:
                 cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if SERVER_MODULE in cmdline:
+            if marker in cmdline:
                 found.append(child)
     return found

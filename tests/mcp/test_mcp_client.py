@@ -7,9 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from agent_evolve.agents.mcp import McpClient, McpError, McpServerConfig, as_tools, mcp_tools
 from mcp_helpers import harbor, server_processes
+
+from agent_evolve.agents.mcp import (
+    McpClient,
+    McpError,
+    McpServerConfig,
+    as_tools,
+    mcp_tools,
+)
 
 pytest.importorskip("mcp")
 
@@ -53,8 +59,15 @@ def test_servers_stop_when_the_block_ends_also_on_an_error() -> None:
 
 def test_a_server_that_dies_at_start_is_an_error_with_its_stderr() -> None:
     dying = McpServerConfig("dying", "python", ("-c", "import sys; sys.stderr.write('boom at start'); sys.exit(3)"))
-    with pytest.raises(McpError, match=r"(?s)'dying'|\['dying'\].*boom at start"):
+    with pytest.raises(McpError, match=r"(?s)\['dying'\] failed to start: MCPError: .*\[dying stderr\] boom at start"):
         McpClient([dying], start_timeout_s=20).open()
+
+
+def test_a_server_that_never_answers_is_stopped_after_the_start_timeout() -> None:
+    script = "import sys, time; sys.stderr.write('still loading'); sys.stderr.flush(); time.sleep(120)"
+    with pytest.raises(McpError, match=r"(?s)'mute' \(python\) did not start within 2s.*still loading"):
+        McpClient([McpServerConfig("mute", "python", ("-c", script))], start_timeout_s=2).open()
+    assert server_processes("time.sleep(120)") == []
 
 
 def test_a_call_past_the_timeout_is_stopped_and_the_session_still_answers() -> None:

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Self
 
 from agent_evolve.agents.mcp.config import McpServerConfig
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
@@ -78,7 +78,7 @@ class McpClient:
         self._stack: ExitStack | None = None
         self._stderr: dict[str, IO[str]] = {}
 
-    def open(self) -> McpClient:
+    def open(self) -> Self:
         """Start every server and list its tools; on any failure, whatever started is stopped again."""
         mcp = _sdk()
         from anyio.from_thread import start_blocking_portal
@@ -92,11 +92,14 @@ class McpClient:
             try:
                 self._sessions = stack.enter_context(
                     self._portal.wrap_async_context_manager(self._connect(mcp, executables)))
-            except McpError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the SDK's start-up failures become one clear error
+            except Exception as exc:
+                causes = _leaves(exc)
+                ours = [cause for cause in causes if isinstance(cause, McpError)]
+                if ours:
+                    raise ours[0] from exc
+                reasons = "; ".join(f"{type(cause).__name__}: {cause}" for cause in causes)
                 raise McpError(f"MCP servers {[s.name for s in self.servers]} failed to start: "
-                               f"{type(exc).__name__}: {exc}{self._stderr_tails()}") from exc
+                               f"{reasons}{self._stderr_tails()}") from exc
             self._stack = stack.pop_all()
         return self
 
@@ -140,7 +143,7 @@ class McpClient:
         except TimeoutError:
             raise McpError(f"MCP tool {tool!r} of server {server!r} did not answer within "
                            f"{self.call_timeout_s:g}s") from None
-        except Exception as exc:  # noqa: BLE001 - a protocol error is reported to the model as the tool's failure
+        except Exception as exc:
             raise McpError(f"MCP tool {tool!r} of server {server!r} failed: {type(exc).__name__}: {exc}") from exc
         text = render_result(result)
         if result.is_error:
@@ -168,12 +171,19 @@ class McpClient:
         if stack is not None:
             stack.close()
 
-    def __enter__(self) -> McpClient:
+    def __enter__(self) -> Self:
         return self.open()
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.close()
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, which anyio's task groups wrap failures in."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
 
 
 async def _list_tools(mcp: Any, session: Any, server: str) -> list[McpToolInfo]:

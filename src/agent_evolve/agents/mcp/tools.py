@@ -8,8 +8,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.mcp.client import DEFAULT_CALL_TIMEOUT_S, McpClient, McpToolInfo
-from agent_evolve.agents.mcp.config import McpServerConfig, merge_servers, task_servers, workspace_servers
+from agent_evolve.agents.mcp.client import (
+    DEFAULT_CALL_TIMEOUT_S,
+    McpClient,
+    McpToolInfo,
+)
+from agent_evolve.agents.mcp.config import (
+    McpServerConfig,
+    merge_servers,
+    task_servers,
+    workspace_servers,
+)
 from agent_evolve.agents.tools import DEFAULT_MAX_OUTPUT_CHARS, _truncate
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool
