@@ -19,7 +19,7 @@ from typing import IO, Any, Self
 from agent_evolve.agents.mcp.config import McpServerConfig
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 
-DEFAULT_START_TIMEOUT_S = 30.0
+DEFAULT_START_TIMEOUT_S = 60.0
 DEFAULT_CALL_TIMEOUT_S = 30.0
 STDERR_TAIL_CHARS = 800
 INSTALL_HINT = "pip install 'agent-evolve[mcp]'"
