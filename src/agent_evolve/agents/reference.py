@@ -33,7 +33,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -46,6 +46,7 @@ from agent_evolve.agents.prompting import (
     select_memories,
 )
 from agent_evolve.agents.router import SkillRouter, match_skills
+from agent_evolve.agents.task_tools import task_tools
 from agent_evolve.agents.tools import (
     DEFAULT_TIMEOUT_S,
     load_tool_entries,
@@ -225,9 +226,15 @@ class ReferenceAgent(BaseAgent):
             self._snapshot = snapshot
 
     def solve(self, task: Task) -> Trajectory:
+        """Answer with the task's own tools (MCP servers, a game) available; they stop when the answer ends."""
+        with task_tools(self.workspace.path, task, call_timeout_s=self.settings.tool_timeout_s) as extra:
+            return self._solve(task, extra)
+
+    def _solve(self, task: Task, extra_tools: list[Tool]) -> Trajectory:
         """Select skills, assemble the prompt, answer (with tools when enabled), optionally propose a draft."""
         with self._lock:
             state = self._snapshot
+        state = replace(state, tools=[*state.tools, *extra_tools])
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
         prompt = assemble_system_prompt(
