@@ -74,7 +74,7 @@ class Evolver:
         self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, roles)
         self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config, roles)
         grader = self.config.grader if isinstance(benchmark, str) else None  # an instance has its grader
-        self.benchmark = resolve_benchmark(benchmark, grader=grader)
+        self.benchmark = resolve_benchmark(benchmark, grader=grader, config=self.config)
         self.clients: dict[str, LLMClient] = roles.clients
         if self.config.max_cost_usd is not None:
             require_prices([client.model for client in self.clients.values()], self.config.prices)
@@ -131,7 +131,8 @@ def resolve_config(config: EvolveConfig | str | Path | None) -> EvolveConfig:
 
 
 def resolve_benchmark(
-    benchmark: str | BenchmarkAdapter, *, subset: str | None = None, grader: str | None = None, **kwargs: Any
+    benchmark: str | BenchmarkAdapter, *, subset: str | None = None, grader: str | None = None,
+    config: EvolveConfig | None = None, **kwargs: Any
 ) -> BenchmarkAdapter:
     """A registry name (optionally `name:argument`, e.g. `jsonl:tasks.jsonl`) or an adapter instance.
 
@@ -150,6 +151,8 @@ def resolve_benchmark(
         if not _accepts(cls, "grader"):
             raise ConfigError(f"benchmark {name!r} takes no grader (grader {grader!r}); graders apply to jsonl:PATH")
         kwargs["grader"] = grader
+    if config is not None and _accepts(cls, "config"):
+        kwargs["config"] = config  # benchmarks with a model of their own (a judge) default to the run's models
     native_subset = subset is not None and _accepts(cls, "subset")
     if native_subset:
         kwargs["subset"] = subset

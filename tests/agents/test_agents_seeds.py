@@ -27,7 +27,7 @@ def test_seed_validates_and_loads(name: str) -> None:
     manifest = load_manifest(root)
     assert (manifest.version, manifest.contract_version, manifest.agent_type) == ("0.1.0", "1.0", "reference")
     assert manifest.entrypoint == "agent_evolve.agents.reference.ReferenceAgent"
-    assert manifest.evolvable_layers == ["prompts", "skills", "memory"] and manifest.reload_strategy == "hot"
+    assert manifest.evolvable_layers[:3] == ["prompts", "skills", "memory"] and manifest.reload_strategy == "hot"
     agent = ReferenceAgent(root, llm=ScriptedLLM([]))
     assert agent.system_prompt.strip()
     assert len(agent.skills) <= 2

@@ -1,4 +1,4 @@
-"""SkillsBench: Harbor and BenchFlow task folders, their bundled skills, and the no-skills condition."""
+"""SkillsBench: Harbor and BenchFlow task folders, bundled skills where the agent reads them, no-skills condition."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from agent_evolve.benchmarks.external.docker import CommandResult, DockerCLI
 from agent_evolve.benchmarks.external.taskdir import list_skills, parse_task_dir, split_frontmatter
 from agent_evolve.benchmarks.skill_bench import SkillBenchBenchmark
+from agent_evolve.environments import open_environment
 from agent_evolve.errors import MissingDependencyError
-from agent_evolve.types import Task, Trajectory
+from agent_evolve.types import Task
 
 
 @pytest.fixture
@@ -45,17 +46,44 @@ def test_bundled_skills_are_listed(tasks_root: Path) -> None:
     assert skills[1]["path"].endswith("environment/skills/xlsx/SKILL.md")
 
 
-def test_tasks_carry_their_skills(tasks_root: Path) -> None:
+def test_tasks_carry_their_skills_with_their_paths_in_the_environment(tasks_root: Path) -> None:
     tasks = _all(SkillBenchBenchmark(data_path=str(tasks_root)))
     assert set(tasks) == {"pdf-summary", "xlsx-totals"}
-    assert [s["name"] for s in tasks["pdf-summary"].metadata["skills"]] == ["pdf"]
+    assert tasks["pdf-summary"].metadata["skills"] == [{
+        "name": "pdf", "description": "Extract text and tables from PDF files with pypdf. Use when the input is a "
+        ".pdf document.", "path": "/root/.claude/skills/pdf/SKILL.md"}]
     assert tasks["xlsx-totals"].metadata["layout"] == "harbor"
     assert "sales.csv" in tasks["xlsx-totals"].input
+    assert "- xlsx: Create and edit Excel workbooks" in tasks["xlsx-totals"].input
+    assert "(/root/.claude/skills/csv-tools/SKILL.md)" in tasks["xlsx-totals"].input
 
 
 def test_without_skills_nothing_is_listed(tasks_root: Path) -> None:
     tasks = _all(SkillBenchBenchmark(data_path=str(tasks_root), with_skills=False))
-    assert all(task.metadata["skills"] == [] for task in tasks.values())
+    assert all(task.metadata["skills"] == [] and ".claude" not in task.input for task in tasks.values())
+
+
+def test_the_skills_are_installed_where_the_agent_reads_them(tasks_root: Path) -> None:
+    bench = SkillBenchBenchmark(data_path=str(tasks_root), backend="local")
+    task = _all(bench)["xlsx-totals"]
+    with open_environment(bench.environment(task)) as env:
+        assert env.workdir == "/root"
+        assert env.list_files() == [".claude/skills/csv-tools/SKILL.md", ".claude/skills/xlsx/SKILL.md", "sales.csv"]
+        shown = env.exec("cat /root/.claude/skills/xlsx/SKILL.md")
+        assert shown.exit_code == 0 and "openpyxl.Workbook()" in shown.output
+    bare = SkillBenchBenchmark(data_path=str(tasks_root), backend="local", with_skills=False)
+    with open_environment(bare.environment(task)) as env:
+        assert env.list_files() == ["sales.csv"]
+
+
+def test_with_docker_the_skills_go_into_the_workdir(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = SkillBenchBenchmark(data_path=str(tasks_root), backend="docker")
+    monkeypatch.setattr(bench.docker, "require", lambda: None)
+    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: CommandResult(0, "", ""))
+    spec = bench.environment(_all(bench)["pdf-summary"])
+    assert spec.backend == "docker" and spec.image == "agent-evolve/pdf-summary:latest" and spec.workdir == "/root"
+    tree = Path(str(spec.source_dir))
+    assert [p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()] == [".claude/skills/pdf/SKILL.md"]
 
 
 def test_no_skills_image_is_built_without_the_skills_folder(tasks_root: Path) -> None:
@@ -72,18 +100,14 @@ def test_no_skills_image_is_built_without_the_skills_folder(tasks_root: Path) ->
                 seen["tag"] = [args[2]]
                 seen["skills"] = sorted(p.name for p in (context / "skills").iterdir())
                 seen["files"] = sorted(p.name for p in context.iterdir())
-            if args[:2] == ["exec", "-e"]:
-                return CommandResult(0, "PASSED /tests/test_outputs.py::test_totals_sheet\n1 passed in 0.2s\n", "")
-            if args[-1] == "/logs/verifier/reward.txt":
-                return CommandResult(0, "1\n", "")
             return CommandResult(0, "", "")
 
-    bench = SkillBenchBenchmark(data_path=str(tasks_root), with_skills=False)
-    bench.grader.docker = Recorder(purpose="grade skill-bench")
-    feedback = bench.evaluate(Task(id="xlsx-totals", input=""), Trajectory("xlsx-totals", "```bash\npython3 x.py\n```"))
+    bench = SkillBenchBenchmark(data_path=str(tasks_root), with_skills=False, backend="docker")
+    bench.images.docker = Recorder(purpose="run skill-bench tasks")
+    spec = bench.environment(Task(id="xlsx-totals", input=""))
     assert seen == {"tag": ["agent-evolve/xlsx-totals:noskills"], "skills": [],
                     "files": ["Dockerfile", "sales.csv", "skills"]}
-    assert feedback.success and feedback.score == 1.0
+    assert spec.image == "agent-evolve/xlsx-totals:noskills" and spec.source_dir is None
     assert (tasks_root / "xlsx-totals" / "environment" / "skills" / "xlsx" / "SKILL.md").exists()
 
 

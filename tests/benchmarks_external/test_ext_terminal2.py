@@ -1,44 +1,24 @@
-"""Terminal-Bench 2.0: task folders in both layouts, pytest output parsing, and the container grading run."""
+"""Terminal-Bench 2.0: task folders in both layouts, pytest output, the backend choice, closed-loop grading."""
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.external.container import ContainerGrader, extract_commands, feedback_from_test_run
-from agent_evolve.benchmarks.external.docker import CommandResult, DockerCLI
+from agent_evolve.benchmarks.external import dirbench
+from agent_evolve.benchmarks.external.container import extract_commands, feedback_from_test_run
+from agent_evolve.benchmarks.external.dirbench import choose_backend
+from agent_evolve.benchmarks.external.docker import CommandResult
 from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
 from agent_evolve.benchmarks.external.taskdir import find_task_dirs, parse_task_dir
+from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR as TERMINAL_MINI
 from agent_evolve.benchmarks.terminal2 import Terminal2Benchmark
-from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.environments import open_environment
+from agent_evolve.environments.task_env import CommandResult as RunResult
+from agent_evolve.errors import AgentEvolveError, ConfigError, MissingDependencyError
 from agent_evolve.types import Task, Trajectory
-
-
-@dataclass
-class FakeDocker(DockerCLI):
-    """Records every docker call and answers from a table of argument prefixes."""
-
-    answers: dict[tuple[str, ...], CommandResult] = field(default_factory=dict)
-    calls: list[list[str]] = field(default_factory=list)
-    inputs: list[str | None] = field(default_factory=list)
-    envs: list[Mapping[str, str] | None] = field(default_factory=list)
-
-    def require(self) -> None:
-        """The daemon is "there"."""
-
-    def run(self, args: Sequence[str], *, input_text: str | None = None, timeout: float | None = None,
-            env: Mapping[str, str] | None = None) -> CommandResult:
-        self.calls.append(list(args))
-        self.inputs.append(input_text)
-        self.envs.append(env)
-        for prefix, answer in self.answers.items():
-            if tuple(args[: len(prefix)]) == prefix:
-                return answer
-        return CommandResult(0, "", "")
 
 
 @pytest.fixture
@@ -81,7 +61,8 @@ def test_get_tasks_splits_and_hides_tests(tasks_root: Path) -> None:
     assert [t.id for t in Terminal2Benchmark(data_path=str(tasks_root), test_fraction=0.5).get_tasks("test")] == \
         [test[0].id]
     for task in train + test:
-        assert "```bash" in task.input and "test_outputs" not in str(task.metadata)
+        assert "```bash" not in task.input and "test_outputs" not in str(task.metadata)
+        assert task.metadata["workdir"] == "/app"
 
 
 def test_pytest_all_passed(fixtures: Path) -> None:
@@ -121,12 +102,12 @@ def test_no_pytest_output_is_not_a_pass() -> None:
 
 
 def test_feedback_prefers_the_reward_file(fixtures: Path) -> None:
-    mixed = CommandResult(1, _output(fixtures, "mixed.txt"), "")
+    mixed = RunResult(1, _output(fixtures, "mixed.txt"), 100)
     partial = feedback_from_test_run(mixed, None, 60)
     assert not partial.success and partial.score == pytest.approx(2 / 3, abs=1e-4)
     rewarded = feedback_from_test_run(mixed, 0.0, 60)
     assert rewarded.score == 0.0 and rewarded.detail.startswith("reward 0; 2 passed, 1 failed")
-    timed_out = feedback_from_test_run(CommandResult(124, "", "", timed_out=True), None, 60)
+    timed_out = feedback_from_test_run(RunResult(None, "", 0, timed_out=True), None, 60)
     assert not timed_out.success and "ran past 60 s" in timed_out.detail
 
 
@@ -137,65 +118,76 @@ def test_commands_come_from_steps_or_shell_blocks() -> None:
     assert extract_commands(Trajectory("t", output, steps=steps)) == "echo 1\necho 2"
 
 
-def test_compose_task_is_graded_in_its_container(tasks_root: Path, fixtures: Path) -> None:
-    fake = FakeDocker(purpose="grade terminal2", answers={
-        ("compose",): CommandResult(0, "c0ffee\n", ""),
-        ("exec", "-e"): CommandResult(0, _output(fixtures, "all_passed.txt"), ""),
-        ("exec", "c0ffee", "cat"): CommandResult(1, "", "cat: /logs/verifier/reward.txt: No such file"),
-    })
-    task = parse_task_dir(tasks_root / "hello-world")
-    feedback = ContainerGrader(fake).grade(task, "echo 'Hello, world!' > /app/hello.txt\n")
-    verbs = [call[5] if call[0] == "compose" else call[0] for call in fake.calls]
-    assert verbs == ["up", "ps", "exec", "exec", "cp", "cp", "exec", "exec", "down"]
-    assert fake.calls[0][-3:] == ["up", "-d", "--build"] and fake.calls[1][-3:] == ["ps", "-q", "client"]
-    assert fake.calls[2] == ["exec", "-i", "c0ffee", "bash", "-s"]
-    assert fake.inputs[2] == "echo 'Hello, world!' > /app/hello.txt\n"
-    assert fake.calls[4] == ["cp", f"{tasks_root / 'hello-world' / 'tests'}/.", "c0ffee:/tests"]
-    assert fake.calls[5][-1] == "c0ffee:/tests/run-tests.sh"
-    assert fake.calls[6] == ["exec", "-e", "TEST_DIR=/tests", "c0ffee", "bash", "/tests/run-tests.sh"]
-    env = fake.envs[0]
-    assert env is not None and env["T_BENCH_TEST_DIR"] == "/tests" and env["T_BENCH_CONTAINER_LOGS_PATH"] == "/logs"
-    assert Path(env["T_BENCH_TASK_LOGS_PATH"]).exists() is False
-    assert feedback.success and feedback.score == 1.0 and feedback.raw["reward"] is None
-    assert feedback.raw["agent_exit_code"] == 0
+def test_backend_choice() -> None:
+    assert choose_backend("auto", True, None) == "docker"
+    assert choose_backend("auto", True, "Docker daemon not reachable") == "local"
+    assert choose_backend("auto", False, None) == "local"
+    assert choose_backend("local", True, None) == "local" and choose_backend("docker", False, "x") == "docker"
+    with pytest.raises(ConfigError, match="backend must be one of"):
+        Terminal2Benchmark(backend="podman")
 
 
-def test_dockerfile_task_reads_the_harbor_reward(tasks_root: Path, fixtures: Path) -> None:
-    fake = FakeDocker(purpose="grade terminal2", answers={
-        ("exec", "-e"): CommandResult(1, _output(fixtures, "mixed.txt"), ""),
-        ("exec",): CommandResult(0, "0\n", ""),
-    })
-    feedback = ContainerGrader(fake).grade(parse_task_dir(tasks_root / "count-lines"), "")
-    assert fake.calls[0][:3] == ["build", "-t", "agent-evolve/count-lines:latest"]
-    assert fake.calls[1][:2] == ["run", "-d"] and fake.calls[1][-3:] == ["sh", "-c", "sleep infinity"]
-    name = fake.calls[1][3]
-    assert not any(call[:2] == ["exec", "-i"] for call in fake.calls)
-    assert ["exec", "-e", "TEST_DIR=/tests", name, "bash", "/tests/test.sh"] in fake.calls
-    assert fake.calls[-1] == ["rm", "-f", name]
-    assert not feedback.success and feedback.score == 0.0 and feedback.raw["reward"] == 0.0
-
-
-def test_failed_build_is_an_error(tasks_root: Path) -> None:
-    fake = FakeDocker(purpose="grade terminal2", answers={("build",): CommandResult(1, "", "no space left")})
-    with pytest.raises(AgentEvolveError, match=r"(?s)count-lines: `docker build` failed.*no space left"):
-        ContainerGrader(fake).grade(parse_task_dir(tasks_root / "count-lines"), "")
-    assert [call[0] for call in fake.calls] == ["build"]
-
-
-def test_failed_compose_up_tears_down(tasks_root: Path) -> None:
-    fake = FakeDocker(purpose="grade terminal2", answers={
-        ("compose",): CommandResult(1, "", "pull access denied")})
-    with pytest.raises(AgentEvolveError, match=r"pull access denied"):
-        ContainerGrader(fake).grade(parse_task_dir(tasks_root / "hello-world"), "ls")
-    assert [call[5] for call in fake.calls] == ["up", "down"]
-
-
-def test_missing_docker_cli_is_named(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: None)
+def test_without_docker_a_task_runs_in_the_local_backend(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dirbench, "docker_problem", lambda binary: "Docker CLI `docker` not found")
     bench = Terminal2Benchmark(data_path=str(tasks_root))
-    task = Task(id="hello-world", input="")
+    spec = bench.environment(Task(id="count-lines", input=""))
+    assert spec.backend == "local" and spec.workdir == "/app" and spec.image is None
+    assert list(Path(str(spec.source_dir)).iterdir()) == []
+    hello = Path(str(bench.environment(Task(id="hello-world", input="")).source_dir))
+    assert list(hello.iterdir()) == [], "the task's own files (tests, solution, Dockerfile) stay out of the tree"
+
+
+def test_with_docker_the_task_image_is_built_once(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+
+    def run(args: list[str], **kwargs: object) -> CommandResult:
+        calls.append(list(args))
+        return CommandResult(0, "", "")
+
+    monkeypatch.setattr(dirbench, "docker_problem", lambda binary: None)
+    bench = Terminal2Benchmark(data_path=str(tasks_root))
+    monkeypatch.setattr(bench.docker, "require", lambda: None)
+    monkeypatch.setattr(bench.docker, "run", run)
+    specs = [bench.environment(Task(id="count-lines", input="")) for _ in range(2)]
+    assert specs[0] == specs[1] and specs[0].backend == "docker" and specs[0].workdir == "/app"
+    assert specs[0].image == "agent-evolve/count-lines:latest" and specs[0].source_dir is None
+    context = str(tasks_root / "count-lines" / "environment")
+    assert calls == [["build", "-t", "agent-evolve/count-lines:latest", context]]
+
+
+def test_a_failed_build_is_an_error(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
+    monkeypatch.setattr(bench.docker, "require", lambda: None)
+    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: CommandResult(1, "", "no space left"))
+    with pytest.raises(AgentEvolveError, match=r"(?s)count-lines: `docker build` failed.*no space left"):
+        bench.environment(Task(id="count-lines", input=""))
+
+
+def test_the_agent_acts_in_the_environment_and_the_tests_decide_there() -> None:
+    bench = Terminal2Benchmark(data_path=str(TERMINAL_MINI), backend="local")
+    task = next(t for t in bench.get_tasks("train", None) + bench.get_tasks("test", None) if t.id == "config-edit")
+    with open_environment(bench.environment(task)) as env:
+        assert env.exec("sed -i 's/^port = .*/port = 9090/' server.conf").exit_code == 0
+        half = bench.evaluate_in(task, Trajectory(task.id, "submitted"), env)
+        assert not half.success and half.raw["backend"] == "local"
+        assert env.exec("sed -i 's/^debug = .*/debug = false/' server.conf").exit_code == 0
+        done = bench.evaluate_in(task, Trajectory(task.id, "submitted"), env)
+    assert done.success and done.score == 1.0 and "1 passed" in done.detail
+
+
+def test_a_text_answer_is_replayed_in_a_fresh_environment() -> None:
+    bench = Terminal2Benchmark(data_path=str(TERMINAL_MINI), backend="local")
+    task = Task(id="unique-emails", input="")
+    wrong = bench.evaluate(task, Trajectory(task.id, "```bash\nsort -u signups.txt > unique_emails.txt\n```"))
+    assert not wrong.success and wrong.raw["agent_exit_code"] == 0
+
+
+def test_forced_docker_without_a_daemon_is_named(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
     with pytest.raises(MissingDependencyError, match=r"Docker CLI `docker` not found: install Docker.*terminal2"):
-        bench.evaluate(task, Trajectory(task.id, "```bash\nls\n```"))
+        bench.check_ready()
+    Terminal2Benchmark(data_path=str(tasks_root)).check_ready()
 
 
 def test_stopped_daemon_is_named(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -204,11 +196,11 @@ def test_stopped_daemon_is_named(tasks_root: Path, monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr("shutil.which", lambda name: "/usr/bin/docker")
     monkeypatch.setattr("subprocess.run", fake_run)
-    bench = Terminal2Benchmark(data_path=str(tasks_root))
+    bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
     with pytest.raises(MissingDependencyError) as err:
-        bench.evaluate(Task(id="count-lines", input=""), Trajectory("count-lines", ""))
+        bench.check_ready()
     assert "Docker daemon not reachable: start Docker" in str(err.value)
-    assert "Cannot connect to the Docker daemon" in str(err.value) and "grade terminal2" in str(err.value)
+    assert "Cannot connect to the Docker daemon" in str(err.value) and "run terminal2 tasks" in str(err.value)
 
 
 def test_missing_data_says_where_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,5 @@
-"""The contract layer depends only on types, errors, config, the standard library and PyYAML; protocol adds contract."""
+"""The contract layer depends only on types, errors, config, the standard library and PyYAML; protocol adds contract
+and the task environment protocol (environments, beside contract in the layer map)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "agent_evolve"
 ALLOWED = {
     "contract": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.config", "agent_evolve.contract"),
-    "protocol": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract", "agent_evolve.protocol"),
+    "protocol": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract", "agent_evolve.environments",
+                 "agent_evolve.protocol"),
 }
 THIRD_PARTY = {"yaml"}
 

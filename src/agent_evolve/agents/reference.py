@@ -18,6 +18,13 @@ config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line
         match_top_k: 3            # skills injected by skill_mode match
         temperature: 0.0
         tool_timeout_s: 10.0      # time limit of one tool call
+        acting_output: answer     # in a task environment: answer (the summary or last reply) | diff (its diff)
+        max_observation_chars: 3000  # in a task environment: one tool result's length
+        max_context_chars: 9000   # in a task environment: the conversation sent (older results cut first)
+
+In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
+the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
+workspace's tools run in the environment), for at most ``max_tool_turns`` turns.
 """
 
 from __future__ import annotations
@@ -26,10 +33,11 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from agent_evolve.agents.acting import ActingLimits, OutputMode, act
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
     SkillText,
@@ -38,16 +46,29 @@ from agent_evolve.agents.prompting import (
     select_memories,
 )
 from agent_evolve.agents.router import SkillRouter, match_skills
-from agent_evolve.agents.tools import DEFAULT_TIMEOUT_S, workspace_tools
+from agent_evolve.agents.task_tools import task_tools
+from agent_evolve.agents.tools import (
+    DEFAULT_TIMEOUT_S,
+    load_tool_entries,
+    workspace_tools,
+)
+import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.manifest import MANIFEST_FILE
-from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
+from agent_evolve.contract.skills import (
+    Skill,
+    parse_skill,
+    render_skill,
+    validate_skill,
+)
+from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.factory import client_from_config
 from agent_evolve.llm.structured import complete_json
 from agent_evolve.llm.tool_loop import Tool, run_tool_loop
+from agent_evolve.protocol.acting import current_environment
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import SkillMeta, Task, Trajectory
 
@@ -55,6 +76,7 @@ log = logging.getLogger(__name__)
 
 SkillMode = Literal["all", "match", "routed", "none"]
 SKILL_MODES: tuple[str, ...] = get_args(SkillMode)
+OUTPUT_MODES: tuple[str, ...] = get_args(OutputMode)
 DRAFT_MAX_TOKENS = 300
 DRAFT_CONTEXT_CHARS = 1500
 DRAFT_SCHEMA: dict[str, Any] = {
@@ -90,6 +112,9 @@ class AgentSettings:
     match_top_k: int = 3
     temperature: float = 0.0
     tool_timeout_s: float = DEFAULT_TIMEOUT_S
+    acting_output: OutputMode = "answer"
+    max_observation_chars: int = 3000
+    max_context_chars: int = 9000
 
     @classmethod
     def from_config(cls, data: Mapping[str, Any], source: str | Path = MANIFEST_FILE) -> AgentSettings:
@@ -125,6 +150,9 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "match_top_k": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
     "temperature": (lambda v: _is_number(v) and 0.0 <= v <= 2.0, "a number between 0 and 2"),
     "tool_timeout_s": (lambda v: _is_number(v) and v > 0, "a positive number"),
+    "acting_output": (lambda v: v in OUTPUT_MODES, f"one of {', '.join(OUTPUT_MODES)}"),
+    "max_observation_chars": (lambda v: _is_int(v) and v >= 200, "an integer of at least 200"),
+    "max_context_chars": (lambda v: _is_int(v) and v >= 1000, "an integer of at least 1000"),
 }
 """Per ``agent.config`` key: a validity check and what a valid value is, for the error message."""
 
@@ -140,6 +168,8 @@ class _Snapshot:
     bodies: dict[str, str]
     memories: list[dict[str, Any]]
     tools: list[Tool] = field(default_factory=list)
+    ratchet: ratchet_router.BankRouter | None = None  # Ratchet governs the workspace (its router marker)
+    tool_entries: list[ToolEntry] = field(default_factory=list)
 
 
 class ReferenceAgent(BaseAgent):
@@ -188,15 +218,23 @@ class ReferenceAgent(BaseAgent):
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
             memories=ws.read_all_memories(limit=self.memory_limit),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
+            ratchet=ratchet_router.workspace_router(ws.path, skills),
+            tool_entries=load_tool_entries(ws) if settings.use_tools else [],
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
             self._snapshot = snapshot
 
     def solve(self, task: Task) -> Trajectory:
+        """Answer with the task's own tools (MCP servers, a game) available; they stop when the answer ends."""
+        with task_tools(self.workspace.path, task, call_timeout_s=self.settings.tool_timeout_s) as extra:
+            return self._solve(task, extra)
+
+    def _solve(self, task: Task, extra_tools: list[Tool]) -> Trajectory:
         """Select skills, assemble the prompt, answer (with tools when enabled), optionally propose a draft."""
         with self._lock:
             state = self._snapshot
+        state = replace(state, tools=[*state.tools, *extra_tools])
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
         prompt = assemble_system_prompt(
@@ -216,7 +254,16 @@ class ReferenceAgent(BaseAgent):
         }]
         messages = build_messages(prompt.text, task.input)
         max_tokens = settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS
-        if state.tools:
+        environment = current_environment()
+        if environment is not None:
+            limits = ActingLimits(settings.max_tool_turns, settings.tool_timeout_s, settings.max_observation_chars,
+                                  settings.max_context_chars, max_tokens, settings.temperature)
+            acted = act(client, prompt.text, task.input, environment, limits, settings.acting_output,
+                        state.tool_entries)
+            output, conversation, usage, finish = acted.output, acted.conversation, acted.usage, acted.finish_reason
+            steps += acted.steps
+            extra = {"turns": acted.turns, "stop_reason": acted.stop_reason, "submitted": acted.submitted}
+        elif state.tools:
             result = run_tool_loop(client, messages, state.tools, max_turns=settings.max_tool_turns,
                                    max_tokens=max_tokens, temperature=settings.temperature)
             output, conversation, usage = result.text, result.messages, result.usage
@@ -237,6 +284,9 @@ class ReferenceAgent(BaseAgent):
     def _select_skills(state: _Snapshot, task: Task, client: LLMClient) -> tuple[list[SkillMeta], dict[str, Any]]:
         """The skills to inject under the snapshot's mode, and what decided them (for the trajectory)."""
         mode = state.settings.skill_mode
+        if state.ratchet is not None:  # a workspace governed by Ratchet routes 0 or 1 skill through its router
+            decision = state.ratchet.route(client, task.input)
+            return [s for s in state.skills if s.name == decision.skill], decision.to_dict()
         if mode == "all":
             return list(state.skills), {}
         if mode == "none":

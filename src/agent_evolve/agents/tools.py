@@ -10,25 +10,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.paths import safe_join
+from agent_evolve.contract.tool_entries import ToolEntry, tool_entries
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.errors import AgentEvolveError, WorkspaceError
+from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MAX_OUTPUT_CHARS = 4000
-_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_ENTRY_KEYS = frozenset({"name", "description", "parameters", "file"})
 
 _RUNNER = """\
 import importlib.util, json, sys
@@ -48,45 +44,9 @@ class ToolRunError(AgentEvolveError):
     """A workspace tool failed, timed out or has no ``run`` function; the tool loop shows this to the model."""
 
 
-@dataclass(frozen=True)
-class ToolEntry:
-    """One validated registry entry; ``path`` is the absolute tool file inside the workspace."""
-
-    name: str
-    description: str
-    path: Path
-    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-
-
 def load_tool_entries(workspace: AgentWorkspace) -> list[ToolEntry]:
     """The registry's entries, validated; a bad entry raises WorkspaceError naming the registry and the key."""
-    registry = workspace.path / "tools" / "registry.yaml"
-    entries: list[ToolEntry] = []
-    for number, raw in enumerate(workspace.read_tool_registry(), start=1):
-        where = f"{registry}: entry {number}"
-        unknown = sorted(str(key) for key in set(raw) - _ENTRY_KEYS)
-        if unknown:
-            raise WorkspaceError(f"{where}: unknown key(s) {unknown}; known: {sorted(_ENTRY_KEYS)}")
-        name, description, file = raw.get("name"), raw.get("description", ""), raw.get("file")
-        if not isinstance(name, str) or not _TOOL_NAME.match(name):
-            raise WorkspaceError(f"{where}: key 'name' must be 1-64 letters, digits, '_' or '-', got {name!r}")
-        if name in {e.name for e in entries}:
-            raise WorkspaceError(f"{where}: key 'name' repeats the tool name {name!r}")
-        if not isinstance(description, str):
-            raise WorkspaceError(f"{where}: key 'description' must be a string")
-        parameters = raw.get("parameters", {"type": "object", "properties": {}})
-        if not isinstance(parameters, dict) or parameters.get("type", "object") != "object":
-            raise WorkspaceError(f"{where}: key 'parameters' must be a JSON Schema object (type: object)")
-        if not isinstance(file, str) or not file.endswith(".py"):
-            raise WorkspaceError(f"{where}: key 'file' must name a Python file under tools/, got {file!r}")
-        try:
-            path = safe_join(workspace.path / "tools", file)
-        except WorkspaceError as exc:
-            raise WorkspaceError(f"{where}: key 'file': {exc}") from None
-        if not path.is_file():
-            raise WorkspaceError(f"{where}: key 'file': {path} does not exist")
-        entries.append(ToolEntry(name, description, path, parameters))
-    return entries
+    return tool_entries(workspace.path, workspace.read_tool_registry(), workspace.path / "tools" / "registry.yaml")
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -106,8 +66,11 @@ def run_tool_file(
     """Run ``run(arguments)`` of the tool file in a child process; its result text, truncated.
 
     Raises :class:`ToolRunError` on a timeout (the whole process group is killed) or a failure (the last
-    lines of the tool's error output are in the message).
+    lines of the tool's error output are in the message), and for a `.sh` tool, which runs only in a task
+    environment.
     """
+    if path.suffix != ".py":
+        raise ToolRunError(f"{path.name} is a script that runs only inside a task environment")
     with tempfile.TemporaryDirectory(prefix="agent-tool-") as scratch:
         process = subprocess.Popen(
             [sys.executable, "-c", _RUNNER, str(path)],

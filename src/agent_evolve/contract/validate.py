@@ -10,6 +10,7 @@ from agent_evolve.contract.paths import safe_join
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.contract.skills import validate_skill
+from agent_evolve.contract.tool_entries import tool_entries
 from agent_evolve.contract.workspace import check_registry
 from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
 
@@ -54,6 +55,7 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
             tools = load_yaml(registry.read_text(encoding="utf-8"), str(registry))
             if tools is not None:
                 check_registry(tools, registry)
+                tool_entries(root, tools, registry)
         except WorkspaceError as exc:
             found.append((WorkspaceError, str(exc)))
         except (OSError, UnicodeDecodeError) as exc:

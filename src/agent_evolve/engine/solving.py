@@ -41,7 +41,16 @@ def attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task) -> Observ
     spec = benchmark.environment(task)
     if spec is None:
         return _attempt(agent, benchmark, task, None, started)
-    with open_environment(spec) as environment, bound_environment(environment):
+    try:
+        environment = open_environment(spec)
+    except Exception as exc:  # noqa: BLE001 - an environment that cannot start is an infrastructure fault
+        if is_fatal(exc):
+            raise
+        log.warning("task %s: its %s environment did not start: %s: %s", task.id, spec.backend,
+                    type(exc).__name__, exc)
+        error = f"environment did not start: {type(exc).__name__}: {exc}"
+        return _failed(task, error, INFRASTRUCTURE, started, {"environment_error": error})
+    with environment, bound_environment(environment):
         return _attempt(agent, benchmark, task, environment, started)
 
 
@@ -56,9 +65,7 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
         kind = error_kind(exc)
         log.warning("agent failed on task %s (%s): %s: %s", task.id, kind, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"
-        trajectory = Trajectory(task_id=task.id, output="", steps=[{"error": error}])
-        feedback = Feedback(False, 0.0, detail=f"{kind}: {error}", raw={"error": error, ERROR_KIND_KEY: kind})
-        return Observation(task, trajectory, _timed(feedback, started))
+        return _failed(task, error, kind, started, {"error": error})
     try:
         feedback = (benchmark.evaluate(task, trajectory) if environment is None
                     else benchmark.evaluate_in(task, trajectory, environment))
@@ -69,6 +76,13 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
         error = f"{type(exc).__name__}: {exc}"
         raw = {"grader_error": error, ERROR_KIND_KEY: INFRASTRUCTURE}
         feedback = Feedback(False, 0.0, detail=f"grader error: {error}", raw=raw)
+    return Observation(task, trajectory, _timed(feedback, started))
+
+
+def _failed(task: Task, error: str, kind: str, started: float, raw: dict[str, str]) -> Observation:
+    """A failed observation with no answer: `error` in its one step, its kind in the feedback."""
+    trajectory = Trajectory(task_id=task.id, output="", steps=[{"error": error}])
+    feedback = Feedback(False, 0.0, detail=f"{kind}: {error}", raw={**raw, ERROR_KIND_KEY: kind})
     return Observation(task, trajectory, _timed(feedback, started))
 
 

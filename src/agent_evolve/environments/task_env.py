@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, Self
 
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.spec import Limits
@@ -103,7 +103,7 @@ class TaskEnvironment(Protocol):
         """Stop everything the environment started and remove what it created; safe to call twice."""
         ...
 
-    def __enter__(self) -> TaskEnvironment: ...
+    def __enter__(self) -> Self: ...
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None: ...

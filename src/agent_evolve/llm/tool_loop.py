@@ -16,7 +16,7 @@ from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
 
-StopReason = Literal["final", "max_turns"]
+StopReason = Literal["final", "max_turns", "stopped"]
 
 
 @dataclass
@@ -79,8 +79,11 @@ def run_tool_loop(
     max_turns: int = 10,
     max_tokens: int | None = None,
     temperature: float = 0.0,
+    should_stop: Callable[[], bool] | None = None,
 ) -> ToolLoopResult:
     """Ask the model, run the tools it calls, feed the results back; stop on a reply without calls or at max_turns.
+
+    `should_stop`, asked after each turn's tools ran, ends the loop early (stop reason "stopped"), e.g. a submit.
 
     Errors from the client (BudgetExceededError, LLMError) propagate; tool failures become error text.
     """
@@ -109,5 +112,8 @@ def run_tool_loop(
             execution = _execute(call, by_name)
             result.executed.append(execution)
             conversation.append(Message("tool", execution.output, tool_call_id=call.id, name=call.name))
+        if should_stop is not None and should_stop():
+            result.stop_reason = "stopped"
+            return result
     result.stop_reason = "max_turns"
     return result

@@ -1,36 +1,60 @@
-"""The adapter shared by benchmarks whose tasks are folders graded in Docker (Terminal-Bench, SkillsBench)."""
+"""The adapter shared by benchmarks whose tasks are folders (Terminal-Bench, SkillsBench, terminal-mini): closed loop.
+
+The agent acts inside the task's environment until it submits; then the task's tests are copied in and run in
+that same environment, and they decide. Backend: `docker` (the task's prebuilt image or one built from its
+Dockerfile) when the task has one and Docker answers, `local` otherwise (`task_tree` says what it starts from);
+`backend="local"` or `"docker"` forces one. An answer given in text (no environment bound, as in an open-loop
+run) is graded by replaying its shell blocks in a fresh environment before the tests.
+"""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path, split_ids, take
-from agent_evolve.benchmarks.external.container import ContainerGrader, extract_commands
-from agent_evolve.benchmarks.external.docker import DockerCLI
+from agent_evolve.benchmarks.external.container import ImageBuilder, extract_commands, feedback_from_test_run
+from agent_evolve.benchmarks.external.docker import DockerCLI, docker_problem
+from agent_evolve.benchmarks.external.env_grading import (TESTS_DIR, folder_files, keep_tail, put_files, read_reward,
+                                                          tests_command)
+from agent_evolve.benchmarks.external.task_tree import local_tree, skills_tree, workdir_of
 from agent_evolve.benchmarks.external.taskdir import TaskDir, find_task_dirs
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
-ANSWER_NOTE = ("\n\nYou work in a Linux container. Answer with the shell commands to run there, in ```bash "
-               "blocks; they are run in order in the task's container before its tests.")
+BACKEND_CHOICES = ("auto", "local", "docker")
+
+
+def choose_backend(requested: str, has_image: bool, docker_missing: str | None) -> str:
+    """`local` or `docker` for one task: forced, or docker when the task has an image and Docker answers."""
+    if requested in ("local", "docker"):
+        return requested
+    return "docker" if has_image and docker_missing is None else "local"
 
 
 class TaskDirBenchmark(BenchmarkAdapter):
-    """Tasks are folders under data_path; grading replays the agent's commands and runs the task's tests."""
+    """Tasks are folders under data_path; each is solved and graded in its own environment."""
 
     env_var: str = ""
     source_hint: str = ""
 
     def __init__(self, data_path: str | None, seed: int, test_fraction: float, *, build_timeout: float,
-                 exclude_skills: bool, docker_binary: str = "docker") -> None:
+                 exclude_skills: bool, docker_binary: str = "docker", backend: str = "auto") -> None:
+        if backend not in BACKEND_CHOICES:
+            raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
         self.data_path = resolve_path(data_path, self.env_var)
         self.seed = seed
         self.test_fraction = check_fraction(test_fraction)
-        self.grader = ContainerGrader(DockerCLI(purpose=f"grade {self.name}", binary=docker_binary),
-                                      build_timeout=build_timeout, exclude_skills=exclude_skills)
+        self.backend = backend
+        self.with_skills = not exclude_skills
+        self.docker = DockerCLI(purpose=f"run {self.name} tasks", binary=docker_binary)
+        self.images = ImageBuilder(self.docker, build_timeout=build_timeout, exclude_skills=exclude_skills)
         self._index: LazyIndex[TaskDir] = LazyIndex(self._load)
+        self._docker_missing: list[str | None] = []
+        self._probe_lock = threading.Lock()
 
     def _load(self) -> dict[str, TaskDir]:
         """Find the task folders; a clear error when there is no data."""
@@ -47,23 +71,70 @@ class TaskDirBenchmark(BenchmarkAdapter):
 
     def task_metadata(self, task_dir: TaskDir) -> dict[str, Any]:
         """What the agent may know about the task besides its instruction; the tests stay out."""
-        return {"layout": task_dir.layout, "environment_dir": str(task_dir.environment_dir),
-                "docker_image": task_dir.docker_image, "agent_timeout_sec": task_dir.agent_timeout,
-                **task_dir.metadata}
+        return {"layout": task_dir.layout, "docker_image": task_dir.docker_image, "workdir": workdir_of(task_dir),
+                "agent_timeout_sec": task_dir.agent_timeout, **task_dir.metadata}
+
+    def task_input(self, task_dir: TaskDir) -> str:
+        """What the agent reads: the task's instruction."""
+        return task_dir.instruction
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split, in the seeded order."""
         index = self._index.items()
         ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
-        return [Task(id=i, input=index[i].instruction + ANSWER_NOTE, metadata=self.task_metadata(index[i]))
-                for i in ids]
+        return [Task(id=i, input=self.task_input(index[i]), metadata=self.task_metadata(index[i])) for i in ids]
 
-    def check_ready(self) -> None:
-        """The task folders exist and Docker answers (every task is graded in a container)."""
-        self._index.items()
-        self.grader.docker.require()
+    def _docker_problem(self) -> str | None:
+        """Why Docker cannot be used here (None: it can), probed once."""
+        with self._probe_lock:
+            if not self._docker_missing:
+                self._docker_missing.append(docker_problem(self.docker.binary))
+            return self._docker_missing[0]
+
+    def backend_for(self, task_dir: TaskDir) -> str:
+        """The backend this task runs in (see the module docstring)."""
+        has_image = task_dir.docker_image is not None or task_dir.dockerfile is not None
+        missing = self._docker_problem() if self.backend == "auto" and has_image else None
+        return choose_backend(self.backend, has_image, missing)
+
+    def environment(self, task: Task) -> EnvironmentSpec:
+        """The task's container (docker) or a copy of its starting files (local), at its work directory."""
+        task_dir = self._index.get(task.id, self.name)
+        workdir = workdir_of(task_dir)
+        if self.backend_for(task_dir) == "docker":
+            skills = skills_tree(task_dir) if self.with_skills else None
+            return EnvironmentSpec(backend="docker", image=self.images.image_for(task_dir), workdir=workdir,
+                                   source_dir=str(skills) if skills is not None else None)
+        return EnvironmentSpec(backend="local", source_dir=str(local_tree(task_dir, self.with_skills)),
+                               workdir=workdir)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        """Copy the task's tests in, run its test script in the environment, read the reward or pytest's verdict."""
+        task_dir = self._index.get(task.id, self.name)
+        files = folder_files(task_dir.tests_dir, TESTS_DIR) if task_dir.tests_dir is not None else {}
+        script = task_dir.test_script.name if task_dir.test_script is not None else None
+        if task_dir.test_script is not None and task_dir.test_script.parent != task_dir.tests_dir:
+            files[f"{TESTS_DIR}/{task_dir.test_script.name}"] = task_dir.test_script.read_bytes()
+        put_files(environment, files)
+        result = environment.exec(keep_tail(tests_command(script)), timeout_s=task_dir.test_timeout)
+        feedback = feedback_from_test_run(result, read_reward(environment), task_dir.test_timeout)
+        feedback.raw["backend"] = environment.backend
+        return feedback
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Replay the trajectory's commands in the task's container and run its tests (needs Docker)."""
+        """An answer in text: replay its shell commands in a fresh environment, then grade there."""
         task_dir = self._index.get(task.id, self.name)
-        return self.grader.grade(task_dir, extract_commands(trajectory))
+        with open_environment(self.environment(task)) as environment:
+            commands = extract_commands(trajectory)
+            agent = environment.exec(commands, timeout_s=task_dir.agent_timeout) if commands.strip() else None
+            feedback = self.evaluate_in(task, trajectory, environment)
+        if agent is not None:
+            feedback.raw["agent_exit_code"] = agent.exit_code
+            feedback.raw["agent_timed_out"] = agent.timed_out
+        return feedback
+
+    def check_ready(self) -> None:
+        """The task folders exist, and Docker answers when the docker backend is forced."""
+        self._index.items()
+        if self.backend == "docker":
+            self.docker.require()

@@ -1,0 +1,3 @@
+from envflags.flags import env_flag
+
+__all__ = ["env_flag"]

@@ -1,0 +1,3 @@
+from eventlog.log import Event, EventLog
+
+__all__ = ["Event", "EventLog"]

@@ -1,0 +1,3 @@
+from leaderboard.board import Player, positions, rank
+
+__all__ = ["Player", "positions", "rank"]

@@ -1,0 +1,3 @@
+from settings.config import Config, ConfigError
+
+__all__ = ["Config", "ConfigError"]

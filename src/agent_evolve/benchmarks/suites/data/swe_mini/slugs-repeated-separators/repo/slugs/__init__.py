@@ -1,0 +1,3 @@
+from slugs.slugify import slugify
+
+__all__ = ["slugify"]

@@ -1,0 +1,3 @@
+from minstats.center import mean, median
+
+__all__ = ["mean", "median"]

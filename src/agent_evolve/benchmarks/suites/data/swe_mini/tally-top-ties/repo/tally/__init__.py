@@ -1,0 +1,3 @@
+from tally.counts import count_words, top
+
+__all__ = ["count_words", "top"]

@@ -1,0 +1,3 @@
+from templite.render import render
+
+__all__ = ["render"]

@@ -1,0 +1,3 @@
+from wraptext.wrap import wrap
+
+__all__ = ["wrap"]

@@ -1,0 +1,3 @@
+#!/bin/bash
+set -euo pipefail
+cd /app && tar --exclude='*.tmp' -czf backup.tar.gz docs

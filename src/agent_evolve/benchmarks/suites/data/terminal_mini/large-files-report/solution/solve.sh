@@ -1,0 +1,3 @@
+#!/bin/bash
+set -euo pipefail
+cd /app/data && find . -type f -size +1000c | sed 's|^\./||' | sort > /app/large_files.txt

@@ -1,0 +1,42 @@
+"""The swe-mini verdict: from one pytest run over visible and hidden tests to Feedback (a pure function).
+
+Like SWE-bench's FAIL_TO_PASS / PASS_TO_PASS: the hidden tests must pass and the visible ones must keep
+passing. `score` is the fraction of hidden tests that pass, and 0 when any visible test fails (a fix that
+breaks the library is no fix); `success` needs every test of both kinds to pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from agent_evolve.benchmarks.external.pytest_output import PytestReport
+from agent_evolve.types import Feedback
+
+FAILING = ("failed", "error", "xpassed")
+
+
+def _file_of(test_id: str) -> str:
+    """The file part of a pytest id (`tests/test_x.py::test_y[param]` -> `tests/test_x.py`)."""
+    return test_id.split("::", 1)[0].removeprefix("./")
+
+
+def grade_hidden(report: PytestReport, hidden_files: Collection[str], *, timed_out: bool = False) -> Feedback:
+    """Score the run: hidden tests (by file) must pass, every other test must not fail."""
+    hidden = {name: status for name, status in report.tests.items() if _file_of(name) in hidden_files}
+    visible = {name: status for name, status in report.tests.items() if _file_of(name) not in hidden_files}
+    hidden_failing = sorted(name for name, status in hidden.items() if status in FAILING)
+    visible_failing = sorted(name for name, status in visible.items() if status in FAILING)
+    hidden_passed = sum(status in ("passed", "xfailed") for status in hidden.values())
+    raw = {"tests": report.tests, "counts": report.counts, "hidden_passed": hidden_passed,
+           "hidden_total": len(hidden), "hidden_failing": hidden_failing, "visible_failing": visible_failing}
+    if timed_out:
+        return Feedback(False, 0.0, f"the tests ran out of time; {report.describe()}", raw={**raw, "timed_out": True})
+    if not hidden:
+        return Feedback(False, 0.0, f"no hidden test ran; {report.describe()}", raw=raw)
+    score = 0.0 if visible_failing else hidden_passed / len(hidden)
+    success = not hidden_failing and not visible_failing and hidden_passed == len(hidden)
+    parts = [f"hidden tests: {hidden_passed}/{len(hidden)} passed"]
+    if visible_failing:
+        parts.append(f"visible tests broken: {', '.join(visible_failing)}")
+    parts.append(report.describe())
+    return Feedback(success, round(score, 4), "; ".join(parts), raw=raw)

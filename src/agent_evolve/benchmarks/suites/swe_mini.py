@@ -1,0 +1,115 @@
+"""swe-mini: fix a GitHub-style issue in a tiny Python repository; graded by hidden tests in the same environment.
+
+Each task's repository becomes a git repository at load time (one deterministic commit: the base). The agent
+works in a checkout of it (the local backend by default, `swe-mini:docker` for the docker backend); after its
+turn the hidden tests, which the agent never saw (they are neither in the tree nor in the task), are copied
+into `tests/` with the visible tests restored, and pytest runs in the agent's environment. Scoring: see
+`hidden_grade`.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
+from agent_evolve.benchmarks.external.env_grading import keep_tail, put_files
+from agent_evolve.benchmarks.external.patch import extract_patch
+from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
+from agent_evolve.benchmarks.external.staging import STAGING_ROOT, digest_of
+from agent_evolve.benchmarks.suites.git_base import base_repository
+from agent_evolve.benchmarks.suites.hidden_grade import grade_hidden
+from agent_evolve.benchmarks.suites.swe_tasks import VISIBLE_TESTS, SweTask, load_swe_tasks
+from agent_evolve.environments.task_env import BACKENDS, EnvironmentSpec, TaskEnvironment, open_environment
+from agent_evolve.errors import ConfigError
+from agent_evolve.types import Feedback, Task, Trajectory
+
+DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "swe_mini")))
+DEFAULT_IMAGE = "agent-evolve/python-pytest:latest"
+"""The docker backend's image: any image with `python3`, `pytest` and `git` (the Docker section of the README)."""
+TEST_COMMAND = f"python3 -m pytest -rA -p no:cacheprovider {VISIBLE_TESTS}"
+PATCH_FILE = ".agent-evolve-fix.patch"
+QUIET_PYTHON = {"PYTHONDONTWRITEBYTECODE": "1"}
+"""No byte-code caches in the tree, so the diff holds only what the agent changed."""
+ISSUE_NOTE = ("\n\n---\nThe repository is checked out at its base commit in your working directory. Fix the issue "
+              "in the library code; the tests under tests/ must keep passing.")
+
+
+class SweMiniBenchmark(BenchmarkAdapter):
+    """The shipped SWE-style suite: 18 tiny repositories with a real bug each (see benchmarks/suites/data)."""
+
+    name = "swe-mini"
+
+    def __init__(self, backend: str = "local", seed: int = 0, test_fraction: float = 0.3, *,
+                 image: str = DEFAULT_IMAGE, repos_dir: str | Path | None = None, data_dir: str | Path | None = None,
+                 test_timeout_s: float = 120.0) -> None:
+        if backend not in BACKENDS:
+            raise ConfigError(f"swe-mini: unknown environment backend {backend!r}; known: {sorted(BACKENDS)}")
+        self.backend = backend
+        self.seed = seed
+        self.test_fraction = check_fraction(test_fraction)
+        self.image = image
+        self.data_dir = Path(data_dir) if data_dir is not None else DATA_DIR
+        self.repos_dir = Path(repos_dir) if repos_dir is not None else None
+        self.test_timeout_s = test_timeout_s
+        self._index: LazyIndex[SweTask] = LazyIndex(self._load)
+        self._commits: LazyIndex[str] = LazyIndex(self._build_repositories)
+
+    def _load(self) -> dict[str, SweTask]:
+        return {task.id: task for task in load_swe_tasks(self.data_dir)}
+
+    def _repos_root(self) -> Path:
+        """Built repositories live under a folder named by the data's content hash (shared by runs and workers)."""
+        if self.repos_dir is not None:
+            return self.repos_dir
+        digest = digest_of(task.repo_dir for task in self._index.items().values())
+        return STAGING_ROOT / f"swe-mini-{digest}"
+
+    def _build_repositories(self) -> dict[str, str]:
+        """Task id -> base commit, making each task's git repository on first use."""
+        root = self._repos_root()
+        return {task_id: base_repository(task.repo_dir, root / task_id)
+                for task_id, task in self._index.items().items()}
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        """Tasks of one split in the seeded order: the issue as input; kind, title and base commit as metadata."""
+        index = self._index.items()
+        commits = self._commits.items()
+        ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
+        return [Task(id=i, input=f"# {index[i].title}\n\n{index[i].issue}{ISSUE_NOTE}",
+                     metadata={"kind": index[i].kind, "title": index[i].title, "base_commit": commits[i],
+                               "visible_tests": sorted(index[i].visible_tests())}) for i in ids]
+
+    def environment(self, task: Task) -> EnvironmentSpec:
+        """A checkout of the task's repository at its base commit."""
+        self._index.get(task.id, self.name)
+        commit = self._commits.items()[task.id]
+        return EnvironmentSpec(backend=self.backend, git_repo=str(self._repos_root() / task.id), commit=commit,
+                               image=self.image if self.backend == "docker" else None, env=QUIET_PYTHON)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        """Restore the visible tests, add the hidden ones, run pytest in the environment and grade."""
+        record = self._index.get(task.id, self.name)
+        hidden = record.hidden_tests()
+        tests = {**record.visible_tests(), **hidden}
+        put_files(environment, {path: text.encode("utf-8") for path, text in tests.items()})
+        result = environment.exec(keep_tail(TEST_COMMAND), timeout_s=self.test_timeout_s)
+        feedback = grade_hidden(parse_pytest_output(result.output), set(hidden), timed_out=result.timed_out)
+        feedback.raw["exit_code"] = result.exit_code
+        feedback.raw["test_output"] = result.output[-4000:]
+        return feedback
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        """Grade a diff answered in text: apply it to a fresh checkout, then grade there as `evaluate_in` does."""
+        patch = extract_patch(trajectory.output)
+        if patch is None:
+            return Feedback(False, 0.0, "the answer holds no diff to apply", raw={"applied": False})
+        with open_environment(self.environment(task)) as environment:
+            environment.write_file(PATCH_FILE, patch)
+            applied = environment.exec(f"git apply --whitespace=nowarn {PATCH_FILE}; status=$?; "
+                                       f"rm -f {PATCH_FILE}; exit $status")
+            if applied.exit_code != 0:
+                return Feedback(False, 0.0, f"the diff does not apply at the base commit: {applied.output.strip()}",
+                                raw={"applied": False})
+            return self.evaluate_in(task, trajectory, environment)

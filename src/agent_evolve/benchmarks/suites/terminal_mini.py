@@ -1,0 +1,28 @@
+"""terminal-mini: the shipped terminal-style suite, task folders in Terminal-Bench 2's (Harbor) layout.
+
+Eleven tasks that need no network (files, text processing, archives, scripts, git), each with instruction.md,
+task.toml, environment/ (a Dockerfile and the starting files), solution/solve.sh and tests/ (test.sh and
+test_outputs.py). They run in the local backend by default (the starting files at /app); `terminal-mini:docker`
+builds each task's image instead. The agent acts until it submits, then the tests run in the same environment.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from agent_evolve.benchmarks.external.dirbench import TaskDirBenchmark
+
+DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "terminal_mini")))
+
+
+class TerminalMiniBenchmark(TaskDirBenchmark):
+    """The shipped terminal tasks (`backend`: local by default, docker or auto)."""
+
+    name = "terminal-mini"
+    source_hint = "The suite ships with the package (agent_evolve/benchmarks/suites/data/terminal_mini)."
+
+    def __init__(self, backend: str = "local", seed: int = 0, test_fraction: float = 0.3, *,
+                 data_path: str | None = None, build_timeout: float = 1800.0, docker_binary: str = "docker") -> None:
+        super().__init__(data_path or str(DATA_DIR), seed, test_fraction, build_timeout=build_timeout,
+                         exclude_skills=False, docker_binary=docker_binary, backend=backend)

@@ -1,0 +1,64 @@
+"""Git for the local task environment: a checkout at a commit, and a private baseline the diff is measured against.
+
+The baseline is a git directory outside the work tree (commands never see it), so `diff()` is exact whatever
+the agent does to the tree, its own `.git` included. Git runs on the host with no user or system config, no
+hooks and a fixed identity: it only reads the tree's files, it never runs anything of theirs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_evolve.environments.errors import ConfinementError
+
+GIT_TIMEOUT_S = 300.0
+_IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
+             "-c", "commit.gpgsign=false")
+
+
+class EnvironmentSetupError(ConfinementError):
+    """A task environment could not be prepared (copy, clone, checkout or a setup command failed)."""
+
+
+def run_git(args: Sequence[str], *, home: Path, git_dir: Path | None = None, work_tree: Path | None = None,
+            cwd: Path | None = None) -> str:
+    """`git ARGS` with a clean configuration; its stdout, or EnvironmentSetupError with git's own message."""
+    location = [f"--git-dir={git_dir}"] if git_dir is not None else []
+    location += [f"--work-tree={work_tree}"] if work_tree is not None else []
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        done = subprocess.run(["git", *_IDENTITY, *location, *args], cwd=cwd, env=env, capture_output=True,
+                              text=True, errors="replace", timeout=GIT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EnvironmentSetupError(f"git {' '.join(args[:2])} failed: {exc}") from exc
+    if done.returncode != 0:
+        raise EnvironmentSetupError(f"git {' '.join(args[:2])} failed: {done.stderr.strip() or done.returncode}")
+    return done.stdout
+
+
+def clone_at(repo: str, commit: str | None, tree: Path, home: Path) -> None:
+    """Clone `repo` into `tree` and check out `commit` (detached), or the default branch when None."""
+    run_git(["clone", "--quiet", "--template=", "--no-checkout", repo, str(tree)], home=home)
+    try:
+        run_git(["checkout", "--quiet", "--detach", commit or "HEAD"], home=home, cwd=tree)
+    except EnvironmentSetupError as exc:
+        raise EnvironmentSetupError(f"{repo}: cannot check out commit {commit!r}: {exc}") from None
+
+
+def record_baseline(git_dir: Path, tree: Path, home: Path) -> None:
+    """Commit every file of `tree` (its `.gitignore` respected, `.git` folders never) into the private `git_dir`."""
+    run_git(["init", "--quiet", "--template="], home=home, git_dir=git_dir, work_tree=tree)
+    run_git(["add", "--all"], home=home, git_dir=git_dir, work_tree=tree)
+    run_git(["commit", "--quiet", "--allow-empty", "--no-verify", "-m", "baseline"], home=home, git_dir=git_dir,
+            work_tree=tree)
+
+
+def diff_from_baseline(git_dir: Path, tree: Path, home: Path) -> str:
+    """The unified diff of `tree` now against the baseline: changed, deleted and new files."""
+    run_git(["add", "--all"], home=home, git_dir=git_dir, work_tree=tree)
+    return run_git(["diff", "--cached", "--no-color", "--no-ext-diff", "HEAD"], home=home, git_dir=git_dir,
+                   work_tree=tree)
