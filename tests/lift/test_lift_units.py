@@ -78,6 +78,29 @@ def test_scoring_solves_only_missing_tasks_after_a_torn_write(tmp_path: Path, mo
     assert again == scores and cost["solves"] == 0
 
 
+def test_an_infrastructure_failure_is_not_stored_as_a_score_and_is_retried(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("SOLVE_LOG", raising=False)
+
+    class FlakyGrader(KeywordBenchmark):
+        crashes = {"s1"}
+
+        def evaluate(self, task: ae.types.Task, trajectory: Trajectory) -> ae.types.Feedback:
+            if task.id in self.crashes:
+                raise RuntimeError("grader down")
+            return super().evaluate(task, trajectory)
+
+    ws = make_workspace(tmp_path / "ws")
+    bench = FlakyGrader(test=4)
+    tasks = bench.get_tasks("test", limit=None)
+    store = tmp_path / "scores.jsonl"
+    scores, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1))
+    assert cost["solves"] == 4 and sorted(scores) == ["s0", "s2", "s3"]
+    assert "s1" not in store.read_text()
+    bench.crashes = set()
+    again, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1))
+    assert cost["solves"] == 1 and again == {**scores, "s1": 0.0}
+
+
 def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None:
     bench = KeywordBenchmark(test=2)
     task = bench.get_tasks("test")[0]

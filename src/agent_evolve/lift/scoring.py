@@ -17,7 +17,7 @@ from agent_evolve.api import RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import read_jsonl
-from agent_evolve.engine.solving import solve_all
+from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, Task
 
@@ -64,7 +64,8 @@ def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; and what this call cost
-    (solves, tokens, and seconds as the sum of the solves' own times)."""
+    (solves, tokens, and seconds as the sum of the solves' own times). An infrastructure failure is not an
+    answer: it is not stored, so the task is left out of the scores and solved again by the next run."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
     cost: dict[str, float] = {"solves": len(todo), "tokens": 0, "seconds": 0.0}
@@ -77,6 +78,8 @@ def score_tasks(
         with store.open("a", encoding="utf-8") as sink:
 
             def keep(obs: Observation) -> None:
+                if is_infrastructure_failure(obs):
+                    return
                 row = {"task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
                        "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0))}
                 with lock:
@@ -87,4 +90,4 @@ def score_tasks(
 
             solve_all(agent, benchmark, todo, config.concurrency, keep)
         done = stored_scores(store)
-    return {t.id: done[t.id] for t in tasks}, cost
+    return {t.id: done[t.id] for t in tasks if t.id in done}, cost
