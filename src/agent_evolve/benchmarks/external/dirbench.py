@@ -21,6 +21,8 @@ from agent_evolve.benchmarks.external.env_grading import (TESTS_DIR, folder_file
                                                           tests_command)
 from agent_evolve.benchmarks.external.task_tree import local_tree, skills_tree, workdir_of
 from agent_evolve.benchmarks.external.taskdir import TaskDir, find_task_dirs
+from agent_evolve.environments.detect import backend_for_untrusted_code
+from agent_evolve.environments.errors import ConfinementUnavailable
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -134,7 +136,19 @@ class TaskDirBenchmark(BenchmarkAdapter):
         return feedback
 
     def check_ready(self) -> None:
-        """The task folders exist, and Docker answers when the docker backend is forced."""
-        self._index.items()
+        """The task folders exist; Docker answers when forced; the local backend confines when a task runs there."""
+        tasks = list(self._index.items().values())
         if self.backend == "docker":
             self.docker.require()
+            return
+        local = [t for t in tasks if self.backend_for(t) == "local"]
+        if not local:
+            return
+        try:
+            backend_for_untrusted_code()
+        except ConfinementUnavailable as exc:
+            docker = self._docker_problem() if self.backend == "auto" else None
+            why = f" (Docker is not usable: {docker})" if docker is not None else ""
+            raise ConfinementUnavailable(
+                f"benchmark {self.name}: {len(local)} of {len(tasks)} tasks run in the local backend{why}, which "
+                f"cannot start here: {exc}") from exc
