@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.suites.swe_mini import DATA_DIR, SweMiniBenchmark
 from agent_evolve.benchmarks.suites.swe_tasks import load_swe_tasks
 from agent_evolve.environments import open_environment
@@ -125,3 +126,12 @@ def test_a_broken_task_folder_is_named(tmp_path: Path) -> None:
     (data / "one" / "fix.patch").write_text("")
     with pytest.raises(ConfigError, match=r"one/hidden: holds no test file"):
         SweMiniBenchmark(data_dir=data).get_tasks()
+
+
+def test_a_subset_keeps_the_environment(bench: SweMiniBenchmark, tmp_path: Path) -> None:
+    subset = tmp_path / "subset.json"
+    subset.write_text('{"train": ["pagekit-last-page"], "test": ["tally-top-ties"]}')
+    view = resolve_benchmark(bench, subset=str(subset))
+    task = view.get_tasks("train")[0]
+    spec = view.environment(task)
+    assert spec is not None and spec.commit == task.metadata["base_commit"]

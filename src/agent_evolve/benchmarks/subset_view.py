@@ -6,6 +6,7 @@ import threading
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.types import Feedback, Task, Trajectory
 
 
@@ -38,6 +39,14 @@ class SubsetView(BenchmarkAdapter):
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Graded by the inner benchmark."""
         return self.inner.evaluate(task, trajectory)
+
+    def environment(self, task: Task) -> EnvironmentSpec | None:
+        """The inner benchmark's environment for the task."""
+        return self.inner.environment(task)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        """Graded by the inner benchmark in the environment the agent acted in."""
+        return self.inner.evaluate_in(task, trajectory, environment)
 
     def check_ready(self) -> None:
         """Ready when the inner benchmark is and the subset names only its tasks."""

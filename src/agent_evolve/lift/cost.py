@@ -15,6 +15,7 @@ from typing import Any
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.records import read_json
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.types import Feedback, Task, Trajectory
 
 
@@ -38,7 +39,15 @@ class MeteredBenchmark(BenchmarkAdapter):
         return self.inner.get_tasks(split, limit=limit)
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        feedback = self.inner.evaluate(task, trajectory)
+        return self._counted(self.inner.evaluate(task, trajectory))
+
+    def environment(self, task: Task) -> EnvironmentSpec | None:
+        return self.inner.environment(task)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        return self._counted(self.inner.evaluate_in(task, trajectory, environment))
+
+    def _counted(self, feedback: Feedback) -> Feedback:
         with self._lock:
             self.solves += 1
             self.flush()
