@@ -1,11 +1,15 @@
 """Shared pieces of the loop benchmarks: an instant (or fixed-latency) agent, counters, our loop and a minimal one.
 
-The minimal loop has the shape of the original A-Evolve loop: solve a batch, let the engine edit, then
-`git add -A`, `git commit`, `git tag`. Nothing else: no journal, no records, no diff, no gate.
+The minimal loop has the shape of the original A-Evolve loop and does the same work ours must: reload the agent,
+solve the batch, write its observations (one JSONL file, as A-Evolve's observer did), let the engine edit,
+`git add -A`, `git commit`, `git tag`, append a history line. Nothing else: no journal, no diff, no gate, no
+resets, no fsync. Our loop with `holdout_ratio=0` still runs a train-only gate (the batch solved again on the
+candidate); "gate off" means its time is measured (around `GateRun.evaluate`) and taken out of our cycle.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -17,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import agent_evolve as ae
+from agent_evolve.engine.gate_run import GateRun
 from agent_evolve.engine.loop import ProgressEvent
-from agent_evolve.types import Feedback, StepResult, Task, Trajectory
+from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
 
 SKILL = "---\nname: {name}\ndescription: \"TRIGGER when: task {i}. DO NOT TRIGGER: other tasks.\"\n---\n\nStep {i}: check.\n"
 
@@ -69,12 +74,13 @@ def make_workspace(path: Path, skills: int) -> Path:
 
 @dataclass
 class Counts:
-    """Git subprocesses and fsyncs seen, with the seconds spent in fsync."""
+    """Git subprocesses and fsyncs seen, with the seconds spent in them and in the train-only gate."""
 
     git: int = 0
     fsyncs: int = 0
     fsync_seconds: float = 0.0
     git_seconds: float = 0.0
+    gate_seconds: float = 0.0
 
     def minus(self, other: Counts) -> Counts:
         return Counts(
@@ -82,17 +88,18 @@ class Counts:
             self.fsyncs - other.fsyncs,
             self.fsync_seconds - other.fsync_seconds,
             self.git_seconds - other.git_seconds,
+            self.gate_seconds - other.gate_seconds,
         )
 
     def copy(self) -> Counts:
-        return Counts(self.git, self.fsyncs, self.fsync_seconds, self.git_seconds)
+        return Counts(self.git, self.fsyncs, self.fsync_seconds, self.git_seconds, self.gate_seconds)
 
 
 @contextmanager
 def counting() -> Iterator[Counts]:
-    """Count git subprocesses and time fsyncs while the block runs."""
+    """Count git subprocesses and time fsyncs and gate evaluations while the block runs."""
     counts = Counts()
-    real_run, real_fsync = subprocess.run, os.fsync
+    real_run, real_fsync, real_evaluate = subprocess.run, os.fsync, GateRun.evaluate
 
     def run(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003 - mirrors subprocess.run
         if not (args and args[0] == "git"):
@@ -110,11 +117,18 @@ def counting() -> Iterator[Counts]:
         counts.fsyncs += 1
         counts.fsync_seconds += time.perf_counter() - started
 
-    subprocess.run, os.fsync = run, fsync
+    def evaluate(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - mirrors GateRun.evaluate
+        started = time.perf_counter()
+        try:
+            return real_evaluate(self, *args, **kwargs)
+        finally:
+            counts.gate_seconds += time.perf_counter() - started
+
+    subprocess.run, os.fsync, GateRun.evaluate = run, fsync, evaluate  # type: ignore[method-assign]
     try:
         yield counts
     finally:
-        subprocess.run, os.fsync = real_run, real_fsync
+        subprocess.run, os.fsync, GateRun.evaluate = real_run, real_fsync, real_evaluate  # type: ignore[method-assign]
 
 
 @dataclass
@@ -127,6 +141,15 @@ class Cycles:
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def gate_off(self) -> float:
+        """The median cycle without its train-only gate (what "gate off" measures)."""
+        return statistics.median(s - c.gate_seconds for s, c in zip(self.seconds, self.counts))
+
+    @property
+    def gate_seconds(self) -> float:
+        return statistics.median(c.gate_seconds for c in self.counts)
 
     @property
     def git(self) -> int:
@@ -166,7 +189,8 @@ def our_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, latency:
 
 
 def minimal_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, latency: float = 0.0) -> Cycles:
-    """The original loop's shape: solve the batch, edit the prompt, then git add, commit and tag."""
+    """The original loop's shape: reload, solve the batch, write its observations, edit the prompt, then git add,
+    commit and tag, and append a history line."""
     LatencyAgent.latency = latency
 
     def git(*args: str) -> None:
@@ -174,6 +198,9 @@ def minimal_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, late
         subprocess.run(["git", *identity, *args], cwd=path, check=True, capture_output=True)
 
     git("init", "-q", "-b", "main")
+    records = path / "evolution"
+    records.mkdir()
+    (path / ".git" / "info" / "exclude").write_text("evolution/\n")
     git("add", "-A")
     git("commit", "-q", "-m", "start")
     benchmark, workspace = CountingBenchmark(tasks), ae.AgentWorkspace(path)
@@ -185,11 +212,16 @@ def minimal_loop(path: Path, tasks: int, cycles: int, concurrency: int = 4, late
             started, before = time.perf_counter(), counts.copy()
             agent.reload_from_fs()
             with ThreadPoolExecutor(max_workers=concurrency) as pool:
-                list(pool.map(lambda t: benchmark.evaluate(t, agent.solve(t)), batch))
+                trajectories = list(pool.map(agent.solve, batch))
+            observations = [Observation(t, r, benchmark.evaluate(t, r)) for t, r in zip(batch, trajectories)]
+            records.joinpath(f"batch_{cycle}.jsonl").write_text(
+                "".join(json.dumps(o.to_dict(), sort_keys=True) + "\n" for o in observations))
             workspace.write_prompt(workspace.read_prompt() + f"cycle {cycle}\n")
             git("add", "-A")
             git("commit", "-q", "-m", f"cycle {cycle}")
             git("tag", f"evo-{cycle}")
+            with records.joinpath("history.jsonl").open("a") as history:
+                history.write(json.dumps({"cycle": cycle, "score": 1.0, "mutated": True}) + "\n")
             if cycle > 1:
                 result.seconds.append(time.perf_counter() - started)
                 result.counts.append(counts.copy().minus(before))

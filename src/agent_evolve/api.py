@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import inspect
+import json
+import os
 import shutil
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
+from agent_evolve.engine.executors.remote import worker_ledger
 from agent_evolve.engine.loop import EvolutionLoop, ProgressEvent
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.errors import ConfigError, WorkspaceError
@@ -69,7 +74,7 @@ class Evolver:
         self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, roles)
         self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config, roles)
         grader = self.config.grader if isinstance(benchmark, str) else None  # an instance has its grader
-        self.benchmark = resolve_benchmark(benchmark, grader=grader)
+        self.benchmark = resolve_benchmark(benchmark, grader=grader, config=self.config)
         self.clients: dict[str, LLMClient] = roles.clients
         if self.config.max_cost_usd is not None:
             require_prices([client.model for client in self.clients.values()], self.config.prices)
@@ -126,7 +131,8 @@ def resolve_config(config: EvolveConfig | str | Path | None) -> EvolveConfig:
 
 
 def resolve_benchmark(
-    benchmark: str | BenchmarkAdapter, *, subset: str | None = None, grader: str | None = None, **kwargs: Any
+    benchmark: str | BenchmarkAdapter, *, subset: str | None = None, grader: str | None = None,
+    config: EvolveConfig | None = None, **kwargs: Any
 ) -> BenchmarkAdapter:
     """A registry name (optionally `name:argument`, e.g. `jsonl:tasks.jsonl`) or an adapter instance.
 
@@ -145,6 +151,8 @@ def resolve_benchmark(
         if not _accepts(cls, "grader"):
             raise ConfigError(f"benchmark {name!r} takes no grader (grader {grader!r}); graders apply to jsonl:PATH")
         kwargs["grader"] = grader
+    if config is not None and _accepts(cls, "config"):
+        kwargs["config"] = config  # benchmarks with a model of their own (a judge) default to the run's models
     native_subset = subset is not None and _accepts(cls, "subset")
     if native_subset:
         kwargs["subset"] = subset
@@ -176,8 +184,7 @@ def resolve_agent(
 ) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
     """Seed names are copied to a working directory; paths are used in place unless `workspace_dir` is given."""
     if isinstance(agent, BaseAgent):
-        cls = type(agent)
-        return agent, lambda path: _construct(cls, path, config=config)
+        return agent, AgentBuilder(type(agent), config)
     if not isinstance(agent, str):
         raise ConfigError(f"agent must be a seed name, a workspace path or a BaseAgent, got {type(agent).__name__}")
     if is_seed_name(agent) and not Path(agent).exists():
@@ -209,12 +216,48 @@ def agent_from_workspace(
         raise WorkspaceError(f"{path / 'manifest.yaml'}: agent.entrypoint {manifest.entrypoint!r}: {exc}") from exc
     if not (isinstance(cls, type) and issubclass(cls, BaseAgent)):
         raise WorkspaceError(f"{path / 'manifest.yaml'}: agent.entrypoint {manifest.entrypoint!r} is not a BaseAgent")
-    llm = role_client("agent") if role_client is not None and _accepts(cls, "llm") else None
-
-    def factory(workspace: Path) -> BaseAgent:
-        return _construct(cls, workspace, config=config, llm=llm)
-
+    wants_llm = role_client is not None and _accepts(cls, "llm")
+    factory = AgentBuilder(cls, config, role_client("agent") if wants_llm and role_client else None, wants_llm)
     return factory(path), factory
+
+
+@dataclass
+class AgentBuilder:
+    """Builds the agent class on a workspace folder; the agent factory of a run, and one that travels to workers.
+
+    In the process that made it, every agent shares `llm` (the run's client, recording into the run's ledger).
+    A copy in another process (a forked worker, or a Ray worker it was pickled to: the client is never pickled)
+    builds its own client from `config` once per process, recording into the ledger the worker reports from.
+    """
+
+    cls: type[BaseAgent]
+    config: EvolveConfig
+    llm: LLMClient | None = None
+    wants_llm: bool = False
+    origin_pid: int = field(default_factory=os.getpid)
+
+    def __call__(self, workspace: Path) -> BaseAgent:
+        llm = self.llm if self.llm is not None and os.getpid() == self.origin_pid else None
+        if llm is None and self.wants_llm:
+            llm = _worker_client(self.config)
+        return _construct(self.cls, workspace, config=self.config, llm=llm)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "llm": None}
+
+
+_worker_clients: dict[tuple[str, int], LLMClient] = {}
+_worker_clients_lock = threading.Lock()
+
+
+def _worker_client(config: EvolveConfig) -> LLMClient:
+    """This process's agent client for `config` (a model loaded once per worker, not once per version)."""
+    ledger = worker_ledger()
+    key = (json.dumps(config.to_dict(), sort_keys=True, default=str), id(ledger))
+    with _worker_clients_lock:
+        if key not in _worker_clients:
+            _worker_clients[key] = client_from_config(config, "agent", ledger=ledger)
+        return _worker_clients[key]
 
 
 def _accepts(cls: type, name: str) -> bool:

@@ -67,7 +67,7 @@ class EvolveConfig:
     val_limit: int | None = None
 
     # Gate
-    gate_strategy: str = "strict"  # strict | min_improvement | paired | best_so_far
+    gate_strategy: str = "strict"  # strict | min_improvement | paired | best_so_far | keep
     gate_min_improvement: float = 0.0
     gate_accept_ties: bool = False
     gate_repeats: int = 1  # score each holdout task k times

@@ -14,9 +14,11 @@ from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import ProgressEvent
-from agent_evolve.lift import LiftPlan, markdown_table, run_lift, write_report
+from agent_evolve.lift import (
+    ComparisonPlan, LiftPlan, comparison_markdown, markdown_table, run_comparison, run_lift, write_report,
+)
 
-__all__ = ["markdown_table", "run_lift_experiment", "write_report"]
+__all__ = ["comparison_markdown", "markdown_table", "run_comparison_experiment", "run_lift_experiment", "write_report"]
 
 
 def run_lift_experiment(
@@ -35,7 +37,33 @@ def run_lift_experiment(
 ) -> dict[str, Any]:
     """For each seed: evolve a fresh copy of the seed workspace (and a no-edit control), score it on the test
     tasks the baseline is scored on, and write lift.json, lift.md and lift.png into `out_dir` (resumable)."""
-    adapter = resolve_benchmark(benchmark, grader=config.grader) if isinstance(benchmark, str) else benchmark
-    name = benchmark if isinstance(benchmark, str) else (adapter.name or type(adapter).__name__)
+    adapter, name = _benchmark(benchmark, config)
     plan = LiftPlan(agent, name, engine, tuple(seeds), cycles, test_limit, control, allow_small_test)
     return run_lift(plan, adapter, config, out_dir, progress=progress)
+
+
+def run_comparison_experiment(
+    *,
+    agent: str,
+    benchmark: str | BenchmarkAdapter,
+    engines: list[str],
+    seeds: list[int],
+    cycles: int,
+    test_limit: int,
+    out_dir: Path,
+    config: EvolveConfig,
+    progress: Callable[[ProgressEvent], None] | None = None,
+    control: bool = True,
+    allow_small_test: bool = False,
+) -> dict[str, Any]:
+    """Every engine on the same seeds, splits and config against one shared baseline; writes comparison.json,
+    comparison.md and comparison.png (and each engine's lift report) into `out_dir` (resumable)."""
+    adapter, name = _benchmark(benchmark, config)
+    plan = ComparisonPlan(agent, name, tuple(engines), tuple(seeds), cycles, test_limit, control, allow_small_test)
+    return run_comparison(plan, adapter, config, out_dir, progress=progress)
+
+
+def _benchmark(benchmark: str | BenchmarkAdapter, config: EvolveConfig) -> tuple[BenchmarkAdapter, str]:
+    """The adapter and the name the report gives it."""
+    adapter = resolve_benchmark(benchmark, grader=config.grader) if isinstance(benchmark, str) else benchmark
+    return adapter, benchmark if isinstance(benchmark, str) else (adapter.name or type(adapter).__name__)

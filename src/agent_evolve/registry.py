@@ -19,6 +19,7 @@ AGENT_REGISTRY: dict[str, str] = {
     "terminal2": "seed_workspaces/terminal",
     "mcp": "seed_workspaces/mcp",
     "mcp-atlas": "seed_workspaces/mcp",
+    "mcp-mini": "seed_workspaces/mcp",
     "arc": "seed_workspaces/arc",
     "arc-agi-3": "seed_workspaces/arc",
     "skill-bench": "seed_workspaces/terminal",
@@ -32,6 +33,7 @@ AGENT_REGISTRY: dict[str, str] = {
 BENCHMARK_REGISTRY: dict[str, str] = {
     "swe-verified": "agent_evolve.benchmarks.swe_verified.SweVerifiedBenchmark",
     "mcp-atlas": "agent_evolve.benchmarks.mcp_atlas.McpAtlasBenchmark",
+    "mcp-mini": "agent_evolve.benchmarks.mcp_suite.benchmark.McpMiniBenchmark",
     "terminal2": "agent_evolve.benchmarks.terminal2.Terminal2Benchmark",
     "skill-bench": "agent_evolve.benchmarks.skill_bench.SkillBenchBenchmark",
     "swe-mini": "agent_evolve.benchmarks.suites.swe_mini.SweMiniBenchmark",
@@ -51,6 +53,7 @@ ENGINE_REGISTRY: dict[str, str] = {
     "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
     "skillopt": "agent_evolve.algorithms.skillopt.SkillOptEngine",
     "cli": "agent_evolve.algorithms.cli_learner.CliLearnerEngine",
+    "ratchet": "agent_evolve.algorithms.ratchet.engine.RatchetEngine",
 }
 
 _ENTRY_POINT_GROUPS = {

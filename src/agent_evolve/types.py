@@ -57,7 +57,16 @@ class Observation:
     feedback: Feedback
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The JSON shape of `asdict(self)`, built directly: nested lists and dicts are shared, not deep-copied
+        (the loop writes every observation of a batch; copying each trajectory dominated large batches)."""
+        task, trajectory, feedback = self.task, self.trajectory, self.feedback
+        return {
+            "task": {"id": task.id, "input": task.input, "metadata": task.metadata},
+            "trajectory": {"task_id": trajectory.task_id, "output": trajectory.output, "steps": trajectory.steps,
+                           "conversation": trajectory.conversation},
+            "feedback": {"success": feedback.success, "score": feedback.score, "detail": feedback.detail,
+                         "raw": feedback.raw},
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Observation:

@@ -28,7 +28,8 @@ ALL = [AEvolveEngine, GuidedSynthesisEngine, AdaptiveEvolutionEngine, AdaptiveSk
 def test_import_paths_and_names():
     assert {name: import_object(path).name for name, path in ENGINE_REGISTRY.items()} == {
         "skillforge": "skillforge", "guided_synth": "guided_synth", "adaptive": "adaptive",
-        "adaptive_skill": "adaptive_skill", "demos": "demos", "gepa": "gepa", "skillopt": "skillopt", "cli": "cli"}
+        "adaptive_skill": "adaptive_skill", "demos": "demos", "gepa": "gepa", "skillopt": "skillopt", "cli": "cli",
+        "ratchet": "ratchet"}
 
 
 @pytest.mark.parametrize("cls", ALL)

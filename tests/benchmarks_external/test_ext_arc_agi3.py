@@ -1,8 +1,10 @@
-"""ARC-AGI-3: grid parsing and grading in local mode, action parsing, and the API client against a local server."""
+"""ARC-AGI-3: grids in local mode; the observe-act game tool, its replay grading and the API client, against a
+local fake game server."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,10 +13,29 @@ from typing import Any, ClassVar
 
 import pytest
 
-from agent_evolve.benchmarks.arc_agi3 import ArcAgi3Benchmark, grade_grid_answer, load_local_tasks
-from agent_evolve.benchmarks.external.arc_api import ArcAction, ArcApiClient, frame_progress, parse_actions
-from agent_evolve.benchmarks.external.grids import compare_grids, parse_grid, parse_grids, render_grid
+from agent_evolve.agents.arc_game import GameActionError, arc_game_tools
+from agent_evolve.agents.reference import ReferenceAgent
+from agent_evolve.benchmarks.arc_agi3 import (
+    ArcAgi3Benchmark,
+    grade_grid_answer,
+    load_local_tasks,
+)
+from agent_evolve.benchmarks.external.arc_api import (
+    ArcAction,
+    ArcApiClient,
+    frame_progress,
+    render_frame,
+)
+from agent_evolve.benchmarks.external.grids import (
+    compare_grids,
+    parse_grid,
+    parse_grids,
+    render_grid,
+)
 from agent_evolve.errors import MissingDependencyError
+from agent_evolve.llm.base import Completion, Message, ToolCall
+from agent_evolve.registry import seed_path
+from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task, Trajectory
 
 KEY = "test-key"
@@ -92,11 +113,10 @@ def test_missing_local_path_says_where_to_get_tasks(tmp_path: Path) -> None:
         ArcAgi3Benchmark(data_path=str(tmp_path / "none")).get_tasks()
 
 
-def test_actions_from_lines_and_json() -> None:
-    text = "First move up.\nACTION1\nACTION6 12 40\nACTION6(x=3, y=70)\nRESET\nACTION9"
-    assert parse_actions(text) == [ArcAction("ACTION1"), ArcAction("ACTION6", 12, 40), ArcAction("RESET")]
-    as_json = '```json\n["ACTION2", {"action": "ACTION6", "x": 1, "y": 2}, {"id": 0}, {"id": 6}]\n```'
-    assert parse_actions(as_json) == [ArcAction("ACTION2"), ArcAction("ACTION6", 1, 2), ArcAction("RESET")]
+def test_actions_from_tool_arguments_and_their_validity() -> None:
+    assert ArcAction.from_arguments({"action": "action6", "x": 12, "y": 40}) == ArcAction("ACTION6", 12, 40)
+    assert ArcAction.from_arguments({"action": "RESET"}).valid
+    assert not ArcAction("ACTION6", 3, 70).valid and not ArcAction("ACTION9").valid and not ArcAction("ACTION6").valid
 
 
 def test_frame_progress_reads_both_api_versions() -> None:
@@ -142,7 +162,7 @@ class _Game(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _frame(self, state: str) -> dict[str, Any]:
-        return {"game_id": "ls20-016295f7601e", "guid": "g-1", "frame": [[[0] * 4] * 4], "state": state,
+        return {"game_id": "ls20-016295f7601e", "guid": "g-1", "frame": [[[_Game.levels] * 4] * 4], "state": state,
                 "levels_completed": _Game.levels, "win_levels": 2, "available_actions": [1, 2, 6]}
 
     def do_GET(self) -> None:
@@ -189,15 +209,23 @@ def test_api_games_become_tasks(server: str, monkeypatch: pytest.MonkeyPatch) ->
     tasks = bench.get_tasks("train") + bench.get_tasks("test")
     assert sorted(t.id for t in tasks) == ["ft09-9ab2447a", "ls20-016295f7601e"]
     ls20 = next(t for t in tasks if t.id == "ls20-016295f7601e")
-    assert "LS20" in ls20.input and "ACTION6 x y" in ls20.input and ls20.metadata["base_url"] == server
+    assert "LS20" in ls20.input and "`arc_action` tool" in ls20.input and "at most 400 actions" in ls20.input
+    assert ls20.metadata["arc_game"] == {"game_id": "ls20-016295f7601e", "base_url": server, "max_actions": 400}
 
 
-def test_api_replay_wins(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def _played(*actions: dict[str, Any], error: bool = False) -> list[dict[str, Any]]:
+    return [{"type": "tool_call", "name": "arc_action", "arguments": a, "output": "", "error": error}
+            for a in actions]
+
+
+def test_api_grading_replays_the_played_actions(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AGENT_EVOLVE_ARC_DATA", raising=False)
     bench = ArcAgi3Benchmark(api_key=KEY, base_url=server, games=["ls20-016295f7601e"])
     assert bench.get_tasks("test") == []
     task = bench.get_tasks("train")[0]
-    feedback = bench.evaluate(task, Trajectory(task.id, "ACTION6 10 20\nACTION1\nACTION1\nACTION1"))
+    steps = (_played({"action": "ACTION6", "x": 10, "y": 20}) + _played({"action": "ACTION2"}, error=True)
+             + _played({"action": "ACTION1"}, {"action": "ACTION1"}, {"action": "ACTION1"}))
+    feedback = bench.evaluate(task, Trajectory(task.id, "done", steps))
     assert feedback.success and feedback.score == 1.0 and feedback.raw["actions"] == 3
     paths = [path for path, _ in _Game.log]
     assert paths == ["/api/scorecard/open", "/api/cmd/RESET", "/api/cmd/ACTION6", "/api/cmd/ACTION1",
@@ -218,8 +246,75 @@ def test_api_rejected_key_is_named(server: str) -> None:
         ArcApiClient("wrong", server).list_games()
 
 
-def test_output_without_actions(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_trajectory_without_game_actions_scores_zero_without_playing(server: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AGENT_EVOLVE_ARC_DATA", raising=False)
     bench = ArcAgi3Benchmark(api_key=KEY, base_url=server, games=["ft09-9ab2447a"])
-    feedback = bench.evaluate(Task(id="ft09-9ab2447a", input=""), Trajectory("ft09-9ab2447a", "I give up."))
-    assert not feedback.success and "no actions found" in feedback.detail and _Game.log == []
+    feedback = bench.evaluate(Task(id="ft09-9ab2447a", input=""), Trajectory("ft09-9ab2447a", "ACTION1\nACTION1"))
+    assert not feedback.success and "no game actions" in feedback.detail and _Game.log == []
+
+
+def test_a_frame_is_rendered_with_state_levels_and_hex_colours() -> None:
+    frame = {"state": "NOT_FINISHED", "levels_completed": 1, "win_levels": 3, "available_actions": [1, 6],
+             "frame": [[[0, 0]], [[10, 3], [15, 0]]]}
+    assert render_frame(frame, 4) == ("state NOT_FINISHED; levels 1/3; actions sent 4; available: ACTION1, ACTION6\n"
+                                      "frame (2x2, colours 0-15 as hex digits, row 0 at the top):\na3\nf0")
+
+
+def _frame_in(messages: list[Message]) -> str:
+    return messages[-1].content if messages[-1].role == "tool" else ""
+
+
+def test_the_reference_agent_plays_frame_by_frame_and_the_replay_grades_it(
+        server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The model sees each frame before it chooses the next action; actions and frames land in the trajectory."""
+    monkeypatch.delenv("AGENT_EVOLVE_ARC_DATA", raising=False)
+    monkeypatch.setenv("ARC_API_KEY", KEY)
+    bench = ArcAgi3Benchmark(api_key=KEY, base_url=server, games=["ls20-016295f7601e"], max_actions=10)
+    task = bench.get_tasks("train")[0]
+
+    def act(action: str) -> Completion:
+        return Completion("", [ToolCall(f"c{len(_Game.log)}", "arc_action", {"action": action})],
+                          finish_reason="tool_calls")
+
+    def player(messages: list[Message]) -> Completion | str:
+        frame = _frame_in(messages)
+        if "state WIN" in frame:
+            return "Won both levels."
+        return act("ACTION1") if "levels" in frame else act("RESET")
+
+    workspace = tmp_path / "arc"
+    shutil.copytree(seed_path("arc"), workspace)
+    model = ScriptedLLM([player] * 4)
+    trajectory = ReferenceAgent(workspace, llm=model).solve(task)
+    calls = [step for step in trajectory.steps if step["type"] == "tool_call"]
+    assert [c["arguments"]["action"] for c in calls] == ["RESET", "ACTION1", "ACTION1"]
+    assert "levels 0/2" in calls[0]["output"] and "\n0000\n" in calls[0]["output"]
+    assert "state WIN; levels 2/2" in calls[2]["output"] and "2222" in calls[2]["output"]
+    assert trajectory.output == "Won both levels."
+    played = [path for path, _ in _Game.log]
+    assert played == ["/api/scorecard/open", "/api/cmd/RESET", "/api/cmd/RESET", "/api/cmd/ACTION1",
+                      "/api/cmd/ACTION1", "/api/scorecard/close"]
+    _Game.log.clear()
+    feedback = bench.evaluate(task, trajectory)
+    assert feedback.success and feedback.raw == {"state": "WIN", "levels_completed": 2, "win_levels": 2,
+                                                 "actions": 3}
+
+
+def test_the_game_tool_refuses_actions_after_a_win_and_the_scorecard_closes_on_errors(
+        server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARC_API_KEY", KEY)
+    task = Task("ls20-016295f7601e", "play", {"arc_game": {"game_id": "ls20-016295f7601e", "base_url": server,
+                                                           "max_actions": 3}})
+    with pytest.raises(RuntimeError, match="stop"), arc_game_tools(task) as [tool]:
+        tool.fn({"action": "ACTION1"})
+        assert "state WIN" in tool.fn({"action": "ACTION1"})
+        with pytest.raises(GameActionError, match=r"the game is over \(WIN\)"):
+            tool.fn({"action": "ACTION1"})
+        with pytest.raises(GameActionError, match="not a valid action"):
+            tool.fn({"action": "ACTION6", "x": 99, "y": 0})
+        raise RuntimeError("stop")
+    assert _Game.log[-1][0] == "/api/scorecard/close"
+    monkeypatch.delenv("ARC_API_KEY")
+    with pytest.raises(MissingDependencyError, match="ARC_API_KEY"), arc_game_tools(task):
+        pass

@@ -1,4 +1,4 @@
-"""MCP-Atlas: CSV tasks in the released format, claim parsing and coverage, the judge hook, server checks."""
+"""MCP-Atlas: CSV tasks in the released format, claim parsing and coverage, the judge, server checks."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from agent_evolve.benchmarks.mcp_atlas import (
     server_problems,
 )
 from agent_evolve.errors import MissingDependencyError
-from agent_evolve.types import Feedback, Task, Trajectory
+from agent_evolve.testing import ScriptedLLM
+from agent_evolve.types import Task, Trajectory
 
 PET = "5c6d7e8f9a0b1c2d3e4f5a6b"
 MOVIE = "8d9eaf0b1c2d3e4f5a6b7c8d"
@@ -96,20 +97,16 @@ def test_scoring_without_claims_is_an_error() -> None:
         score_claims([], "anything")
 
 
-def test_judge_sees_the_claims_but_the_agent_does_not(data: str) -> None:
-    seen: dict[str, object] = {}
-
-    def judge(task: Task, output: str) -> Feedback:
-        seen.update(claims=task.metadata["claims"], output=output)
-        return Feedback(True, 0.9, "judged")
-
+def test_the_judge_sees_the_claims_but_the_agent_does_not(data: str) -> None:
+    judge = ScriptedLLM(['{"verdicts": [{"claim": 1, "covered": true}, {"claim": 2, "covered": false}]}'])
     bench = McpAtlasBenchmark(data_path=data, judge=judge)
     task = _all(bench)[MOVIE]
     assert "claims" not in task.metadata
     feedback = bench.evaluate(task, Trajectory(task_id=MOVIE, output="The Matrix"))
-    assert feedback.detail == "judged" and seen["output"] == "The Matrix"
-    assert seen["claims"] == ["The lowest ranked action movie is The Matrix, rated 8.2.",
-                              "The Matrix was directed by Lana Wachowski and Lilly Wachowski."]
+    assert not feedback.success and feedback.score == 0.5 and feedback.raw["grader"] == "judge:scripted/fake"
+    assert "not covered: The Matrix was directed by" in feedback.detail
+    asked = judge.calls[0].messages[-1].content
+    assert "The Matrix" in asked and "1. The lowest ranked action movie is The Matrix, rated 8.2." in asked
 
 
 def test_server_config_names_missing_servers_and_commands(data: str, fixtures: Path) -> None:
@@ -118,7 +115,7 @@ def test_server_config_names_missing_servers_and_commands(data: str, fixtures: P
     with pytest.raises(MissingDependencyError) as err:
         bench.check_servers(tasks)
     message = str(err.value)
-    assert "command 'wikipedia-mcp-server-not-installed' not found on PATH" in message
+    assert "command 'wikipedia-mcp-server-not-installed' not found" in message
     assert "'notion' is not configured" in message and "'osm-mcp-server' is not configured" in message
     with pytest.raises(MissingDependencyError, match="wikipedia"):
         bench.get_tasks("train", None) + bench.get_tasks("test", None)
@@ -127,16 +124,19 @@ def test_server_config_names_missing_servers_and_commands(data: str, fixtures: P
 def test_server_problems_in_detail(fixtures: Path) -> None:
     config = json.loads((fixtures / "mcp_atlas" / "mcp_servers.json").read_text())["mcpServers"]
     problems = server_problems(["filesystem", "wikipedia", "notion", "brave-search"], config)
-    assert problems == ["MCP server 'wikipedia': command 'wikipedia-mcp-server-not-installed' not found on PATH",
-                        "MCP server 'notion' is not configured (add it under mcpServers)"]
+    assert problems[0].startswith("MCP server 'wikipedia': command 'wikipedia-mcp-server-not-installed' not found")
+    assert problems[1:] == ["MCP server 'notion' is not configured (add it under mcpServers)",
+                            ("mcp_config: MCP server 'brave-search': has a `url`; only stdio servers (a `command`) "
+                             "are supported")]
 
 
 def test_configured_servers_are_passed_to_the_agent(data: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = {"mcpServers": {name: {"command": "python3"} for name in
-                             ("filesystem", "calculator", "wikipedia", "notion", "ddg-search", "osm-mcp-server")}
-              | {"brave-search": {"url": "http://localhost:1984/mcp"}}}
+    config = {"mcpServers": {name: {"command": "python3"} for name in ("filesystem", "calculator", "wikipedia",
+                                                                       "notion", "ddg-search", "osm-mcp-server",
+                                                                       "brave-search")}}
     tasks = _all(McpAtlasBenchmark(data_path=data, mcp_config=config))
     assert tasks[PET].metadata["mcp_servers"]["calculator"] == {"command": "python3"}
+    assert "calculator__calculate" in tasks[PET].metadata["mcp_enabled_tools"]
     monkeypatch.setenv("AGENT_EVOLVE_MCP_ATLAS_SERVERS", "/no/such/config.json")
     with pytest.raises(FileNotFoundError):
         McpAtlasBenchmark(data_path=data)

@@ -184,13 +184,13 @@ def test_patch_that_did_not_apply_is_read_from_the_log(tmp_path: Path) -> None:
 
 def test_missing_docker_and_harness_named_together(bench: SweVerifiedBenchmark,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(swe_verified, "docker_problem", lambda: "Docker daemon not reachable: start Docker")
+    monkeypatch.setattr(swe_verified, "docker_problem", lambda purpose: "Docker daemon not reachable: start Docker")
     monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
     task = Task(id="psf__requests-5414", input="")
     with pytest.raises(MissingDependencyError) as err:
         bench.evaluate(task, Trajectory(task_id=task.id, output=f"```diff\n{DIFF}```"))
     message = str(err.value)
-    assert "Docker daemon not reachable" in message and "pip install swebench" in message
+    assert "Docker daemon not reachable" in message and "pip install 'agent-evolve[swe]'" in message
 
 
 def test_output_without_a_diff_needs_no_docker(bench: SweVerifiedBenchmark) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from kernel_fakes import KeywordAgent
 
 import agent_evolve as ae
+from agent_evolve.agents.reference import ReferenceAgent
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.llm.concurrency import concurrency_limit
 from agent_evolve.llm.usage import UsageLedger
@@ -123,4 +124,15 @@ class MeteredAgent(KeywordAgent):
     def solve(self, task: Task) -> Trajectory:
         assert self.ledger is not None
         self.ledger.record("agent", Usage(calls=1, input_tokens=10))
+        return super().solve(task)
+
+
+class KillingReferenceAgent(ReferenceAgent):
+    """The real reference agent, which kills its worker once on task t5 (marker folder: $AE_KILL_MARKER_DIR)."""
+
+    def solve(self, task: Task) -> Trajectory:
+        marker = Path(os.environ["AE_KILL_MARKER_DIR"]) / "killed"
+        if task.id == "t5" and not marker.exists() and os.getpid() != int(os.environ["AE_DRIVER_PID"]):
+            marker.write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
         return super().solve(task)

@@ -83,3 +83,25 @@ def drop_keywords(messages: list[Message]) -> str:
     """A harmful reflector: the current text without any keyword, and a new sentence."""
     text = re.sub(r"\bk\d\b", "", current_text(messages))
     return f"```\n{' '.join(text.split())} Answer briefly.\n```"
+
+
+class AlternatingBenchmark(KeywordBenchmark):
+    """Even tasks need k0, odd tasks k1: candidates that learned different keywords lead on different tasks."""
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        needed = f"k{int(task.id[1:]) % 2}"
+        ok = needed in trajectory.output.split()
+        return Feedback(success=ok, score=float(ok), detail=f"needs {needed}")
+
+
+def add_skill(workspace: Path, name: str = "notes", body: str = "notes") -> Path:
+    folder = workspace / "skills" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Notes on naming things.\n---\n\n{body}\n")
+    return workspace
+
+
+def keyword_per_component(messages: list[Message]) -> str:
+    """A reflector that teaches the system prompt k0 and the skill k1 (the skill's body is `notes ...`)."""
+    text = current_text(messages)
+    return f"```\n{text} {'k1' if text.startswith('notes') else 'k0'}\n```"

@@ -67,3 +67,11 @@ class KeywordEngine(ae.EvolutionEngine):
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         workspace.write_prompt(f"baseline k0, seed {self.context.config.seed}\n")
         return StepResult(mutated=True, summary="k0")
+
+
+class BothKeywordsEngine(ae.EvolutionEngine):
+    """Writes both keywords (and the run's seed) into the prompt: every task becomes solvable."""
+
+    def step(self, workspace, observations, history, trial=None) -> StepResult:
+        workspace.write_prompt(f"baseline k0 k1, seed {self.context.config.seed}\n")
+        return StepResult(mutated=True, summary="k0 k1")

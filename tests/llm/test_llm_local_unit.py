@@ -39,6 +39,11 @@ def test_unclosed_bad_and_bare_calls():
     echoed = '{"name": "add", "arguments": {"a": 1}, "result": "1"}'  # an echo of a finished call
     assert parse_tool_calls(echoed, {"add"}) == (echoed, [])
     assert parse_tool_calls("The answer is 72.", {"add"}) == ("The answer is 72.", [])
+    signature = '<tools>\n{"type": "function", "function": {"name": "add"}}\n</tools>'
+    wrapped = f'{signature}\nCalling it:\n<tools>\n{{"name": "add", "arguments": {{"a": 2}}}}\n</tools>'
+    rest, calls = parse_tool_calls(wrapped, {"add"})
+    assert [(c.name, c.arguments) for c in calls] == [("add", {"a": 2})] and rest.endswith("Calling it:")
+    assert parse_tool_calls('<tools>{"name": "rm", "arguments": {}}</tools>', {"add"})[1] == []
 
 
 def test_tools_calls_and_results_render_as_qwen_text():

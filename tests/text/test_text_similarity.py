@@ -32,7 +32,7 @@ def test_text_similarity_bounds() -> None:
     assert 0.0 < text_similarity("sort a list of numbers", "sort a list of names") < 1.0
 
 
-BOTH_PATHS = pytest.mark.parametrize("vectorised", [True, False], ids=["numpy", "python"])
+BOTH_PATHS = pytest.mark.parametrize("vectorised", [True, False], ids=["sklearn", "python"])
 
 
 @BOTH_PATHS
@@ -82,7 +82,18 @@ def test_both_paths_give_the_same_numbers() -> None:
     vocabulary = [f"w{i}" for i in range(300)]
     docs = [" ".join(rng.choices(vocabulary, k=rng.randint(3, 30))) for _ in range(500)]
     fast, plain = TfIdfIndex(docs), TfIdfIndex(docs, vectorised=False)
+    assert fast._vectorizer is not None and plain._vectorizer is None, "the sklearn path is the one under test"
     for _ in range(20):
         query = " ".join(rng.choices(vocabulary, k=40))
-        assert fast.top(query, 10) == plain.top(query, 10)
-        assert fast.matches(query) == plain.matches(query)
+        fast_top, plain_top = fast.top(query, 10), plain.top(query, 10)
+        assert [i for i, _ in fast_top] == [i for i, _ in plain_top]
+        assert [s for _, s in fast_top] == pytest.approx([s for _, s in plain_top], rel=1e-12)
+        found, expected = fast.matches(query), plain.matches(query)
+        assert found.keys() == expected.keys()
+        assert [found[i] for i in expected] == pytest.approx(list(expected.values()), rel=1e-12)
+
+
+def test_documents_without_any_term_match_nothing() -> None:
+    index = TfIdfIndex(["the of", "and"])
+    assert index.top("the apples", 3) == [] and index.scores("apples") == [0.0, 0.0]
+    assert TfIdfIndex([]).top("apples", 3) == []

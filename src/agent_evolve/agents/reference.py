@@ -33,7 +33,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -46,11 +46,13 @@ from agent_evolve.agents.prompting import (
     select_memories,
 )
 from agent_evolve.agents.router import SkillRouter, match_skills
+from agent_evolve.agents.task_tools import task_tools
 from agent_evolve.agents.tools import (
     DEFAULT_TIMEOUT_S,
     load_tool_entries,
     workspace_tools,
 )
+import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.manifest import MANIFEST_FILE
 from agent_evolve.contract.skills import (
@@ -166,6 +168,7 @@ class _Snapshot:
     bodies: dict[str, str]
     memories: list[dict[str, Any]]
     tools: list[Tool] = field(default_factory=list)
+    ratchet: ratchet_router.BankRouter | None = None  # Ratchet governs the workspace (its router marker)
     tool_entries: list[ToolEntry] = field(default_factory=list)
 
 
@@ -215,6 +218,7 @@ class ReferenceAgent(BaseAgent):
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
             memories=ws.read_all_memories(limit=self.memory_limit),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
+            ratchet=ratchet_router.workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
         )
         with self._lock:
@@ -222,9 +226,15 @@ class ReferenceAgent(BaseAgent):
             self._snapshot = snapshot
 
     def solve(self, task: Task) -> Trajectory:
+        """Answer with the task's own tools (MCP servers, a game) available; they stop when the answer ends."""
+        with task_tools(self.workspace.path, task, call_timeout_s=self.settings.tool_timeout_s) as extra:
+            return self._solve(task, extra)
+
+    def _solve(self, task: Task, extra_tools: list[Tool]) -> Trajectory:
         """Select skills, assemble the prompt, answer (with tools when enabled), optionally propose a draft."""
         with self._lock:
             state = self._snapshot
+        state = replace(state, tools=[*state.tools, *extra_tools])
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
         prompt = assemble_system_prompt(
@@ -274,6 +284,9 @@ class ReferenceAgent(BaseAgent):
     def _select_skills(state: _Snapshot, task: Task, client: LLMClient) -> tuple[list[SkillMeta], dict[str, Any]]:
         """The skills to inject under the snapshot's mode, and what decided them (for the trajectory)."""
         mode = state.settings.skill_mode
+        if state.ratchet is not None:  # a workspace governed by Ratchet routes 0 or 1 skill through its router
+            decision = state.ratchet.route(client, task.input)
+            return [s for s in state.skills if s.name == decision.skill], decision.to_dict()
         if mode == "all":
             return list(state.skills), {}
         if mode == "none":

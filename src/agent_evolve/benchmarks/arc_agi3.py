@@ -1,4 +1,4 @@
-"""ARC-AGI-3: interactive games through the ARC-AGI-3 API, or ARC-AGI-1/2 grid tasks from a local folder."""
+"""ARC-AGI-3: games played frame by frame through the ARC-AGI-3 API, or ARC-AGI-1/2 grid tasks from a local folder."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.arc_api import (
+    ACTION_TOOL,
     API_KEY_ENV,
     BASE_URL_ENV,
     DEFAULT_BASE_URL,
+    GAME_KEY,
+    ArcAction,
     ArcApiClient,
     frame_progress,
-    parse_actions,
 )
 from agent_evolve.benchmarks.external.common import (
     LazyIndex,
@@ -33,9 +35,9 @@ from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 ENV_VAR = "AGENT_EVOLVE_ARC_DATA"
-GAME_NOTE = ("Actions: RESET, ACTION1-ACTION5 and ACTION7 (simple; 1-4 usually move up, down, left, right), "
-             "ACTION6 x y (a click at x, y in 0-63). Answer with the actions to play from a fresh game, one a "
-             "line (for example `ACTION1` or `ACTION6 12 40`). They are replayed and scored by levels completed.")
+GAME_NOTE = (f"Play with the `{ACTION_TOOL}` tool, one action per call: call it with RESET first to see the "
+             "frame, then choose each next action from the frame it returns, until you win every level or the "
+             "action budget is spent. When you stop, say in one line how far you got.")
 
 
 def load_local_tasks(path: Path) -> dict[str, dict[str, Any]]:
@@ -135,10 +137,10 @@ class ArcAgi3Benchmark(BenchmarkAdapter):
         if self.mode == "local":
             return Task(id=task_id, input=grid_prompt(record["train"], record["input"]),
                         metadata={"mode": "local", "train": record["train"], "test_input": record["input"]})
+        game = {"game_id": task_id, "base_url": self.base_url, "max_actions": self.max_actions}
         return Task(id=task_id, input=f"Play the ARC-AGI-3 game {record['title']} (game_id {task_id}) to win "
-                                      f"every level.\n\n{GAME_NOTE}",
-                    metadata={"mode": "api", "game_id": task_id, "title": record["title"], "base_url": self.base_url,
-                              "max_actions": self.max_actions})
+                                      f"every level, in at most {self.max_actions} actions.\n\n{GAME_NOTE}",
+                    metadata={"mode": "api", "title": record["title"], GAME_KEY: game})
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split, in the seeded order."""
@@ -153,16 +155,28 @@ class ArcAgi3Benchmark(BenchmarkAdapter):
         self._index.items()
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Local: exact grid match. API: replay the actions and score levels completed over levels to win."""
+        """Local: exact grid match. API: replay the game's actions from a fresh game and score levels completed.
+
+        The actions are the agent's successful `arc_action` calls, in order; the replay runs on a scorecard of its
+        own, so the score comes from the game server, not from the agent's account (ARC-AGI-3 games are
+        deterministic, so the replay reaches the state the agent saw).
+        """
         record = self._index.get(task.id, self.name)
         if self.mode == "local":
             return grade_grid_answer(trajectory.output, record["output"], self.attempts)
-        actions = parse_actions(trajectory.output)[: self.max_actions]
+        actions = played_actions(trajectory)[: self.max_actions]
         if not actions:
-            return Feedback(False, 0.0, "no actions found in the output (expected lines like ACTION1 or "
-                                        "ACTION6 12 40)", raw={"actions": 0})
-        frame, sent = self.client().play(task.id, actions, tags=["agent-evolve"])
+            return Feedback(False, 0.0, f"no game actions in the trajectory (the agent plays through the "
+                                        f"`{ACTION_TOOL}` tool)", raw={"actions": 0})
+        frame, sent = self.client().play(task.id, actions, tags=["agent-evolve", "grading"])
         levels, total, state = frame_progress(frame)
         score = levels / total if total else float(state == "WIN")
         return Feedback(state == "WIN", round(score, 4), f"{state}: {levels}/{total} levels after {sent} actions",
                         raw={"state": state, "levels_completed": levels, "win_levels": total, "actions": sent})
+
+
+def played_actions(trajectory: Trajectory) -> list[ArcAction]:
+    """The actions of the trajectory's successful game-tool calls, in the order they were played."""
+    return [ArcAction.from_arguments(step["arguments"]) for step in trajectory.steps
+            if step.get("type") == "tool_call" and step.get("name") == ACTION_TOOL and not step.get("error")
+            and isinstance(step.get("arguments"), dict)]

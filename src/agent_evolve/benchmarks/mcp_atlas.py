@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import re
-import shutil
-from collections.abc import Callable
+import threading
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.agents.mcp import parse_servers, tool_name
+from agent_evolve.agents.mcp.client import INSTALL_HINT
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.external.claim_judge import judge_claims
 from agent_evolve.benchmarks.external.common import (
     LazyIndex,
     check_fraction,
@@ -19,8 +22,12 @@ from agent_evolve.benchmarks.external.common import (
     take,
 )
 from agent_evolve.benchmarks.external.data import DataSource, load_records
+from agent_evolve.benchmarks.facts import numbers_in
+from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.llm.base import LLMClient
+from agent_evolve.llm.factory import make_client, role_settings
 from agent_evolve.text import STOP_WORDS
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -30,9 +37,9 @@ HF_NAME = "ScaleAI/MCP-Atlas"
 PASS_THRESHOLD = 0.75
 OUTCOME_SCORES = {"fulfilled": 1.0, "partially_fulfilled": 0.5, "not_fulfilled": 0.0}
 
-Judge = Callable[[Task, str], Feedback]
+LEXICAL = "lexical"
+"""`judge=` value that chooses the deterministic claim check instead of a model."""
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z][a-z0-9'-]+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
@@ -72,15 +79,6 @@ def server_of(tool: str) -> str:
     return tool.split("_", 1)[0]
 
 
-def _numbers(text: str) -> list[tuple[float, int]]:
-    """Numbers in a text as (value, decimals)."""
-    found = []
-    for match in _NUMBER.findall(text):
-        plain = match.replace(",", "")
-        found.append((float(plain), len(plain.split(".")[1]) if "." in plain else 0))
-    return found
-
-
 def _stems(text: str) -> set[str]:
     """Content-word stems: lower case, no stop words, plural s dropped, cut to 6 letters."""
     stems = set()
@@ -104,8 +102,8 @@ def _number_found(value: float, decimals: int, candidates: list[tuple[float, int
 
 def claim_outcome(claim: str, output: str, prompt: str = "") -> str:
     """Deterministic stand-in for the LLM judge: key numbers and key words of the claim found in the output."""
-    out_numbers = _numbers(output)
-    numbers = _numbers(claim)
+    out_numbers = numbers_in(output)
+    numbers = numbers_in(claim)
     words = _stems(claim)
     key_words = (words - _stems(prompt)) or words
     out_words = _stems(output)
@@ -138,40 +136,52 @@ def score_claims(claims: list[str], output: str, prompt: str = "",
 
 
 def load_server_config(config: str | dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """MCP server definitions from a dict or a JSON file, with or without the `mcpServers` wrapper."""
+    """MCP server definitions (name -> entry) from a dict or a JSON file, with or without the `mcpServers` wrapper."""
     data = parse_json(Path(config).read_text(encoding="utf-8"), config, ConfigError) if isinstance(config, str) else config
-    servers = data.get("mcpServers", data)
+    servers = data.get("mcpServers", data) if isinstance(data, dict) else data
     if not isinstance(servers, dict):
-        raise ValueError("MCP server config must map server names to {command, args, env} or {url}")
+        raise ConfigError(f"{config if isinstance(config, str) else 'mcp_config'}: MCP server config must map server "
+                          "names to {command, args, env}")
     return servers
 
 
 def server_problems(servers: list[str], config: dict[str, dict[str, Any]]) -> list[str]:
-    """What is wrong with the configured servers a task needs: not configured, or command not on PATH."""
+    """What keeps the servers a task needs from starting: not configured, not stdio, or the command not found."""
     problems = []
     for name in servers:
         entry = config.get(name)
         if entry is None:
             problems.append(f"MCP server {name!r} is not configured (add it under mcpServers)")
-        elif entry.get("command"):
-            if shutil.which(str(entry["command"])) is None:
-                problems.append(f"MCP server {name!r}: command {entry['command']!r} not found on PATH")
-        elif not entry.get("url"):
-            problems.append(f"MCP server {name!r} has neither a command nor a url")
+            continue
+        try:
+            [server] = parse_servers({name: entry}, "mcp_config")
+            server.executable()
+        except (ConfigError, MissingDependencyError) as exc:
+            problems.append(str(exc))
     return problems
 
 
 class McpAtlasBenchmark(BenchmarkAdapter):
-    """MCP-Atlas tasks (TASK, ENABLED_TOOLS, PROMPT, GTFA_CLAIMS); the final answer is graded on its claims."""
+    """MCP-Atlas tasks (TASK, ENABLED_TOOLS, PROMPT, GTFA_CLAIMS); the final answer is graded on its claims.
+
+    With a server config, each task carries its stdio servers and enabled tools, which the reference agent starts
+    and offers for that task. Grading asks an LLM judge per claim, covered or not: `judge=` a client or a model
+    string; by default the agent model of `config` (the Evolver passes its config). With neither, or with
+    `judge="lexical"`, the deterministic key-number and key-word check (`score_claims`) is the documented fallback.
+    """
 
     name = "mcp-atlas"
 
     def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
-                 judge: Judge | None = None, mcp_config: str | dict[str, Any] | None = None,
-                 pass_threshold: float = PASS_THRESHOLD, hf_name: str = HF_NAME, hf_split: str = "train") -> None:
+                 judge: LLMClient | str | None = None, config: EvolveConfig | None = None,
+                 mcp_config: str | dict[str, Any] | None = None, pass_threshold: float = PASS_THRESHOLD,
+                 hf_name: str = HF_NAME, hf_split: str = "train") -> None:
         self.seed = seed
         self.test_fraction = check_fraction(test_fraction)
-        self.judge = judge
+        self._judge_choice = judge
+        self._config = config
+        self._judge: LLMClient | None = None
+        self._judge_lock = threading.Lock()
         self.pass_threshold = pass_threshold
         config = mcp_config if mcp_config is not None else resolve_path(None, SERVERS_ENV_VAR)
         self.servers = load_server_config(config) if config is not None else None
@@ -200,6 +210,8 @@ class McpAtlasBenchmark(BenchmarkAdapter):
         metadata: dict[str, Any] = {"enabled_tools": record["tools"], "servers": servers}
         if self.servers is not None:
             metadata["mcp_servers"] = {name: self.servers[name] for name in servers if name in self.servers}
+            metadata["mcp_enabled_tools"] = [tool_name(server_of(tool), tool.split("_", 1)[-1])
+                                             for tool in record["tools"]]
         return Task(id=task_id, input=record["prompt"], metadata=metadata)
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
@@ -223,13 +235,47 @@ class McpAtlasBenchmark(BenchmarkAdapter):
                                          "start: " + "; ".join(problems) + ".")
 
     def check_ready(self) -> None:
-        """The data loads and, with a server config, every server of its tasks can start."""
+        """The data loads and, with a server config, the `mcp` SDK is installed and every server can start."""
+        if self.servers is not None and importlib.util.find_spec("mcp") is None:
+            raise MissingDependencyError(f"{self.name} starts MCP servers for the agent: {INSTALL_HINT}")
         self.get_tasks("train", None)
 
+    @property
+    def judge(self) -> LLMClient | None:
+        """The judge model (built once on first use), or None for the lexical fallback."""
+        with self._judge_lock:
+            if self._judge is None and self._judge_choice != LEXICAL:
+                self._judge = self._build_judge()
+            return self._judge
+
+    def _build_judge(self) -> LLMClient | None:
+        """The client `judge=` names, else one for the config's agent model, else None."""
+        if isinstance(self._judge_choice, str):
+            return make_client(self._judge_choice, role="judge")
+        if self._judge_choice is not None:
+            return self._judge_choice
+        if self._config is None:
+            return None
+        agent = role_settings(self._config, "agent")
+        return make_client(agent.model, role="judge", base_url=agent.base_url, timeout_s=agent.timeout_s,
+                           max_retries=self._config.llm_max_retries, cache_dir=self._config.llm_cache_dir,
+                           prices=self._config.prices)
+
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """The judge, if given, sees the task with its claims in metadata; else deterministic claim coverage."""
+        """Claim coverage by the judge (JudgeError when its verdicts cannot be read), else the lexical check."""
         record = self._index.get(task.id, self.name)
-        if self.judge is not None:
-            judged = Task(id=task.id, input=task.input, metadata={**task.metadata, "claims": record["claims"]})
-            return self.judge(judged, trajectory.output)
-        return score_claims(record["claims"], trajectory.output, record["prompt"], self.pass_threshold)
+        judge = self.judge
+        if judge is None:
+            feedback = score_claims(record["claims"], trajectory.output, record["prompt"], self.pass_threshold)
+            feedback.raw["grader"] = LEXICAL
+            return feedback
+        verdicts = judge_claims(judge, record["prompt"], trajectory.output, record["claims"])
+        covered = sum(v.covered for v in verdicts)
+        score = round(covered / len(verdicts), 3)
+        missing = [v.claim for v in verdicts if not v.covered]
+        detail = f"claim coverage {score:.2f}: {covered} of {len(verdicts)} covered (judge {judge.model})"
+        if missing:
+            detail += "; not covered: " + " | ".join(missing)
+        per_claim = [{"claim": v.claim, "outcome": "fulfilled" if v.covered else "not_fulfilled"} for v in verdicts]
+        return Feedback(score >= self.pass_threshold, score, detail,
+                        raw={"per_claim": per_claim, "coverage_score": score, "grader": f"judge:{judge.model}"})

@@ -1,9 +1,15 @@
-"""SWE-bench Verified: fix a real GitHub issue; graded by the official harness in Docker."""
+"""SWE-bench Verified: fix a real GitHub issue; graded by the official harness in Docker.
+
+Closed loop: the agent acts in the instance's own environment image (SWE-bench's `sweb.eval.*` images, the
+repository at its base commit in /testbed, the conda env `testbed` first on PATH) through the docker task
+environment; its work tree's diff is the prediction the official harness (`swebench`, extra `[swe]`) grades.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import platform
 import shutil
 import subprocess
 import sys
@@ -15,8 +21,10 @@ from typing import Any
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
 from agent_evolve.benchmarks.external.data import DataSource, load_records
-from agent_evolve.benchmarks.external.docker import docker_problem
 from agent_evolve.benchmarks.external.patch import extract_patch
+from agent_evolve.environments.docker_task_client import docker_problem
+from agent_evolve.environments.spec import Limits
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -25,6 +33,30 @@ HF_NAME = "princeton-nlp/SWE-bench_Verified"
 MODEL_NAME = "agent-evolve"
 APPLY_FAILED = "Patch Apply Failed"
 _SHOWN = 10
+HARNESS_HINT = "pip install 'agent-evolve[swe]'"
+WORKDIR = "/testbed"
+TESTBED_PATH = ("/opt/miniconda3/envs/testbed/bin:/opt/miniconda3/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+                "/usr/bin:/sbin:/bin")
+"""PATH inside an instance image with the harness's conda env `testbed` active (as its eval script does)."""
+LIMITS = Limits(timeout_s=600.0, memory_mb=8192, processes=1024, file_size_mb=512, output_bytes=16 * 1024)
+"""Limits of one agent command in an instance image: room for a real repository's test suite."""
+PURPOSE = "swe-verified (the agent's environment and the official harness)"
+
+
+def harness_problem() -> str | None:
+    """None when the official harness can be imported; otherwise what to install."""
+    if importlib.util.find_spec("swebench") is None:
+        return f"the official SWE-bench harness, which is not installed: {HARNESS_HINT}"
+    return None
+
+
+def instance_image(instance_id: str, namespace: str | None = "swebench", arch: str | None = None,
+                   tag: str = "latest") -> str:
+    """The harness's instance image name (its TestSpec.instance_image_key): `sweb.eval.<arch>.<id>:<tag>`,
+    prefixed by the registry namespace with `__` spelled `_1776_` (Docker Hub refuses double underscores)."""
+    machine = arch or ("arm64" if platform.machine() in ("aarch64", "arm64") else "x86_64")
+    key = f"sweb.eval.{machine}.{instance_id.lower()}:{tag}"
+    return f"{namespace}/{key}".replace("__", "_1776_") if namespace else key
 
 
 def parse_test_list(value: Any) -> list[str]:
@@ -127,8 +159,9 @@ class SweVerifiedBenchmark(BenchmarkAdapter):
         hints = str(instance.get("hints_text") or "").strip()
         if self.include_hints and hints:
             text += f"\nHints from the issue discussion:\n{hints}\n"
-        text += ("\nResolve the issue by editing the repository. Answer with a unified diff (git diff "
-                 "format, paths relative to the repository root) in a ```diff block.")
+        text += (f"\nResolve the issue by editing the repository (checked out at {WORKDIR} when you can run "
+                 "commands there; your changes are graded as its git diff). Without tools, answer with a unified "
+                 "diff (git diff format, paths relative to the repository root) in a ```diff block.")
         metadata = {key: instance.get(key) for key in
                     ("instance_id", "repo", "base_commit", "version", "environment_setup_commit", "created_at")}
         return Task(id=str(instance["instance_id"]), input=text, metadata=metadata)
@@ -139,33 +172,47 @@ class SweVerifiedBenchmark(BenchmarkAdapter):
         ids = split_ids(sorted(index), split, self.seed, self.test_fraction)
         return [self.to_task(index[i]) for i in take(ids, limit)]
 
+    def environment(self, task: Task) -> EnvironmentSpec:
+        """The instance's environment image, the agent's commands in /testbed with the testbed env on PATH."""
+        return EnvironmentSpec(backend="docker", image=instance_image(task.id, self.namespace), workdir=WORKDIR,
+                               limits=LIMITS, env={"PATH": TESTBED_PATH})
+
     def grading_problems(self) -> list[str]:
         """What is missing to run the official harness here; empty when grading can run."""
-        problems = []
-        docker = docker_problem()
-        if docker is not None:
-            problems.append(docker)
-        if importlib.util.find_spec("swebench") is None:
-            problems.append("the SWE-bench harness is not installed: `pip install swebench`")
+        problems = [p for p in (docker_problem(PURPOSE), harness_problem()) if p is not None]
         return problems
 
     def check_ready(self) -> None:
-        """The data loads, Docker answers and the official harness is installed."""
+        """Docker answers, then the data loads, then the harness is installed; the first thing missing is named."""
+        docker = docker_problem(PURPOSE)
+        if docker is not None:
+            raise MissingDependencyError(docker)
         self._index.items()
-        problems = self.grading_problems()
-        if problems:
-            raise MissingDependencyError(f"grading {self.name} needs: " + "; ".join(problems))
+        harness = harness_problem()
+        if harness is not None:
+            raise MissingDependencyError(f"grading {self.name} needs {harness}")
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        """Grade the work tree's diff (what the agent changed in /testbed); the answer's diff when it is empty."""
+        patch = environment.diff()
+        if not patch.strip():
+            return self.evaluate(task, trajectory)
+        return self._grade_patch(task, patch)
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Extract the diff, run the harness on it in Docker, and read its report."""
         patch = extract_patch(trajectory.output)
         if patch is None:
             return Feedback(False, 0.0, "no unified diff found in the output", raw={"patch": None})
+        return self._grade_patch(task, patch)
+
+    def _grade_patch(self, task: Task, patch: str) -> Feedback:
+        """Run the official harness on one patch, after checking it can run here."""
         instance = self._index.get(task.id, self.name)
         problems = self.grading_problems()
         if problems:
             raise MissingDependencyError(
-                "Grading swe-verified needs Docker and the official SWE-bench harness (`pip install swebench`); "
+                f"Grading swe-verified needs Docker and the official SWE-bench harness ({HARNESS_HINT}); "
                 "missing: " + "; ".join(problems) + ".")
         return self._run_harness(instance, patch)
 

@@ -1,4 +1,5 @@
-"""`agent-evolve experiment`: measure lift (baseline vs evolved test score) over several seeds."""
+"""`agent-evolve experiment`: measure lift (baseline vs evolved test score) over several seeds, for one engine or
+several side by side (`--engines a,b,c`)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from rich.console import Console
 
 from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
-from agent_evolve.experiment import markdown_table, run_lift_experiment
+from agent_evolve.errors import ConfigError
+from agent_evolve.experiment import (
+    comparison_markdown, markdown_table, run_comparison_experiment, run_lift_experiment,
+)
 
 
 @click.command("experiment")
 @click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or path.")
 @click.option("--benchmark", default="gsm8k", show_default=True)
-@click.option("--engine", default="skillforge", show_default=True)
+@click.option("--engine", help="The engine under test (default skillforge).")
+@click.option("--engines", help="Comma-separated engines compared side by side on the same seeds, splits and budget.")
 @click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated run seeds.")
 @click.option("--cycles", type=int, default=2, show_default=True)
 @click.option("--test-limit", type=int, default=120, show_default=True, help="Test tasks scored before and after.")
@@ -28,27 +33,37 @@ from agent_evolve.experiment import markdown_table, run_lift_experiment
 @engine_options
 @model_options
 def experiment_command(
-    agent: str, benchmark: str, engine: str, seeds: str, cycles: int, test_limit: int, allow_small_test: bool,
-    no_control: bool, out_dir: str, **options: Any
+    agent: str, benchmark: str, engine: str | None, engines: str | None, seeds: str, cycles: int, test_limit: int,
+    allow_small_test: bool, no_control: bool, out_dir: str, **options: Any
 ) -> None:
     """Evolve one fresh workspace per seed (and a no-edit control) and compare its test score with the seed
-    workspace's task by task; run it again after an interruption to continue."""
+    workspace's task by task; with --engines, every engine on the same seeds against one shared baseline, in one
+    table. Run it again after an interruption to continue."""
+    if engine and engines:
+        raise ConfigError("give --engine (one engine) or --engines (several side by side), not both")
     console = Console()
-    seed_list = [int(s) for s in seeds.split(",") if s.strip()]
     config = build_config(options.pop("config_path"), **options)
+    common: dict[str, Any] = dict(
+        agent=agent, benchmark=benchmark_from_options(benchmark, options, config), seeds=parse_ints(seeds, "--seeds"),
+        cycles=cycles, test_limit=test_limit, out_dir=Path(out_dir), config=config, control=not no_control,
+        allow_small_test=allow_small_test)
     with LiveProgress(console, cycles) as progress:
-        report = run_lift_experiment(
-            agent=agent,
-            benchmark=benchmark_from_options(benchmark, options, config),
-            engine=engine,
-            seeds=seed_list,
-            cycles=cycles,
-            test_limit=test_limit,
-            out_dir=Path(out_dir),
-            config=config,
-            progress=progress,
-            control=not no_control,
-            allow_small_test=allow_small_test,
-        )
-    console.print(markdown_table(report))
-    console.print(f"written to {out_dir}/lift.json, lift.md, lift.png")
+        if engines:
+            names = [e.strip() for e in engines.split(",") if e.strip()]
+            report = run_comparison_experiment(engines=names, progress=progress, **common)
+        else:
+            report = run_lift_experiment(engine=engine or "skillforge", progress=progress, **common)
+    if engines:
+        console.print(comparison_markdown(report))
+        console.print(f"written to {out_dir}/comparison.json, comparison.md, comparison.png")
+    else:
+        console.print(markdown_table(report))
+        console.print(f"written to {out_dir}/lift.json, lift.md, lift.png")
+
+
+def parse_ints(text: str, option: str) -> list[int]:
+    """Comma-separated integers, or a ConfigError naming the option."""
+    try:
+        return [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise ConfigError(f"{option} {text!r}: expected comma-separated integers, e.g. 0,1,2") from None

@@ -1,4 +1,4 @@
-"""The `agent-evolve` command line: run, eval, experiment, hard-subset, doctor.
+"""The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor.
 
 Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
 workspace), 2 a usage or configuration error. Errors are one line on stderr.
@@ -11,8 +11,10 @@ from typing import Any
 
 import click
 
+from agent_evolve.cli.ablate import ablate_command
 from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
+from agent_evolve.cli.ratchet import RATCHET_COMMANDS
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
@@ -46,8 +48,9 @@ cli.add_command(run_command)
 cli.add_command(eval_command)
 cli.add_command(doctor)
 cli.add_command(experiment_command)
+cli.add_command(ablate_command)
 cli.add_command(hard_subset_command)
-for _command in USERVIEW_COMMANDS:
+for _command in [*USERVIEW_COMMANDS, *RATCHET_COMMANDS]:
     cli.add_command(_command)
 
 

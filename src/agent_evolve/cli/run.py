@@ -74,6 +74,9 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
         changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
     if options.get("no_preflight"):
         changes["preflight"] = False
+    ratchet = {key: options[key] for key in ("no_synth", "meta_every") if options.get(key)}  # Ratchet's run flags
+    if ratchet:
+        changes["engine_params"] = {**changes.get("engine_params", config.engine_params), **ratchet}
     try:
         return dataclasses.replace(config, **changes)
     except ConfigError as exc:
@@ -135,6 +138,8 @@ def engine_options(func: Any) -> Any:
 @click.option("--seed", type=int)
 @click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
+@click.option("--no-synth", is_flag=True, help="Ratchet: audit only (capsules, verdicts, curator; no new skills).")
+@click.option("--meta-every", type=int, help="Ratchet: refresh the meta-skill every N rounds (default off).")
 @engine_options
 @model_options
 @track_option

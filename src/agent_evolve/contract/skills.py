@@ -21,6 +21,7 @@ reads Agent Skills can still load the file.
 from __future__ import annotations
 
 import copy
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -196,18 +197,10 @@ def _short_repr(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-@dataclass(frozen=True)
-class _Stamp:
-    """What identifies one version of a file without reading it."""
+_Stamp = tuple[int, int, int, int]
+"""What identifies one version of a file without reading it: inode, size, mtime_ns, ctime_ns."""
 
-    path: str
-    inode: int
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-
-
-_CACHE_SIZE = 4096
+_CACHE_SIZE = 16_384  # parsed versions kept: a 10,000-skill bank stays cached
 _cache: OrderedDict[str, tuple[_Stamp, Skill]] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -223,20 +216,28 @@ def read_skill_file(path: str | Path) -> Skill:
         info = file.stat()
     except OSError as exc:
         raise SkillFormatError(f"{file}: cannot read: {exc.strerror or exc}") from None
-    stamp = _Stamp(str(file), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return copy.deepcopy(cached_skill(str(file), info))
+
+
+def cached_skill(file: str, info: os.stat_result) -> Skill:
+    """The skill parsed from ``file`` whose stat is ``info``, parsed only when that stamp was not seen before.
+
+    The object is shared by every caller with the same file version: read it, never change it.
+    """
+    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     with _cache_lock:
-        hit = _cache.get(stamp.path)
+        hit = _cache.get(file)
         if hit is not None and hit[0] == stamp:
-            _cache.move_to_end(stamp.path)
-            return copy.deepcopy(hit[1])
+            _cache.move_to_end(file)
+            return hit[1]
     try:
-        text = file.read_text(encoding="utf-8")
+        text = Path(file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillFormatError(f"{file}: cannot read: {exc}") from None
     skill = parse_skill(text, path=file)
     with _cache_lock:
-        _cache[stamp.path] = (stamp, skill)
-        _cache.move_to_end(stamp.path)
+        _cache[file] = (stamp, skill)
+        _cache.move_to_end(file)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-    return copy.deepcopy(skill)
+    return skill

@@ -8,7 +8,8 @@ from agent_evolve.contract.jsonl import jsonl_problems
 from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
 from agent_evolve.contract.paths import safe_join
 from agent_evolve.contract.safe_yaml import load_yaml
-from agent_evolve.contract.skills import read_skill_file, validate_skill
+from agent_evolve.contract.skill_bank import scan_bank
+from agent_evolve.contract.skills import validate_skill
 from agent_evolve.contract.tool_entries import tool_entries
 from agent_evolve.contract.workspace import check_registry
 from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
@@ -30,26 +31,13 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
         else:
             found += [(ManifestError, p) for p in manifest_problems(data, root / MANIFEST_FILE)]
 
-    skills_dir = root / "skills"
-    if skills_dir.is_dir():
-        for folder in sorted(skills_dir.iterdir(), key=lambda p: p.name):
-            if folder.name.startswith(("_", ".")) or not folder.is_dir():
-                continue
-            skill_file = folder / "SKILL.md"
-            try:
-                safe_join(root, "skills", folder.name, "SKILL.md")
-            except WorkspaceError as exc:
-                found.append((WorkspaceError, str(exc)))
-                continue
-            if not skill_file.is_file():
-                found.append((SkillFormatError, f"{skill_file}: skill folder {folder.name!r} has no SKILL.md"))
-                continue
-            try:
-                skill = read_skill_file(skill_file)
-            except SkillFormatError as exc:
-                found.append((SkillFormatError, str(exc)))
-                continue
-            found += [(SkillFormatError, f"{skill_file}: {p}") for p in validate_skill(skill, dir_name=folder.name)]
+    for entry in scan_bank(root):
+        if entry.error:
+            found.append((entry.error_type, entry.error))
+        elif entry.skill is None:
+            found.append((SkillFormatError, f"{entry.path}: skill folder {entry.folder!r} has no SKILL.md"))
+        else:
+            found += [(SkillFormatError, f"{entry.path}: {p}") for p in validate_skill(entry.skill, entry.folder)]
 
     memory_dir = root / "memory"
     if memory_dir.is_dir():

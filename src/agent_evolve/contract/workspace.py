@@ -34,13 +34,13 @@ from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifes
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.contract.safe_yaml import load_yaml
-from agent_evolve.contract.skills import parse_skill, read_skill_file, validate_skill
+from agent_evolve.contract.skill_bank import SKILL_FILE, scan_bank
+from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.types import SkillMeta
 
 log = logging.getLogger(__name__)
 DRAFTS_DIR = "_drafts"
-SKILL_FILE = "SKILL.md"
 _APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
 
 
@@ -105,25 +105,17 @@ class AgentWorkspace:
         stay in :func:`validate_workspace` and :meth:`write_skill`. Folders starting with ``_`` or ``.`` (such as
         ``_drafts``) and folders without a SKILL.md are skipped.
         """
-        skills_dir = self._file("skills")
-        if not skills_dir.is_dir():
-            return []
         metas = []
-        for entry in sorted(skills_dir.iterdir(), key=lambda p: p.name):
-            if entry.name.startswith(("_", ".")) or not entry.is_dir():
+        for entry in scan_bank(self.path):
+            if entry.error:
+                log.warning("skipping an unreadable skill: %s", entry.error)
                 continue
-            try:
-                skill_file = self._file("skills", entry.name, SKILL_FILE)
-                if not skill_file.is_file():
-                    continue
-                skill = read_skill_file(skill_file)
-            except WorkspaceError as exc:
-                log.warning("skipping an unreadable skill: %s", exc)
+            if entry.skill is None:
                 continue
-            problems = validate_skill(skill, dir_name=entry.name)
+            problems = validate_skill(entry.skill, dir_name=entry.folder)
             if problems:
-                log.warning("%s: loaded despite: %s", skill_file, "; ".join(problems))
-            metas.append(SkillMeta(name=entry.name, description=skill.description, path=str(skill_file)))
+                log.warning("%s: loaded despite: %s", entry.path, "; ".join(problems))
+            metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
         return metas
 
     def read_skill(self, name: str) -> str:

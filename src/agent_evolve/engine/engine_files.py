@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -29,7 +30,8 @@ class EngineFiles:
     ) -> EngineContext:
         """A fresh context for one engine call of `cycle`."""
         scratch, output = self.root / "scratch", self.root / "output" / f"cycle_{cycle}"
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not _is_empty_dir(scratch):
+            shutil.rmtree(scratch, ignore_errors=True)
         for folder in (self.state, scratch, output):
             folder.mkdir(parents=True, exist_ok=True)
         return EngineContext(
@@ -47,14 +49,18 @@ class EngineFiles:
         shutil.rmtree(self.state, ignore_errors=True)
 
     def snapshot(self, label: str) -> None:
-        """Copy `state/` to `snapshots/<label>` through a staging folder, so a crash never leaves half a copy."""
+        """Copy `state/` to `snapshots/<label>` through a staging folder, so a crash never leaves half a copy.
+
+        An empty (or absent) state is no snapshot at all: `restore` reads a missing one as empty.
+        """
         target = self.root / "snapshots" / label
+        if not self.state.exists() or _is_empty_dir(self.state):
+            if target.exists():
+                shutil.rmtree(target, ignore_errors=True)
+            return
         staging = target.with_name(f".{label}.tmp")
         shutil.rmtree(staging, ignore_errors=True)
-        if self.state.exists():
-            shutil.copytree(self.state, staging)
-        else:
-            staging.mkdir(parents=True)
+        shutil.copytree(self.state, staging)
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
 
@@ -66,3 +72,12 @@ class EngineFiles:
             shutil.copytree(snapshot, self.state)
         else:
             self.state.mkdir(parents=True, exist_ok=True)
+
+
+def _is_empty_dir(folder: Path) -> bool:
+    """True for an existing folder with no entries (False when absent or not a folder)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False

@@ -172,7 +172,8 @@ class EvolutionLoop:
             outcome = StepOutcome.from_journal(phases["stepped"])
             session.vc.reset_to(candidate_tag(cycle))
         else:
-            outcome = self._step(cycle, observations, len(observations) - len(graded))
+            at_pre = "solved" not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
+            outcome = self._step(cycle, observations, len(observations) - len(graded), at_pre)
             journal.record(cycle, "stepped", **outcome.to_dict())
         if "gated" in phases:
             verdict = {k: v for k, v in phases["gated"].items() if k not in ("cycle", "phase")}
@@ -210,7 +211,7 @@ class EvolutionLoop:
             self.agent.discard_buffers()
         else:
             self.agent.export_to_fs()
-        session.vc.commit(f"cycle {cycle}: workspace before evolution", tag=pre_evolution_tag(cycle))
+        session.vc.commit_if_changed(f"cycle {cycle}: workspace before evolution", pre_evolution_tag(cycle))
         path = observer.flush(str(cycle))
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
@@ -232,10 +233,12 @@ class EvolutionLoop:
         return (f"{failed} of {len(observations)} batch tasks failed for infrastructure reasons "
                 f"(more than max_infra_failure_ratio={self.config.max_infra_failure_ratio}); the cycle is not scored")
 
-    def _step(self, cycle: int, observations: list[Observation], infrastructure_failures: int) -> StepOutcome:
+    def _step(self, cycle: int, observations: list[Observation], infrastructure_failures: int,
+              at_pre: bool = False) -> StepOutcome:
         """Run engine.step on the pre-evolution snapshot (skipped when the batch failed); tag the result cand-N."""
         session, pre = self.session, pre_evolution_tag(cycle)
-        session.vc.reset_to(pre)
+        if not at_pre:
+            session.vc.reset_to(pre)
         failure = self._batch_failure(observations)
         if failure:
             outcome = StepOutcome(status="failed", mutated=False, summary=failure)

@@ -1,7 +1,9 @@
 """VersionControl: the workspace as a git repository, behind a small subprocess wrapper.
 
-Lean by design: a reset to where the tree already is costs one `git status`, a commit runs one `add`, mutation
-is read from git's index (its file stamps), and tags can be written in one `update-ref` transaction.
+Lean by design: after git left the tree equal to a commit, the tree's file stamps (`tree_stamps`) prove it still
+is without a git call, so a reset to where the tree already is costs no subprocess; otherwise one `git status`
+decides. A commit runs at most one `add` (none when no file is new), and tags are loose ref files written the
+way git writes them (a `.lock` file renamed into place), with `update-ref` for anything else.
 """
 
 from __future__ import annotations
@@ -13,14 +15,19 @@ from pathlib import Path
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.recovery import recover_git
+from agent_evolve.engine.tree_stamps import TreeStamps, Walk, commit_all_suffices, record, unchanged
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
 _KEPT_DIRS = (".git", RECORDS_DIR, "__pycache__")  # never swept: the repository and ignored records
+_READ_ONLY = ("--no-optional-locks", "status", "rev-parse", "diff", "show", "archive", "tag", "log", "ls-tree", "update-ref")
 _SHA = re.compile(r"[0-9a-f]{40}")
 _REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newlines: one update-ref line each
+_PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,200}")  # written in-process: always a valid ref name
+_SKIPPED_SUFFIXES = (".pyc",)  # what IGNORED_PATTERNS ignores besides the kept folders
+_SKIPS = (_KEPT_DIRS, _SKIPPED_SUFFIXES)
 
 
 def accepted_tag(cycle: int) -> str:
@@ -45,14 +52,19 @@ class VersionControl:
     """Commits, tags, diffs and restores of one workspace; every evolution version is a tagged commit.
 
     `_head` is the commit this object last left HEAD at: only a hint that lets a reset skip a check that could
-    not succeed, never trusted to skip work (files can change behind our back; git's index decides).
+    not succeed. `_clean` holds the tree's stamps from when git last made it equal a commit; work is skipped only
+    when the stamps prove nothing changed since (files can change behind our back; then git's index decides).
     """
 
     def __init__(self, workspace_path: str | Path):
         self.path = Path(workspace_path)
         self._head: str | None = None
+        self._clean: TreeStamps | None = None
+        self._walked: TreeStamps | None = None
 
     def _run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
+        if args[0] not in _READ_ONLY:
+            self._clean = None
         proc = subprocess.run(
             ["git", *_IDENTITY, *args], cwd=self.path, input=stdin, capture_output=True, timeout=120
         )
@@ -83,14 +95,33 @@ class VersionControl:
             exclude.write_text("\n".join([*existing, *missing]) + "\n", encoding="utf-8")
 
     def commit(self, message: str, tag: str | None = None) -> str:
-        """Commit every change (an empty commit if none) and optionally tag it; returns the commit id."""
-        self._git("add", "-A")
-        self._git("commit", "-q", "--allow-empty", "-m", message)
+        """Commit every change (an empty commit if none) and optionally tag it; returns the commit id.
+
+        When the stamps show no new file since git last left the tree clean, `commit -a` stages everything.
+        """
+        clean = self._clean
+        walked = None
+        if clean is not None and self._branch_sha() == clean.head:
+            walked = commit_all_suffices(self.path, clean, _SKIPS)
+        if walked is not None:
+            self._git("commit", "-q", "-a", "--allow-empty", "-m", message)
+        else:
+            self._git("add", "-A")
+            self._git("commit", "-q", "--allow-empty", "-m", message)
         sha = self._branch_sha() or self.resolve("HEAD")
         self._head = sha
+        self._remember_clean(sha, walked)
         if tag:
             self.tag_many({tag: sha})
         return sha
+
+    def commit_if_changed(self, message: str, tag: str) -> str:
+        """Tag HEAD as `tag` when the tree equals it (no commit), else commit the changes and tag that."""
+        head = self._peek("HEAD")
+        if head is not None and self._is_clean_at(head):
+            self.tag_many({tag: head})
+            return head
+        return self.commit(message, tag=tag)
 
     def tag(self, name: str, ref: str = "HEAD") -> None:
         self.tag_many({name: ref})
@@ -100,9 +131,33 @@ class VersionControl:
         bad = [f"{n} -> {r}" for n, r in tags.items() if not (_REF_WORD.fullmatch(n) and _REF_WORD.fullmatch(r))]
         if bad:
             raise WorkspaceError(f"{self.path}: not a tag name and ref: {bad[0]!r}")
-        if tags:
-            lines = "".join(f"update refs/tags/{name} {ref}\n" for name, ref in tags.items())
-            self._run("update-ref", "--stdin", stdin=lines.encode("utf-8"))
+        if not tags:
+            return
+        shas = {name: self._peek(ref) for name, ref in tags.items()}
+        if all(sha is not None and _PLAIN_TAG.fullmatch(name) for name, sha in shas.items()):
+            self._write_tags({name: str(sha) for name, sha in shas.items()})
+            return
+        lines = "".join(f"update refs/tags/{name} {ref}\n" for name, ref in tags.items())
+        self._run("update-ref", "--stdin", stdin=lines.encode("utf-8"))
+
+    def _write_tags(self, shas: dict[str, str]) -> None:
+        """Loose tag refs as git writes them: every `<ref>.lock` created exclusively first, then each renamed."""
+        folder = self.path / ".git" / "refs" / "tags"
+        folder.mkdir(parents=True, exist_ok=True)
+        locks: list[Path] = []
+        try:
+            for name, sha in shas.items():
+                lock = folder / f"{name}.lock"
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                locks.append(lock)
+                with os.fdopen(fd, "w", encoding="ascii") as handle:
+                    handle.write(sha + "\n")
+        except OSError as exc:
+            for lock in locks:
+                lock.unlink(missing_ok=True)
+            raise WorkspaceError(f"{self.path}: cannot write tag {name!r}: {exc}") from None
+        for lock in locks:
+            os.replace(lock, lock.with_suffix(""))
 
     def has_ref(self, ref: str) -> bool:
         return self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip() != ""
@@ -144,9 +199,13 @@ class VersionControl:
         When `ref` is HEAD's commit (the usual case) this is one `git status`, read from git's index stamps.
         """
         target = self._peek(ref)
+        if target is not None and self._stamped_clean(target):
+            return []
         if target is not None and target == self._head:
             head, paths = self._status()
             if head == target:
+                if not paths:
+                    self._remember_clean(head)
                 return sorted(set(paths))
         self._git("add", "-A")
         out = self._git("diff", "--cached", "--name-only", "-z", "--no-renames", ref)
@@ -172,21 +231,46 @@ class VersionControl:
     def reset_to(self, ref: str) -> None:
         """Make the branch and the working tree exactly `ref`; ignored run records are left alone.
 
-        A workspace already at `ref` with nothing changed costs one `git status` and no write.
+        A workspace already at `ref` with nothing changed costs no git call when its stamps prove it, else one
+        `git status`, and no write.
         """
         target = self._peek(ref)
-        if target is not None and target == self._head:
-            head, changes = self._status()
-            if head == target and not changes:
-                _remove_empty_dirs(self.path)
-                return
+        if target is not None and self._is_clean_at(target):
+            return
         self._git("reset", "-q", "--hard", ref)
         self._git("clean", "-q", "-f", "-d")
         self._head = target if target is not None else self.resolve("HEAD")
+        self._remember_clean(self._head)
+
+    def _is_clean_at(self, target: str) -> bool:
+        """Whether HEAD is `target` and the tree equals it (empty folders removed): stamps first, then git status."""
+        if self._stamped_clean(target):
+            return True
+        if target != self._head:
+            return False
+        head, changes = self._status()
+        if head != target or changes:
+            return False
+        _remove_empty_dirs(self.path)
+        self._remember_clean(head)
+        return True
+
+    def _stamped_clean(self, target: str) -> bool:
+        clean = self._clean
+        return clean is not None and self._branch_sha() == target and unchanged(self.path, target, clean, _SKIPS)
+
+    def _remember_clean(self, head: str | None, walked: Walk | None = None) -> None:
+        """Record the tree's stamps right after git made it equal `head` (nothing is recorded without a head).
+
+        The last recording, even one a git write made stale, still names the entries of folders whose stamp held;
+        `walked` is a walk of the tree taken just before a git call that changed only the index and HEAD.
+        """
+        self._clean = record(self.path, head, _SKIPS, self._walked, walked) if head else None
+        self._walked = self._clean or self._walked
 
     def _status(self) -> tuple[str | None, list[str]]:
         """HEAD's commit (None before the first) and every path that differs from it, untracked included."""
-        out = self._run("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames")
+        out = self._run("--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames")
         head: str | None = None
         paths: list[str] = []
         tokens = iter(out.decode("utf-8", "replace").split("\0"))

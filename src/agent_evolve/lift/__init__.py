@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from agent_evolve.lift.analysis import summarize
+from agent_evolve.lift.compare_report import comparison_markdown, write_comparison
+from agent_evolve.lift.compare_run import run_comparison
 from agent_evolve.lift.control import NoEditEngine
-from agent_evolve.lift.plan import CONTROL, DEFAULT_SEEDS, EVOLVED, MIN_TEST_TASKS, ArmRun, LiftPlan, check_test_split
+from agent_evolve.lift.plan import (
+    CONTROL, DEFAULT_SEEDS, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split,
+)
 from agent_evolve.lift.report import markdown_table, write_report
 from agent_evolve.lift.run import run_lift
 
 __all__ = [
-    "CONTROL", "DEFAULT_SEEDS", "EVOLVED", "MIN_TEST_TASKS", "ArmRun", "LiftPlan", "NoEditEngine", "check_test_split",
-    "markdown_table", "run_lift", "summarize", "write_report",
+    "CONTROL", "DEFAULT_SEEDS", "EVOLVED", "MIN_TEST_TASKS", "ArmRun", "ComparisonPlan", "LiftPlan", "NoEditEngine",
+    "check_test_split", "comparison_markdown", "markdown_table", "run_comparison", "run_lift", "summarize",
+    "write_comparison", "write_report",
 ]

@@ -70,3 +70,35 @@ class ArmRun:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ArmRun:
         return cls(**data)
+
+
+@dataclass(frozen=True)
+class ComparisonPlan:
+    """Several engines side by side: each evolves on the same seeds, splits, cycles and config (so budgets), and
+    all are scored against one baseline on the same test tasks; one control arm per seed serves them all."""
+
+    agent: str
+    benchmark: str
+    engines: tuple[str, ...]
+    seeds: tuple[int, ...] = DEFAULT_SEEDS
+    cycles: int = 2
+    test_limit: int = MIN_TEST_TASKS
+    control: bool = True
+    allow_small_test: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.engines:
+            raise ConfigError("a comparison needs at least one engine")
+        repeated = sorted({e for e in self.engines if self.engines.count(e) > 1})
+        reserved = sorted(set(self.engines) & {"baseline", "scores", *ARMS})
+        if repeated or reserved:
+            raise ConfigError(f"engines {repeated or reserved} are named twice or clash with a folder of the "
+                              "experiment (baseline, scores, evolved, control)")
+
+    def lift_plan(self, engine: str) -> LiftPlan:
+        """The single-engine plan of one engine of the comparison."""
+        return LiftPlan(self.agent, self.benchmark, engine, self.seeds, self.cycles, self.test_limit, self.control,
+                        self.allow_small_test)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "engines": list(self.engines), "seeds": list(self.seeds)}

@@ -1,4 +1,5 @@
 """Run a lift experiment, resumably: baseline once, then per seed the evolved and the control arm, then the report.
+The steps (open the folder, score the baseline, run an arm once) are shared with the side-by-side comparison.
 
 Layout of the output folder: plan.json; baseline/workspace (a copy of the seed workspace); scores/<key>.jsonl
 (per-task test scores of each distinct workspace content); <arm>/seed-<n>/{workspace, cost.json, arm.json};
@@ -12,6 +13,7 @@ import dataclasses
 import json
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from agent_evolve.api import Evolver
@@ -24,7 +26,7 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
-from agent_evolve.lift.plan import CONTROL, MIN_TEST_TASKS, ArmRun, LiftPlan, check_test_split
+from agent_evolve.lift.plan import CONTROL, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
 from agent_evolve.registry import seed_path
@@ -38,7 +40,7 @@ def source_workspace(agent: str) -> Path:
     return Path(agent) if Path(agent).is_dir() else seed_path(agent)
 
 
-def check_same_plan(out_dir: Path, plan: LiftPlan, config: EvolveConfig) -> None:
+def check_same_plan(out_dir: Path, plan: LiftPlan | ComparisonPlan, config: EvolveConfig) -> None:
     """Write plan.json, or refuse to resume into a folder that holds a different experiment."""
     wanted = {"plan": plan.to_dict(), "config": config.to_dict()}
     path = out_dir / "plan.json"
@@ -51,10 +53,12 @@ def check_same_plan(out_dir: Path, plan: LiftPlan, config: EvolveConfig) -> None
 
 
 def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: BenchmarkAdapter, tests: list[Task],
-            config: EvolveConfig, out_dir: Path, progress: Progress | None) -> ArmRun:
-    """Evolve (or resume) one arm's workspace for one seed, then score it on the test tasks."""
-    folder = out_dir / arm / f"seed-{seed}"
-    seeded = dataclasses.replace(config, seed=seed)
+            config: EvolveConfig, out_dir: Path, progress: Progress | None, folder: Path | None = None) -> ArmRun:
+    """Evolve (or resume) one arm's workspace for one seed (in `folder`, by default `<out>/<arm>/seed-<n>`), then
+    score it on the test tasks."""
+    folder = folder or out_dir / arm / f"seed-{seed}"
+    params = {} if arm == CONTROL else config.engine_params   # the control's engine takes none
+    seeded = dataclasses.replace(config, seed=seed, engine_params=params)
     meter = MeteredBenchmark(benchmark, folder / "cost.json")
     engine = NoEditEngine() if arm == CONTROL else plan.engine
     workspace = folder / "workspace"
@@ -79,31 +83,49 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
     )
 
 
-def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
-             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
-    """Run (or resume) every arm of every seed and write the report after each; returns the report."""
-    source = source_workspace(plan.agent)
+def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
+                    out_dir: Path, min_test_tasks: int) -> tuple[Path, list[Task]]:
+    """Check the test split and the folder's plan; the source workspace and the test tasks."""
     tests = benchmark.get_tasks("test", limit=plan.test_limit)
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
     check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
     check_same_plan(out_dir, plan, config)
+    return source_workspace(plan.agent), tests
+
+
+def score_baseline(source: Path, benchmark: BenchmarkAdapter, tests: list[Task], config: EvolveConfig,
+                   out_dir: Path) -> tuple[dict[str, float], str, Path]:
+    """The seed workspace's test scores (copied once to `<out>/baseline`), its content key and its score store."""
     baseline_ws = out_dir / "baseline" / "workspace"
     if not baseline_ws.is_dir():
         shutil.copytree(source, baseline_ws, ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
     baseline_key = workspace_key(baseline_ws)
-    baseline_store = out_dir / "scores" / f"{baseline_key}.jsonl"
-    baseline, _ = score_tasks(baseline_ws, benchmark, tests, baseline_store, config)
+    store = out_dir / "scores" / f"{baseline_key}.jsonl"
+    baseline, _ = score_tasks(baseline_ws, benchmark, tests, store, config)
+    return baseline, baseline_key, store
+
+
+def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
+    """A finished arm read back from `record`, else run and recorded (so a rerun skips it)."""
+    saved = read_json(record, None)
+    if saved:
+        return ArmRun.from_dict(saved)
+    result = run()
+    atomic_write(record, json.dumps(result.to_dict(), indent=1))
+    return result
+
+
+def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
+             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
+    """Run (or resume) every arm of every seed and write the report after each; returns the report."""
+    source, tests = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
+    baseline, baseline_key, baseline_store = score_baseline(source, benchmark, tests, config, out_dir)
     runs: list[ArmRun] = []
     report: dict = {}
     for seed in plan.seeds:
         for arm in plan.arms:
-            record = out_dir / arm / f"seed-{seed}" / "arm.json"
-            saved = read_json(record, None)
-            run = ArmRun.from_dict(saved) if saved else run_arm(
-                plan, arm, seed, source, benchmark, tests, config, out_dir, progress)
-            if not saved:
-                atomic_write(record, json.dumps(run.to_dict(), indent=1))
-            runs.append(run)
+            runs.append(arm_once(out_dir / arm / f"seed-{seed}" / "arm.json", partial(
+                run_arm, plan, arm, seed, source, benchmark, tests, config, out_dir, progress)))
             report = summarize(plan, baseline, runs, baseline_key=baseline_key, baseline_cost=store_cost(baseline_store))
             write_report(report, out_dir)
     return report

@@ -25,7 +25,8 @@ RESULTS_NUDGE = (
     "The tool results are above. Answer the user's request using them; call a tool again only if more results "
     "are needed."
 )
-_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+# Small models also wrap a call in the <tools> tags of the prompt; such a block counts only for a known tool.
+_CALL_BLOCK = re.compile(r"<(tool_call|tools)>\s*(.*?)\s*(?:</\1>|$)", re.DOTALL)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
@@ -105,10 +106,11 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     kept: list[str] = []
     last = 0
     for match in _CALL_BLOCK.finditer(text):
-        body = match.group(1).strip()
+        body = match.group(2).strip()
         fenced = _FENCE.match(body)
+        known = None if match.group(1) == "tool_call" else tool_names or set()
         try:
-            call = _as_call(json.loads(fenced.group(1) if fenced else body), None)
+            call = _as_call(json.loads(fenced.group(1) if fenced else body), known)
         except ValueError:
             call = None
         if call is None:

@@ -1,9 +1,11 @@
-"""A tf-idf index over a fixed set of documents, queried through its inverted index (postings per term).
+"""A tf-idf index over a fixed set of documents: scikit-learn's sparse `TfidfVectorizer`, queried term by term.
 
-A query touches only the postings of its own terms, so its cost grows with how many documents share a term
-with it, not with the size of the collection. With numpy (the ``[scale]`` extra) the postings are arrays and
-one ``bincount`` adds them up; without it the same sums run in Python (fine for a few hundred documents).
-Either way a score is the cosine of the query's and the document's tf-idf vectors, summed in the same order.
+The documents become one sparse matrix, stored by term (CSC), so a query reads only the columns of its own terms
+(the postings of an inverted index) and one ``bincount`` adds them up: the cost grows with those postings, not
+with the collection. The query's own vector is weighed with the fitted vocabulary and idf directly (scikit-learn's
+``transform`` costs milliseconds of checks per call, more than the whole query at 10,000 documents). scikit-learn is in the ``[scale]`` extra; without it
+(the core install) the same smoothed tf-idf and cosine run over Python postings, which is fine for a few hundred
+documents and says so in the README. Both give the scores of :mod:`agent_evolve.text.tfidf`.
 """
 
 from __future__ import annotations
@@ -18,21 +20,39 @@ from agent_evolve.text.tfidf import Analyzer, idf_table, weigh
 from agent_evolve.text.tokens import terms
 
 
-def _numpy() -> Any:
-    """numpy when installed (imported on first use, so the core install does not need it), else None."""
+def _sklearn_text() -> Any:
+    """`sklearn.feature_extraction.text` when installed (imported on first use), else None."""
     try:
-        return importlib.import_module("numpy")
+        return importlib.import_module("sklearn.feature_extraction.text")
     except ImportError:
         return None
 
 
 class TfIdfIndex:
-    """Cosine similarity of smoothed tf-idf vectors between a query and each of a fixed set of documents."""
+    """Cosine similarity of smoothed tf-idf vectors between a query and each of a fixed set of documents.
+
+    ``vectorised=False`` forces the pure-Python postings (the path the core install takes without scikit-learn).
+    """
 
     def __init__(self, documents: Sequence[str], analyzer: Analyzer = terms, *, vectorised: bool = True) -> None:
         self.analyzer = analyzer
         self.size = len(documents)
-        counts = [Counter(analyzer(doc)) for doc in documents]
+        text = _sklearn_text() if vectorised else None
+        self._vectorizer: Any = None
+        if text is not None:
+            vectorizer = text.TfidfVectorizer(analyzer=analyzer, lowercase=False, norm="l2", smooth_idf=True)
+            try:
+                self._by_term = vectorizer.fit_transform(documents).tocsc()
+                self._vectorizer = vectorizer
+                self._columns: dict[str, int] = vectorizer.vocabulary_
+                self._term_idf = vectorizer.idf_
+            except ValueError:  # no document has a single term: nothing can match, the Python path is exact
+                pass
+        if self._vectorizer is None:
+            self._build_postings(documents)
+
+    def _build_postings(self, documents: Sequence[str]) -> None:
+        counts = [Counter(self.analyzer(doc)) for doc in documents]
         self._idf = idf_table(counts)
         postings: dict[str, tuple[list[int], list[float]]] = {}
         for index, count in enumerate(counts):
@@ -41,34 +61,36 @@ class TfIdfIndex:
                 ids.append(index)
                 weights.append(weight)
         self._postings = postings
-        self._np = _numpy() if vectorised else None
-        if self._np is not None:
-            self._arrays = {t: (self._np.array(i, dtype=self._np.intp), self._np.array(w)) for t, (i, w) in
-                            postings.items()}
 
     def matches(self, query: str) -> dict[int, float]:
         """The similarity of ``query`` to every document that shares a term with it (others score 0)."""
-        query_vector = weigh(Counter(self.analyzer(query)), self._idf)
-        if self._np is None:
-            return self._sum_python(query_vector)
-        totals = self._sum_numpy(query_vector)
-        hit = self._np.flatnonzero(totals)
+        if self._vectorizer is None:
+            return self._sum_python(query)
+        totals = self._totals(query)
+        hit = totals.nonzero()[0]
         return dict(zip(hit.tolist(), totals[hit].tolist()))
 
-    def _sum_python(self, query_vector: dict[str, float]) -> dict[int, float]:
+    def _sum_python(self, query: str) -> dict[int, float]:
         totals: dict[int, float] = {}
-        for term, weight in query_vector.items():
+        for term, weight in weigh(Counter(self.analyzer(query)), self._idf).items():
             ids, weights = self._postings[term]
             for index, doc_weight in zip(ids, weights):
                 totals[index] = totals.get(index, 0.0) + weight * doc_weight
         return totals
 
-    def _sum_numpy(self, query_vector: dict[str, float]) -> Any:
-        np = self._np
-        if not query_vector:
+    def _totals(self, query: str) -> Any:
+        """Every document's score as a dense array, summed from the postings (columns) of the query's terms."""
+        np = importlib.import_module("numpy")
+        counts = Counter(t for t in self.analyzer(query) if t in self._columns)
+        if not counts:
             return np.zeros(self.size)
-        ids = np.concatenate([self._arrays[t][0] for t in query_vector])
-        products = np.concatenate([w * self._arrays[t][1] for t, w in query_vector.items()])
+        columns = [self._columns[t] for t in counts]
+        weights = np.array([counts[t] for t in counts], dtype=float) * self._term_idf[columns]
+        weights /= np.sqrt(weights @ weights)
+        matrix = self._by_term
+        starts, ends = matrix.indptr[columns], matrix.indptr[np.array(columns) + 1]
+        ids = np.concatenate([matrix.indices[a:b] for a, b in zip(starts, ends)])
+        products = np.concatenate([w * matrix.data[a:b] for w, a, b in zip(weights, starts, ends)])
         return np.bincount(ids, weights=products, minlength=self.size)
 
     def scores(self, query: str) -> list[float]:
@@ -78,11 +100,11 @@ class TfIdfIndex:
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """Up to ``k`` ``(document index, score)`` pairs with a positive score, best first (ties: lower index)."""
-        if self._np is None:
-            positive = [(i, s) for i, s in self.matches(query).items() if s > 0.0]
+        if self._vectorizer is None:
+            positive = [(i, s) for i, s in self._sum_python(query).items() if s > 0.0]
             return heapq.nsmallest(k, positive, key=lambda pair: (-pair[1], pair[0]))
-        np = self._np
-        totals = self._sum_numpy(weigh(Counter(self.analyzer(query)), self._idf))
+        np = importlib.import_module("numpy")
+        totals = self._totals(query)
         hit = np.flatnonzero(totals > 0.0)
         if hit.size > k:
             kth = np.partition(totals[hit], hit.size - k)[hit.size - k]

@@ -6,9 +6,12 @@ draw a reflection minibatch from the cycle's train batch and score the parent on
 when the parent is what the agent ran); unless every task is already perfect, show the reflector the parent's
 text of one component (round robin) with the minibatch evidence and take its new text as the child; score the
 child on the same minibatch and keep it only if it beats the parent there; score a kept child on validation;
-select the next parent from the updated pool and leave it in the workspace for the loop's gate. Candidates,
-the parent choice and the iteration count are JSON state in `state_dir`; `finalize` picks, among the accepted
-versions, the one whose texts are the best validation candidate.
+select the next parent from the updated pool and leave it in the workspace for the loop's gate. With
+`use_merge`, an iteration after one that kept a child first tries GEPA's merge of two Pareto parents instead
+(at most `max_merge_invocations` kept merges; `merge.py`): the merged child is scored on a validation subsample
+where its parents differ, kept if it matches the better parent there, and then scored on all validation tasks.
+Candidates, their lineage, the merge bookkeeping, the parent choice and the iteration count are JSON state in
+`state_dir`; `finalize` picks, among the accepted versions, the one whose texts are the best validation candidate.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from agent_evolve.algorithms.candidates import (
 from agent_evolve.algorithms.common.base import ModelEngine
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
+from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.scores import LEDGER_NAME, ScoreLedger
+from agent_evolve.algorithms.gepa.pareto import front_frequency
 from agent_evolve.algorithms.gepa.selection import make_selector, mean_scores
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Message
@@ -43,6 +48,9 @@ if TYPE_CHECKING:
     from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialResult, TrialRunner
+
+
+NO_MERGES: dict[str, Any] = {"due": 0, "tested": 0, "found_new": False, "tried": [], "made": [], "parents": {}}
 
 
 class GepaEngine(ModelEngine):
@@ -58,6 +66,10 @@ class GepaEngine(ModelEngine):
         "components": [],                   # files to evolve; empty: system prompt, fragments, skills
         "example_chars": 1200,              # per field shown to the reflector
         "max_tokens": 2048,
+        "use_merge": False,                 # GEPA's merge of two Pareto parents after an iteration that kept a child
+        "max_merge_invocations": 5,         # kept merges at most
+        "merge_val_overlap_floor": 5,       # validation tasks both parents must share before a merge
+        "merge_subsample_size": 5,          # validation tasks a merged child is first scored on
     }
 
     # -- state ---------------------------------------------------------------------------------------------
@@ -131,8 +143,42 @@ class GepaEngine(ModelEngine):
         selector = make_selector(self.params["candidate_selection"], float(self.params["epsilon"]))
         for candidate in pool.values():
             self._score(candidate, val_ids, ledger, trial, root, train=False)
-        parent = pool.get(state.get("next_parent", "")) or pool[
-            selector.select(ledger.table(list(pool), val_ids), self._rng(iteration))]
+        merging = {**NO_MERGES, **state.get("merge", {})}
+        component = components[int(state.get("next_component", 0)) % len(components)]
+        report: dict[str, Any] = {"iteration": iteration}
+        merged = self._merge(pool, merging, ledger, trial, root, val_ids, iteration)
+        if merged is not None:
+            report.update(merged)
+        else:
+            parent = pool.get(state.get("next_parent", "")) or pool[
+                selector.select(ledger.table(list(pool), val_ids), self._rng(iteration))]
+            report.update(self._reflect(parent, current, component, observations, pool, ledger, trial, root,
+                                        val_ids, iteration), component=component)
+            if report["decision"].startswith("kept") and self.params["use_merge"]:
+                merging["found_new"] = True
+                merging["due"] += int(merging["tested"] < int(self.params["max_merge_invocations"]))
+        table = ledger.table(list(pool), val_ids)
+        next_parent = pool[selector.select(table, self._rng(iteration + 1))]
+        write_candidate(root, next_parent)
+        report.update(next_parent=next_parent.id, val_means=mean_scores(table))
+        self.save_state({
+            "components": components,
+            "val_ids": val_ids,
+            "candidates": [c.to_dict() for c in pool.values()],
+            "merge": merging,
+            "iteration": iteration + 1,
+            "next_component": int(state.get("next_component", 0)) + (merged is None),
+            "next_parent": next_parent.id,
+            "log": [*state.get("log", []), report],
+        })
+        return StepResult(mutated=next_parent.id != current.id, summary=f"gepa {iteration}: {report['decision']}",
+                          metadata={"gepa": report}, usage=self.step_usage(mark))
+
+    def _reflect(self, parent: Candidate, current: Candidate, component: str, observations: list[Observation],
+                 pool: dict[str, Candidate], ledger: ScoreLedger, trial: TrialRunner, root: Path,
+                 val_ids: list[str], iteration: int) -> dict[str, Any]:
+        """The reflective iteration: the parent on a minibatch of the batch, then (unless it is perfect there) a
+        proposal for `component`, tested against the parent."""
         rng = self._rng(iteration)
         batch = [o for o in observations if o.task.id in trial.train_tasks]
         minibatch = sorted(rng.sample(batch, min(int(self.params["minibatch_size"]), len(batch))),
@@ -142,30 +188,12 @@ class GepaEngine(ModelEngine):
         if parent.id == current.id and not hidden:   # the batch's own scores are the parent's (unless hidden)
             self._record_batch(parent, minibatch, ledger)
         parent_scores = self._score(parent, ids, ledger, trial, root, train=True)
-        report: dict[str, Any] = {"iteration": iteration, "parent": parent.id, "minibatch": ids,
-                                  "parent_scores": parent_scores}
-        component = components[int(state.get("next_component", 0)) % len(components)]
+        report: dict[str, Any] = {"parent": parent.id, "minibatch": ids, "parent_scores": parent_scores}
         if not ids:
-            report["decision"] = "no train tasks in the batch"
-        elif self.params["skip_perfect_score"] and is_perfect(parent_scores, float(self.params["perfect_score"])):
-            report["decision"] = "skipped: the parent is perfect on the minibatch"
-        else:
-            report.update(self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids, hidden))
-        table = ledger.table(list(pool), val_ids)
-        next_parent = pool[selector.select(table, self._rng(iteration + 1))]
-        write_candidate(root, next_parent)
-        report.update(next_parent=next_parent.id, component=component, val_means=mean_scores(table))
-        self.save_state({
-            "components": components,
-            "val_ids": val_ids,
-            "candidates": [c.to_dict() for c in pool.values()],
-            "iteration": iteration + 1,
-            "next_component": int(state.get("next_component", 0)) + 1,
-            "next_parent": next_parent.id,
-            "log": [*state.get("log", []), report],
-        })
-        return StepResult(mutated=next_parent.id != current.id, summary=f"gepa {iteration}: {report['decision']}",
-                          metadata={"gepa": report}, usage=self.step_usage(mark))
+            return {**report, "decision": "no train tasks in the batch"}
+        if self.params["skip_perfect_score"] and is_perfect(parent_scores, float(self.params["perfect_score"])):
+            return {**report, "decision": "skipped: the parent is perfect on the minibatch"}
+        return {**report, **self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids, hidden)}
 
     def _propose_and_test(self, parent: Candidate, component: str, ids: list[str], pool: dict[str, Candidate],
                           ledger: ScoreLedger, trial: TrialRunner, root: Path, val_ids: list[str],
@@ -188,6 +216,48 @@ class GepaEngine(ModelEngine):
         pool[child.id] = child
         self._score(child, val_ids, ledger, trial, root, train=False)
         return {**report, "decision": f"kept child {child.id}: {decision.reason}"}
+
+    def _merge(self, pool: dict[str, Candidate], merging: dict[str, Any], ledger: ScoreLedger, trial: TrialRunner,
+               root: Path, val_ids: list[str], iteration: int) -> dict[str, Any] | None:
+        """GEPA's merge step, when one is due after an iteration that kept a child: None when no merge was tried
+        (the reflective iteration runs instead), else its report. Updates the bookkeeping in `merging`."""
+        if not self.params["use_merge"]:
+            return None
+        due = merging["due"] > 0 and merging["found_new"]
+        merging["found_new"] = False
+        if not due:
+            return None
+        rng = random.Random(f"gepa-merge:{self.config.seed}:{iteration}")
+        table = ledger.table(list(pool), val_ids)
+        means = mean_scores(table)
+        lineage = {**{c.id: [c.parent] for c in pool.values() if c.parent}, **merging["parents"]}
+        floor = int(self.params["merge_val_overlap_floor"])
+        plan = plan_merge(rng, lineage, list(front_frequency(table, means)), {tuple(t) for t in merging["tried"]},
+                          {(a, b, tuple(s)) for a, b, s in merging["made"]}, means,
+                          {c.id: c.files for c in pool.values()}, list(pool),
+                          lambda a, b: len(set(table[a]) & set(table[b])) >= floor)
+        if plan is None:
+            return None
+        merging["tried"] = [*merging["tried"], [plan.a, plan.b, plan.ancestor]]
+        merging["made"] = [*merging["made"], [plan.a, plan.b, list(plan.sources)]]
+        subsample = merge_subsample(table[plan.a], table[plan.b], rng, int(self.params["merge_subsample_size"]))
+        child = Candidate(plan.files, plan.a, self.cycle)
+        report: dict[str, Any] = {"merge": {"parents": [plan.a, plan.b], "ancestor": plan.ancestor,
+                                            "subsample": subsample, "child": child.id}}
+        name = f"merge {child.id} of {plan.a} and {plan.b}"
+        if child.id in pool:
+            return {**report, "decision": f"rejected {name}: it is already a candidate"}
+        child_scores = self._score(child, list(dict.fromkeys(subsample)), ledger, trial, root, train=False)
+        decision = decide_merge(table[plan.a], table[plan.b], child_scores, subsample)
+        report["merge"].update(child_scores=child_scores, reason=decision.reason)
+        if not decision.accept:
+            return {**report, "decision": f"rejected {name}: {decision.reason}"}
+        pool[child.id] = child
+        merging["parents"] = {**merging["parents"], child.id: [plan.a, plan.b]}
+        merging["due"] -= 1
+        merging["tested"] += 1
+        self._score(child, val_ids, ledger, trial, root, train=False)
+        return {**report, "decision": f"kept {name}: {decision.reason}"}
 
     def _components(self, root: Path, workspace: AgentWorkspace) -> list[str]:
         layers = self.layers(workspace)

@@ -1,25 +1,24 @@
-"""A client of the ARC-AGI-3 REST API (urllib, cookies kept for session affinity) and action parsing."""
+"""A client of the ARC-AGI-3 REST API (urllib, cookies kept for session affinity), game sessions and frames."""
 
 from __future__ import annotations
 
 import http.cookiejar
 import json
-import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.benchmarks.external.common import fenced_blocks
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 
 DEFAULT_BASE_URL = "https://three.arcprize.org"
 API_KEY_ENV = "ARC_API_KEY"
 BASE_URL_ENV = "ARC_BASE_URL"
+ACTION_TOOL = "arc_action"
+"""The tool an agent plays with; the grader replays the actions of its successful calls."""
+GAME_KEY = "arc_game"
+"""Task metadata key of a game to play: {game_id, base_url, max_actions}."""
 ACTION_NAMES = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
-_TOKEN = re.compile(r"\b(RESET|ACTION[1-7])\b(?:[ \t]*[(:]?[ \t]*(?:x[ \t]*=[ \t]*)?(\d+)[ \t]*[, \t][ \t]*"
-                    r"(?:y[ \t]*=[ \t]*)?(\d+)[ \t]*\)?)?")
 
 
 @dataclass(frozen=True)
@@ -30,6 +29,11 @@ class ArcAction:
     x: int | None = None
     y: int | None = None
 
+    @classmethod
+    def from_arguments(cls, arguments: dict[str, Any]) -> ArcAction:
+        """The action an `arc_action` tool call asks for: {"action": "ACTION6", "x": 3, "y": 4}."""
+        return cls(str(arguments.get("action", "")).upper(), arguments.get("x"), arguments.get("y"))
+
     @property
     def valid(self) -> bool:
         """Known name, and coordinates in range exactly when the action is ACTION6."""
@@ -38,36 +42,6 @@ class ArcAction:
         if self.name == "ACTION6":
             return self.x is not None and self.y is not None and 0 <= self.x <= 63 and 0 <= self.y <= 63
         return True
-
-
-def _from_json(item: Any) -> ArcAction | None:
-    """An action from "ACTION1" or {"action": "ACTION6", "x": 3, "y": 4} or {"id": 6, ...}."""
-    if isinstance(item, str):
-        return ArcAction(item.strip().upper())
-    if isinstance(item, dict):
-        name = item.get("action", item.get("name"))
-        if name is None and isinstance(item.get("id"), int) and 0 <= item["id"] < len(ACTION_NAMES):
-            name = ACTION_NAMES[item["id"]]
-        data = item.get("data", item)
-        if isinstance(name, str):
-            x, y = data.get("x"), data.get("y")
-            return ArcAction(name.upper(), int(x) if x is not None else None, int(y) if y is not None else None)
-    return None
-
-
-def parse_actions(text: str) -> list[ArcAction]:
-    """Valid actions from a JSON list (in a ``` block or alone) or from tokens like `ACTION6 12 40`."""
-    for candidate in [block.body for block in fenced_blocks(text)] + [text]:
-        try:
-            value = parse_json(candidate, "model output")
-        except AgentEvolveError:
-            continue
-        if isinstance(value, list):
-            actions = [a for a in map(_from_json, value) if a is not None]
-            return [a for a in actions if a.valid]
-    actions = [ArcAction(m.group(1), int(m.group(2)) if m.group(2) else None, int(m.group(3)) if m.group(3) else None)
-               for m in _TOKEN.finditer(text)]
-    return [a for a in actions if a.valid]
 
 
 def frame_progress(frame: dict[str, Any]) -> tuple[int, int, str]:
@@ -136,20 +110,70 @@ class ArcApiClient:
 
     def play(self, game_id: str, actions: list[ArcAction], tags: list[str]) -> tuple[dict[str, Any], int]:
         """Replay actions from a fresh game on a new scorecard; the last frame and how many actions ran."""
-        card_id = self.open_scorecard(tags)
-        sent = 0
+        session = GameSession(self, game_id, tags)
         try:
-            frame = self.reset(game_id, card_id)
+            session.start()
             for action in actions:
-                state = frame_progress(frame)[2]
-                if state == "WIN" or (state == "GAME_OVER" and action.name != "RESET"):
+                if not session.accepts(action):
                     break
-                guid = str(frame.get("guid", ""))
-                if action.name == "RESET":
-                    frame = self.reset(game_id, card_id, guid)
-                else:
-                    frame = self.act(action, game_id, guid)
-                sent += 1
+                session.act(action)
         finally:
-            self.close_scorecard(card_id)
-        return frame, sent
+            session.close()
+        return session.frame, session.sent
+
+
+class GameSession:
+    """One game on its own scorecard, one action at a time: `start` resets it, `act` returns the next frame.
+
+    After WIN nothing more is accepted; after GAME_OVER only RESET (which restarts the level).
+    """
+
+    def __init__(self, client: ArcApiClient, game_id: str, tags: list[str]) -> None:
+        self.client = client
+        self.game_id = game_id
+        self.tags = tags
+        self.card_id: str | None = None
+        self.frame: dict[str, Any] = {}
+        self.sent = 0
+
+    def start(self) -> dict[str, Any]:
+        """Open a scorecard and start the game; the first frame."""
+        self.card_id = self.client.open_scorecard(self.tags)
+        self.frame = self.client.reset(self.game_id, self.card_id)
+        return self.frame
+
+    def accepts(self, action: ArcAction) -> bool:
+        """Whether the game takes `action` in its current state."""
+        state = frame_progress(self.frame)[2]
+        return state != "WIN" and (state != "GAME_OVER" or action.name == "RESET")
+
+    def act(self, action: ArcAction) -> dict[str, Any]:
+        """Send one action (RESET restarts the level) and return the next frame."""
+        if self.card_id is None:
+            raise AgentEvolveError(f"ARC-AGI-3 game {self.game_id}: start the session before acting")
+        guid = str(self.frame.get("guid", ""))
+        if action.name == "RESET":
+            self.frame = self.client.reset(self.game_id, self.card_id, guid)
+        else:
+            self.frame = self.client.act(action, self.game_id, guid)
+        self.sent += 1
+        return self.frame
+
+    def close(self) -> None:
+        """Close the scorecard (once; nothing to do when the session never started)."""
+        card_id, self.card_id = self.card_id, None
+        if card_id is not None:
+            self.client.close_scorecard(card_id)
+
+
+def render_frame(frame: dict[str, Any], sent: int) -> str:
+    """What the player sees: state, levels, available actions, and the last grid as rows of hex colours."""
+    levels, total, state = frame_progress(frame)
+    available = ", ".join(ACTION_NAMES[a] if isinstance(a, int) and 0 <= a < len(ACTION_NAMES) else str(a)
+                          for a in frame.get("available_actions", []))
+    grids = frame.get("frame") or []
+    grid = grids[-1] if grids and isinstance(grids[-1], list) else []
+    rows = "\n".join("".join(format(int(cell), "x") for cell in row) for row in grid)
+    size = f"{len(grid)}x{len(grid[0]) if grid else 0}"
+    return (f"state {state}; levels {levels}/{total}; actions sent {sent}; available: {available or 'any'}\n"
+            f"frame ({size}, colours 0-15 as hex digits, row 0 at the top):\n{rows}")

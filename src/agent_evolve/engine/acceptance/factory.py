@@ -5,12 +5,14 @@ from __future__ import annotations
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance.base import AcceptanceStrategy
 from agent_evolve.engine.acceptance.best_so_far import BestSoFar
+from agent_evolve.engine.acceptance.keep import KeepEvery
 from agent_evolve.engine.acceptance.min_improvement import MinImprovement
 from agent_evolve.engine.acceptance.paired import PairedSignTest
 from agent_evolve.engine.acceptance.strict import StrictImprovement
 from agent_evolve.errors import ConfigError
 
-STRATEGY_NAMES: tuple[str, ...] = (StrictImprovement.name, MinImprovement.name, PairedSignTest.name, BestSoFar.name)
+STRATEGY_NAMES: tuple[str, ...] = (StrictImprovement.name, MinImprovement.name, PairedSignTest.name, BestSoFar.name,
+                                   KeepEvery.name)
 
 
 def strategy_from_config(config: EvolveConfig) -> AcceptanceStrategy:
@@ -28,4 +30,6 @@ def strategy_from_config(config: EvolveConfig) -> AcceptanceStrategy:
         return PairedSignTest(config.gate_alpha)
     if name == BestSoFar.name:
         return BestSoFar(margin, ties)
+    if name == KeepEvery.name:
+        return KeepEvery()
     raise ConfigError(f"key 'gate_strategy' must be one of {', '.join(STRATEGY_NAMES)}, got {name!r}")

@@ -68,12 +68,20 @@ class RemoteResult:
 
 _agents: dict[str, tuple[BaseAgent, UsageLedger]] = {}
 _snapshots: dict[str, WorkspaceSnapshot] = {}
+_ledger: UsageLedger | None = None  # the ledger of the job whose agent this worker builds or runs
+
+
+def worker_ledger() -> UsageLedger:
+    """The ledger a client built inside a worker records into: the one the worker reports usage from."""
+    return _ledger if _ledger is not None else default_ledger()
 
 
 def run_remote(job: RemoteJob, task: Task) -> RemoteResult:
     """Worker side: solve and grade `task` with an agent built (once per process) from the job's snapshot."""
+    global _ledger
     if job.shared is not None:
         install_concurrency_limit(SharedSlots(job.concurrency, job.shared))
+    _ledger = job.ledger or default_ledger()
     agent, ledger = _agent_for(job)
     before = ledger.by_role()
     observation = job.work(agent, job.benchmark, task)

@@ -1,0 +1,1 @@
+"""Ratchet: a governed skill library (ledger, skill forms, router, critic, synthesizer, curator, rollback)."""

@@ -1,0 +1,57 @@
+"""The bank at the edges: the ledger's active skills on disk as Agent Skills, and each round's held-out score.
+
+Disk follows the ledger: every ACTIVE skill is `skills/<name>/SKILL.md`; a skill that leaves the active bank
+leaves the disk (its rows and evidence stay in the ledger). Skills already in the workspace when Ratchet starts
+are taken into the ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_evolve.algorithms.ratchet.ledger import Ledger
+from agent_evolve.algorithms.ratchet.records import RatchetSkill
+from agent_evolve.algorithms.ratchet.skill_forms import read_skills, write_skills
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine.journal import Journal
+from agent_evolve.engine.records import RunRecords
+
+
+def import_workspace_skills(ledger: Ledger, root: Path) -> list[str]:
+    """Skills on disk the ledger does not know yet, recorded as imported ACTIVE skills; their names."""
+    names = []
+    for skill in read_skills(AgentWorkspace(root)):
+        if ledger.skill(skill.name) is None:
+            if skill.origin == "synthesized":
+                skill.origin = "imported"
+            ledger.put_skill(skill, 0, "in the workspace when Ratchet started")
+            names.append(skill.name)
+    return names
+
+
+def write_bank(root: Path, ledger: Ledger) -> list[RatchetSkill]:
+    """Make skills/ hold the ledger's active bank (retired skills leave the disk, not the ledger); the bank."""
+    write_skills(AgentWorkspace(root), ledger.skills())
+    return ledger.skills("ACTIVE")
+
+
+def cover_texts(ledger: Ledger, active: Sequence[RatchetSkill]) -> dict[str, str]:
+    """What the cover guard compares a cluster with: the pattern a skill was born from, else its applies_when."""
+    born = {d.subject: str(d.payload.get("pattern", "")) for d in ledger.decisions(kind="synth")}
+    return {s.name: born.get(s.name) or f"{s.applies_when} {s.intent}".strip() for s in active}
+
+
+def round_scores(root: Path) -> dict[int, float]:
+    """Each finished round's held-out pass@1: its gated candidate's score, else the accepted one's (round 0: the
+    baseline)."""
+    journal = Journal(RunRecords(root).journal)
+    scores: dict[int, float] = {}
+    for entry in journal.entries("baseline", "recorded"):
+        if entry.get("accepted_score") is not None:
+            scores[int(entry["cycle"])] = float(entry["accepted_score"])
+    for entry in journal.entries("gated"):
+        decision = entry.get("decision") or {}
+        if decision.get("candidate_score") is not None and int(entry["cycle"]) in scores:
+            scores[int(entry["cycle"])] = float(decision["candidate_score"])
+    return scores

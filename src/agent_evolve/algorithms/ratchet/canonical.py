@@ -1,0 +1,107 @@
+"""Failure-pattern canonicalisation and clustering (pure): near-identical patterns become one, by union-find.
+
+Two patterns whose embeddings have cosine >= the threshold are joined; joining is transitive (union-find), so a
+chain of close paraphrases is one pattern. Each group is named by its most frequent member (ties: the first
+seen). Clusters are the recent failures grouped by canonical pattern, kept from `min_size` failures up.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from agent_evolve.algorithms.ratchet.embedder import Vector
+from agent_evolve.algorithms.ratchet.embeddings import cosine
+
+
+def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:
+    """The named vector most similar to ``vector`` when its cosine is >= ``threshold`` (ties: name), else None."""
+    best: tuple[str, float] | None = None
+    for name in sorted(named):
+        score = cosine(vector, named[name])
+        if score >= threshold - 1e-9 and (best is None or score > best[1]):
+            best = (name, score)
+    return best
+
+
+def normalise(pattern: str) -> str:
+    """A pattern's comparable form: lower case, single spaces, no trailing full stop."""
+    return " ".join(pattern.lower().split()).rstrip(".")
+
+
+def union_find_groups(vectors: Sequence[Vector], threshold: float) -> list[int]:
+    """The group (its smallest member index) of each vector, joining pairs with cosine >= ``threshold``."""
+    parent = list(range(len(vectors)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(vectors)):
+        for j in range(i + 1, len(vectors)):
+            if cosine(vectors[i], vectors[j]) >= threshold - 1e-9:
+                a, b = root(i), root(j)
+                parent[max(a, b)] = min(a, b)
+    return [root(i) for i in range(len(vectors))]
+
+
+def canonical_map(patterns: Sequence[str], vectors: Sequence[Vector] | None, threshold: float) -> dict[str, str]:
+    """Each distinct normalised pattern -> its group's name; without vectors (canonicalisation off) itself.
+
+    ``vectors`` are the embeddings of the distinct normalised patterns in first-seen order.
+    """
+    counts = Counter(normalise(p) for p in patterns if p.strip())
+    distinct = list(counts)
+    if vectors is None:
+        return {p: p for p in distinct}
+    if len(vectors) != len(distinct):
+        raise ValueError(f"{len(vectors)} vectors for {len(distinct)} distinct patterns")
+    groups = union_find_groups(vectors, threshold)
+    members: dict[int, list[str]] = {}
+    for pattern, group in zip(distinct, groups):
+        members.setdefault(group, []).append(pattern)
+    name = {g: max(ms, key=lambda p: (counts[p], -distinct.index(p))) for g, ms in members.items()}
+    return {p: name[g] for p, g in zip(distinct, groups)}
+
+
+def distinct_patterns(patterns: Sequence[str]) -> list[str]:
+    """The distinct normalised non-empty patterns, first-seen order (what `canonical_map` wants vectors for)."""
+    return list(dict.fromkeys(normalise(p) for p in patterns if p.strip()))
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed train attempt the critic named a pattern for."""
+
+    capsule_id: int
+    task_id: str
+    round: int
+    pattern: str
+
+
+@dataclass
+class Cluster:
+    """Failures that share one canonical pattern."""
+
+    pattern: str
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return len(self.failures)
+
+
+def clusters(failures: Sequence[Failure], canonical: dict[str, str], min_size: int) -> list[Cluster]:
+    """Failures grouped by canonical pattern; groups of >= ``min_size``, largest first (ties: pattern)."""
+    found: dict[str, Cluster] = {}
+    for failure in failures:
+        key = normalise(failure.pattern)
+        if not key:
+            continue
+        name = canonical.get(key, key)
+        found.setdefault(name, Cluster(name)).failures.append(failure)
+    kept = [c for c in found.values() if c.size >= min_size]
+    return sorted(kept, key=lambda c: (-c.size, c.pattern))

@@ -1,0 +1,73 @@
+"""From the loop's observations to Ratchet's evidence: capsules, per-skill stats and recent failures (pure).
+
+A capsule keeps the full prompt (every message before the answer), the answer, the grade, the routed skill and
+the router's decision as the agent recorded it in its trajectory's `skills` step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agent_evolve.algorithms.ratchet.canonical import Failure
+from agent_evolve.algorithms.ratchet.curator import SkillStats, credit
+from agent_evolve.algorithms.ratchet.records import Capsule, RatchetSkill, Verdict
+from agent_evolve.types import Observation
+
+FEEDBACK_CHARS = 500
+
+
+def _skills_step(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return next((s for s in steps if s.get("type") == "skills"), {})
+
+
+def routed_skill(observation: Observation) -> str | None:
+    """The one skill injected into this attempt (Ratchet routes 0 or 1), or None."""
+    injected = _skills_step(observation.trajectory.steps).get("injected") or []
+    return str(injected[0]) if injected else None
+
+
+def full_prompt(observation: Observation) -> str:
+    """Every message of the conversation before the final answer, as `role: content` blocks."""
+    messages = list(observation.trajectory.conversation)
+    if messages and messages[-1].get("role") == "assistant":
+        messages = messages[:-1]
+    if not messages:
+        return observation.task.input
+    return "\n\n".join(f"{m.get('role', '?')}: {m.get('content', '')}" for m in messages)
+
+
+def capsule(observation: Observation, round_: int, split: str = "train") -> Capsule:
+    """The capsule of one graded attempt."""
+    step = _skills_step(observation.trajectory.steps)
+    decision = step.get("router") or {"mode": step.get("mode", "unknown")}
+    return Capsule(
+        round=round_, task_id=str(observation.task.id), split=split, prompt=full_prompt(observation),
+        output=observation.trajectory.output, score=float(observation.feedback.score),
+        passed=bool(observation.feedback.success), routed_skill=routed_skill(observation),
+        router_decision=json.dumps(decision, sort_keys=True, default=str),
+        metadata={"feedback": observation.feedback.detail[:FEEDBACK_CHARS], "task": observation.task.input},
+    )
+
+
+def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict]) -> SkillStats:
+    """A skill's routed train trials since it was added, credited from each trial's grade and verdict."""
+    labels = {v.capsule_id: v.label for v in verdicts if v.skill == skill.name}
+    trials = successes = failures = 0
+    for capsule_id, c in capsules:
+        if c.routed_skill != skill.name or c.split != "train" or c.round < skill.created_round:
+            continue
+        trials += 1
+        value = credit(c.passed, labels.get(capsule_id, "NEUTRAL"))
+        successes += value > 0
+        failures += value < 0
+    return SkillStats(skill.name, trials, successes, failures, skill.do_not_retire, skill.created_round)
+
+
+def recent_failures(capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict], round_: int,
+                    window: int) -> list[Failure]:
+    """Graded train failures of the last ``window`` rounds (up to ``round_``) that the critic named a pattern for."""
+    failed = {cid: c for cid, c in capsules if not c.passed and c.split == "train" and round_ - window < c.round}
+    return [Failure(v.capsule_id, failed[v.capsule_id].task_id, failed[v.capsule_id].round, v.failure_pattern)
+            for v in verdicts if v.capsule_id in failed and v.failure_pattern.strip()]

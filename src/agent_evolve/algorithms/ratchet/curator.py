@@ -1,0 +1,105 @@
+"""The curator's pure decisions: credit, contribution, retirement and bank-cap eviction.
+
+A trial is one routed train attempt. Its credit (ours, within the paper's rule): +1 when the grader passed it and
+the critic says the skill HELPED, -1 when the grader failed it and the critic says HURT, else 0. A verdict never
+overrides the grader: a graded failure is never a success, whatever the critic says.
+contribution = (successes - failures) / routed trials. A skill is retired at >= retire_min_trials trials and
+contribution <= retire_threshold; over the bank cap the lowest contribution is evicted. `do_not_retire` skills
+are never retired or evicted, but every decision still reports them with their live score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+EPSILON = 1e-9
+"""Boundaries are inclusive: a contribution of exactly -0.10 retires despite float rounding."""
+
+CurateAction = Literal["retire", "keep", "protected", "evict"]
+
+
+def credit(passed: bool, label: str) -> int:
+    """+1 (a graded pass the skill HELPED), -1 (a graded failure it HURT), else 0."""
+    if passed and label == "HELPED":
+        return 1
+    if not passed and label == "HURT":
+        return -1
+    return 0
+
+
+def contribution(successes: int, failures: int, trials: int) -> float:
+    """(successes - failures) / trials; 0 for a skill never routed."""
+    return (successes - failures) / trials if trials else 0.0
+
+
+@dataclass(frozen=True)
+class SkillStats:
+    """One active skill's routed trials and credits since it was added."""
+
+    name: str
+    trials: int
+    successes: int
+    failures: int
+    do_not_retire: bool = False
+    created_round: int = 0
+
+    @property
+    def contribution(self) -> float:
+        return contribution(self.successes, self.failures, self.trials)
+
+
+@dataclass(frozen=True)
+class CurateDecision:
+    """What the curator decided for one skill, and the numbers behind it."""
+
+    name: str
+    action: CurateAction
+    contribution: float
+    trials: int
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "action": self.action, "contribution": round(self.contribution, 4),
+                "trials": self.trials, "reason": self.reason}
+
+
+def retirement(stats: Sequence[SkillStats], min_trials: int, threshold: float) -> list[CurateDecision]:
+    """One decision per skill: retire, keep, or protected (do_not_retire that would have been retired)."""
+    decisions = []
+    for s in stats:
+        due = s.trials >= min_trials and s.contribution <= threshold + EPSILON
+        numbers = f"contribution {s.contribution:+.3f} over {s.trials} trials"
+        if due and s.do_not_retire:
+            decisions.append(CurateDecision(s.name, "protected", s.contribution, s.trials,
+                                            f"{numbers} would retire it; do_not_retire keeps it"))
+        elif due:
+            decisions.append(CurateDecision(s.name, "retire", s.contribution, s.trials,
+                                            f"{numbers}: >= {min_trials} trials and <= {threshold:+.2f}"))
+        else:
+            why = f"fewer than {min_trials} trials" if s.trials < min_trials else f"above {threshold:+.2f}"
+            decisions.append(CurateDecision(s.name, "keep", s.contribution, s.trials, f"{numbers}: {why}"))
+    return decisions
+
+
+def evictions(active: Sequence[SkillStats], cap: int, incoming: int) -> tuple[list[CurateDecision], int]:
+    """Skills to evict so ``incoming`` new ones fit under ``cap``, lowest contribution first, and how many fit.
+
+    Ties go to the older skill, then the name. `do_not_retire` skills are never evicted: when only they are
+    left, fewer new skills fit (the returned count), and the protected ones are reported.
+    """
+    over = len(active) + incoming - cap
+    if over <= 0:
+        return [], incoming
+    evictable = sorted((s for s in active if not s.do_not_retire),
+                       key=lambda s: (s.contribution, s.created_round, s.name))
+    chosen = evictable[:over]
+    decisions = [CurateDecision(s.name, "evict", s.contribution, s.trials,
+                                f"bank cap {cap}: lowest contribution {s.contribution:+.3f} makes room")
+                 for s in chosen]
+    if len(chosen) < over:
+        decisions += [CurateDecision(s.name, "protected", s.contribution, s.trials,
+                                     f"bank cap {cap}: do_not_retire keeps it; fewer new skills fit")
+                      for s in active if s.do_not_retire]
+    return decisions, max(0, incoming - (over - len(chosen)))

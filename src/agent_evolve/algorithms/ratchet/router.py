@@ -1,0 +1,210 @@
+"""Ratchet's router: 0 or 1 skill per task, and the workspace marker that makes the reference agent use it.
+
+With at most `full_bank_limit` active skills the model sees them all; above, the shortlist is the lexical top-k
+(the shared tf-idf index of `agents.router`, built once per bank version) united with an embedding top-k (an
+index of the skills' vectors, also built once per bank version), and the model picks one or says NONE.
+`routing: retrieval` (ablation A2) takes the shortlist's best without a model call; `routing: none` (A1) never
+injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
+versioned with the bank); the reference agent then routes through a :class:`BankRouter` built at each reload.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.agents.router import RouteDecision, SkillRouter, bank_index, skill_document
+from agent_evolve.algorithms.ratchet.embedder import Embedder
+from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings, Routing
+from agent_evolve.errors import ConfigError
+from agent_evolve.llm.base import LLMClient
+from agent_evolve.text import TfIdfIndex
+from agent_evolve.types import SkillMeta
+
+MARKER = "skills/_ratchet/router.json"
+INDEXES_KEPT = 4
+EMBED_CHUNK = 512
+PROJECTED_DIM = 128
+RERANK_FACTOR = 50
+
+
+@dataclass(frozen=True)
+class RouterConfig:
+    """What the reference agent needs to route like Ratchet (written into the workspace by the engine)."""
+
+    routing: Routing = "llm"
+    full_bank_limit: int = 20
+    shortlist_lexical: int = 10
+    shortlist_embedding: int = 10
+    embedder: str = "hashing"
+
+    @classmethod
+    def from_settings(cls, settings: RatchetSettings) -> RouterConfig:
+        return cls(settings.routing, settings.full_bank_limit, settings.shortlist_lexical,
+                   settings.shortlist_embedding, settings.embedder)
+
+
+def write_marker(workspace: str | Path, config: RouterConfig) -> None:
+    """Mark the workspace as governed by Ratchet, with its routing settings."""
+    path = Path(workspace) / MARKER
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"governed_by": "ratchet", **asdict(config)}, indent=1) + "\n", encoding="utf-8")
+
+
+def read_marker(workspace: str | Path) -> RouterConfig | None:
+    """The workspace's Ratchet routing settings, or None when Ratchet does not govern it."""
+    path = Path(workspace) / MARKER
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data.pop("governed_by")
+        settings = RatchetSettings.from_params(data, str(path))
+    except (ValueError, KeyError, AttributeError, TypeError) as exc:
+        raise ConfigError(f"{path}: not a Ratchet router marker ({exc}); delete it or rerun the engine") from None
+    return RouterConfig.from_settings(settings)
+
+
+class _VectorIndex:
+    """Unit vectors of one bank's skill documents, searched in two stages (numpy) or by a loop without numpy.
+
+    Documents are embedded in chunks, each turned into an array at once, so a bank of 10,000 skills never holds
+    its vectors as Python floats. A query is first scored against a fixed random projection of the vectors to
+    `PROJECTED_DIM` dimensions (a cheap approximate cosine), then the best `RERANK_FACTOR` x k are re-ranked by their exact cosine. `exact_top` is the plain
+    scan (what the benchmark measures the two-stage recall against).
+    """
+
+    def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:
+        try:
+            self._np: Any = importlib.import_module("numpy")
+        except ImportError:
+            self._np, self.vectors = None, embedder.embed(list(documents))
+            return
+        np = self._np
+        chunks = [_unit(np, np.asarray(embedder.embed(list(documents[i:i + EMBED_CHUNK])), dtype=np.float32))
+                  for i in range(0, len(documents), EMBED_CHUNK)]
+        self._matrix = np.concatenate(chunks) if chunks else np.zeros((0, 1), dtype=np.float32)
+        width = self._matrix.shape[1]
+        self._projection = (np.random.default_rng(0).standard_normal((width, PROJECTED_DIM)).astype(np.float32)
+                            if width > PROJECTED_DIM else None)
+        self._projected = self._matrix @ self._projection if self._projection is not None else self._matrix
+
+    def top(self, query: list[float], k: int) -> list[int]:
+        """The ``k`` documents closest to ``query``, best first (ties: lower index)."""
+        if self._np is None:
+            ranked = sorted(range(len(self.vectors)), key=lambda i: (-cosine(query, self.vectors[i]), i))
+            return ranked[:k]
+        np = self._np
+        vector = np.asarray(query, dtype=np.float32)
+        if self._projection is None:
+            return _best(np, _dot(np, self._projected, vector), np.arange(len(self._projected)), k)
+        rough = _dot(np, self._projected, _dot(np, self._projection.T, vector))
+        pool = np.asarray(_best(np, rough, np.arange(len(rough)), min(len(rough), RERANK_FACTOR * k)))
+        return _best(np, _dot(np, self._matrix[pool], vector), pool, k)
+
+    def exact_top(self, query: list[float], k: int) -> list[int]:
+        """The exact ``k`` nearest documents (a full scan)."""
+        np = self._np
+        if np is None:
+            return self.top(query, k)
+        return _best(np, _dot(np, self._matrix, np.asarray(query, dtype=np.float32)), np.arange(len(self._matrix)), k)
+
+
+def _dot(np: Any, matrix: Any, vector: Any) -> Any:
+    """matrix @ vector summed on this thread (BLAS threads thrash on a busy machine)."""
+    return np.einsum("ij,j->i", matrix, vector)
+
+
+def _unit(np: Any, matrix: Any) -> Any:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def _best(np: Any, scores: Any, ids: Any, k: int) -> list[int]:
+    """The ids of the ``k`` highest scores, best first (ties: lower id)."""
+    k = min(k, len(scores))
+    if k == 0:
+        return []
+    best = np.argpartition(-scores, k - 1)[:k]
+    return ids[best[np.lexsort((ids[best], -scores[best]))]].tolist()
+
+
+@functools.lru_cache(maxsize=INDEXES_KEPT)
+def _vector_index(embedder: Embedder, names: tuple[str, ...], descriptions: tuple[str, ...]) -> _VectorIndex:
+    """The embedding index of one bank version (its names and descriptions): built once, then reused."""
+    return _VectorIndex(embedder, [skill_document(SkillMeta(n, d, "")) for n, d in zip(names, descriptions)])
+
+
+@functools.lru_cache(maxsize=INDEXES_KEPT)
+def named_embedder(name: str) -> Embedder:
+    """One embedder per name for the whole process (the agent's shortlists share it)."""
+    return make_embedder(name)
+
+
+class BankRouter:
+    """Ratchet's router over one bank version: its indexes are built once (on first need), reused for every task."""
+
+    def __init__(self, skills: Sequence[SkillMeta], config: RouterConfig, embedder: Embedder | None = None) -> None:
+        self.skills, self.config = list(skills), config
+        self._embedder = embedder
+        self._lexical: TfIdfIndex | None = None
+        self._vectors: _VectorIndex | None = None
+
+    @property
+    def large(self) -> bool:
+        """More skills than the router model is shown at once."""
+        return len(self.skills) > self.config.full_bank_limit
+
+    def lexical(self, task_text: str, k: int) -> list[SkillMeta]:
+        """The ``k`` best tf-idf matches (the shared index of `agents.router`), best first."""
+        if self._lexical is None:
+            self._lexical = bank_index(self.skills)
+        return [self.skills[i] for i, _ in self._lexical.top(task_text, k)]
+
+    def embedded(self, task_text: str, k: int, *, exact: bool = False) -> list[SkillMeta]:
+        """The ``k`` skills closest in embedding space, best first (two-stage; ``exact``: a full scan)."""
+        embedder = self._embedder or named_embedder(self.config.embedder)
+        if self._vectors is None:
+            self._vectors = _vector_index(embedder, tuple([s.name for s in self.skills]),
+                                          tuple([s.description for s in self.skills]))
+        query = embedder.embed([task_text])[0]
+        found = self._vectors.exact_top(query, k) if exact else self._vectors.top(query, k)
+        return [self.skills[i] for i in found]
+
+    def shortlist(self, task_text: str) -> list[SkillMeta]:
+        """What the router model is shown: the whole small bank, else lexical top-k united with embedding top-k."""
+        if not self.large:
+            return list(self.skills)
+        chosen = self.lexical(task_text, self.config.shortlist_lexical)
+        if self.config.shortlist_embedding:
+            seen = {s.name for s in chosen}
+            chosen += [s for s in self.embedded(task_text, self.config.shortlist_embedding) if s.name not in seen]
+        return chosen
+
+    def route(self, client: LLMClient, task_text: str) -> RouteDecision:
+        """Ratchet's routing decision for one task (0 or 1 skill)."""
+        if self.config.routing == "none":
+            return RouteDecision(None, [], "routing none: no skill is injected (ablation A1)")
+        if not self.skills:
+            return RouteDecision(None, [], "the skill bank is empty")
+        if self.config.routing == "retrieval":
+            best = self.lexical(task_text, 1)
+            if not best:
+                return RouteDecision(None, [], "retrieval routing: no skill shares a term with the task")
+            return RouteDecision(best[0].name, [best[0].name], "retrieval routing: the lexical top-1")
+        shown = self.shortlist(task_text)
+        if not shown:
+            return RouteDecision(None, [], f"no skill of {len(self.skills)} is on the shortlist")
+        return SkillRouter(client, full_bank_limit=len(shown)).route(task_text, shown)
+
+
+def workspace_router(workspace: str | Path, skills: Sequence[SkillMeta]) -> BankRouter | None:
+    """The router of a workspace Ratchet governs, over its current skills; None when Ratchet does not govern it."""
+    config = read_marker(workspace)
+    return BankRouter(skills, config) if config is not None else None

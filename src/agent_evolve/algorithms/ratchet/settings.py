@@ -1,0 +1,123 @@
+"""RatchetSettings: every Ratchet threshold as one key, with the paper's defaults, read from engine_params.
+
+Defaults follow REFERENCE.md section 5. Keys marked "ours" settle what the README and paper leave open.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from agent_evolve.algorithms.ratchet.embeddings import EMBEDDERS
+from agent_evolve.errors import ConfigError
+
+Routing = Literal["llm", "retrieval", "none"]
+ROUTINGS: tuple[str, ...] = get_args(Routing)
+
+
+@dataclass(frozen=True)
+class RatchetSettings:
+    """Ratchet's thresholds; `RatchetSettings.from_params(config.engine_params)` validates them."""
+
+    routing: Routing = "llm"             # llm: the model picks 1 or NONE; retrieval: lexical top-1 (A2); none (A1)
+    full_bank_limit: int = 20            # up to this many active skills the router model sees them all
+    shortlist_lexical: int = 10          # above it: lexical top-k ...
+    shortlist_embedding: int = 10        # ... united with the embedding top-k
+    canonicalise: bool = True            # merge near-identical failure patterns (A5 turns it off)
+    canonical_threshold: float = 0.85    # cosine at which two failure patterns are one (union-find)
+    cluster_window: int = 6              # rounds of failures the synthesizer clusters
+    min_cluster: int = 3                 # failures a cluster needs to become a skill
+    cover_guard: bool = True             # skip a cluster an active skill already covers (A6 turns it off)
+    cover_threshold: float = 0.85        # cosine of a cluster and a skill at which the skill covers it
+    dedup_threshold: float = 0.85        # cosine of a new skill and a bank skill at which it is a duplicate
+    skill_char_budget: int = 1500        # longest rendered guidance; longer drafts are re-synthesised
+    synth_attempts: int = 3              # ours: drafts per cluster (the first and up to 2 re-syntheses)
+    max_new_skills: int = 2              # new skills per round
+    retire_min_trials: int = 100         # routed trials before a skill can be retired
+    retire_threshold: float = -0.10      # retire at contribution <= this
+    bank_cap: int = 50                   # active skills at most; the lowest contribution is evicted for a new one
+    rollback_threshold: float = 0.10     # a round regresses when its eval is more than this below the best
+    rollback_consecutive: int = 5        # regressed rounds in a row that restore the best round's bank
+    use_meta: bool = True                # the active meta-skill is the authoring prior (A3 turns it off)
+    meta_every: int = 0                  # refresh the meta-skill every N rounds (0: off, the paper's default)
+    no_synth: bool = False               # audit only: capsules, verdicts, stats and curator run, no new skills
+    critic_unrouted: bool = True         # ours: unrouted train failures get a pattern-only verdict (skill "")
+    embedder: str = "hashing"            # the embeddings of canonicalisation, cover guard, dedup and the shortlist
+    suite: str = ""                      # ours: the meta-skill suite ("code", "math"); "" picks it from the tasks
+    role_max_tokens: int = 400           # ours: answer length of the critic and synthesizer calls
+
+    @classmethod
+    def keys(cls) -> dict[str, Any]:
+        """Every key and its default (an engine's `defaults` table)."""
+        return {f.name: f.default for f in dataclasses.fields(cls)}
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], source: str = "engine_params") -> RatchetSettings:
+        """Validated settings from a mapping; ConfigError naming the key for an unknown key or a bad value."""
+        known = cls.keys()
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ConfigError(f"{source}: unknown Ratchet keys {unknown}; known: {', '.join(sorted(known))}")
+        hints = typing.get_type_hints(cls)
+        for key, value in params.items():
+            if not _type_ok(value, hints[key]):
+                raise ConfigError(f"{source}: key {key!r} must be {_describe(hints[key])}, got {value!r}")
+            if key in _RANGES and not _RANGES[key][0](value):
+                raise ConfigError(f"{source}: key {key!r} must be {_RANGES[key][1]}, got {value!r}")
+        return cls(**dict(params))
+
+    def override(self, **changes: Any) -> RatchetSettings:
+        """A copy with ``changes`` applied and validated (ablation arms)."""
+        return RatchetSettings.from_params({**dataclasses.asdict(self), **changes}, "override")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    if typing.get_origin(hint) is Literal:
+        return value in get_args(hint)
+    if hint is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if hint is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, hint)
+
+
+def _describe(hint: Any) -> str:
+    if typing.get_origin(hint) is Literal:
+        return "one of " + ", ".join(map(str, get_args(hint)))
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
+
+
+def _unit(value: float) -> bool:
+    return 0.0 < value <= 1.0
+
+
+_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "full_bank_limit": (lambda v: v >= 0, "a non-negative integer"),
+    "shortlist_lexical": (lambda v: v >= 1, "a positive integer"),
+    "shortlist_embedding": (lambda v: v >= 0, "a non-negative integer"),
+    "canonical_threshold": (_unit, "a cosine in (0, 1]"),
+    "cluster_window": (lambda v: v >= 1, "a positive integer"),
+    "min_cluster": (lambda v: v >= 1, "a positive integer"),
+    "cover_threshold": (_unit, "a cosine in (0, 1]"),
+    "dedup_threshold": (_unit, "a cosine in (0, 1]"),
+    "skill_char_budget": (lambda v: v >= 100, "an integer of at least 100"),
+    "synth_attempts": (lambda v: v >= 1, "a positive integer"),
+    "max_new_skills": (lambda v: v >= 0, "a non-negative integer"),
+    "retire_min_trials": (lambda v: v >= 1, "a positive integer"),
+    "retire_threshold": (lambda v: -1.0 <= v <= 1.0, "a contribution in [-1, 1]"),
+    "bank_cap": (lambda v: v >= 1, "a positive integer"),
+    "rollback_threshold": (lambda v: v >= 0.0, "a non-negative number"),
+    "rollback_consecutive": (lambda v: v >= 1, "a positive integer"),
+    "meta_every": (lambda v: v >= 0, "a non-negative integer (0: off)"),
+    "role_max_tokens": (lambda v: v >= 16, "an integer of at least 16"),
+    "embedder": (lambda v: v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
+}
+"""Per key with a range: a check and what a valid value is, for the error message."""

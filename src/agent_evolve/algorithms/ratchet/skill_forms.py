@@ -1,0 +1,268 @@
+"""Ratchet skills in both forms: a valid Agent Skill on disk (`skills/<name>/SKILL.md`) and a `RatchetSkill`.
+
+The structured fields (intent, signals, guidance, status, origin...) live in the frontmatter under
+`metadata.ratchet`, so any Agent Skills host loads the file and a round trip loses nothing; the body renders the
+guidance readably above the skill's own body. A user's Ratchet-style YAML bank (`id`/`name`, `description`,
+`intent`, `signals_match`, `guidance.{applies_when, key_insight, common_pitfalls, verify_before_returning}`,
+`status`, `do_not_retire`) imports with `load_yaml_bank`; its `version`, `tags`, `preconditions` and `author`
+are not part of a `RatchetSkill` and are not imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.algorithms.ratchet.records import (
+    SKILL_ORIGINS,
+    SKILL_STATUSES,
+    RatchetSkill,
+)
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.contract.skills import (
+    MAX_NAME_LENGTH,
+    Skill,
+    parse_skill,
+    render_skill,
+)
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.errors import SkillFormatError
+
+__all__ = [
+    "METADATA_KEY",
+    "from_agent_skill",
+    "guidance_text",
+    "load_yaml_bank",
+    "read_skills",
+    "render_skill_md",
+    "skill_name",
+    "to_agent_skill",
+    "write_skills",
+]
+
+METADATA_KEY = "ratchet"
+"""The frontmatter `metadata` key that holds a skill's Ratchet fields (its presence marks a governed skill)."""
+
+_GUIDANCE_LISTS = ("common_pitfalls", "verify_before_returning")
+_GUIDANCE_TEXTS = ("applies_when", "key_insight")
+_BANK_SUFFIXES = (".yaml", ".yml")
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+
+
+def guidance_text(skill: RatchetSkill) -> str:
+    """The readable guidance part of a SKILL.md body: title, intent, when it applies, insight, pitfalls, checks."""
+    parts = [f"# {skill.name}", skill.intent]
+    if skill.applies_when:
+        parts.append(f"Applies when: {skill.applies_when}")
+    if skill.key_insight:
+        parts.append(f"Key insight: {skill.key_insight}")
+    for title, items in (("Common pitfalls", skill.common_pitfalls),
+                         ("Verify before returning", skill.verify_before_returning)):
+        if items:
+            parts.append(f"{title}:\n" + "\n".join(f"- {item}" for item in items))
+    return "\n\n".join(parts) + "\n"
+
+
+def to_agent_skill(skill: RatchetSkill) -> Skill:
+    """The Agent Skill form: name, description, Ratchet fields under `metadata.ratchet`, rendered body."""
+    fields = {
+        "intent": skill.intent,
+        "signals_match": list(skill.signals_match),
+        "guidance": {
+            "applies_when": skill.applies_when,
+            "key_insight": skill.key_insight,
+            "common_pitfalls": list(skill.common_pitfalls),
+            "verify_before_returning": list(skill.verify_before_returning),
+        },
+        "status": skill.status,
+        "do_not_retire": skill.do_not_retire,
+        "origin": skill.origin,
+        "created_round": skill.created_round,
+    }
+    body = guidance_text(skill) + (f"\n{skill.body}" if skill.body else "")
+    return Skill(name=skill.name, description=skill.description, body=body, metadata={METADATA_KEY: fields})
+
+
+def render_skill_md(skill: RatchetSkill) -> str:
+    """The SKILL.md text of `skill`."""
+    return render_skill(to_agent_skill(skill))
+
+
+def from_agent_skill(skill: Skill) -> RatchetSkill:
+    """The `RatchetSkill` of an Agent Skill; a plain one (no `metadata.ratchet`) becomes an ACTIVE seed skill.
+
+    The body keeps only what follows the rendered guidance; a body whose guidance part was edited by hand is
+    kept whole, so no edit is lost.
+    """
+    where = skill.path or skill.name
+    fields = skill.metadata.get(METADATA_KEY)
+    if fields is None:
+        return RatchetSkill(skill.name, skill.description, skill.description, [], "", "", [], [], skill.body,
+                            origin="seed")
+    if not isinstance(fields, dict):
+        raise SkillFormatError(f"{where}: metadata.{METADATA_KEY} must be a mapping, got {type(fields).__name__}")
+    guidance = fields.get("guidance") or {}
+    if not isinstance(guidance, dict):
+        raise SkillFormatError(f"{where}: metadata.{METADATA_KEY}.guidance must be a mapping")
+    context = f"{where}: metadata.{METADATA_KEY}"
+    parsed = RatchetSkill(
+        name=skill.name,
+        description=skill.description,
+        intent=_text(fields.get("intent"), f"{context}.intent") or skill.description,
+        signals_match=_items(fields.get("signals_match"), f"{context}.signals_match"),
+        **_guidance(guidance, f"{context}.guidance."),
+        body="",
+        status=_choice(fields.get("status", "ACTIVE"), SKILL_STATUSES, f"{context}.status"),  # type: ignore[arg-type]
+        do_not_retire=_flag(fields.get("do_not_retire", False), f"{context}.do_not_retire"),
+        origin=_choice(fields.get("origin", "synthesized"), SKILL_ORIGINS, f"{context}.origin"),  # type: ignore[arg-type]
+        created_round=_round(fields.get("created_round", 0), f"{context}.created_round"),
+    )
+    prefix = guidance_text(parsed)
+    if skill.body.startswith(prefix):
+        rest = skill.body[len(prefix):]
+        parsed.body = rest.removeprefix("\n")
+    else:
+        parsed.body = skill.body
+    return parsed
+
+
+def write_skills(workspace: AgentWorkspace, skills: Sequence[RatchetSkill]) -> None:
+    """Put the bank on disk: each ACTIVE skill written (validated) as an Agent Skill, every other one removed.
+
+    Skills on disk that are not in `skills` are left alone; the ledger, not the folder, keeps retired skills.
+    """
+    for skill in skills:
+        if skill.status == "ACTIVE":
+            text = render_skill_md(skill)
+            path = workspace.path / "skills" / skill.name / "SKILL.md"
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                workspace.write_skill(skill.name, text)
+        else:
+            workspace.delete_skill(skill.name)
+
+
+def read_skills(workspace: AgentWorkspace) -> list[RatchetSkill]:
+    """Every readable skill of the workspace as a `RatchetSkill`, sorted by name."""
+    found = []
+    for meta in workspace.list_skills():
+        found.append(from_agent_skill(parse_skill(workspace.read_skill(meta.name), path=meta.path)))
+    return found
+
+
+def skill_name(raw: str) -> str:
+    """An Agent Skill name for a Ratchet id (`sliding_window` -> `sliding-window`); '' when nothing is left."""
+    return _NOT_NAME.sub("-", raw.lower()).strip("-")[:MAX_NAME_LENGTH].strip("-")
+
+
+def load_yaml_bank(path: str | Path) -> list[RatchetSkill]:
+    """The skills of a Ratchet-style YAML bank: one file (a skill, a list of skills, or `skills: [...]`) or a
+    folder of such files. `intent` and `description` are required; errors name the file and the skill."""
+    source = Path(path)
+    if source.is_dir():
+        files = sorted(p for p in source.iterdir() if p.suffix in _BANK_SUFFIXES and p.is_file())
+        if not files:
+            raise SkillFormatError(f"{source}: no .yaml or .yml skill files in this folder")
+    elif source.is_file():
+        files = [source]
+    else:
+        raise SkillFormatError(f"{source}: no such skill bank file or folder")
+    skills: list[RatchetSkill] = []
+    seen: dict[str, str] = {}
+    for file in files:
+        for index, entry in enumerate(_bank_entries(file), start=1):
+            skill = _bank_skill(entry, f"{file}: skill {index}")
+            if skill.name in seen:
+                raise SkillFormatError(
+                    f"{file}: skill {index} ({skill.name!r}) has the same name as {seen[skill.name]}"
+                )
+            seen[skill.name] = f"{file}: skill {index}"
+            skills.append(skill)
+    return skills
+
+
+def _bank_entries(file: Path) -> list[Any]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillFormatError(f"{file}: cannot read: {exc}") from None
+    data = load_yaml(text, str(file), SkillFormatError)
+    if isinstance(data, dict) and "skills" in data and "intent" not in data:
+        data = data["skills"]
+    if isinstance(data, dict):
+        return [data]
+    if isinstance(data, list) and data:
+        return data
+    raise SkillFormatError(f"{file}: a skill bank must be a skill mapping, a non-empty list of them, or 'skills:'")
+
+
+def _bank_skill(entry: Any, where: str) -> RatchetSkill:
+    if not isinstance(entry, dict):
+        raise SkillFormatError(f"{where}: must be a mapping, got {type(entry).__name__}")
+    raw = entry.get("name") or entry.get("id")
+    if not isinstance(raw, str) or not skill_name(raw):
+        raise SkillFormatError(f"{where}: needs an 'id' or 'name' with letters or digits")
+    name = skill_name(raw)
+    where = f"{where} ({raw!r})"
+    for key in ("intent", "description"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise SkillFormatError(f"{where}: missing required field '{key}' (a non-empty string)")
+    guidance = entry.get("guidance") or {}
+    if not isinstance(guidance, dict):
+        raise SkillFormatError(f"{where}: 'guidance' must be a mapping")
+    status = entry.get("status", "ACTIVE")
+    return RatchetSkill(
+        name=name,
+        description=entry["description"].strip(),
+        intent=entry["intent"].strip(),
+        signals_match=_items(entry.get("signals_match"), f"{where}: signals_match"),
+        **_guidance(guidance, f"{where}: guidance."),
+        body=_text(entry.get("body"), f"{where}: body"),
+        status=_choice(str(status).upper(), SKILL_STATUSES, f"{where}: status"),  # type: ignore[arg-type]
+        do_not_retire=_flag(entry.get("do_not_retire", False), f"{where}: do_not_retire"),
+        origin="imported",
+    )
+
+
+def _guidance(guidance: dict[str, Any], where: str) -> dict[str, Any]:
+    """The four guidance fields of a `RatchetSkill`, checked (missing ones empty)."""
+    texts = {key: _text(guidance.get(key), where + key) for key in _GUIDANCE_TEXTS}
+    return texts | {key: _items(guidance.get(key), where + key) for key in _GUIDANCE_LISTS}
+
+
+def _text(value: Any, where: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise SkillFormatError(f"{where} must be a string, got {type(value).__name__}")
+    return value.strip()
+
+
+def _items(value: Any, where: str) -> list[str]:
+    """A list of strings; one string is a list of one, nothing is an empty list."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value.strip()] if value.strip() else []
+    if not isinstance(value, list) or not all(isinstance(item, (str, int, float)) for item in value):
+        raise SkillFormatError(f"{where} must be a string or a list of strings")
+    return [str(item).strip() for item in value if str(item).strip()]
+
+
+def _choice(value: Any, allowed: tuple[str, ...], where: str) -> str:
+    if value not in allowed:
+        raise SkillFormatError(f"{where} is {value!r}; expected one of {', '.join(allowed)}")
+    return str(value)
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise SkillFormatError(f"{where} must be true or false, got {value!r}")
+    return value
+
+
+def _round(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SkillFormatError(f"{where} must be a non-negative integer, got {value!r}")
+    return value

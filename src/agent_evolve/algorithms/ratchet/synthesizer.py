@@ -1,0 +1,185 @@
+"""The synthesizer: new skills from clusters of recent failures, under the cover guard, dedup and a length budget.
+
+For each cluster (largest first) until `max_new_skills` are made: skip it when an active skill covers it (cover
+guard); else ask the model for one skill in Ratchet's schema, with the active meta-skill as the authoring prior
+and up to three failures as examples. A draft over the character budget, or one too close to a bank skill
+(the duplicate is named back to the model), is re-synthesised up to `synth_attempts` drafts in all. Every
+outcome is a Decision; an unusable reply is a recorded failure, never a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_evolve.algorithms.common.skill_ops import slugify
+from agent_evolve.algorithms.ratchet.canonical import Cluster
+from agent_evolve.algorithms.ratchet.embedder import Vector
+from agent_evolve.algorithms.ratchet.cover import covering_skill
+from agent_evolve.algorithms.ratchet.dedup import duplicate_feedback, duplicate_of
+from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.algorithms.ratchet.skill_forms import guidance_text
+from agent_evolve.llm.base import LLMClient, Message
+from agent_evolve.llm.errors import StructuredOutputError
+from agent_evolve.llm.structured import complete_json
+
+EXAMPLES = 3
+EXAMPLE_CHARS = 600
+_TEXT = {"type": "string", "minLength": 1}
+_LIST = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": _TEXT, "description": _TEXT, "intent": _TEXT, "signals_match": _LIST, "applies_when": _TEXT,
+        "key_insight": _TEXT, "common_pitfalls": _LIST, "verify_before_returning": _LIST,
+    },
+    "required": ["name", "description", "intent", "applies_when", "key_insight"],
+}
+SYSTEM = ("You write one reusable skill: short natural-language guidance a model reads before solving similar "
+          "tasks. It must generalise to the failure pattern, not restate one task.")
+
+Embed = Callable[[Sequence[str]], list[list[float]]]
+
+
+@dataclass(frozen=True)
+class Example:
+    """One failure of a cluster, as the synthesizer shows it."""
+
+    task: str
+    output: str
+    feedback: str = ""
+
+
+@dataclass
+class SynthOutcome:
+    """The skills made this round and a decision for every cluster considered."""
+
+    created: list[RatchetSkill] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+
+
+def skill_text(skill: RatchetSkill) -> str:
+    """What dedup compares: the skill's routing and guidance fields."""
+    return " ".join([skill.name.replace("-", " "), skill.description, skill.intent, " ".join(skill.signals_match),
+                     skill.applies_when, skill.key_insight, " ".join(skill.common_pitfalls)])
+
+
+def _clip(text: str, limit: int = EXAMPLE_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _lines(value: Any) -> list[str]:
+    items = value if isinstance(value, list) else str(value or "").splitlines()
+    return [" ".join(str(i).split()).lstrip("-* ") for i in items if str(i).strip()]
+
+
+def messages(cluster: Cluster, examples: Sequence[Example], meta: str, notes: Sequence[str]) -> list[Message]:
+    """The synthesis prompt: the meta-skill prior, the failure pattern, examples and earlier drafts' problems."""
+    shown = "\n\n".join(f"Example {i}:\nTask: {_clip(e.task)}\nFailed answer: {_clip(e.output, 400)}"
+                        + (f"\nGrader: {_clip(e.feedback, 200)}" if e.feedback else "")
+                        for i, e in enumerate(examples[:EXAMPLES], 1))
+    parts = [f"Authoring advice:\n{meta}"] if meta else []
+    parts += [f"Failure pattern seen {cluster.size} times: {cluster.pattern}", shown]
+    parts += [f"Problem with your previous draft: {note}" for note in notes]
+    parts.append("Write one skill as JSON with: name (2-4 lowercase words joined by hyphens), description (one "
+                 "line: when it applies), intent (one short imperative sentence), signals_match (task words "
+                 "that signal it), applies_when, key_insight, common_pitfalls (list), verify_before_returning "
+                 "(list).")
+    return [Message("system", SYSTEM), Message("user", "\n\n".join(p for p in parts if p))]
+
+
+def draft_skill(reply: Mapping[str, Any], round_: int, taken: set[str]) -> RatchetSkill:
+    """A RatchetSkill from a schema-valid reply; its name is a valid skill name not in ``taken``."""
+    base = slugify(str(reply["name"]), "ratchet-skill")
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base[:44]}-{n}", n + 1
+    return RatchetSkill(
+        name=name, description=" ".join(str(reply["description"]).split())[:1024],
+        intent=" ".join(str(reply["intent"]).split()), signals_match=_lines(reply.get("signals_match")),
+        applies_when=" ".join(str(reply["applies_when"]).split()), key_insight=" ".join(str(reply["key_insight"]).split()),
+        common_pitfalls=_lines(reply.get("common_pitfalls")),
+        verify_before_returning=_lines(reply.get("verify_before_returning")), body="", created_round=round_,
+    )
+
+
+def synthesize(
+    client: LLMClient,
+    clusters: Sequence[Cluster],
+    examples: Mapping[str, Sequence[Example]],
+    bank: Mapping[str, RatchetSkill],
+    cover_texts: Mapping[str, str],
+    embed: Embed,
+    settings: RatchetSettings,
+    meta: str,
+    round_: int,
+    taken: set[str],
+    room: int,
+) -> SynthOutcome:
+    """Up to ``room`` new skills from ``clusters`` (see the module docstring).
+
+    ``bank`` is the active bank (dedup), ``cover_texts`` each active skill's cover text (cover guard), ``taken``
+    every skill name the ledger knows (new names avoid them).
+    """
+    out = SynthOutcome()
+    bank_vectors: dict[str, Vector] = dict(zip(bank, embed([skill_text(s) for s in bank.values()]))) if bank else {}
+    cover_vectors: dict[str, Vector] = (dict(zip(cover_texts, embed(list(cover_texts.values()))))
+                                        if cover_texts else {})
+    for cluster in clusters:
+        if len(out.created) >= room:
+            break
+        subject = cluster.pattern
+        if settings.cover_guard and cover_vectors:
+            covered = covering_skill(embed([cluster.pattern])[0], cover_vectors, settings.cover_threshold)
+            if covered is not None:
+                out.decisions.append(Decision(round_, "cover_guard", subject, {
+                    "skill": covered[0], "cosine": round(covered[1], 4), "size": cluster.size}))
+                continue
+        made = _one(client, cluster, examples.get(cluster.pattern, []), bank_vectors, embed, settings, meta, round_,
+                    taken, out)
+        if made is not None:
+            out.created.append(made)
+            taken.add(made.name)
+            bank_vectors[made.name] = embed([skill_text(made)])[0]
+    return out
+
+
+def _one(client: LLMClient, cluster: Cluster, examples: Sequence[Example], bank_vectors: dict[str, Vector],
+         embed: Embed, settings: RatchetSettings, meta: str, round_: int, taken: set[str],
+         out: SynthOutcome) -> RatchetSkill | None:
+    """One cluster's skill after at most `synth_attempts` drafts, or None with the reason recorded."""
+    notes: list[str] = []
+    base = {"size": cluster.size, "capsules": [f.capsule_id for f in cluster.failures]}
+    for attempt in range(1, settings.synth_attempts + 1):
+        try:
+            reply = complete_json(client, messages(cluster, examples, meta, notes), SCHEMA,
+                                  max_tokens=settings.role_max_tokens)
+        except StructuredOutputError as exc:
+            out.decisions.append(Decision(round_, "synth_failed", cluster.pattern, {**base, "attempt": attempt,
+                                                                                    "error": str(exc)[:300]}))
+            return None
+        skill = draft_skill(reply, round_, taken)
+        chars = len(guidance_text(skill))
+        if chars > settings.skill_char_budget:
+            notes.append(f"it is {chars} characters; the budget is {settings.skill_char_budget}. "
+                         "Write it shorter.")
+            out.decisions.append(Decision(round_, "over_budget", skill.name, {**base, "attempt": attempt,
+                                                                              "chars": chars}))
+            continue
+        duplicate = duplicate_of(embed([skill_text(skill)])[0], bank_vectors, settings.dedup_threshold)
+        if duplicate is not None:
+            notes.append(duplicate_feedback(*duplicate))
+            out.decisions.append(Decision(round_, "dedup", skill.name, {**base, "attempt": attempt,
+                                                                        "duplicate_of": duplicate[0],
+                                                                        "cosine": round(duplicate[1], 4)}))
+            continue
+        out.decisions.append(Decision(round_, "synth", skill.name, {**base, "attempt": attempt,
+                                                                    "pattern": cluster.pattern,
+                                                                    "chars": chars}))
+        return skill
+    out.decisions.append(Decision(round_, "synth_failed", cluster.pattern,
+                                  {**base, "error": f"no usable draft in {settings.synth_attempts} attempts",
+                                   "notes": notes}))
+    return None

@@ -1,0 +1,290 @@
+"""Ratchet's commands over a run's evidence ledger: `skill`, `meta list`, `audit`, `curate`, `capsule prune`.
+
+Each takes `--workspace PATH` (the run's workspace; its ledger is `evolution/ratchet.sqlite`). Only `skill
+load` creates a ledger (to bring a bank before the first run); the others need one. A user's action is filed
+under the ledger's latest round, recorded as a decision and an audit event, and the workspace's skills/
+folder follows the ledger's active bank.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from agent_evolve.algorithms.ratchet.capsules import skill_stats
+from agent_evolve.algorithms.ratchet.curator import SkillStats, retirement
+from agent_evolve.algorithms.ratchet.ledger import Ledger, LedgerError, ledger_path
+from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill, SkillStatus
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.algorithms.ratchet.skill_forms import (
+    load_yaml_bank,
+    render_skill_md,
+    write_skills,
+)
+from agent_evolve.contract.workspace import AgentWorkspace
+
+__all__ = ["RATCHET_COMMANDS"]
+
+_WORKSPACE = click.option(
+    "--workspace", "-w", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
+    help="The run's workspace (its ledger is evolution/ratchet.sqlite).",
+)
+_STATUS_STYLE = {"ACTIVE": "green", "DEPRECATED": "red", "CANDIDATE": "yellow"}
+_PAYLOAD_CHARS = 160
+
+
+def _ledger(workspace: str, *, create: bool = False) -> Ledger:
+    """The workspace's ledger; a missing one is an error unless `create`."""
+    path = ledger_path(workspace)
+    if not create and not path.is_file():
+        raise LedgerError(f"{path}: no Ratchet ledger here; run with --engine ratchet or `agent-evolve skill load`")
+    return Ledger.open(path)
+
+
+def _print(table: Table) -> None:
+    Console(soft_wrap=False).print(table)
+
+
+def _sync_disk(workspace: str, ledger: Ledger) -> None:
+    """Make skills/ hold the ledger's active bank (others leave the disk, not the ledger)."""
+    write_skills(AgentWorkspace(workspace), ledger.skills())
+
+
+def _user_action(ledger: Ledger, kind: str, subject: str, payload: dict[str, object]) -> int:
+    """Record a user's action as a decision and an audit event at the latest round; that round."""
+    round_ = ledger.last_round()
+    ledger.add_decision(Decision(round_, kind, subject, {"by": "user", **payload}))
+    ledger.audit(kind, {"skill": subject, "by": "user", **payload}, round=round_)
+    return round_
+
+
+@click.group("skill")
+def skill_group() -> None:
+    """The skills of a Ratchet run: list, show, load a YAML bank, retire, unretire."""
+
+
+@skill_group.command("list")
+@_WORKSPACE
+@click.option("--status", type=click.Choice(["ACTIVE", "DEPRECATED", "CANDIDATE"]), help="Only skills with this status.")
+def skill_list(workspace: str, status: SkillStatus | None) -> None:
+    """Every skill the run has known (ACTIVE, DEPRECATED, CANDIDATE) with the curator's evidence for it."""
+    with _ledger(workspace) as ledger:
+        skills = ledger.skills(status)
+        stats = _stats(ledger, skills)
+    table = Table(title=f"Ratchet skills ({len(skills)})")
+    for column in ("name", "status", "origin", "since"):
+        table.add_column(column, no_wrap=True)
+    for column in ("trials", "helped", "hurt", "contribution"):
+        table.add_column(column, no_wrap=True, justify="right")
+    table.add_column("description", overflow="fold")
+    for s, st in zip(skills, stats):
+        style = _STATUS_STYLE[s.status]
+        status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
+        table.add_row(s.name, status_text, s.origin, str(s.created_round), str(st.trials), str(st.successes),
+                      str(st.failures), f"{st.contribution:+.3f}", s.description)
+    _print(table)
+
+
+def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillStats]:
+    """Each skill's routed train trials and credits since it was added (what the curator decides on)."""
+    capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
+    return [skill_stats(s, capsules, verdicts) for s in skills]
+
+
+@skill_group.command("show")
+@click.argument("name")
+@_WORKSPACE
+def skill_show(name: str, workspace: str) -> None:
+    """A skill as its SKILL.md, then its status history."""
+    with _ledger(workspace) as ledger:
+        skill = ledger.skill(name)
+        if skill is None:
+            raise LedgerError(f"{ledger.path}: no skill named {name!r}; `agent-evolve skill list` shows them")
+        history = ledger.status_history(name)
+    click.echo(render_skill_md(skill))
+    table = Table(title=f"status history of {name}")
+    for column in ("round", "status", "reason"):
+        table.add_column(column, overflow="fold")
+    for round_, status, reason in history:
+        table.add_row(str(round_), status, reason)
+    _print(table)
+
+
+@skill_group.command("load")
+@click.argument("bank", type=click.Path(exists=True, path_type=Path))
+@_WORKSPACE
+def skill_load(bank: Path, workspace: str) -> None:
+    """Import a Ratchet-style YAML bank (a file or a folder of .yaml files) into the ledger and skills/."""
+    skills = load_yaml_bank(bank)
+    with _ledger(workspace, create=True) as ledger:
+        round_ = ledger.last_round()
+        for skill in skills:
+            skill.created_round = round_
+            ledger.put_skill(skill, round_, f"imported from {bank}")
+        ledger.audit("skill_load", {"bank": str(bank), "skills": [s.name for s in skills]}, round=round_)
+        _sync_disk(workspace, ledger)
+    locked = sum(s.do_not_retire for s in skills)
+    click.echo(f"loaded {len(skills)} skills from {bank} ({locked} do_not_retire): {', '.join(s.name for s in skills)}")
+
+
+@dataclass(frozen=True)
+class _Change:
+    """What `skill <command>` sets, to what, the default reason and the command's help."""
+
+    field: str
+    value: SkillStatus | bool
+    done: str
+    help: str
+
+
+_CHANGES = {
+    "retire": _Change("status", "DEPRECATED", "retired",
+                      "Mark a skill DEPRECATED: it leaves skills/ and routing; its evidence stays."),
+    "unretire": _Change("status", "ACTIVE", "unretired",
+                        "Make a DEPRECATED (or CANDIDATE) skill ACTIVE again: back in skills/ and routing."),
+    "lock": _Change("do_not_retire", True, "locked",
+                    "Set do_not_retire: the curator never retires or evicts it, but still reports it."),
+    "unlock": _Change("do_not_retire", False, "unlocked", "Clear do_not_retire: the curator may retire or evict it."),
+}
+"""The `skill` commands that change one field of a skill."""
+
+
+def _change(workspace: str, name: str, command: str, reason: str) -> None:
+    """Apply one of `_CHANGES` to a skill, recorded as a user decision and audit event at the latest round."""
+    field, value = _CHANGES[command].field, _CHANGES[command].value
+    with _ledger(workspace) as ledger:
+        skill = ledger.skill(name)
+        if skill is None:
+            raise LedgerError(f"{ledger.path}: no skill named {name!r}; `agent-evolve skill list` shows them")
+        was = getattr(skill, field)
+        if was == value:
+            click.echo(f"{name}: {field} is already {value}")
+            return
+        round_ = _user_action(ledger, command, name, {"reason": reason, "field": field, "was": was, "now": value})
+        if field == "status":
+            ledger.set_status(name, value, round_, reason)  # type: ignore[arg-type]
+        else:
+            skill.do_not_retire = bool(value)
+            ledger.put_skill(skill, round_, reason)
+        _sync_disk(workspace, ledger)
+    click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
+
+
+def _change_command(command: str) -> None:
+    """Add `skill <command> NAME [--reason]`."""
+
+    @skill_group.command(command, help=_CHANGES[command].help)
+    @click.argument("name")
+    @_WORKSPACE
+    @click.option("--reason", default=f"{_CHANGES[command].done} by the user", show_default=True,
+                  help="Why (kept in the ledger).")
+    def change(name: str, workspace: str, reason: str) -> None:
+        _change(workspace, name, command, reason)
+
+
+for _command in _CHANGES:
+    _change_command(_command)
+
+
+@click.group("meta")
+def meta_group() -> None:
+    """The meta-skills of a Ratchet run (the synthesizer's authoring prior, one active per suite)."""
+
+
+@meta_group.command("list")
+@_WORKSPACE
+def meta_list(workspace: str) -> None:
+    """Every meta-skill, by suite, with whether it is the suite's active one."""
+    with _ledger(workspace) as ledger:
+        metas = ledger.meta_skills()
+    table = Table(title=f"Ratchet meta-skills ({len(metas)})")
+    for column in ("suite", "name", "active", "since"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("advice", overflow="fold")
+    for m in metas:
+        first = next((line for line in m.body.splitlines() if line.strip()), "")
+        table.add_row(m.suite, m.name, "[green]yes[/]" if m.active else "no", str(m.created_round), first)
+    _print(table)
+
+
+@click.command("audit")
+@_WORKSPACE
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1), help="How many events.")
+def audit_command(workspace: str, limit: int) -> None:
+    """The run's audit events, newest first: synthesis, curation, rollbacks, imports, user actions."""
+    with _ledger(workspace) as ledger:
+        events = ledger.audit_events(limit)
+    table = Table(title=f"Ratchet audit (newest {len(events)})")
+    for column in ("id", "round", "when", "event"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("details", overflow="fold")
+    for e in events:
+        when = datetime.datetime.fromtimestamp(e["created_at"], tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
+        details = json.dumps(e["payload"], sort_keys=True)
+        if len(details) > _PAYLOAD_CHARS:
+            details = details[:_PAYLOAD_CHARS] + "..."
+        table.add_row(str(e["id"]), "-" if e["round"] is None else str(e["round"]), when, e["event"], details)
+    _print(table)
+
+
+@click.command("curate")
+@_WORKSPACE
+@click.option("--min-trials", type=click.IntRange(min=1), help="Routed trials before retirement [default: the run's].")
+@click.option("--threshold", type=float, help="Retire at contribution <= this [default: the run's].")
+@click.option("--dry-run", is_flag=True, help="Show the decisions without applying them.")
+def curate_command(workspace: str, min_trials: int | None, threshold: float | None, dry_run: bool) -> None:
+    """Re-run retirement on the active bank now, with the run's thresholds unless given; do_not_retire reported."""
+    with _ledger(workspace) as ledger:
+        settings = _run_settings(ledger)
+        min_trials = settings.retire_min_trials if min_trials is None else min_trials
+        threshold = settings.retire_threshold if threshold is None else threshold
+        decided = retirement(_stats(ledger, ledger.skills("ACTIVE")), min_trials, threshold)
+        if not dry_run:
+            round_ = ledger.last_round()
+            for d in decided:
+                if d.action == "retire":
+                    ledger.set_status(d.name, "DEPRECATED", round_, f"curate by the user: {d.reason}")
+            rows = [d.to_dict() for d in decided]
+            _user_action(ledger, "curate", "bank", {"min_trials": min_trials, "threshold": threshold, "decisions": rows})
+            _sync_disk(workspace, ledger)
+    table = Table(title=f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}")
+    for column in ("skill", "action", "trials", "contribution"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("reason", overflow="fold")
+    for d in decided:
+        table.add_row(d.name, d.action, str(d.trials), f"{d.contribution:+.3f}", d.reason)
+    _print(table)
+
+
+def _run_settings(ledger: Ledger) -> RatchetSettings:
+    """The settings the run started with (its latest `start` audit event), else the defaults."""
+    for event in ledger.audit_events():
+        if event["event"] == "start" and isinstance(event["payload"].get("settings"), dict):
+            return RatchetSettings.from_params(event["payload"]["settings"], f"{ledger.path}: the run's settings")
+    return RatchetSettings()
+
+
+@click.group("capsule")
+def capsule_group() -> None:
+    """The run's capsules (one per task attempt)."""
+
+
+@capsule_group.command("prune")
+@_WORKSPACE
+@click.option("--keep-days", required=True, type=click.FloatRange(min=0), help="Keep capsules younger than this.")
+def capsule_prune(workspace: str, keep_days: float) -> None:
+    """Delete capsules older than --keep-days (the ledger's only deletion; verdicts and decisions stay)."""
+    with _ledger(workspace) as ledger:
+        removed = ledger.prune_capsules(keep_days)
+        left = len(ledger.capsules())
+    click.echo(f"removed {removed} capsules older than {keep_days:g} days; {left} left")
+
+
+RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, audit_command, curate_command, capsule_group]
+"""Registered by `agent_evolve.cli.main`."""

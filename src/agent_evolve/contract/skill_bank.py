@@ -1,0 +1,76 @@
+"""The skill bank as one scan: every ``skills/<name>/SKILL.md``, each file version parsed once (by its stamp).
+
+Listing skills (agent reload) and validating a workspace both walk the bank several times per cycle; one
+``lstat`` per skill decides whether its cached parse still holds. A skill folder or file that is a symlink is
+checked with :func:`safe_join` (it may point outside the workspace); plain entries under a plain ``skills/``
+folder cannot, so they skip that path resolution.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_evolve.contract.paths import safe_join
+from agent_evolve.contract.skills import Skill, cached_skill
+from agent_evolve.errors import SkillFormatError, WorkspaceError
+
+SKILL_FILE = "SKILL.md"
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    """One skill folder: its parsed skill (shared, read-only) or why it could not be read.
+
+    ``skill`` is None with an empty ``error`` when the folder has no SKILL.md (or it is not a regular file).
+    """
+
+    folder: str
+    path: Path
+    skill: Skill | None = None
+    error: str = ""
+    error_type: type[WorkspaceError] = SkillFormatError
+
+
+def scan_bank(root: Path) -> list[BankEntry]:
+    """Every skill folder of the workspace at ``root``, sorted by name; ``_``/``.`` folders and files skipped."""
+    skills_dir = os.path.join(root, "skills")
+    try:
+        plain_dir = stat.S_ISDIR(os.lstat(skills_dir).st_mode)
+    except OSError:
+        return []
+    if not plain_dir and not os.path.isdir(skills_dir):
+        return []
+    with os.scandir(skills_dir) as listing:
+        folders = sorted((e for e in listing if not e.name.startswith(("_", ".")) and e.is_dir()), key=_name)
+    return [_entry(root, folder, plain_dir and not folder.is_symlink()) for folder in folders]
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _entry(root: Path, folder: os.DirEntry[str], plain: bool) -> BankEntry:
+    path = os.path.join(folder.path, SKILL_FILE)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return BankEntry(folder.name, Path(path))
+    except OSError as exc:
+        return BankEntry(folder.name, Path(path), error=f"{path}: cannot read: {exc.strerror or exc}")
+    if stat.S_ISLNK(info.st_mode) or not plain:
+        try:
+            resolved = safe_join(root, "skills", folder.name, SKILL_FILE)
+            path, info = str(resolved), resolved.stat()
+        except WorkspaceError as exc:
+            return BankEntry(folder.name, Path(path), error=str(exc), error_type=WorkspaceError)
+        except OSError:
+            return BankEntry(folder.name, Path(path))
+    if not stat.S_ISREG(info.st_mode):
+        return BankEntry(folder.name, Path(path))
+    try:
+        return BankEntry(folder.name, Path(path), skill=cached_skill(path, info))
+    except SkillFormatError as exc:
+        return BankEntry(folder.name, Path(path), error=str(exc))

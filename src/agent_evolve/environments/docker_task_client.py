@@ -1,0 +1,100 @@
+"""The Docker side of the docker task environment: the SDK imported lazily, a daemon that answers, container options.
+
+`connect_docker` is the one check that Docker can be used here (the SDK installed, the daemon answering at
+DOCKER_HOST or the default socket); `container_options` turns an EnvironmentSpec into `containers.run` keywords.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+from agent_evolve.environments.task_env import EnvironmentSpec
+from agent_evolve.errors import MissingDependencyError
+
+INSTALL_HINT = "pip install 'agent-evolve[docker]'"
+ENGINE_URL = "https://docs.docker.com/engine/install/"
+CONTROL_TIMEOUT_S = 120
+"""Seconds one Docker API call (create, copy, inspect, remove) may take before the daemon counts as hung."""
+LABEL = "agent-evolve"
+"""Label key on every container this package starts, so leftovers can be found (`docker ps -a -f label=...`)."""
+STATE_DIR = "/.agent-evolve"
+"""A tmpfs inside each container for this package's own bookkeeping (the diff baseline), outside the work tree."""
+KEEP_ALIVE = ("/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait; done")
+"""The container's first process: idle and reaping orphans, so every command is an exec and the container
+lives until close (a `kill -9 -1` inside ends its `sleep`, never itself)."""
+SCRATCH_MB = 256
+
+
+class DockerUnavailable(MissingDependencyError):
+    """The docker SDK is missing or no Docker daemon answers; fatal: no other task can fix it."""
+
+
+def docker_sdk() -> ModuleType:
+    """The `docker` package, or DockerUnavailable saying which extra installs it."""
+    try:
+        return importlib.import_module("docker")
+    except ImportError as exc:
+        raise DockerUnavailable(f"the docker task environment needs the docker SDK: {INSTALL_HINT}") from exc
+
+
+def describe_host() -> str:
+    """Where the SDK looks for the daemon, for error messages."""
+    host = os.environ.get("DOCKER_HOST")
+    return f"DOCKER_HOST={host}" if host else "the default socket unix:///var/run/docker.sock"
+
+
+def connect_docker(purpose: str, timeout: float | None = CONTROL_TIMEOUT_S) -> Any:
+    """A DockerClient whose daemon answered a ping, or DockerUnavailable naming Docker and where it looked."""
+    sdk = docker_sdk()
+    try:
+        client = sdk.from_env(timeout=timeout)
+        client.ping()
+    except Exception as exc:  # the SDK raises DockerException, requests' and socket errors for a dead daemon
+        raise DockerUnavailable(
+            f"a running Docker daemon is needed for {purpose}, and none answered at {describe_host()} "
+            f"({type(exc).__name__}: {str(exc)[:200]}). Install Docker ({ENGINE_URL}) and start it "
+            "(`sudo systemctl start docker`, or `dockerd &` as root), or set DOCKER_HOST.") from exc
+    return client
+
+
+def docker_problem(purpose: str) -> str | None:
+    """None when Docker can be used for `purpose`; otherwise the sentence that says what to install or start."""
+    try:
+        connect_docker(purpose, timeout=30).close()
+    except DockerUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def container_options(spec: EnvironmentSpec, name: str) -> dict[str, Any]:
+    """`containers.run` keywords: no network unless allowed, kernel limits, read-only root, writable work tree.
+
+    The work tree is an anonymous volume (the image's files at `workdir` are copied into it), /tmp, HOME and the
+    state folder are small tmpfs mounts; everything else of the image is read-only.
+    """
+    sdk = docker_sdk()
+    limits = spec.limits
+    home = spec.env.get("HOME", "/root")
+    scratch = f"size={SCRATCH_MB}m"
+    return {
+        "name": name,
+        "command": list(KEEP_ALIVE),
+        "detach": True,
+        "working_dir": spec.workdir,
+        "environment": dict(spec.env),
+        "network_mode": "bridge" if spec.network else "none",
+        "mem_limit": f"{limits.memory_mb}m",
+        "memswap_limit": f"{limits.memory_mb}m",
+        "pids_limit": limits.processes,
+        "ulimits": [sdk.types.Ulimit(name="cpu", soft=limits.cpu_seconds(), hard=limits.cpu_seconds()),
+                    sdk.types.Ulimit(name="fsize", soft=limits.file_size_mb * 2**20,
+                                     hard=limits.file_size_mb * 2**20)],
+        "read_only": True,
+        "mounts": [sdk.types.Mount(target=spec.workdir, source=None, type="volume")],
+        "tmpfs": {path: scratch for path in sorted({"/tmp", "/var/tmp", "/run", home, STATE_DIR} - {spec.workdir})},
+        "security_opt": ["no-new-privileges"],
+        "labels": {LABEL: "task"},
+    }

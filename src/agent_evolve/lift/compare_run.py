@@ -1,0 +1,56 @@
+"""Run engines side by side, resumably: the baseline once, then per seed every engine's arm and one control arm,
+rewriting the comparison after each arm.
+
+Layout: plan.json; baseline/workspace; scores/<key>.jsonl (shared: a workspace content is scored once, whichever
+arm made it); <engine>/seed-<n>/{workspace, cost.json, arm.json} and <engine>/lift.*; control/seed-<n>/...;
+comparison.json, comparison.md, comparison.png. A rerun after a kill reads finished arms back and resumes the
+interrupted one from its journal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+from pathlib import Path
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig
+from agent_evolve.lift.compare_report import write_comparison
+from agent_evolve.lift.comparison import compare, engine_params_for
+from agent_evolve.lift.plan import CONTROL, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan
+from agent_evolve.lift.run import Progress, arm_once, open_experiment, run_arm, score_baseline
+from agent_evolve.lift.scoring import store_cost
+from agent_evolve.registry import engine_class
+
+
+def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
+                   progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
+    """Run (or resume) every engine and the control for every seed; returns the comparison report."""
+    source, tests = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
+    for engine in plan.engines:   # an unknown or misnamed engine fails before any work
+        engine_class(engine)
+        engine_params_for(engine, config.engine_params, plan.engines)
+    baseline, baseline_key, store = score_baseline(source, benchmark, tests, config, out_dir)
+    runs: dict[str, list[ArmRun]] = {engine: [] for engine in plan.engines}
+    controls: list[ArmRun] = []
+    report: dict = {}
+
+    def arm(engine: str, kind: str, seed: int, arm_config: EvolveConfig) -> ArmRun:
+        folder = out_dir / (CONTROL if kind == CONTROL else engine) / f"seed-{seed}"
+        return arm_once(folder / "arm.json", partial(run_arm, plan.lift_plan(engine), kind, seed, source, benchmark,
+                                                     tests, arm_config, out_dir, progress, folder))
+
+    def rewrite() -> dict:
+        result = compare(plan, baseline, runs, controls, baseline_key=baseline_key, baseline_cost=store_cost(store))
+        write_comparison(result, out_dir)
+        return result
+
+    for seed in plan.seeds:
+        for engine in plan.engines:
+            params = engine_params_for(engine, config.engine_params, plan.engines)
+            runs[engine].append(arm(engine, EVOLVED, seed, dataclasses.replace(config, engine_params=params)))
+            report = rewrite()
+        if plan.control:
+            controls.append(arm(plan.engines[0], CONTROL, seed, config))
+            report = rewrite()
+    return report
