@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.acting import ActingClient, ActionError, EnvironmentTools, Submission, calls_in_text, compact
+from agent_evolve.agents.acting import (ActingClient, ActingLimits, ActionError, EnvironmentTools, Submission, act,
+                                       calls_in_text, compact)
 from agent_evolve.agents.acting.replies import NEXT_STEP
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract import AgentWorkspace
@@ -21,6 +22,7 @@ from agent_evolve.engine.stepping import StepOutcome, guarded_step
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.environments import EnvironmentPathError, EnvironmentSpec, TaskEnvironment, open_environment
 from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
+from agent_evolve.llm.tool_loop import Tool
 from agent_evolve.protocol.acting import bound_environment
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import StepResult, Task
@@ -176,6 +178,14 @@ def test_a_workspace_tool_named_like_a_builtin_replaces_it(make_ws, env: TaskEnv
     specs = {t.name: t.description for t in llm.calls[0].tools or []}
     assert list(specs).count("search") == 1 and specs["search"] == "Search with ripgrep-like output."
     assert trajectory.steps[1]["output"].startswith("custom search")
+
+
+def test_the_tasks_own_tools_are_offered_after_the_others(env: TaskEnvironment) -> None:
+    lookup = Tool(ToolSpec("lookup", "Look a fact up."), lambda arguments: "Paris")
+    llm = ScriptedLLM([call("lookup"), call("submit", summary="Paris")])
+    result = act(llm, "system", "capital of France?", env, ActingLimits(max_turns=4), task_tools=[lookup])
+    assert [t.name for t in llm.calls[0].tools or []][-2:] == ["submit", "lookup"]
+    assert result.output == "Paris" and result.steps[0]["output"] == "Paris"
 
 
 @pytest.mark.parametrize(("entries", "files", "message"), [

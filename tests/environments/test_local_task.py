@@ -71,6 +71,13 @@ def test_diff_shows_changes_deletions_and_new_files(source: Path) -> None:
     assert "deleted file mode" in diff and "--- a/README.md" in diff
 
 
+def test_diff_leaves_out_what_running_python_and_pytest_leave(source: Path) -> None:
+    (source / "test_calc.py").write_text("from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 1) == 0\n")
+    with open_environment(EnvironmentSpec(source_dir=str(source))) as env:
+        assert env.exec("python -m pytest -q test_calc.py", timeout_s=120).exit_code == 0
+        assert env.list_files(".pytest_cache") and env.diff() == ""
+
+
 def test_diff_is_measured_after_the_setup_commands(source: Path) -> None:
     spec = EnvironmentSpec(source_dir=str(source), setup_commands=("echo built > build.txt",))
     with open_environment(spec) as env:

@@ -259,7 +259,7 @@ class ReferenceAgent(BaseAgent):
             limits = ActingLimits(settings.max_tool_turns, settings.tool_timeout_s, settings.max_observation_chars,
                                   settings.max_context_chars, max_tokens, settings.temperature)
             acted = act(client, prompt.text, task.input, environment, limits, settings.acting_output,
-                        state.tool_entries)
+                        state.tool_entries, extra_tools)
             output, conversation, usage, finish = acted.output, acted.conversation, acted.usage, acted.finish_reason
             steps += acted.steps
             extra = {"turns": acted.turns, "stop_reason": acted.stop_reason, "submitted": acted.submitted}

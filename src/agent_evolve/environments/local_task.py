@@ -26,6 +26,7 @@ from typing import Self
 
 from agent_evolve.environments.confined import run_confined
 from agent_evolve.environments.detect import backend_for_untrusted_code
+from agent_evolve.environments.docker_task_files import VCS_DIRS
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.local_task_git import (EnvironmentSetupError, clone_at, diff_from_baseline,
                                                      record_baseline)
@@ -35,8 +36,6 @@ from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec
 
 SETUP_OUTPUT_CHARS = 2000
 """How much of a failed setup command's output its error message quotes (the end, where errors are)."""
-SKIPPED_DIRS = frozenset({".git"})
-"""Folders `list_files` leaves out."""
 
 
 class LocalTaskEnvironment:
@@ -126,7 +125,7 @@ class LocalTaskEnvironment:
         target.write_text(content, encoding="utf-8")
 
     def list_files(self, path: str = ".") -> list[str]:
-        """Files (and symlinks) under `path`, relative to the work tree, sorted; `.git` folders left out."""
+        """Files (and symlinks) under `path`, relative to the work tree, sorted; version-control folders left out."""
         self._check_open()
         start = resolve_inside(self._tree, path)
         root = Path(os.path.realpath(self._tree))
@@ -136,7 +135,7 @@ class LocalTaskEnvironment:
             raise FileNotFoundError(f"{path}: no such file or folder in the work tree")
         found: list[str] = []
         for folder, dirs, files in os.walk(start):
-            dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+            dirs[:] = [d for d in dirs if d not in VCS_DIRS]
             base = PurePosixPath(Path(folder).relative_to(root).as_posix())
             found += [str(base / name) for name in files]
             found += [str(base / name) for name in dirs if os.path.islink(os.path.join(folder, name))]

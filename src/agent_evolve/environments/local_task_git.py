@@ -12,6 +12,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_evolve.environments.docker_task_files import DIFF_EXCLUDES
 from agent_evolve.environments.errors import ConfinementError
 
 GIT_TIMEOUT_S = 300.0
@@ -50,8 +51,11 @@ def clone_at(repo: str, commit: str | None, tree: Path, home: Path) -> None:
 
 
 def record_baseline(git_dir: Path, tree: Path, home: Path) -> None:
-    """Commit every file of `tree` (its `.gitignore` respected, `.git` folders never) into the private `git_dir`."""
+    """Commit every file of `tree` into the private `git_dir`: its `.gitignore` respected, `.git` folders and
+    the caches Python and pytest leave (`DIFF_EXCLUDES`, the docker backend's too) never."""
     run_git(["init", "--quiet", "--template="], home=home, git_dir=git_dir, work_tree=tree)
+    (git_dir / "info").mkdir(exist_ok=True)
+    (git_dir / "info" / "exclude").write_text("".join(f"{pattern}\n" for pattern in DIFF_EXCLUDES), encoding="utf-8")
     run_git(["add", "--all"], home=home, git_dir=git_dir, work_tree=tree)
     run_git(["commit", "--quiet", "--allow-empty", "--no-verify", "-m", "baseline"], home=home, git_dir=git_dir,
             work_tree=tree)

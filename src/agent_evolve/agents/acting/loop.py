@@ -20,7 +20,7 @@ from agent_evolve.agents.acting.replies import ActingClient
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments.task_env import TaskEnvironment
 from agent_evolve.llm.base import LLMClient, Message
-from agent_evolve.llm.tool_loop import run_tool_loop
+from agent_evolve.llm.tool_loop import Tool, run_tool_loop
 from agent_evolve.types import Usage
 
 OutputMode = Literal["answer", "diff"]
@@ -62,14 +62,16 @@ def task_message(task_input: str, environment: TaskEnvironment) -> str:
 
 
 def act(client: LLMClient, system: str, task_input: str, environment: TaskEnvironment, limits: ActingLimits,
-        output: OutputMode = "answer", workspace_tools: list[ToolEntry] | None = None) -> ActingResult:
-    """Run the acting loop for one task in `environment` (see the module docstring)."""
+        output: OutputMode = "answer", workspace_tools: list[ToolEntry] | None = None,
+        task_tools: list[Tool] | None = None) -> ActingResult:
+    """Run the acting loop for one task in `environment` (see the module docstring); `task_tools` (the task's
+    own, such as its MCP servers' tools) are offered after the others."""
     submission = Submission()
     builtin = EnvironmentTools(environment, submission, limits.timeout_s, limits.max_observation_chars).tools()
     own = environment_scripts(workspace_tools or [], environment, timeout_s=limits.timeout_s,
                               max_observation_chars=limits.max_observation_chars)
     names = {t.name for t in own}
-    tools = [t for t in builtin if t.name not in names] + own
+    tools = [t for t in builtin if t.name not in names] + own + list(task_tools or [])
     conversation = [Message("system", system), Message("user", task_message(task_input, environment))]
     acting = ActingClient(client, limits.max_context_chars)
     steps: list[dict[str, Any]] = []
