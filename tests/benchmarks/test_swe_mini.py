@@ -11,7 +11,7 @@ from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.suites.swe_mini import DATA_DIR, SweMiniBenchmark
 from agent_evolve.benchmarks.suites.swe_tasks import load_swe_tasks
 from agent_evolve.environments import open_environment
-from agent_evolve.errors import ConfigError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.registry import benchmark_class
 from agent_evolve.types import Trajectory
 
@@ -105,6 +105,13 @@ def test_an_answer_without_a_diff_or_with_a_bad_one_fails(bench: SweMiniBenchmar
     bad = "```diff\n--- a/nope.py\n+++ b/nope.py\n@@ -1,1 +1,1 @@\n-x\n+y\n```"
     feedback = bench.evaluate(task, Trajectory(task.id, bad))
     assert not feedback.success and feedback.detail.startswith("the diff does not apply")
+
+
+def test_the_preflight_names_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    SweMiniBenchmark(repos_dir=tmp_path / "r").check_ready()
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    with pytest.raises(MissingDependencyError, match="swe-mini needs `git`"):
+        SweMiniBenchmark(repos_dir=tmp_path / "r").check_ready()
 
 
 def test_backend_choice_and_errors(tmp_path: Path) -> None:

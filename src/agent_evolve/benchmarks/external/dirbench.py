@@ -9,6 +9,7 @@ run) is graded by replaying its shell blocks in a fresh environment before the t
 
 from __future__ import annotations
 
+import shlex
 import threading
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,8 @@ class TaskDirBenchmark(BenchmarkAdapter):
         task_dir = self._index.get(task.id, self.name)
         with open_environment(self.environment(task)) as environment:
             commands = extract_commands(trajectory)
-            agent = environment.exec(commands, timeout_s=task_dir.agent_timeout) if commands.strip() else None
+            agent = (environment.exec(f"bash -c {shlex.quote(commands)}", timeout_s=task_dir.agent_timeout)
+                     if commands.strip() else None)
             feedback = self.evaluate_in(task, trajectory, environment)
         if agent is not None:
             feedback.raw["agent_exit_code"] = agent.exit_code

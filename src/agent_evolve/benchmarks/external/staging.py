@@ -6,13 +6,14 @@ trees of task folders run in the local backend.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-STAGING_ROOT = Path(tempfile.gettempdir()) / "agent-evolve-staging"
-"""Where built folders live by default, named by what they were built from (so a rebuild is a no-op)."""
+STAGING_ROOT = Path(tempfile.gettempdir()) / f"agent-evolve-staging-{os.getuid()}"
+"""Where built folders live by default (one private folder per user), named by what they were built from."""
 
 
 def digest_of(folders: Iterable[Path]) -> str:
@@ -30,6 +31,8 @@ def build_once(target: Path, build: Callable[[Path], None], done: Callable[[Path
     complete = done or Path.is_dir
     if complete(target):
         return target
+    if target.is_relative_to(STAGING_ROOT):
+        STAGING_ROOT.mkdir(mode=0o700, exist_ok=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:

@@ -9,6 +9,7 @@ into `tests/` with the visible tests restored, and pytest runs in the agent's en
 
 from __future__ import annotations
 
+import shutil
 from importlib.resources import files
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from agent_evolve.benchmarks.suites.git_base import base_repository
 from agent_evolve.benchmarks.suites.hidden_grade import grade_hidden
 from agent_evolve.benchmarks.suites.swe_tasks import VISIBLE_TESTS, SweTask, load_swe_tasks
 from agent_evolve.environments.task_env import BACKENDS, EnvironmentSpec, TaskEnvironment, open_environment
-from agent_evolve.errors import ConfigError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "swe_mini")))
@@ -71,6 +72,12 @@ class SweMiniBenchmark(BenchmarkAdapter):
         root = self._repos_root()
         return {task_id: base_repository(task.repo_dir, root / task_id)
                 for task_id, task in self._index.items().items()}
+
+    def check_ready(self) -> None:
+        """git is installed (the repositories are made with it) and every task folder reads."""
+        if shutil.which("git") is None:
+            raise MissingDependencyError("swe-mini needs `git` to make its task repositories: install git")
+        self._commits.items()
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split in the seeded order: the issue as input; kind, title and base commit as metadata."""
