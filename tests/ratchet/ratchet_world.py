@@ -50,8 +50,8 @@ class LoopBenchmark(ae.BenchmarkAdapter):
 
     def get_tasks(self, split: str = "train", limit: int | None = 100) -> list[Task]:
         prefix = "t" if split == "train" else "s"
-        tasks = [Task(f"{prefix}{i:02d}", f"Task {i}: walk the list in a loop" + (" without harm" if i % 3 == 0 else ""))
-                 for i in range(self.n)]
+        harm = {True: " without harm", False: ""}
+        tasks = [Task(f"{prefix}{i:02d}", f"Task {i}: walk the list in a loop{harm[i % 3 == 0]}") for i in range(self.n)]
         return tasks[:limit]
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:

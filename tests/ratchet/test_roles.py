@@ -77,8 +77,8 @@ def test_the_critic_reads_a_verdict_and_never_a_pattern_for_a_pass() -> None:
                         "reason": "the skill said so"})
     result = critic.judge(ScriptedLLM([reply]), 7, _capsule(False, "loop-bounds"), "task", "guidance", "", 100)
     assert result.verdict is not None
-    assert (result.verdict.label, result.verdict.failure_pattern, result.verdict.skill) == ("HURT", "Off by one in loops",
-                                                                                            "loop-bounds")
+    verdict = result.verdict
+    assert (verdict.label, verdict.failure_pattern, verdict.skill) == ("HURT", "Off by one in loops", "loop-bounds")
     passed = critic.judge(ScriptedLLM([reply]), 8, _capsule(True, "loop-bounds"), "task", "guidance", "", 100)
     assert passed.verdict is not None and passed.verdict.failure_pattern == ""
     unrouted = critic.judge(ScriptedLLM([reply]), 9, _capsule(False, None), "task", "", "", 100)
@@ -130,7 +130,8 @@ def test_at_most_room_new_skills_and_a_covered_cluster_is_skipped() -> None:
                           "common_pitfalls": [], "verify_before_returning": []}) for w in ("apple", "zebra", "quartz")]
     out = _synth(ScriptedLLM(drafts), [_cluster("a"), _cluster("b"), _cluster("c")])
     assert len(out.created) == 2
-    covered = _synth(ScriptedLLM([]), [_cluster("off by one in loop bounds")], cover={"loop-bounds": "off by one in loop bounds"})
+    covered = _synth(ScriptedLLM([]), [_cluster("off by one in loop bounds")],
+                     cover={"loop-bounds": "off by one in loop bounds"})
     assert covered.created == [] and covered.decisions[0].kind == "cover_guard"
     unguarded = _synth(ScriptedLLM([json.dumps(LOOP)]), [_cluster("off by one in loop bounds")],
                        cover={"old": "off by one in loop bounds"}, cover_guard=False)

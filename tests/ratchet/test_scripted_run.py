@@ -41,7 +41,8 @@ def test_ten_scripted_rounds_birth_credit_retirement_and_rollback(tmp_path: Path
         history = ledger.status_history("poison-helper")
         assert [status for _, status, _ in history] == ["ACTIVE", "DEPRECATED"]
         assert history[1][0] == 1 and "contribution" in history[1][2]
-        assert ledger.capsules(skill="poison-helper") and {v.label for v in ledger.verdicts("poison-helper")} == {"HURT"}
+        assert ledger.capsules(skill="poison-helper")
+        assert {v.label for v in ledger.verdicts("poison-helper")} == {"HURT"}
         assert not (workspace / "skills" / "poison-helper").exists(), "retired: off disk, evidence kept"
 
         rollbacks = ledger.decisions(kind="rollback")

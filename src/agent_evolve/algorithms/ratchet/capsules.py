@@ -51,7 +51,8 @@ def capsule(observation: Observation, round_: int, split: str = "train") -> Caps
     )
 
 
-def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict]) -> SkillStats:
+def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]],
+                verdicts: Iterable[Verdict]) -> SkillStats:
     """A skill's routed train trials since it was added, credited from each trial's grade and verdict."""
     labels = {v.capsule_id: v.label for v in verdicts if v.skill == skill.name}
     trials = successes = failures = 0

@@ -154,7 +154,8 @@ class RatchetEngine(ModelEngine):
         judged = {v.capsule_id for v in ledger.verdicts(round=round_)}
         errors = []
         for cid, c in ledger.capsules(round=round_, split="train"):
-            if cid not in ids or cid in judged or not (c.routed_skill or (self.settings.critic_unrouted and not c.passed)):
+            wanted = c.routed_skill or (self.settings.critic_unrouted and not c.passed)
+            if cid not in ids or cid in judged or not wanted:
                 continue
             skill = ledger.skill(c.routed_skill) if c.routed_skill else None
             result = critic.judge(self.llm, cid, c, str(c.metadata.get("task", "")),
@@ -204,7 +205,8 @@ class RatchetEngine(ModelEngine):
                                         str(by_capsule[f.capsule_id].metadata.get("feedback", "")))
                                 for f in c.failures] for c in found}
         meta_body = self._meta(ledger).body if s.use_meta else ""
-        outcome = synthesize(self.llm, found, examples, {k.name: k for k in active}, bank_io.cover_texts(ledger, active),
+        outcome = synthesize(self.llm, found, examples, {k.name: k for k in active},
+                             bank_io.cover_texts(ledger, active),
                              self.embedder.embed, s, meta_body, round_, {k.name for k in ledger.skills()}, room)
         evicted, _ = evictions(stats, s.bank_cap, len(outcome.created))
         for d in evicted:
@@ -216,7 +218,8 @@ class RatchetEngine(ModelEngine):
         for skill in outcome.created:
             ledger.put_skill(skill, round_, f"synthesised from a cluster of failures in round {round_}")
         return {"clusters": [{"pattern": c.pattern, "size": c.size} for c in found],
-                "created": [k.name for k in outcome.created], "evicted": [d.name for d in evicted if d.action == "evict"],
+                "created": [k.name for k in outcome.created],
+                "evicted": [d.name for d in evicted if d.action == "evict"],
                 "skipped": [{"kind": d.kind, "subject": d.subject, **d.payload} for d in outcome.decisions
                             if d.kind != "synth"]}
 

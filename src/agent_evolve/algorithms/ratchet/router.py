@@ -76,8 +76,8 @@ class _VectorIndex:
 
     Documents are embedded in chunks, each turned into an array at once, so a bank of 10,000 skills never holds
     its vectors as Python floats. A query is first scored against a fixed random projection of the vectors to
-    `PROJECTED_DIM` dimensions (a cheap approximate cosine), then the best `RERANK_FACTOR` x k are re-ranked by their exact cosine. `exact_top` is the plain
-    scan (what the benchmark measures the two-stage recall against).
+    `PROJECTED_DIM` dimensions (a cheap approximate cosine), then the best `RERANK_FACTOR` x k are re-ranked by
+    their exact cosine. `exact_top` is the plain scan (what the benchmark measures the two-stage recall against).
     """
 
     def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:

@@ -99,7 +99,8 @@ def draft_skill(reply: Mapping[str, Any], round_: int, taken: set[str]) -> Ratch
     return RatchetSkill(
         name=name, description=" ".join(str(reply["description"]).split())[:1024],
         intent=" ".join(str(reply["intent"]).split()), signals_match=_lines(reply.get("signals_match")),
-        applies_when=" ".join(str(reply["applies_when"]).split()), key_insight=" ".join(str(reply["key_insight"]).split()),
+        applies_when=" ".join(str(reply["applies_when"]).split()),
+        key_insight=" ".join(str(reply["key_insight"]).split()),
         common_pitfalls=_lines(reply.get("common_pitfalls")),
         verify_before_returning=_lines(reply.get("verify_before_returning")), body="", created_round=round_,
     )
