@@ -89,3 +89,16 @@ def test_secrets_of_this_process_are_not_visible(env: LocalTaskEnvironment, monk
     monkeypatch.setenv("OPENAI_API_KEY", "sk-task-env-secret")
     output = env.exec("env; cat /proc/1/environ 2>/dev/null").output
     assert "sk-task-env-secret" not in output and "OPENAI_API_KEY" not in output
+
+
+def test_an_installed_package_is_hidden_with_its_shipped_answers(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    import pytest as installed  # a real package under this Python's prefix stands in for an installed agent_evolve
+
+    package = Path(installed.__file__).resolve().parent
+    monkeypatch.setattr("agent_evolve.environments.local_task.PACKAGE_DIR", package)
+    with LocalTaskEnvironment(EnvironmentSpec(source_dir=str(tmp_path))) as environment:
+        listing = environment.exec(f"ls -A {package} | wc -l")
+        reading = environment.exec(f"cat {package}/__init__.py")
+    assert listing.output.strip() == "0", listing.output
+    assert reading.exit_code != 0 and "No such file" in reading.output

@@ -34,8 +34,17 @@ from agent_evolve.environments.local_task_paths import resolve_inside
 from agent_evolve.environments.spec import DEFAULT_PATH, Confinement, Mount
 from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec
 
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+"""This package, hidden from every command: its shipped suites hold hidden tests and reference fixes."""
 SETUP_OUTPUT_CHARS = 2000
 """How much of a failed setup command's output its error message quotes (the end, where errors are)."""
+
+
+def hidden_package_mounts() -> tuple[Mount, ...]:
+    """A mask over this package where the confined view would show it (an install under the Python prefix)."""
+    package = str(PACKAGE_DIR)
+    shown = [m.target.rstrip("/") for m in Confinement().view() if m.kind in ("ro", "rw")]
+    return (Mount.mask(package),) if any(package.startswith(target + "/") for target in shown) else ()
 
 
 class LocalTaskEnvironment:
@@ -69,7 +78,7 @@ class LocalTaskEnvironment:
     def _make_confinement(self, confines: bool) -> Confinement:
         env = {"PATH": f"{os.path.dirname(sys.executable)}:{DEFAULT_PATH}", "LANG": "C.UTF-8", "HOME": "/tmp",
                "TMPDIR": "/tmp", **self.spec.env}
-        mounts = (Mount("rw", self.workdir, str(self._tree)),) if confines else ()
+        mounts = (Mount("rw", self.workdir, str(self._tree)), *hidden_package_mounts()) if confines else ()
         return Confinement(mounts=mounts, cwd=self.workdir, env=env, network=self.spec.network)
 
     def _populate(self) -> None:
