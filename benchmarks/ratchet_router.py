@@ -12,11 +12,10 @@ scan. Target: median under 20 ms at 10,000 skills. The banks and queries are `ro
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import time
 
-from router_latency import bank, p95, sentence, timed, vocabulary
+from router_latency import bank, p95, sentence, synthetic_setting, timed
 
 from agent_evolve.algorithms.ratchet.embeddings import HashingEmbedder
 from agent_evolve.algorithms.ratchet.router import BankRouter, RouterConfig
@@ -29,9 +28,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--sizes", default="100,1000,10000")
     args = parser.parse_args()
-    rng = random.Random(0)
-    words = vocabulary(rng)
-    weights = [1.0 / (rank + 1) for rank in range(len(words))]
+    rng, words, weights = synthetic_setting()
     embedder, config = HashingEmbedder(), RouterConfig()
     print(f"{'skills':>7} {'build s':>8} {'median ms':>10} {'p95 ms':>8} {'shown':>6} {'emb recall@10':>14} "
           f"{'target met':>11}")

@@ -14,7 +14,7 @@ import random
 import statistics
 import time
 
-from agent_evolve.agents.router import SkillRouter, bank_index, skill_document
+from agent_evolve.agents.router import BankShortlist, SkillRouter, skill_document
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
@@ -58,6 +58,13 @@ def timed(call: object, queries: list[str]) -> list[float]:
     return out
 
 
+def synthetic_setting(seed: int = 0) -> tuple[random.Random, list[str], list[float]]:
+    """The seeded generator, the pseudo-word vocabulary and its Zipf-like weights every bank and query uses."""
+    rng = random.Random(seed)
+    words = vocabulary(rng)
+    return rng, words, [1.0 / (rank + 1) for rank in range(len(words))]
+
+
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1]
 
@@ -67,18 +74,17 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--sizes", default="100,1000,10000")
     args = parser.parse_args()
-    rng = random.Random(0)
-    words = vocabulary(rng)
-    weights = [1.0 / (rank + 1) for rank in range(len(words))]
+    rng, words, weights = synthetic_setting()
     router = SkillRouter(ScriptedLLM([]))
     print(f"{'skills':>7} {'build ms':>9} {'median ms':>10} {'p95 ms':>8} {'rebuilt median ms':>18} {'speed-up':>9}")
     for size in [int(s) for s in args.sizes.split(",")]:
         skills = bank(size, rng, words, weights)
         queries = [sentence(rng, words, weights, rng.randint(40, 120)) for _ in range(args.queries)]
+        shortlist = BankShortlist(skills)  # what an agent keeps per bank version
         started = time.perf_counter()
-        bank_index(skills)
+        shortlist.index()
         build = (time.perf_counter() - started) * 1000
-        cached = timed(lambda q: router.candidates(q, skills), queries)
+        cached = timed(lambda q: router.candidates(q, skills, shortlist), queries)
         rebuild_queries = queries[: max(5, args.queries // 20)]
         rebuilt = timed(lambda q: TfIdfIndex([skill_document(s) for s in skills]).top(q, 10), rebuild_queries)
         median, old = statistics.median(cached), statistics.median(rebuilt)

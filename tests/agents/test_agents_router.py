@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.agents.router import SkillRouter, bank_index, match_skills, parse_choice, trigger_text
+from agent_evolve.agents import router
+from agent_evolve.agents.router import (
+    BankShortlist,
+    SkillRouter,
+    bank_index,
+    match_skills,
+    parse_choice,
+    trigger_text,
+)
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import SkillMeta
 
@@ -40,6 +48,17 @@ def test_the_bank_index_is_built_once_per_bank_version() -> None:
     assert bank_index(changed) is not first
     assert match_skills("order the records by date", changed, 1)[0][0].name == "sort-lists"
     assert match_skills("order the records by date", BANK, 1) == [], "the old version's index is not reused"
+
+
+def test_a_kept_shortlist_finds_its_index_once_for_every_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    looked_up: list[int] = []
+    real = router.bank_index
+    monkeypatch.setattr(router, "bank_index", lambda skills: looked_up.append(len(skills)) or real(skills))
+    shortlist = BankShortlist(BANK)
+    tasks = ["How many minutes in 2 hours?", "Sort these items.", "What is the percentage discount?"]
+    assert [shortlist.top(t, 1)[0][0].name for t in tasks] == ["check-units", "sort-lists", "percent-change"]
+    assert looked_up == [3], "the bank's names and descriptions are hashed once per version, not per task"
+    assert shortlist.top("anything", 0) == [] and BankShortlist([]).top("units", 3) == []
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The contract layer depends only on types, errors, config, the standard library and PyYAML; protocol adds contract
+"""The contract layer depends only on types, errors, config, the standard library, PyYAML and inotify-simple (the
+kernel's change notification, a core dependency on Linux); protocol adds contract
 and the task environment protocol (environments, beside contract in the layer map)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ ALLOWED = {
     "protocol": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract", "agent_evolve.environments",
                  "agent_evolve.protocol"),
 }
-THIRD_PARTY = {"yaml"}
+THIRD_PARTY = {"yaml", "inotify_simple"}
 
 
 def _imports(path: Path) -> list[str]:

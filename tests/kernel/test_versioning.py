@@ -13,9 +13,19 @@ import pytest
 from kernel_fakes import KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
+from agent_evolve.engine import tree_stamps
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import WorkspaceError
+
+
+@pytest.fixture(autouse=True, params=["kernel watch", "stamp walks"])
+def proof(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs twice: with the kernel's change notification, and with the stamp walks that replace it
+    where there is none."""
+    if request.param == "stamp walks":
+        monkeypatch.setattr(tree_stamps, "tree_watch", lambda *args: None)
+    return request.param
 
 
 @pytest.fixture
@@ -135,6 +145,21 @@ def test_changed_paths_reads_odd_names_and_refs_other_than_head(tmp_path: Path) 
     vc.commit("second", tag="evo-1")
     assert vc.changed_paths("evo-0") == ["memory/ünï code with space.jsonl", "prompts/system.md"]
     assert vc.changed_paths("evo-1") == []
+
+
+def test_changed_paths_sees_every_kind_of_change_and_one_only_in_git_s_index(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    prompt = vc.path / "prompts" / "system.md"
+    text = prompt.read_text()
+    prompt.write_text("edited\n")
+    prompt.write_text(text)  # written back: the same content, so no change
+    (vc.path / "skills" / "new-skill").mkdir(parents=True)
+    (vc.path / "skills" / "new-skill" / "SKILL.md").write_text("---\nname: new-skill\ndescription: d\n---\n")
+    (vc.path / "memory" / "episodic.jsonl").write_text('{"content": "m"}\n')
+    assert vc.changed_paths("evo-0") == ["memory/episodic.jsonl", "skills/new-skill/SKILL.md"]
+    vc.reset_to("evo-0")
+    subprocess.run(["git", "rm", "-q", "--cached", "prompts/system.md"], cwd=vc.path, check=True)  # no file touched
+    assert vc.changed_paths("evo-0") == ["prompts/system.md"]
 
 
 def test_restore_paths_restores_and_removes_in_one_batch(tmp_path: Path) -> None:

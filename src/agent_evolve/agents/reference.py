@@ -45,7 +45,7 @@ from agent_evolve.agents.prompting import (
     build_messages,
     select_memories,
 )
-from agent_evolve.agents.router import SkillRouter, match_skills
+from agent_evolve.agents.router import BankShortlist, SkillRouter
 from agent_evolve.agents.task_tools import task_tools
 from agent_evolve.agents.tools import (
     DEFAULT_TIMEOUT_S,
@@ -170,6 +170,7 @@ class _Snapshot:
     tools: list[Tool] = field(default_factory=list)
     ratchet: ratchet_router.BankRouter | None = None  # Ratchet governs the workspace (its router marker)
     tool_entries: list[ToolEntry] = field(default_factory=list)
+    shortlist: BankShortlist = field(default_factory=lambda: BankShortlist([]))  # this version's skill index
 
 
 class ReferenceAgent(BaseAgent):
@@ -220,6 +221,7 @@ class ReferenceAgent(BaseAgent):
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
             ratchet=ratchet_router.workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
+            shortlist=BankShortlist(skills),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
@@ -292,9 +294,9 @@ class ReferenceAgent(BaseAgent):
         if mode == "none":
             return [], {}
         if mode == "match":
-            matched = match_skills(task.input, state.skills, state.settings.match_top_k)
+            matched = state.shortlist.top(task.input, state.settings.match_top_k)
             return [s for s, _ in matched], {"scores": {s.name: score for s, score in matched}}
-        decision = SkillRouter(client).route(task.input, state.skills)
+        decision = SkillRouter(client).route(task.input, state.skills, state.shortlist)
         return [s for s in state.skills if s.name == decision.skill], decision.to_dict()
 
     def _propose_draft(self, client: LLMClient, task: Task, output: str) -> dict[str, Any]:

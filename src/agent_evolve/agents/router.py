@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -57,11 +58,35 @@ def bank_index(skills: Sequence[SkillMeta]) -> TfIdfIndex:
     return _bank_index(tuple([s.name for s in skills]), tuple([s.description for s in skills]))
 
 
+class BankShortlist:
+    """One bank version's shortlist: its index is built on the first query and kept, so a task costs one query.
+
+    An agent makes one per reload; finding the index then costs nothing per task (``bank_index`` must hash
+    every name and description of the bank to find its cached index).
+    """
+
+    def __init__(self, skills: Sequence[SkillMeta]) -> None:
+        self.skills = list(skills)
+        self._index: TfIdfIndex | None = None
+        self._lock = threading.Lock()
+
+    def index(self) -> TfIdfIndex:
+        """The bank's tf-idf index (shared with every holder of the same names and descriptions)."""
+        with self._lock:
+            if self._index is None:
+                self._index = bank_index(self.skills)
+            return self._index
+
+    def top(self, task_text: str, k: int) -> list[tuple[SkillMeta, float]]:
+        """The ``k`` skills whose name and trigger best overlap the task (tf-idf cosine > 0), best first."""
+        if not self.skills or k < 1:
+            return []
+        return [(self.skills[i], round(score, 4)) for i, score in self.index().top(task_text, k)]
+
+
 def match_skills(task_text: str, skills: Sequence[SkillMeta], k: int) -> list[tuple[SkillMeta, float]]:
     """The ``k`` skills whose name and trigger best overlap the task (tf-idf cosine > 0), best first."""
-    if not skills or k < 1:
-        return []
-    return [(skills[i], round(score, 4)) for i, score in bank_index(skills).top(task_text, k)]
+    return BankShortlist(skills).top(task_text, k)
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -130,22 +155,27 @@ class SkillRouter:
         self.embedder = embedder
         self.max_tokens = max_tokens
 
-    def candidates(self, task_text: str, skills: Sequence[SkillMeta]) -> list[SkillMeta]:
-        """Every skill of a small bank; for a large one the tf-idf shortlist united with the embedding one."""
+    def candidates(
+        self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
+    ) -> list[SkillMeta]:
+        """Every skill of a small bank; for a large one the tf-idf shortlist (``shortlist``: the bank's, kept by
+        its holder) united with the embedding one."""
         if len(skills) <= self.full_bank_limit:
             return list(skills)
-        chosen = [skill for skill, _ in match_skills(task_text, skills, self.shortlist_size)]
+        chosen = [skill for skill, _ in (shortlist or BankShortlist(skills)).top(task_text, self.shortlist_size)]
         if self.embedder is not None:
             seen = {s.name for s in chosen}
             chosen += [s for s in embedding_top(self.embedder, task_text, skills, self.shortlist_size)
                        if s.name not in seen]
         return chosen
 
-    def route(self, task_text: str, skills: Sequence[SkillMeta]) -> RouteDecision:
+    def route(
+        self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
+    ) -> RouteDecision:
         """Pick one skill name or None; no model call when the bank or the shortlist is empty."""
         if not skills:
             return RouteDecision(None, [], "the skill bank is empty")
-        shown = self.candidates(task_text, skills)
+        shown = self.candidates(task_text, skills, shortlist)
         if not shown:
             return RouteDecision(None, [], f"no skill of {len(skills)} shares a term with the task")
         names = [s.name for s in shown]

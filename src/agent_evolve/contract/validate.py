@@ -9,7 +9,6 @@ from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, rea
 from agent_evolve.contract.paths import safe_join
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skill_bank import scan_bank
-from agent_evolve.contract.skills import validate_skill
 from agent_evolve.contract.tool_entries import tool_entries
 from agent_evolve.contract.workspace import check_registry
 from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
@@ -37,7 +36,7 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
         elif entry.skill is None:
             found.append((SkillFormatError, f"{entry.path}: skill folder {entry.folder!r} has no SKILL.md"))
         else:
-            found += [(SkillFormatError, f"{entry.path}: {p}") for p in validate_skill(entry.skill, entry.folder)]
+            found += [(SkillFormatError, f"{entry.path}: {p}") for p in entry.problems]
 
     memory_dir = root / "memory"
     if memory_dir.is_dir():

@@ -34,7 +34,7 @@ from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifes
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.contract.safe_yaml import load_yaml
-from agent_evolve.contract.skill_bank import SKILL_FILE, scan_bank
+from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.types import SkillMeta
@@ -42,6 +42,8 @@ from agent_evolve.types import SkillMeta
 log = logging.getLogger(__name__)
 DRAFTS_DIR = "_drafts"
 _APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
+_LISTED: dict[int, tuple[tuple[BankEntry, ...], tuple[SkillMeta, ...]]] = {}  # last listing per scan (by identity)
+_LISTED_KEPT = 16
 
 
 class AgentWorkspace:
@@ -105,18 +107,7 @@ class AgentWorkspace:
         stay in :func:`validate_workspace` and :meth:`write_skill`. Folders starting with ``_`` or ``.`` (such as
         ``_drafts``) and folders without a SKILL.md are skipped.
         """
-        metas = []
-        for entry in scan_bank(self.path):
-            if entry.error:
-                log.warning("skipping an unreadable skill: %s", entry.error)
-                continue
-            if entry.skill is None:
-                continue
-            problems = validate_skill(entry.skill, dir_name=entry.folder)
-            if problems:
-                log.warning("%s: loaded despite: %s", entry.path, "; ".join(problems))
-            metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
-        return metas
+        return list(_bank_metas(scan_bank(self.path)))
 
     def read_skill(self, name: str) -> str:
         """Full text of ``skills/<name>/SKILL.md``, frontmatter included."""
@@ -281,3 +272,24 @@ def check_registry(data: Any, path: Path) -> None:
     """Refuse a tool registry that is not a list of mappings."""
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise WorkspaceError(f"{path}: the tool registry must be a list of mappings, got {type(data).__name__}")
+
+
+def _bank_metas(entries: tuple[BankEntry, ...]) -> tuple[SkillMeta, ...]:
+    """The listed skills of one scan, warning once per scan about what could not be read or breaks a rule."""
+    hit = _LISTED.get(id(entries))
+    if hit is not None and hit[0] is entries:
+        return hit[1]
+    metas = []
+    for entry in entries:
+        if entry.error:
+            log.warning("skipping an unreadable skill: %s", entry.error)
+            continue
+        if entry.skill is None:
+            continue
+        if entry.problems:
+            log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
+        metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
+    if len(_LISTED) >= _LISTED_KEPT:
+        _LISTED.pop(next(iter(_LISTED)))
+    _LISTED[id(entries)] = (entries, listed := tuple(metas))
+    return listed

@@ -6,6 +6,9 @@ every stamp unchanged, so the tree still equals that commit, or it does not, and
 is too close to the recording to be trusted (a later write in the same clock tick would keep its stamp; git calls
 these "racily clean") is compared by content instead. ctime cannot be set from user space, so a tool that
 restores mtimes still changes it. Paths git ignores for us (the run records, caches) are not walked.
+
+Where the kernel reports changes (`contract.tree_watch`), no walk is made at all: the recording keeps the watch's
+mark, and an equal mark later (with git's index and HEAD unchanged) is the proof.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_evolve.contract.tree_watch import Mark, tree_watch
+
 RACY_NS = 100_000_000
 """A file or folder changed less than this before the recording is not trusted by stamp (coarse clock ticks)."""
 
@@ -27,12 +32,15 @@ Skips = tuple[tuple[str, ...], tuple[str, ...]]
 @dataclass(frozen=True)
 class TreeStamps:
     """One working tree at one moment: every path's stamp (with git's index and HEAD), each trusted folder's entry
-    names (so a later walk lists only folders whose stamp moved), and the content digests of racy files."""
+    names (so a later walk lists only folders whose stamp moved), and the content digests of racy files; or, under
+    a kernel watch, its `mark`, the files and links it saw (`paths`) and only git's stamps."""
 
     head: str
     stamps: dict[str, Stamp]
     children: dict[str, tuple[str, ...]]
     digests: dict[str, bytes]
+    mark: Mark | None = None
+    paths: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,11 @@ def record(root: Path, head: str, skips: Skips, prior: TreeStamps | None = None,
 
     `walked`: a walk taken since the tree last changed (only git's index and HEAD moved since: they are re-read).
     """
+    watch = tree_watch(root, *skips)
+    mark = watch.mark() if watch is not None else None
+    paths = watch.paths() if mark is not None else None
+    if mark is not None and paths is not None:
+        return TreeStamps(head, _git_stamps(root), {}, {}, mark, paths)
     if walked is None:
         started = time.time_ns()
         stamps, children = _walk(root, skips, prior)
@@ -67,6 +80,8 @@ def unchanged(root: Path, head: str, recorded: TreeStamps, skips: Skips) -> bool
     """True when the tree at `root` (with HEAD at `head`) is provably as `recorded`; False means: ask git."""
     if head != recorded.head:
         return False
+    if recorded.mark is not None:
+        return _mark(root, skips) == recorded.mark and _git_stamps(root) == recorded.stamps
     if _walk(root, skips, recorded)[0] != recorded.stamps:
         return False
     return all(_digest(root / path) == digest for path, digest in recorded.digests.items())
@@ -76,6 +91,13 @@ def commit_all_suffices(root: Path, recorded: TreeStamps, skips: Skips) -> Walk 
     """The walk proving that `git commit -a` commits what `add -A` would (git's index untouched, no file or link
     new), or None when it does not."""
     started = time.time_ns()
+    if recorded.mark is not None:
+        watch = tree_watch(root, *skips)
+        mark = watch.mark() if watch is not None else None
+        paths = watch.paths() if mark is not None and mark.epoch == recorded.mark.epoch else None
+        fits = (paths is not None and paths <= recorded.paths
+                and _git_stamps(root).get(".git/index") == recorded.stamps.get(".git/index"))
+        return Walk(started, {}, {}) if fits else None
     now, children = _walk(root, skips, recorded)
     if now.get(".git/index") != recorded.stamps.get(".git/index"):
         return None
@@ -111,6 +133,23 @@ def _walk(root: Path, skips: Skips, prior: TreeStamps | None) -> tuple[dict[str,
                 kind = 2 if stat.S_ISLNK(entry.st_mode) else 1
                 found[prefix + name] = (kind, entry.st_ino, entry.st_size, entry.st_mtime_ns, entry.st_ctime_ns)
     return found, children
+
+
+def touched_since(root: Path, recorded: TreeStamps, skips: Skips, limit: int) -> list[str] | None:
+    """The paths an event named since the recording (at most `limit`, git's index untouched), under a kernel
+    watch; None when they are not known. Every other path is provably as recorded."""
+    watch = tree_watch(root, *skips) if recorded.mark is not None else None
+    touched = watch.touched_since(recorded.mark) if watch is not None else None
+    if touched is None or len(touched) > limit:
+        return None
+    if _git_stamps(root).get(".git/index") != recorded.stamps.get(".git/index"):
+        return None
+    return touched
+
+
+def _mark(root: Path, skips: Skips) -> Mark | None:
+    watch = tree_watch(root, *skips)
+    return watch.mark() if watch is not None else None
 
 
 def _git_stamps(root: Path) -> dict[str, Stamp]:

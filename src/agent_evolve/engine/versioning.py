@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.recovery import recover_git
-from agent_evolve.engine.tree_stamps import TreeStamps, Walk, commit_all_suffices, record, unchanged
+from agent_evolve.engine.tree_stamps import TreeStamps, Walk, commit_all_suffices, record, touched_since, unchanged
 from agent_evolve.errors import WorkspaceError
 
 _IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
@@ -28,6 +28,7 @@ _REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newl
 _PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,200}")  # written in-process: always a valid ref name
 _SKIPPED_SUFFIXES = (".pyc",)  # what IGNORED_PATTERNS ignores besides the kept folders
 _SKIPS = (_KEPT_DIRS, _SKIPPED_SUFFIXES)
+STATUS_PATHS_LIMIT = 200  # more changed paths than this: one whole-tree status instead of a path list
 
 
 def accepted_tag(cycle: int) -> str:
@@ -196,13 +197,14 @@ class VersionControl:
     def changed_paths(self, ref: str) -> list[str]:
         """Paths that differ between `ref` and the working tree, untracked files included.
 
-        When `ref` is HEAD's commit (the usual case) this is one `git status`, read from git's index stamps.
+        When `ref` is HEAD's commit (the usual case) this is one `git status`, read from git's index stamps; under a
+        kernel watch, limited to the paths changed since git last left the tree clean at `ref`.
         """
         target = self._peek(ref)
         if target is not None and self._stamped_clean(target):
             return []
         if target is not None and target == self._head:
-            head, paths = self._status()
+            head, paths = self._status(self._touched_since_clean(target))
             if head == target:
                 if not paths:
                     self._remember_clean(head)
@@ -268,9 +270,21 @@ class VersionControl:
         self._clean = record(self.path, head, _SKIPS, self._walked, walked) if head else None
         self._walked = self._clean or self._walked
 
-    def _status(self) -> tuple[str | None, list[str]]:
-        """HEAD's commit (None before the first) and every path that differs from it, untracked included."""
-        out = self._run("--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames")
+    def _touched_since_clean(self, target: str) -> list[str] | None:
+        """The paths that may differ from `target`, when the tree was recorded clean there and a watch saw since."""
+        clean = self._clean
+        if clean is None or clean.head != target or self._branch_sha() != target:
+            return None
+        return touched_since(self.path, clean, _SKIPS, STATUS_PATHS_LIMIT)
+
+    def _status(self, only: list[str] | None = None) -> tuple[str | None, list[str]]:
+        """HEAD's commit (None before the first) and every path that differs from it, untracked included.
+
+        `only`: the paths to ask about, when every other one is known to be unchanged.
+        """
+        limit = ["--", *(f":(literal){path}" for path in only)] if only else []
+        out = self._run("--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all",
+                        "--no-renames", *limit)
         head: str | None = None
         paths: list[str] = []
         tokens = iter(out.decode("utf-8", "replace").split("\0"))

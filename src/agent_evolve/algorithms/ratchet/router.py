@@ -18,13 +18,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.router import RouteDecision, SkillRouter, bank_index, skill_document
+from agent_evolve.agents.router import BankShortlist, RouteDecision, SkillRouter, skill_document
 from agent_evolve.algorithms.ratchet.embedder import Embedder
 from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings, Routing
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
-from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
 
 MARKER = "skills/_ratchet/router.json"
@@ -153,7 +152,7 @@ class BankRouter:
     def __init__(self, skills: Sequence[SkillMeta], config: RouterConfig, embedder: Embedder | None = None) -> None:
         self.skills, self.config = list(skills), config
         self._embedder = embedder
-        self._lexical: TfIdfIndex | None = None
+        self._lexical = BankShortlist(self.skills)
         self._vectors: _VectorIndex | None = None
 
     @property
@@ -163,9 +162,7 @@ class BankRouter:
 
     def lexical(self, task_text: str, k: int) -> list[SkillMeta]:
         """The ``k`` best tf-idf matches (the shared index of `agents.router`), best first."""
-        if self._lexical is None:
-            self._lexical = bank_index(self.skills)
-        return [self.skills[i] for i, _ in self._lexical.top(task_text, k)]
+        return [skill for skill, _ in self._lexical.top(task_text, k)]
 
     def embedded(self, task_text: str, k: int, *, exact: bool = False) -> list[SkillMeta]:
         """The ``k`` skills closest in embedding space, best first (two-stage; ``exact``: a full scan)."""
