@@ -46,6 +46,20 @@ def test_unclosed_bad_and_bare_calls():
     assert parse_tool_calls('<tools>{"name": "rm", "arguments": {}}</tools>', {"add"})[1] == []
 
 
+def test_a_call_in_a_json_block_inside_prose_is_the_first_known_one():
+    planned = ("I'll search first, then look the person up.\n\n```json\n"
+               '{"name": "search", "arguments": {"query": "drill"}}\n```\n\nThen:\n```json\n'
+               '{"name": "find_person", "arguments": {"name": "<organiser>"}}\n```')
+    rest, calls = parse_tool_calls(planned, {"search", "find_person"})
+    assert [(c.name, c.arguments) for c in calls] == [("search", {"query": "drill"})]
+    assert rest == "I'll search first, then look the person up."
+    unknown = 'Example:\n```json\n{"name": "rm", "arguments": {}}\n```\nThe answer is 4.'
+    assert parse_tool_calls(unknown, {"search"}) == (unknown, [])
+    data = 'The record:\n```json\n{"name": "Ada", "office": "Oslo"}\n```'  # data, not a call: no known tool
+    assert parse_tool_calls(data, {"search"})[1] == []
+    assert parse_tool_calls(planned)[1] == [], "without tool names no block in prose is a call"
+
+
 def test_tools_calls_and_results_render_as_qwen_text():
     messages = [
         Message("user", "add 1 and 2"),

@@ -1,10 +1,10 @@
 """Kernel change notification for a folder tree (inotify on Linux): proof, without a walk, that nothing changed.
 
 A :class:`TreeWatch` watches every folder of a tree and counts what the kernel reports: any change moves its
-generation, and the set of files and links in the tree is kept up to date. A :class:`Mark` taken now and compared later says
-whether anything under the tree changed in between, at the cost of one non-blocking read, where a walk costs an
-``lstat`` per path. The kernel queues an event before the writing call returns, so a change made before a
-``mark()`` call is always in it. Where notification cannot be trusted (no inotify, its queue overflowed, a watched
+generation, and the set of files and links in the tree is kept up to date. A :class:`Mark` taken now and compared
+later says whether anything under the tree changed in between, at the cost of one non-blocking read, where a walk
+costs an ``lstat`` per path. The kernel queues an event before the writing call returns, so a change made before
+a ``mark()`` call is always in it. Where notification cannot be trusted (no inotify, its queue overflowed, a watched
 folder was moved, another process than the one that opened it) ``mark()`` is None and callers walk as before.
 Writes through a shared memory map raise no event; nothing here writes files that way.
 """

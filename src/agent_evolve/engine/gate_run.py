@@ -19,7 +19,7 @@ from agent_evolve.engine.gate import no_holdout_decision
 from agent_evolve.engine.gating import decide_gate, decision_summary
 from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expected_seconds, measure
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
-from agent_evolve.engine.solving import is_infrastructure_failure, solve_all, too_many_infrastructure_failures
+from agent_evolve.engine.solving import graded_mean, graded_only, solve_all, too_many_infrastructure_failures
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.versioning import VersionControl, accepted_tag, candidate_tag
 from agent_evolve.errors import AgentEvolveError
@@ -105,14 +105,13 @@ class GateRun:
             )
         finally:
             agent.discard_buffers()
-        graded = [o for o in observations if not is_infrastructure_failure(o)]
+        graded = graded_only(observations)
         failed = len(observations) - len(graded)
         if too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
             return {"decision": None, "failure": f"{failed} of {len(observations)} train re-solves failed for "
                     "infrastructure reasons", "accepted_score": None, "accepted_count": 0}
-        score = sum(o.feedback.score for o in graded) / len(graded) if graded else 0.0
-        return {"decision": decision_summary(no_holdout_decision()), "failure": "", "accepted_score": score,
-                "accepted_count": len(graded)}
+        return {"decision": decision_summary(no_holdout_decision()), "failure": "",
+                "accepted_score": graded_mean(graded), "accepted_count": len(graded)}
 
     def _measure(self, agent: BaseAgent, phase: str) -> HoldoutMeasure:
         total = len(self.holdout) * self.config.gate_repeats

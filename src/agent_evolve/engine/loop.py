@@ -28,8 +28,8 @@ from agent_evolve.engine.run_usage import UsageMeter, sum_usage
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
     error_counts,
-    is_infrastructure_failure,
-    mean_score,
+    graded_mean,
+    graded_only,
     solve_all,
     too_many_infrastructure_failures,
 )
@@ -165,7 +165,7 @@ class EvolutionLoop:
         session, journal, state = self.session, self.session.journal, self.state
         phases = journal.phases(cycle)
         observations, batch_rel = self._load_batch(phases["solved"]) if "solved" in phases else self._solve(cycle)
-        graded = [o for o in observations if not is_infrastructure_failure(o)]
+        graded = graded_only(observations)
         state.add_train_scores(sum(o.feedback.score for o in graded), len(graded))
         if "stepped" in phases:
             session.context(cycle)
@@ -184,7 +184,7 @@ class EvolutionLoop:
         self.agent = self._reload_agent()
         score = math.nan if self.config.trajectory_only else state.accepted_score
         self.engine.on_cycle_end(accepted, score)
-        self._record(cycle, observations, batch_rel, outcome, verdict, accepted)
+        self._record(cycle, observations, graded, batch_rel, outcome, verdict, accepted)
         self._finish_cycle(cycle)
         self.emit(cycle, "recorded", score=state.accepted_score)
         return "failed" if verdict.get("failure") else outcome.status
@@ -204,10 +204,10 @@ class EvolutionLoop:
             done.append(observation)
             self.emit(cycle, "solve", done=len(done), total=len(tasks))
 
-        for observation in solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done, self.executor):
-            observer.record(observation.task, observation.trajectory, observation.feedback)
-        observations = observer.get_observations()
-        if self._batch_failure(observations):
+        observations = solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done, self.executor)
+        observer.add(observations)
+        graded = graded_only(observations)
+        if self._batch_failure(len(observations), len(observations) - len(graded)):
             self.agent.discard_buffers()
         else:
             self.agent.export_to_fs()
@@ -216,7 +216,7 @@ class EvolutionLoop:
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
         session.journal.record(
-            cycle, "solved", batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=mean_score(observations)
+            cycle, "solved", batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=graded_mean(graded)
         )
         return observations, batch_rel
 
@@ -225,12 +225,11 @@ class EvolutionLoop:
         rows = read_jsonl(self.workspace.path / solved["batch"])
         return [Observation.from_dict(r) for r in rows], solved["batch"]
 
-    def _batch_failure(self, observations: list[Observation]) -> str:
+    def _batch_failure(self, attempts: int, failed: int) -> str:
         """Why the batch cannot be learned from: too many infrastructure failures ('' when it can)."""
-        failed = sum(is_infrastructure_failure(o) for o in observations)
-        if not too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
+        if not too_many_infrastructure_failures(failed, attempts, self.config.max_infra_failure_ratio):
             return ""
-        return (f"{failed} of {len(observations)} batch tasks failed for infrastructure reasons "
+        return (f"{failed} of {attempts} batch tasks failed for infrastructure reasons "
                 f"(more than max_infra_failure_ratio={self.config.max_infra_failure_ratio}); the cycle is not scored")
 
     def _step(self, cycle: int, observations: list[Observation], infrastructure_failures: int,
@@ -239,7 +238,7 @@ class EvolutionLoop:
         session, pre = self.session, pre_evolution_tag(cycle)
         if not at_pre:
             session.vc.reset_to(pre)
-        failure = self._batch_failure(observations)
+        failure = self._batch_failure(len(observations), infrastructure_failures)
         if failure:
             outcome = StepOutcome(status="failed", mutated=False, summary=failure)
         else:
@@ -276,14 +275,13 @@ class EvolutionLoop:
         return False
 
     def _record(
-        self, cycle: int, observations: list[Observation], batch_rel: str, outcome: StepOutcome, verdict: GateResult,
-        accepted: bool,
+        self, cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str,
+        outcome: StepOutcome, verdict: GateResult, accepted: bool,
     ) -> None:
         if any(r["cycle"] == cycle for r in self.history.cycle_records()):
             return
         state = self.state
-        graded = [o for o in observations if not is_infrastructure_failure(o)]
-        batch_score = mean_score(observations)
+        batch_score = graded_mean(graded)
         failure = verdict.get("failure", "")
         record = CycleRecord(
             cycle=cycle,
@@ -323,7 +321,7 @@ class EvolutionLoop:
         self.session.vc.reset_to(self.state.accepted_tag)
         self.agent = self._reload_agent()
         outcome = StepOutcome(status="out_of_budget", mutated=False, summary=f"budget exhausted: {message}")
-        self._record(cycle, [], "", outcome, {"decision": None, "failure": ""}, False)
+        self._record(cycle, [], [], "", outcome, {"decision": None, "failure": ""}, False)
         self._finish_cycle(cycle)
         self.emit(cycle, "out_of_budget", message=message)
 

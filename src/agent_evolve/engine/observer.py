@@ -28,6 +28,11 @@ class Observer:
         with self._lock:
             self._buffer.append(Observation(task=task, trajectory=trajectory, feedback=feedback))
 
+    def add(self, observations: list[Observation]) -> None:
+        """Buffer a batch's observations (shared, not copied)."""
+        with self._lock:
+            self._buffer.extend(observations)
+
     def flush(self, batch_label: str = "") -> Path:
         """Write buffered observations to evolution/observations/batch_{label}.jsonl in one atomic write."""
         with self._lock:

@@ -118,10 +118,19 @@ def error_counts(observations: list[Observation]) -> dict[str, int]:
     return counts
 
 
+def graded_only(observations: list[Observation]) -> list[Observation]:
+    """The attempts that were graded as answers: infrastructure failures are left out."""
+    return [o for o in observations if o.feedback.raw.get(ERROR_KIND_KEY) != INFRASTRUCTURE]
+
+
+def graded_mean(graded: list[Observation]) -> float:
+    """Mean score of graded attempts (0.0 for none)."""
+    return sum(o.feedback.score for o in graded) / len(graded) if graded else 0.0
+
+
 def mean_score(observations: list[Observation]) -> float:
     """Mean score over the graded attempts; infrastructure failures are not answers and are left out."""
-    graded = [o for o in observations if not is_infrastructure_failure(o)]
-    return sum(o.feedback.score for o in graded) / len(graded) if graded else 0.0
+    return graded_mean(graded_only(observations))
 
 
 def too_many_infrastructure_failures(failed: int, total: int, max_ratio: float) -> bool:

@@ -28,6 +28,8 @@ RESULTS_NUDGE = (
 # Small models also wrap a call in the <tools> tags of the prompt; such a block counts only for a known tool.
 _CALL_BLOCK = re.compile(r"<(tool_call|tools)>\s*(.*?)\s*(?:</\1>|$)", re.DOTALL)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+# ... and the 1.5B model often writes its plan in prose, then the call in a ```json block inside it.
+_INNER_FENCE = re.compile(r"```(?:json)?[ \t]*\n(\{.*?\})\s*```", re.DOTALL)
 
 
 def render_tools(tools: list[ToolSpec]) -> str:
@@ -100,7 +102,7 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     """Split a reply into its plain text and the <tool_call> blocks it contains (unparseable blocks stay text).
 
     A reply that is nothing but one JSON object naming a known tool also counts as a call, since small models
-    sometimes drop the tags.
+    sometimes drop the tags; so does the first ```json block naming a known tool inside a reply's prose.
     """
     calls: list[ToolCall] = []
     kept: list[str] = []
@@ -128,4 +130,18 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
             bare = None
         if bare is not None:
             return "", [bare]
+        return _first_fenced_call(remaining, tool_names)
     return remaining, calls
+
+
+def _first_fenced_call(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
+    """The first ```json block in prose that calls a known tool, as that one call (later blocks are usually
+    steps planned on results the model has not seen yet); the prose before it stays the text."""
+    for match in _INNER_FENCE.finditer(text):
+        try:
+            call = _as_call(json.loads(match.group(1)), tool_names)
+        except ValueError:
+            continue
+        if call is not None:
+            return text[:match.start()].strip(), [call]
+    return text, []
