@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 
@@ -85,6 +86,13 @@ class LiveProgress:
         )
 
 
+def _where_to_look(details: dict, workspace: Path) -> str:
+    """The command that shows the accepted change, or why there is none."""
+    if not details.get("accepted", 0):
+        return f"nothing was accepted (each cycle's verdict: agent-evolve history {shlex.quote(str(workspace))})"
+    return f"agent-evolve diff -w {shlex.quote(str(workspace))} baseline {details.get('accepted_tag', 'final')}"
+
+
 def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
     """The closing summary: scores, accepted and rejected cycles, tokens, wall time, where things are."""
     details = result.details
@@ -107,6 +115,7 @@ def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
         ("stopped because", details.get("stop_reason") or "all cycles done"),
         ("workspace", str(workspace)),
         ("records", str(workspace / RECORDS_DIR)),
+        ("what changed", _where_to_look(details, workspace)),
     ]
     for what, value in rows:
         table.add_row(what, value)

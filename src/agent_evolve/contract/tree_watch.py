@@ -6,7 +6,8 @@ later says whether anything under the tree changed in between, at the cost of on
 costs an ``lstat`` per path. The kernel queues an event before the writing call returns, so a change made before
 a ``mark()`` call is always in it. Where notification cannot be trusted (no inotify, its queue overflowed, a watched
 folder was moved, another process than the one that opened it) ``mark()`` is None and callers walk as before.
-Writes through a shared memory map raise no event; nothing here writes files that way.
+Writes through a shared memory map, or made by another machine on a network file system, raise no event;
+nothing here writes that way, and a live run's workspace is not to be edited from another machine.
 """
 
 from __future__ import annotations
