@@ -94,10 +94,10 @@ def main(root: Path, kills: int, seed: int) -> dict:
     trials = []
     for number in range(kills):
         workspace = root / f"trial-{number}"
-        for _attempt in range(5):  # an instant past the end of a (faster) run kills nothing: draw again
+        for attempt in range(5):  # an instant past the end of a (faster) run kills nothing: draw again, earlier
             shutil.rmtree(workspace, ignore_errors=True)
             make_workspace(workspace)
-            at = rng.uniform(0.0, 0.8 * duration)
+            at = rng.uniform(0.0, 0.8 * duration * 0.5 ** attempt)
             pid = start(workspace)
             time.sleep(at)
             try:

@@ -199,7 +199,7 @@ def tree_watch(root: str | os.PathLike[str], skip_names: tuple[str, ...] = (),
     """The process's watch of ``root`` (made on first use), or None where the kernel offers no notification."""
     if INotify is None:
         return None
-    key = (os.path.abspath(root), tuple(skip_names), tuple(skip_suffixes))
+    key = (os.path.realpath(root), tuple(skip_names), tuple(skip_suffixes))
     with _watches_lock:
         watch = _watches.get(key)
         if watch is None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evolve.engine.journal import Journal
@@ -36,9 +37,9 @@ class RunState:
 
     def accepted_fields(self) -> dict[str, Any]:
         """What a journal entry records about the accepted version and the spent usage."""
-        fields = asdict(self)
-        del fields["plan"], fields["cursor"]
-        return fields
+        return {"accepted_tag": self.accepted_tag, "accepted_cycle": self.accepted_cycle,
+                "accepted_score": self.accepted_score, "accepted_count": self.accepted_count,
+                "baseline_score": self.baseline_score, "usage": copy.deepcopy(self.usage)}
 
     def add_train_scores(self, total: float, count: int) -> None:
         """Without a holdout, fold the accepted version's new train attempts into its running mean."""
