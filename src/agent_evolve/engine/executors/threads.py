@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
@@ -11,7 +12,12 @@ from agent_evolve.types import Observation, Task
 
 
 class ThreadExecutor:
-    """Up to `concurrency` tasks at once on threads; `on_done` runs on the worker thread."""
+    """Up to `concurrency` tasks at once on threads; `on_done` runs on the worker thread.
+
+    Each of the `concurrency` workers takes the next unstarted task until none is left (one future per worker,
+    not per task: a batch of a thousand instant tasks costs the pool's bookkeeping once). After an exception no
+    worker starts another task; the first one raised propagates once every running task has finished.
+    """
 
     def __init__(self, concurrency: int):
         self.concurrency = concurrency
@@ -32,5 +38,25 @@ class ThreadExecutor:
 
         if self.concurrency <= 1 or len(tasks) <= 1:
             return [one(task) for task in tasks]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(tasks))) as pool:
-            return list(pool.map(one, tasks))
+        results: list[Observation | None] = [None] * len(tasks)
+        pending = iter(range(len(tasks)))
+        lock, failed = threading.Lock(), threading.Event()
+
+        def worker() -> None:
+            while not failed.is_set():
+                with lock:
+                    index = next(pending, None)
+                if index is None:
+                    return
+                try:
+                    results[index] = one(tasks[index])
+                except BaseException:
+                    failed.set()
+                    raise
+
+        workers = min(self.concurrency, len(tasks))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(worker) for _ in range(workers)]
+        for future in futures:
+            future.result()
+        return results  # type: ignore[return-value] - every slot is filled when no worker raised
