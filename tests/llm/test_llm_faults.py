@@ -105,6 +105,9 @@ def test_a_length_cut_reply_is_reported_and_logged(serve, client_for, caplog):
     assert completion.finish_reason == "length" and completion.truncated
     assert "cut at the length limit" in caplog.text
     assert server.requests[0].body["max_tokens"] == 3  # a compatible server (base_url) gets max_tokens
+    caplog.clear()
+    assert client_for("openai", server).complete(HELLO, max_tokens=1).truncated
+    assert "cut at the length limit" not in caplog.text, "a 1-token probe (the pre-flight's) is cut on purpose"
 
 
 MALFORMED = {

@@ -81,7 +81,7 @@ class MeteredClient:
         usage = replace(completion.usage, cost=cost_of(self.model, completion.usage, self.prices))
         completion = replace(completion, usage=usage)
         self.ledger.record(self.role, usage)
-        if completion.truncated:
+        if completion.truncated and max_tokens != 1:  # a 1-token call is a probe: being cut is its point
             log.warning("%s: reply cut at the length limit (max_tokens=%s); %d output tokens",
                         self.model, max_tokens, usage.output_tokens)
         if self.cache is not None and key is not None:
