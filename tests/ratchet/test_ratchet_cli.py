@@ -130,6 +130,20 @@ def test_a_bad_bank_is_one_error_line_naming_the_file(tmp_path: Path) -> None:
     assert not ledger_path(tmp_path).exists()
 
 
+def test_the_audit_shows_the_engine_s_decisions_and_a_user_action_once(ws: Path) -> None:
+    with Ledger.open(ledger_path(ws)) as ledger:
+        ledger.add_decision(Decision(5, "synth", "off-by-one", {"capsules": [1, 2, 3], "size": 3}))
+        ledger.add_decision(Decision(6, "rollback", "round 5", {"restored": ["helpful"]}))
+    assert invoke("skill", "lock", "helpful", "-w", str(ws)).exit_code == 0
+    with Ledger.open(ledger_path(ws)) as ledger:
+        trail = ledger.audit_trail()
+    assert [e["event"] for e in trail[:3]] == ["lock", "rollback", "synth"]
+    assert [e["event"] for e in trail].count("lock") == 1, "a user's action is its audit event only"
+    assert trail[1]["payload"] == {"subject": "round 5", "restored": ["helpful"]} and trail[1]["id"].startswith("d")
+    out = invoke("audit", "--limit", "3", "-w", str(ws)).output
+    assert "rollback" in out and "off-by-one" in out and "-0.3" not in out, "the older retirement is past the limit"
+
+
 def test_meta_list_and_audit_with_a_limit(ws: Path) -> None:
     meta = invoke("meta", "list", "-w", str(ws)).output
     assert "default-code" in meta and "Name the failing input." in meta and "yes" in meta

@@ -217,9 +217,9 @@ def meta_list(workspace: str) -> None:
 @_WORKSPACE
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1), help="How many events.")
 def audit_command(workspace: str, limit: int) -> None:
-    """The run's audit events, newest first: synthesis, curation, rollbacks, imports, user actions."""
+    """The run's audit trail, newest first: rounds, synthesis, curation, rollbacks, imports, user actions."""
     with _ledger(workspace) as ledger:
-        events = ledger.audit_events(limit)
+        events = ledger.audit_trail(limit)
     table = Table(title=f"Ratchet audit (newest {len(events)})")
     for column in ("id", "round", "when", "event"):
         table.add_column(column, no_wrap=True)
@@ -229,7 +229,7 @@ def audit_command(workspace: str, limit: int) -> None:
         details = json.dumps(e["payload"], sort_keys=True)
         if len(details) > _PAYLOAD_CHARS:
             details = details[:_PAYLOAD_CHARS] + "..."
-        table.add_row(str(e["id"]), "-" if e["round"] is None else str(e["round"]), when, e["event"], details)
+        table.add_row(e["id"], "-" if e["round"] is None else str(e["round"]), when, e["event"], details)
     _print(table)
 
 

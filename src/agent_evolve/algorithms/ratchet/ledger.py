@@ -344,6 +344,22 @@ class Ledger:
             for row in rows
         ]
 
+    def audit_trail(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """What happened, newest first: audit events and the engine's decisions (synthesis, curation, cover guard,
+        canonicalisation, retirement, eviction, rollback), each {id, round, event, payload, created_at}; a
+        decision's id is `d<N>`, an event's `a<N>`. A user's action is one entry (it is also an audit event)."""
+        cap = -1 if limit is None else limit
+        events = [{**e, "id": f"a{e['id']}"} for e in self.audit_events(limit)]
+        rows = self._read(
+            "SELECT id, round, kind, subject, payload, created_at FROM decisions ORDER BY id DESC LIMIT ?", (cap,))
+        decisions = [
+            {"id": f"d{row[0]}", "round": row[1], "event": row[2], "payload": {"subject": row[3], **payload},
+             "created_at": row[5]}
+            for row in rows if (payload := json.loads(row[4])).get("by") != "user"
+        ]
+        merged = sorted(events + decisions, key=lambda e: e["created_at"], reverse=True)
+        return merged if limit is None else merged[:limit]
+
     def last_round(self) -> int:
         """The latest round anything was recorded for (0 for a new ledger): where a user's action is filed."""
         rows = self._read(
