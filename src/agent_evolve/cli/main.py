@@ -1,12 +1,19 @@
 """The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor.
 
 Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
-workspace), 2 a usage or configuration error. Errors are one line on stderr.
+workspace), 2 a usage or configuration error, 143 stopped by SIGTERM. Errors are one line on stderr.
+
+SIGTERM (`kill`, a container or service stop) stops a command the way Ctrl-C does: the task running in the
+main thread is interrupted, task environments (folders, containers) are closed and the workspace lock is
+released; tasks on worker threads finish their current model call first. A second SIGTERM kills at once. A
+stopped run resumes when the same command is run again.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
+from types import FrameType
 from typing import Any
 
 import click
@@ -22,6 +29,7 @@ from agent_evolve.errors import AgentEvolveError, ConfigError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 class _Commands(click.Group):
@@ -54,7 +62,15 @@ for _command in [*USERVIEW_COMMANDS, *RATCHET_COMMANDS]:
     cli.add_command(_command)
 
 
+def _terminate(signum: int, _frame: FrameType | None) -> None:
+    """Unwind like an interrupt (cleanup runs); the next SIGTERM takes the default action."""
+    signal.signal(signum, signal.SIG_DFL)
+    click.echo("agent-evolve: stopped by SIGTERM; run the same command again to resume", err=True)
+    raise SystemExit(EXIT_TERMINATED)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     cli()
 
 
