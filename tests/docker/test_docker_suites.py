@@ -11,6 +11,7 @@ import pytest
 
 import _pytest
 import iniconfig
+import py
 import packaging
 import pluggy
 import pygments
@@ -21,18 +22,27 @@ from agent_evolve.benchmarks.terminal2 import Terminal2Benchmark
 from agent_evolve.environments import open_environment
 from agent_evolve.types import Trajectory
 
-PYTEST_TAG = "agent-evolve-test/python-pytest:1"
+PYTEST_TAG = "agent-evolve-test/python-pytest:2"
 SKILL = "---\nname: conf-files\ndescription: Edit key = value files in place with sed.\n---\n\nUse sed -i.\n"
 
 
 @pytest.fixture(scope="module")
 def pytest_image(python_image: str, docker_client: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The python image with this interpreter's pytest copied in (pure Python; nothing is downloaded)."""
+    """The python image with this interpreter's pytest copied in (pure Python; nothing is downloaded).
+
+    `py` is pytest's one-file shim (`py.py`, imported by `_pytest.compat` since pytest 7.2), so single-file
+    modules are copied as files and packages as folders.
+    """
     if docker_client.images.list(name=PYTEST_TAG):
         return PYTEST_TAG
     context = tmp_path_factory.mktemp("pytest-image")
-    for module in (pytest, _pytest, pluggy, iniconfig, packaging, pygments):
-        shutil.copytree(Path(str(module.__file__)).parent, context / "site" / module.__name__)
+    (context / "site").mkdir()
+    for module in (pytest, _pytest, py, pluggy, iniconfig, packaging, pygments):
+        source = Path(str(module.__file__))
+        if source.name == "__init__.py":
+            shutil.copytree(source.parent, context / "site" / module.__name__)
+        else:
+            shutil.copy2(source, context / "site" / source.name)
     (context / "Dockerfile").write_text(f"FROM {python_image}\nCOPY site/ /usr/local/lib/python3.11/dist-packages/\n")
     docker_client.images.build(path=str(context), tag=PYTEST_TAG, rm=True)
     return PYTEST_TAG

@@ -20,6 +20,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from agent_evolve.algorithms.ratchet.ledger_rows import (
+    append_meta,
+    append_status,
+    current_status,
+    filters,
+    merge_trail,
+)
 from agent_evolve.algorithms.ratchet.ledger_schema import (
     SCHEMA_VERSION,
     LedgerError,
@@ -174,7 +181,7 @@ class Ledger:
         self, round: int | None = None, skill: str | None = None, split: str | None = None
     ) -> list[tuple[int, Capsule]]:
         """Task attempts in the order written, filtered by round, routed skill and split."""
-        where, params = _filters(round=round, routed_skill=skill, split=split)
+        where, params = filters(round=round, routed_skill=skill, split=split)
         rows = self._read(
             "SELECT id, round, task_id, split, prompt, output, score, passed, routed_skill, router_decision,"
             f" metadata, created_at FROM capsules{where} ORDER BY id",
@@ -188,7 +195,7 @@ class Ledger:
 
     def routing_by_round(self, split: str | None = None) -> dict[int, tuple[int, int]]:
         """Per round: (attempts, attempts routed to a skill), without loading the capsules' texts."""
-        where, params = _filters(split=split)
+        where, params = filters(split=split)
         rows = self._read(
             f"SELECT round, COUNT(*), COUNT(routed_skill) FROM capsules{where} GROUP BY round ORDER BY round", params
         )
@@ -223,7 +230,7 @@ class Ledger:
 
     def verdicts(self, skill: str | None = None, round: int | None = None) -> list[Verdict]:
         """Verdicts in the order written, filtered by skill and round."""
-        where, params = _filters(skill=skill, round=round)
+        where, params = filters(skill=skill, round=round)
         rows = self._read(
             "SELECT capsule_id, skill, label, failure_pattern, confidence, reason, round"
             f" FROM verdicts{where} ORDER BY id",
@@ -242,16 +249,16 @@ class Ledger:
                 "INSERT INTO skill_versions (name, fields, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
                 (skill.name, _dumps(data), round, reason, time.time()),
             )
-            if _current_status(db, skill.name) != skill.status:
-                _append_status(db, skill.name, skill.status, round, reason)
+            if current_status(db, skill.name) != skill.status:
+                append_status(db, skill.name, skill.status, round, reason)
 
     def set_status(self, name: str, status: SkillStatus, round: int, reason: str) -> None:
         """Append a status change (ACTIVE, DEPRECATED, CANDIDATE) of a known skill."""
         _check(status, SKILL_STATUSES, f"skill {name!r} status")
         with self._write() as db:
-            if _current_status(db, name) is None:
+            if current_status(db, name) is None:
                 raise LedgerError(f"{self.path}: no skill named {name!r} in the ledger")
-            _append_status(db, name, status, round, reason)
+            append_status(db, name, status, round, reason)
 
     def skill(self, name: str) -> RatchetSkill | None:
         """The latest version of a skill with its current status, or None if the ledger never saw it."""
@@ -288,8 +295,8 @@ class Ledger:
             if meta.active:
                 for other in self._latest_meta(db, meta.suite):
                     if other.active and other.name != meta.name:
-                        _append_meta(db, MetaSkill(other.suite, other.name, other.body, False, other.created_round))
-            _append_meta(db, meta)
+                        append_meta(db, MetaSkill(other.suite, other.name, other.body, False, other.created_round))
+            append_meta(db, meta)
 
     def meta_skills(self, suite: str | None = None) -> list[MetaSkill]:
         """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance."""
@@ -321,7 +328,7 @@ class Ledger:
 
     def decisions(self, kind: str | None = None, round: int | None = None) -> list[Decision]:
         """Decisions in the order written, filtered by kind and round."""
-        where, params = _filters(kind=kind, round=round)
+        where, params = filters(kind=kind, round=round)
         rows = self._read(f"SELECT round, kind, subject, payload FROM decisions{where} ORDER BY id", params)
         return [Decision(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
 
@@ -345,20 +352,11 @@ class Ledger:
         ]
 
     def audit_trail(self, limit: int | None = None) -> list[dict[str, Any]]:
-        """What happened, newest first: audit events and the engine's decisions (synthesis, curation, cover guard,
-        canonicalisation, retirement, eviction, rollback), each {id, round, event, payload, created_at}; a
-        decision's id is `d<N>`, an event's `a<N>`. A user's action is one entry (it is also an audit event)."""
-        cap = -1 if limit is None else limit
-        events = [{**e, "id": f"a{e['id']}"} for e in self.audit_events(limit)]
+        """What happened, newest first: audit events and the engine's decisions (see `ledger_rows.merge_trail`)."""
         rows = self._read(
-            "SELECT id, round, kind, subject, payload, created_at FROM decisions ORDER BY id DESC LIMIT ?", (cap,))
-        decisions = [
-            {"id": f"d{row[0]}", "round": row[1], "event": row[2], "payload": {"subject": row[3], **payload},
-             "created_at": row[5]}
-            for row in rows if (payload := json.loads(row[4])).get("by") != "user"
-        ]
-        merged = sorted(events + decisions, key=lambda e: e["created_at"], reverse=True)
-        return merged if limit is None else merged[:limit]
+            "SELECT id, round, kind, subject, payload, created_at FROM decisions ORDER BY id DESC LIMIT ?",
+            (-1 if limit is None else limit,))
+        return merge_trail(self.audit_events(limit), rows, limit)
 
     def last_round(self) -> int:
         """The latest round anything was recorded for (0 for a new ledger): where a user's action is filed."""
@@ -382,31 +380,3 @@ class Ledger:
             "SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1", (round,)
         )
         return list(json.loads(rows[0][0])) if rows else []
-
-
-def _filters(**columns: Any) -> tuple[str, tuple[Any, ...]]:
-    """A WHERE clause over the columns given a value (None means no filter)."""
-    chosen = [(column, value) for column, value in columns.items() if value is not None]
-    if not chosen:
-        return "", ()
-    return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in chosen), tuple(v for _, v in chosen)
-
-
-def _current_status(db: sqlite3.Connection, name: str) -> str | None:
-    """A skill's latest status (every skill gets one when first put), None for a name never seen."""
-    row = db.execute("SELECT status FROM skill_status WHERE name = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
-    return row[0] if row else None
-
-
-def _append_status(db: sqlite3.Connection, name: str, status: str, round: int, reason: str) -> None:
-    db.execute(
-        "INSERT INTO skill_status (name, status, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
-        (name, status, round, reason, time.time()),
-    )
-
-
-def _append_meta(db: sqlite3.Connection, meta: MetaSkill) -> None:
-    db.execute(
-        "INSERT INTO meta_skills (suite, name, body, active, created_round) VALUES (?, ?, ?, ?, ?)",
-        (meta.suite, meta.name, meta.body, int(meta.active), meta.created_round),
-    )
