@@ -104,3 +104,27 @@ def test_resuming_into_a_folder_of_another_experiment_is_refused(tmp_path: Path,
     with pytest.raises(ConfigError, match="another experiment"):
         run_lift(LiftPlan(str(agent), "keywords", "keyword", seeds=(5,), cycles=1), KeywordBenchmark(), CONFIG,
                  tmp_path / "out")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def test_a_committed_experiment_folder_resumes_in_a_fresh_clone_without_solving(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    repo, log = tmp_path / "repo", tmp_path / "solves.log"
+    assert experiment(agent, repo / "out", log).returncode == 0
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "experiment")
+    kept = git(repo, "ls-files").split()
+    assert "out/evolved/seed-0/arm.json" in kept and "out/plan.json" in kept and "out/lift.json" in kept
+    assert any(k.startswith("out/scores/") for k in kept) and "out/baseline/workspace/prompts/system.md" in kept
+    arms = [k for k in kept if "/seed-" in k]
+    assert arms and all(k.endswith("/arm.json") for k in arms), "the arms' working folders and costs stay out"
+    git(tmp_path, "clone", "-q", str(repo), "clone")
+    again = tmp_path / "again.log"
+    assert experiment(agent, tmp_path / "clone" / "out", again).returncode == 0
+    assert not again.exists() or not again.read_text().strip(), "every finished arm and score is read back"
+    report = lambda root: json.loads((root / "out" / "lift.json").read_text())["arms"]  # noqa: E731
+    assert report(tmp_path / "clone") == report(repo)

@@ -1,7 +1,7 @@
 """Run a lift experiment, resumably: baseline once, then per seed the evolved and the control arm, then the report.
 The steps (open the folder, score the baseline, run an arm once) are shared with the side-by-side comparison.
 
-Layout of the output folder: plan.json; baseline/workspace (a copy of the seed workspace); scores/<key>.jsonl
+Layout of the output folder: plan.json; .gitignore (what to commit); baseline/workspace (a copy of the seed workspace); scores/<key>.jsonl
 (per-task test scores of each distinct workspace content); <arm>/seed-<n>/{workspace, cost.json, arm.json};
 lift.json, lift.md, lift.png. Run the same command again after a kill: finished arms are read back, an
 interrupted evolution resumes from its journal, and test tasks already scored are not solved again.
@@ -33,6 +33,14 @@ from agent_evolve.registry import seed_path
 from agent_evolve.types import Task
 
 Progress = Callable[[ProgressEvent], None]
+
+# Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
+# and to report (plan, baseline copy, per-task scores, each finished arm's arm.json, the report), and leaves out
+# the arms' working folders (workspaces with their own git, journals, partial costs), which a rerun rebuilds.
+EXPERIMENT_GITIGNORE = """# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
+/*/seed-*/*
+!/*/seed-*/arm.json
+"""
 
 
 def source_workspace(agent: str) -> Path:
@@ -90,6 +98,9 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
     check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
     check_same_plan(out_dir, plan, config)
+    ignore = out_dir / ".gitignore"
+    if not ignore.exists():
+        atomic_write(ignore, EXPERIMENT_GITIGNORE)
     return source_workspace(plan.agent), tests
 
 
