@@ -3,6 +3,7 @@ starts and propagates."""
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
@@ -48,3 +49,21 @@ def test_after_a_spent_budget_no_new_task_starts_and_the_error_propagates() -> N
     with pytest.raises(BudgetExceededError, match="token budget spent"):
         ThreadExecutor(2).run(work, None, None, tasks(200))  # type: ignore[arg-type]
     assert "t3" in started and len(started) <= 6, started
+
+
+def test_an_interrupted_driver_starts_no_new_task_after_the_running_ones() -> None:
+    started: list[str] = []
+
+    def work(_agent: object, _benchmark: object, task: Task) -> Observation:
+        started.append(task.id)
+        time.sleep(0.05)
+        return Observation(task, Trajectory(task.id, task.input), Feedback(True, 1.0))
+
+    main = threading.main_thread().ident
+    assert main is not None
+    threading.Timer(0.12, signal.pthread_kill, (main, signal.SIGINT)).start()  # Ctrl-C, as a real signal
+    with pytest.raises(KeyboardInterrupt):
+        ThreadExecutor(2).run(work, None, None, tasks(40))  # type: ignore[arg-type]
+    at_interrupt = len(started)
+    time.sleep(0.5)  # without the stop, the two workers would go on through the 40 tasks (about 1 s)
+    assert len(started) == at_interrupt <= 8

@@ -16,7 +16,9 @@ class ThreadExecutor:
 
     Each of the `concurrency` workers takes the next unstarted task until none is left (one future per worker,
     not per task: a batch of a thousand instant tasks costs the pool's bookkeeping once). After an exception no
-    worker starts another task; the first one raised propagates once every running task has finished.
+    worker starts another task; the first one raised propagates once every running task has finished. An
+    interrupt of the driver while it waits (Ctrl-C, SIGTERM) also stops new starts, so a stop does not wait for
+    the rest of the batch.
     """
 
     def __init__(self, concurrency: int):
@@ -55,8 +57,13 @@ class ThreadExecutor:
                     raise
 
         workers = min(self.concurrency, len(tasks))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
             futures = [pool.submit(worker) for _ in range(workers)]
+            pool.shutdown(wait=True)
+        except BaseException:  # the driver was interrupted (Ctrl-C, SIGTERM): running tasks end, no new one starts
+            failed.set()
+            raise
         for future in futures:
             future.result()
         return results  # type: ignore[return-value] - every slot is filled when no worker raised
