@@ -37,7 +37,8 @@ def chat(problem: str) -> list[Message]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", choices=sorted(LOCAL_MODELS))
-    parser.add_argument("--prompts", type=int, default=4, help="problems (at most 8), also the batch size")
+    parser.add_argument("--prompts", type=int, default=4, choices=range(1, len(PROBLEMS) + 1),
+                        help="problems, also the batch size")
     parser.add_argument("--tokens", type=int, default=96, help="tokens generated per reply")
     args = parser.parse_args()
     threads = int(os.environ.get("AGENT_EVOLVE_N_THREADS") or 0) or default_threads()

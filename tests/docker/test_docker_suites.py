@@ -11,9 +11,9 @@ import pytest
 
 import _pytest
 import iniconfig
-import py
 import packaging
 import pluggy
+import py
 import pygments
 from agent_evolve.benchmarks.skill_bench import SkillBenchBenchmark
 from agent_evolve.benchmarks.suites.swe_mini import SweMiniBenchmark

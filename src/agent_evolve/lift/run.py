@@ -1,9 +1,9 @@
 """Run a lift experiment, resumably: baseline once, then per seed the evolved and the control arm, then the report.
 The steps (open the folder, score the baseline, run an arm once) are shared with the side-by-side comparison.
 
-Layout of the output folder: plan.json; .gitignore (what to commit); baseline/workspace (a copy of the seed workspace); scores/<key>.jsonl
-(per-task test scores of each distinct workspace content); <arm>/seed-<n>/{workspace, cost.json, arm.json};
-lift.json, lift.md, lift.png. Run the same command again after a kill: finished arms are read back, an
+Layout of the output folder: plan.json; .gitignore (what to commit); baseline/workspace (a copy of the seed
+workspace); scores/<key>.jsonl (per-task test scores of each distinct workspace content);
+<arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command again after a kill: finished arms are read back, an
 interrupted evolution resumes from its journal, and test tasks already scored are not solved again.
 """
 
