@@ -3,8 +3,9 @@ The steps (open the folder, score the baseline, run an arm once) are shared with
 
 Layout of the output folder: plan.json; .gitignore (what to commit); baseline/workspace (a copy of the seed
 workspace); scores/<key>.jsonl (per-task test scores of each distinct workspace content);
-<arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command again after a kill: finished arms are read back, an
-interrupted evolution resumes from its journal, and test tasks already scored are not solved again.
+<arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command again after
+a kill: finished arms are read back, an interrupted evolution resumes from its journal, and test tasks already
+scored are not solved again.
 """
 
 from __future__ import annotations
