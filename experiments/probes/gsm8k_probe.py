@@ -1,0 +1,96 @@
+"""Probe the embedded model on GSM8K train tasks: which prompt changes move its score at all?
+
+Arms, all scored on the same train tasks `--source .. --source+--eval` (never test) at temperature 0:
+`baseline` (the seed system prompt), `sys_demos` and `chat_demos` (the `--shots` shortest verified-correct
+baseline solutions of train tasks 0..--source, in the system prompt or as earlier chat turns), `boxed` (Qwen's
+own evaluation prompt) and `free` (the seed prompt without "in a few short lines"). Each solve is appended to
+`<out>/<arm>.jsonl` as it finishes, so a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from agent_evolve.api import resolve_benchmark
+from agent_evolve.config import EvolveConfig
+from agent_evolve.llm.base import Message
+from agent_evolve.llm.factory import client_from_config
+from agent_evolve.stats.bootstrap import paired_bootstrap_ci
+from agent_evolve.stats.sign_test import sign_test_p
+from agent_evolve.types import Task, Trajectory
+
+SEED_PROMPT = Path(__file__).resolve().parents[1] / "lift-demos-gsm8k" / "baseline" / "workspace" / "prompts" / "system.md"
+BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
+BRIEF = "Reason step by step in a few short lines, writing each calculation with its result."
+Messages = Callable[[Task], list[Message]]
+
+
+def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object) -> list[dict]:
+    """Each task's row for `arm`, solving only those `<out>/<arm>.jsonl` lacks."""
+    store = out / f"{arm}.jsonl"
+    done = {r["task_id"]: r for r in map(json.loads, store.open())} if store.exists() else {}
+
+    def solve(task: Task) -> dict:
+        if task.id in done:
+            return done[task.id]
+        start = time.time()
+        reply = client.complete(messages(task), max_tokens=512, temperature=0.0)
+        feedback = bench.evaluate(task, Trajectory(task.id, reply.text))
+        row = {"task_id": task.id, "score": feedback.score, "output": reply.text, "finish": reply.finish_reason,
+               "s": round(time.time() - start, 1)}
+        with store.open("a") as sink:
+            sink.write(json.dumps(row) + "\n")
+        return row
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(solve, tasks))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--source", type=int, default=20)
+    parser.add_argument("--eval", type=int, default=30)
+    parser.add_argument("--shots", type=int, default=3)
+    parser.add_argument("--arms", default="sys_demos,chat_demos,boxed,free")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    seed = SEED_PROMPT.read_text(encoding="utf-8")
+    bench = resolve_benchmark("gsm8k")
+    client = client_from_config(EvolveConfig(), "agent")
+    tasks = bench.get_tasks("train", limit=args.source + args.eval)
+    base = solve_all(args.out, "baseline", lambda t: [Message("system", seed), Message("user", t.input)], tasks,
+                     bench, client)
+    good = sorted(((t, r) for t, r in zip(tasks[: args.source], base) if r["score"] >= 1 and r["finish"] != "length"),
+                  key=lambda pair: len(pair[1]["output"]))[: args.shots]
+    block = "# Worked examples\nThese problems were solved correctly. Solve the new problem the same way.\n\n" + "\n\n".join(
+        f"## Example {i}\nQuestion: {t.input}\nSolution:\n{r['output'].strip()}" for i, (t, r) in enumerate(good, 1))
+    turns = [m for t, r in good for m in (Message("user", t.input), Message("assistant", r["output"].strip()))]
+    arms: dict[str, Messages] = {
+        "sys_demos": lambda t: [Message("system", seed + "\n\n" + block), Message("user", t.input)],
+        "chat_demos": lambda t: [Message("system", seed), *turns, Message("user", t.input)],
+        "boxed": lambda t: [Message("system", BOXED), Message("user", t.input)],
+        "free": lambda t: [Message("system", seed.replace(BRIEF, BRIEF.replace(" in a few short lines", ""))),
+                           Message("user", t.input)],
+    }
+    evaluated = tasks[args.source:]
+    before = {r["task_id"]: r["score"] for r in base[args.source:]}
+    print(f"baseline {sum(before.values()):.0f}/{len(before)}; demos from {[t.id for t, _ in good]}", flush=True)
+    print("| arm | solved | lift | 95% CI | wins | losses | sign-test p | s per solve |\n|---|---|---|---|---|---|---|---|")
+    for arm in args.arms.split(","):
+        rows = solve_all(args.out, arm, arms[arm], evaluated, bench, client)
+        diffs = [r["score"] - before[r["task_id"]] for r in rows]
+        wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+        low, high = paired_bootstrap_ci(diffs)
+        print(f"| {arm} | {sum(r['score'] for r in rows):.0f}/{len(rows)} | {sum(diffs) / len(diffs):+.3f} "
+              f"| [{low:+.3f}, {high:+.3f}] | {wins} | {losses} | {sign_test_p(wins, losses):.2f} "
+              f"| {sum(r['s'] for r in rows) / len(rows):.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
