@@ -3,7 +3,8 @@
 Arms, all scored on the same train tasks `--source .. --source+--eval` (never test) at temperature 0:
 `baseline` (the seed system prompt), `sys_demos` and `chat_demos` (the `--shots` shortest verified-correct
 baseline solutions of train tasks 0..--source, in the system prompt or as earlier chat turns), `boxed` (Qwen's
-own evaluation prompt) and `free` (the seed prompt without "in a few short lines"). Each solve is appended to
+own evaluation prompt), `free` (the seed prompt without "in a few short lines") and `program` (program of
+thought: the model writes Python, its printed result is the answer). Each solve is appended to
 `<out>/<arm>.jsonl` as it finishes, so a rerun resumes.
 """
 
@@ -11,12 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from itertools import combinations
 from pathlib import Path
 
 from agent_evolve.api import resolve_benchmark
+from agent_evolve.benchmarks.answers import extract_number, parse_number
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
@@ -27,10 +34,28 @@ from agent_evolve.types import Task, Trajectory
 SEED_PROMPT = Path(__file__).resolve().parents[1] / "lift-demos-gsm8k" / "baseline" / "workspace" / "prompts" / "system.md"
 BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
 BRIEF = "Reason step by step in a few short lines, writing each calculation with its result."
+PROGRAM = ("Solve the math word problem by writing one Python program in a ```python block. Give each quantity a "
+           "named variable, compute the answer step by step, and print only the final number.")
+PROGRAM_STOP = ["\n```\n", "```output"]  # the program is written: do not let the model imagine its output
+_CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+
+
+def run_program(reply: str) -> str:
+    """The reply with what its last Python block prints appended as its answer (program of thought)."""
+    blocks = _CODE.findall(reply)
+    if not blocks:
+        return reply
+    try:
+        ran = subprocess.run([sys.executable, "-I", "-c", blocks[-1]], capture_output=True, text=True, timeout=5)
+    except subprocess.TimeoutExpired:
+        return reply + "\n[program timed out]"
+    printed = ran.stdout.strip().splitlines()
+    return reply + (f"\nAnswer: {printed[-1]}" if ran.returncode == 0 and printed else "\n[program failed]")
 Messages = Callable[[Task], list[Message]]
 
 
-def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object) -> list[dict]:
+def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object,
+              post: Callable[[str], str] = lambda text: text, stop: list[str] | None = None) -> list[dict]:
     """Each task's row for `arm`, solving only those `<out>/<arm>.jsonl` lacks."""
     store = out / f"{arm}.jsonl"
     done = {r["task_id"]: r for r in map(json.loads, store.open())} if store.exists() else {}
@@ -39,9 +64,10 @@ def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench:
         if task.id in done:
             return done[task.id]
         start = time.time()
-        reply = client.complete(messages(task), max_tokens=512, temperature=0.0)
-        feedback = bench.evaluate(task, Trajectory(task.id, reply.text))
-        row = {"task_id": task.id, "score": feedback.score, "output": reply.text, "finish": reply.finish_reason,
+        reply = client.complete(messages(task), max_tokens=512, temperature=0.0, stop=stop)
+        answer = post(reply.text)
+        feedback = bench.evaluate(task, Trajectory(task.id, answer))
+        row = {"task_id": task.id, "score": feedback.score, "output": answer, "finish": reply.finish_reason,
                "s": round(time.time() - start, 1)}
         with store.open("a") as sink:
             sink.write(json.dumps(row) + "\n")
@@ -77,19 +103,39 @@ def main() -> None:
         "boxed": lambda t: [Message("system", BOXED), Message("user", t.input)],
         "free": lambda t: [Message("system", seed.replace(BRIEF, BRIEF.replace(" in a few short lines", ""))),
                            Message("user", t.input)],
+        "program": lambda t: [Message("system", PROGRAM), Message("user", t.input)],
     }
     evaluated = tasks[args.source:]
     before = {r["task_id"]: r["score"] for r in base[args.source:]}
     print(f"baseline {sum(before.values()):.0f}/{len(before)}; demos from {[t.id for t, _ in good]}", flush=True)
     print("| arm | solved | lift | 95% CI | wins | losses | sign-test p | s per solve |\n|---|---|---|---|---|---|---|---|")
     for arm in args.arms.split(","):
-        rows = solve_all(args.out, arm, arms[arm], evaluated, bench, client)
+        rows = solve_all(args.out, arm, arms[arm], evaluated, bench, client,
+                         *((run_program, PROGRAM_STOP) if arm == "program" else ()))
         diffs = [r["score"] - before[r["task_id"]] for r in rows]
         wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
         low, high = paired_bootstrap_ci(diffs)
         print(f"| {arm} | {sum(r['score'] for r in rows):.0f}/{len(rows)} | {sum(diffs) / len(diffs):+.3f} "
               f"| [{low:+.3f}, {high:+.3f}] | {wins} | {losses} | {sign_test_p(wins, losses):.2f} "
               f"| {sum(r['s'] for r in rows) / len(rows):.1f} |", flush=True)
+    print_votes(args.out, [t.id for t in evaluated], bench)
+
+
+def print_votes(out: Path, ids: list[str], bench: object) -> None:
+    """Majority vote of every three arms with rows (ties: the first arm's answer), and the any-arm oracle."""
+    rows = {p.stem: {r["task_id"]: r for r in map(json.loads, p.open())} for p in sorted(out.glob("*.jsonl"))}
+    arms = [arm for arm, got in rows.items() if all(i in got for i in ids)]
+    gold = {i: parse_number(bench.gold(i)) for i in ids}
+
+    def answer(arm: str, task_id: str) -> object:
+        return parse_number(extract_number(rows[arm][task_id]["output"]))
+
+    for trio in combinations(arms, 3):
+        votes = [Counter(answer(arm, i) for arm in trio) for i in ids]
+        picked = [v.most_common(1)[0][0] if v.most_common(1)[0][1] > 1 else answer(trio[0], i)
+                  for v, i in zip(votes, ids)]
+        print(f"vote {'+'.join(trio)}: {sum(p == gold[i] for p, i in zip(picked, ids))}/{len(ids)}")
+    print(f"oracle (any of {', '.join(arms)}): {sum(any(answer(a, i) == gold[i] for a in arms) for i in ids)}/{len(ids)}")
 
 
 if __name__ == "__main__":

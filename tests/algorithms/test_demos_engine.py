@@ -12,7 +12,9 @@ from agent_evolve.algorithms.common.candidate_search import pick_best, trial_ids
 from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, render_demos, verified_demos
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.failure_fixes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
+from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION, program_candidate
 from agent_evolve.algorithms.demos import DemoSearchEngine
+from agent_evolve.contract.workspace import PROGRAM_PROMPT
 from agent_evolve.engine.base import EngineContext
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
@@ -134,3 +136,36 @@ def test_outside_the_loop_without_a_trial_nothing_changes(ws) -> None:
     before = snapshot(Path(ws.path))
     result = DemoSearchEngine().step(ws, batch(), None, None)  # type: ignore[arg-type]
     assert not result.mutated and snapshot(Path(ws.path)) == before
+
+
+class ProgramAgent(ae.BaseAgent):
+    """Solves every task once the workspace answers with programs (prompts/program.md exists)."""
+
+    def solve(self, task: Task) -> Trajectory:
+        solved = (Path(self.workspace.path) / PROGRAM_PROMPT).is_file()
+        return Trajectory(task.id, "Answer: 1" if solved else "Answer: 0")
+
+
+def wrong_numbers(count: int) -> list[Observation]:
+    return [gsm_obs(f"t{i}", f"question {i}", "Answer: 17", expected="18", extracted="17") for i in range(count)]
+
+
+def test_program_answers_are_proposed_for_wrong_numbers_only_and_only_once() -> None:
+    assert program_candidate(analyse(wrong_numbers(1)), None, min_failures=2) is None
+    found = program_candidate(analyse(wrong_numbers(2)), None, min_failures=2)
+    assert found is not None and found.files == {PROGRAM_PROMPT: PROGRAM_INSTRUCTION}
+    assert program_candidate(analyse(wrong_numbers(3)), PROGRAM_INSTRUCTION, min_failures=2) is None
+    assert program_candidate(analyse(wrong_numbers(3)), None, min_failures=0) is None
+    failing_tests = [Observation(o.task, o.trajectory, Feedback(False, 0.0, "AssertionError: tests failed"))
+                     for o in wrong_numbers(3)]
+    assert program_candidate(analyse(failing_tests), None, min_failures=2) is None
+
+
+def test_program_answers_are_kept_when_they_win_the_trial(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=1, demos_per_set=1, fixes=0, trial_tasks=6)
+    engine.context = context(ws)
+    bench = NeedsBenchmark("")
+    trial = TrialRunner({t.id: t for t in bench.get_tasks(limit=None)}, bench, ProgramAgent, Path(ws.path))
+    result = engine.step(ws, wrong_numbers(2) + batch()[:2], None, trial)  # type: ignore[arg-type]
+    assert result.mutated and result.metadata["search"]["best"] == "program"
+    assert ws.read_program_prompt() == PROGRAM_INSTRUCTION

@@ -22,6 +22,10 @@ config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line
         max_observation_chars: 3000  # in a task environment: one tool result's length
         max_context_chars: 9000   # in a task environment: the conversation sent (older results cut first)
 
+With ``prompts/program.md`` in the workspace (and no tools, outside a task environment) that text replaces the
+system prompt and the agent answers with a program (``agents.program``): the model writes Python, the agent runs
+it confined and appends what it prints as the answer line.
+
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
 workspace's tools run in the environment), for at most ``max_tool_turns`` turns.
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
+from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
     SkillText,
@@ -171,6 +176,7 @@ class _Snapshot:
     ratchet: ratchet_router.BankRouter | None = None  # Ratchet governs the workspace (its router marker)
     tool_entries: list[ToolEntry] = field(default_factory=list)
     shortlist: BankShortlist = field(default_factory=lambda: BankShortlist([]))  # this version's skill index
+    program_prompt: str | None = None  # prompts/program.md: answer with a program (plain answers only)
 
 
 class ReferenceAgent(BaseAgent):
@@ -222,6 +228,7 @@ class ReferenceAgent(BaseAgent):
             ratchet=ratchet_router.workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
             shortlist=BankShortlist(skills),
+            program_prompt=ws.read_program_prompt(),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
@@ -239,8 +246,10 @@ class ReferenceAgent(BaseAgent):
         state = replace(state, tools=[*state.tools, *extra_tools])
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
+        environment = current_environment()
+        program = state.program_prompt if environment is None and not state.tools else None
         prompt = assemble_system_prompt(
-            state.system_prompt,
+            program or state.system_prompt,
             state.fragments,
             [SkillText(s.name, state.bodies[s.name]) for s in selected],
             select_memories(state.memories, settings.max_memories),
@@ -256,7 +265,6 @@ class ReferenceAgent(BaseAgent):
         }]
         messages = build_messages(prompt.text, task.input)
         max_tokens = settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS
-        environment = current_environment()
         if environment is not None:
             limits = ActingLimits(settings.max_tool_turns, settings.tool_timeout_s, settings.max_observation_chars,
                                   settings.max_context_chars, max_tokens, settings.temperature)
@@ -274,10 +282,14 @@ class ReferenceAgent(BaseAgent):
             finish = result.last.finish_reason if result.last is not None else "stop"
             extra = {"turns": result.turns, "stop_reason": result.stop_reason}
         else:
-            completion = client.complete(messages, max_tokens=max_tokens, temperature=settings.temperature)
+            completion = client.complete(messages, max_tokens=max_tokens, temperature=settings.temperature,
+                                         stop=list(PROGRAM_STOP) if program else None)
             output, usage, finish, extra = completion.text, completion.usage, completion.finish_reason, {}
             conversation = [*messages, Message("assistant", completion.text)]
         steps.append({"type": "answer", "finish_reason": finish, "usage": usage.to_dict(), **extra})
+        if program:
+            output, run = answer_with_program(output)
+            steps.append(run.to_step())
         if settings.propose_drafts:
             steps.append(self._propose_draft(client, task, output))
         return Trajectory(task.id, output, steps, [m.to_dict() for m in conversation])

@@ -7,7 +7,8 @@ step:
 1. pool: add this batch's graded-correct train solutions to the demo pool (engine state, survives restarts);
 2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
 3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
-   current set) and one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md);
+   current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md) and, when
+   answers were wrong numbers, program-of-thought answers (prompts/program.md);
 4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
    tasks, none of them the source of a demo;
 5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
@@ -33,6 +34,7 @@ from agent_evolve.algorithms.common.demos import (
 )
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
+from agent_evolve.algorithms.common.program_answers import program_candidate
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.types import Observation, StepResult
 
@@ -55,6 +57,7 @@ class DemoSearchEngine(ModelEngine):
         "pool_size": 40,       # verified solutions kept in the pool (newest)
         "demo_chars": 700,     # longest solution used as a demo
         "fixes": 1,            # targeted-rule candidates per step
+        "program_min_failures": 2,  # wrong numeric answers in a batch that propose program answers; 0: never
         "trial_tasks": 8,      # train tasks every candidate is scored on
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
@@ -97,19 +100,23 @@ class DemoSearchEngine(ModelEngine):
         return StepResult(mutated=True, summary=f"{chosen.summary} ({measured})", metadata={"search": result.to_dict()})
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo]) -> list[Candidate]:
-        """Demo-set candidates first, then targeted-rule candidates, each on top of the current fragments."""
+        """Program answers first (when numbers were wrong), then demo sets, then targeted rules, each on top of the
+        current fragments."""
         if "prompts" not in self.layers(workspace):
             return []
+        evidence = analyse(observations, hidden=False)
+        program = program_candidate(evidence, workspace.read_program_prompt(), int(self.params["program_min_failures"]))
         current_demos = workspace.read_fragment(DEMO_FRAGMENT) if DEMO_FRAGMENT in workspace.list_fragments() else ""
         sets = demo_sets(pool, int(self.params["demos_per_set"]), int(self.params["demo_sets"]),
                          f"{self.config.seed}:{self.cycle}", demos_in(current_demos, pool))
-        found = [
+        found = [program] if program is not None else []
+        found += [
             Candidate(f"demos-{i}", {f"{FRAGMENTS}/{DEMO_FRAGMENT}": render_demos(demos)},
                       f"demonstrations {', '.join(d.task_id for d in demos)}")
             for i, demos in enumerate(sets, 1)
         ]
         rules = workspace.read_fragment(RULES_FRAGMENT) if RULES_FRAGMENT in workspace.list_fragments() else ""
-        for fix in targeted_fixes(analyse(observations, hidden=False), rules, limit=int(self.params["fixes"])):
+        for fix in targeted_fixes(evidence, rules, limit=int(self.params["fixes"])):
             found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
         return found

@@ -4,6 +4,8 @@ Layout (every path relative to the workspace root)::
 
     manifest.yaml                  what the agent is, which layers may evolve
     prompts/system.md              system prompt
+    prompts/program.md             program prompt: when present, it replaces the system prompt and the agent
+                                   answers with a Python program whose printed result is its answer
     prompts/fragments/{name}       prompt fragments
     skills/{name}/SKILL.md         Agent Skills (name == folder name)
     skills/_drafts/{name}.md       skills proposed by the agent, pending review
@@ -41,6 +43,7 @@ from agent_evolve.types import SkillMeta
 
 log = logging.getLogger(__name__)
 DRAFTS_DIR = "_drafts"
+PROGRAM_PROMPT = "prompts/program.md"
 _APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
 _LISTED: dict[int, tuple[tuple[BankEntry, ...], tuple[SkillMeta, ...]]] = {}  # last listing per scan (by identity)
 _LISTED_KEPT = 16
@@ -82,6 +85,11 @@ class AgentWorkspace:
 
     def write_prompt(self, content: str) -> None:
         atomic_write(self._file("prompts", "system.md"), content)
+
+    def read_program_prompt(self) -> str | None:
+        """``prompts/program.md`` (program-of-thought answers), or None when the agent answers in text."""
+        text = self._read(self._file(*PROGRAM_PROMPT.split("/")), missing="")
+        return text if text.strip() else None
 
     def read_fragment(self, name: str) -> str:
         return self._read(self._file("prompts", "fragments", check_name(name, "fragment")))

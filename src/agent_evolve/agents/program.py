@@ -1,0 +1,79 @@
+"""Program-of-thought answers: the model writes a Python program, the agent runs it confined, and what it
+prints becomes the answer.
+
+A small coder model reasons about a word problem about as well in code as in prose, but it computes far better
+in code: its prose answers are often right in method and wrong in arithmetic. The workspace turns this on with
+``prompts/program.md`` (see ``AgentWorkspace.read_program_prompt``). The program runs in the same confinement as
+graders (no network, no files but a small scratch folder, time and memory limits). When the reply has no
+program, or the program fails or prints nothing, the reply stands as a text answer, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.environments import Confinement, Limits, Mount, python_executable, run_confined
+
+PROGRAM_STOP: tuple[str, ...] = ("\n```\n", "```output")
+"""Stop once the program's block is closed, before the model imagines the program's output."""
+ANSWER_PREFIX = "Answer: "
+PROGRAM_LIMITS = Limits(timeout_s=5.0, memory_mb=512, processes=8, file_size_mb=1, output_bytes=8192)
+_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_ERROR_CHARS = 300
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """How the reply's program ran: its last printed line, or why there is none."""
+
+    code: str | None
+    printed: str | None
+    error: str = ""
+
+    def to_step(self) -> dict[str, Any]:
+        """The trajectory step recording the run."""
+        return {"type": "program", "ran": self.code is not None, "printed": self.printed, "error": self.error}
+
+
+def last_program(reply: str) -> str | None:
+    """The last fenced Python block of the reply (its closing fence may be cut by a stop sequence)."""
+    blocks = [b for b in _BLOCK.findall(reply) if b.strip()]
+    return blocks[-1] if blocks else None
+
+
+def run_program(code: str, limits: Limits = PROGRAM_LIMITS) -> ProgramRun:
+    """Run ``code`` confined, standard library only; its last non-empty printed line, or the error."""
+    root = Path(tempfile.mkdtemp(prefix="agent-evolve-program-"))
+    try:
+        work = root / "work"
+        work.mkdir()
+        confinement = Confinement(mounts=(Mount.scratch(work, 16),), cwd=str(work),
+                                  env={"PATH": "/usr/bin:/bin", "HOME": str(work), "LC_ALL": "C.UTF-8"})
+        ran = run_confined([python_executable(), "-I", "-S", "-B", "-c", code], confinement, limits)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if ran.timed_out:
+        return ProgramRun(code, None, f"the program did not finish within {limits.timeout_s:g}s")
+    if ran.exit_code != 0:
+        lines = ran.stderr.decode("utf-8", "replace").strip().splitlines()
+        return ProgramRun(code, None, (lines[-1] if lines else f"exit code {ran.exit_code}")[:_ERROR_CHARS])
+    printed = [line.strip() for line in ran.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+    if not printed:
+        return ProgramRun(code, None, "the program printed nothing")
+    return ProgramRun(code, printed[-1])
+
+
+def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS) -> tuple[str, ProgramRun]:
+    """The reply with ``Answer: <printed>`` appended when its program ran and printed; else the reply as it is."""
+    code = last_program(reply)
+    if code is None:
+        return reply, ProgramRun(None, None, "the reply has no Python block")
+    run = run_program(code, limits)
+    if run.printed is None:
+        return reply, run
+    return f"{reply.rstrip()}\n{ANSWER_PREFIX}{run.printed}", run
