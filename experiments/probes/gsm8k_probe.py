@@ -4,7 +4,8 @@ Arms, all scored on the same train tasks `--source .. --source+--eval` (never te
 `baseline` (the seed system prompt), `sys_demos` and `chat_demos` (the `--shots` shortest verified-correct
 baseline solutions of train tasks 0..--source, in the system prompt or as earlier chat turns), `boxed` (Qwen's
 own evaluation prompt), `free` (the seed prompt without "in a few short lines") and `program` (program of
-thought: the model writes Python, its printed result is the answer). Each solve is appended to
+thought: the model writes Python, its printed result is the answer); with `--vote K`, self-consistency (K
+sampled answers to the seed prompt, the most common number). Each solve is appended to
 `<out>/<arm>.jsonl` as it finishes, so a rerun resumes.
 """
 
@@ -77,6 +78,41 @@ def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench:
         return list(pool.map(solve, tasks))
 
 
+def solve_votes(out: Path, samples: int, prompt: str, tasks: list[Task], bench: object) -> list[dict]:
+    """Self-consistency: `samples` answers at temperature 0.7 (one sampling seed each), the most common number
+    wins (ties: the earliest sample's). Rows keep every sample's number, so fewer samples can be read back."""
+    store = out / f"vote{samples}.jsonl"
+    done = {r["task_id"]: r for r in map(json.loads, store.open())} if store.exists() else {}
+    clients = [client_from_config(EvolveConfig(), "agent", seed=k) for k in range(1, samples + 1)]
+
+    def solve(task: Task) -> dict:
+        if task.id in done:
+            return done[task.id]
+        start = time.time()
+        numbers = [extract_number(c.complete([Message("system", prompt), Message("user", task.input)],
+                                             max_tokens=512, temperature=0.7).text) for c in clients]
+        winner = majority(numbers)
+        feedback = bench.evaluate(task, Trajectory(task.id, f"Answer: {winner}" if winner is not None else ""))
+        row = {"task_id": task.id, "score": feedback.score, "output": f"Answer: {winner}", "samples": numbers,
+               "finish": "stop", "s": round(time.time() - start, 1)}
+        with store.open("a") as sink:
+            sink.write(json.dumps(row) + "\n")
+        return row
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(solve, tasks))
+
+
+def majority(numbers: list[str | None]) -> str | None:
+    """The most common parsed number (ties: the one seen first); None when no sample gave a number."""
+    parsed = [(parse_number(n), n) for n in numbers if n is not None and parse_number(n) is not None]
+    if not parsed:
+        return None
+    counts = Counter(value for value, _ in parsed)
+    best = max(counts.values())
+    return next(text for value, text in parsed if counts[value] == best)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -84,6 +120,7 @@ def main() -> None:
     parser.add_argument("--eval", type=int, default=30)
     parser.add_argument("--shots", type=int, default=3)
     parser.add_argument("--arms", default="sys_demos,chat_demos,boxed,free")
+    parser.add_argument("--vote", type=int, default=0, help="also score self-consistency with this many samples")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     seed = SEED_PROMPT.read_text(encoding="utf-8")
@@ -109,16 +146,27 @@ def main() -> None:
     before = {r["task_id"]: r["score"] for r in base[args.source:]}
     print(f"baseline {sum(before.values()):.0f}/{len(before)}; demos from {[t.id for t, _ in good]}", flush=True)
     print("| arm | solved | lift | 95% CI | wins | losses | sign-test p | s per solve |\n|---|---|---|---|---|---|---|---|")
-    for arm in args.arms.split(","):
-        rows = solve_all(args.out, arm, arms[arm], evaluated, bench, client,
-                         *((run_program, PROGRAM_STOP) if arm == "program" else ()))
-        diffs = [r["score"] - before[r["task_id"]] for r in rows]
-        wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
-        low, high = paired_bootstrap_ci(diffs)
-        print(f"| {arm} | {sum(r['score'] for r in rows):.0f}/{len(rows)} | {sum(diffs) / len(diffs):+.3f} "
-              f"| [{low:+.3f}, {high:+.3f}] | {wins} | {losses} | {sign_test_p(wins, losses):.2f} "
-              f"| {sum(r['s'] for r in rows) / len(rows):.1f} |", flush=True)
+    for arm in filter(None, args.arms.split(",")):
+        print_row(arm, solve_all(args.out, arm, arms[arm], evaluated, bench, client,
+                                 *((run_program, PROGRAM_STOP) if arm == "program" else ())), before)
+    if args.vote:
+        rows = solve_votes(args.out, args.vote, seed, evaluated, bench)
+        print_row(f"vote{args.vote}", rows, before)
+        for k in range(1, args.vote + 1, 2):
+            picked = [majority(r["samples"][:k]) for r in rows]
+            solved = sum(bench.evaluate(t, Trajectory(t.id, f"Answer: {n}")).score for t, n in zip(evaluated, picked))
+            print(f"self-consistency, {k} sample(s) at temperature 0.7: {solved:.0f}/{len(rows)}", flush=True)
     print_votes(args.out, [t.id for t in evaluated], bench)
+
+
+def print_row(arm: str, rows: list[dict], before: dict[str, float]) -> None:
+    """The arm's table row: solved, lift over the baseline task by task, its CI, wins, losses, p, seconds."""
+    diffs = [r["score"] - before[r["task_id"]] for r in rows]
+    wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    low, high = paired_bootstrap_ci(diffs)
+    print(f"| {arm} | {sum(r['score'] for r in rows):.0f}/{len(rows)} | {sum(diffs) / len(diffs):+.3f} "
+          f"| [{low:+.3f}, {high:+.3f}] | {wins} | {losses} | {sign_test_p(wins, losses):.2f} "
+          f"| {sum(r['s'] for r in rows) / len(rows):.1f} |", flush=True)
 
 
 def print_votes(out: Path, ids: list[str], bench: object) -> None:
