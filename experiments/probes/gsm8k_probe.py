@@ -13,23 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
+from probe_rows import TABLE_HEAD, print_row, solve_rows
+
+from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.answers import extract_number, parse_number
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
-from agent_evolve.stats.bootstrap import paired_bootstrap_ci
-from agent_evolve.stats.sign_test import sign_test_p
 from agent_evolve.types import Task, Trajectory
 
 SEED_PROMPT = Path(__file__).resolve().parents[1] / "lift-demos-gsm8k" / "baseline" / "workspace" / "prompts" / "system.md"
@@ -37,70 +33,37 @@ BOXED = "Please reason step by step, and put your final answer within \\boxed{}.
 BRIEF = "Reason step by step in a few short lines, writing each calculation with its result."
 PROGRAM = ("Solve the math word problem by writing one Python program in a ```python block. Give each quantity a "
            "named variable, compute the answer step by step, and print only the final number.")
-PROGRAM_STOP = ["\n```\n", "```output"]  # the program is written: do not let the model imagine its output
-_CODE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
-
-
-def run_program(reply: str) -> str:
-    """The reply with what its last Python block prints appended as its answer (program of thought)."""
-    blocks = _CODE.findall(reply)
-    if not blocks:
-        return reply
-    try:
-        ran = subprocess.run([sys.executable, "-I", "-c", blocks[-1]], capture_output=True, text=True, timeout=5)
-    except subprocess.TimeoutExpired:
-        return reply + "\n[program timed out]"
-    printed = ran.stdout.strip().splitlines()
-    return reply + (f"\nAnswer: {printed[-1]}" if ran.returncode == 0 and printed else "\n[program failed]")
 Messages = Callable[[Task], list[Message]]
 
 
-def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object,
-              post: Callable[[str], str] = lambda text: text, stop: list[str] | None = None) -> list[dict]:
-    """Each task's row for `arm`, solving only those `<out>/<arm>.jsonl` lacks."""
-    store = out / f"{arm}.jsonl"
-    done = {r["task_id"]: r for r in map(json.loads, store.open())} if store.exists() else {}
+def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object) -> list[dict]:
+    """Each task's row for `arm`; the `program` arm answers the way `agents.program` does (stop at the closed
+    block, run it confined, append what it prints)."""
+    program = arm == "program"
 
     def solve(task: Task) -> dict:
-        if task.id in done:
-            return done[task.id]
-        start = time.time()
-        reply = client.complete(messages(task), max_tokens=512, temperature=0.0, stop=stop)
-        answer = post(reply.text)
-        feedback = bench.evaluate(task, Trajectory(task.id, answer))
-        row = {"task_id": task.id, "score": feedback.score, "output": answer, "finish": reply.finish_reason,
-               "s": round(time.time() - start, 1)}
-        with store.open("a") as sink:
-            sink.write(json.dumps(row) + "\n")
-        return row
+        reply = client.complete(messages(task), max_tokens=512, temperature=0.0,  # type: ignore[attr-defined]
+                                stop=list(PROGRAM_STOP) if program else None)
+        answer = answer_with_program(reply.text)[0] if program else reply.text
+        feedback = bench.evaluate(task, Trajectory(task.id, answer))  # type: ignore[attr-defined]
+        return {"score": feedback.score, "output": answer, "finish": reply.finish_reason}
 
-    with ThreadPoolExecutor(2) as pool:
-        return list(pool.map(solve, tasks))
+    return solve_rows(out / f"{arm}.jsonl", tasks, solve)
 
 
 def solve_votes(out: Path, samples: int, prompt: str, tasks: list[Task], bench: object) -> list[dict]:
     """Self-consistency: `samples` answers at temperature 0.7 (one sampling seed each), the most common number
     wins (ties: the earliest sample's). Rows keep every sample's number, so fewer samples can be read back."""
-    store = out / f"vote{samples}.jsonl"
-    done = {r["task_id"]: r for r in map(json.loads, store.open())} if store.exists() else {}
     clients = [client_from_config(EvolveConfig(), "agent", seed=k) for k in range(1, samples + 1)]
 
     def solve(task: Task) -> dict:
-        if task.id in done:
-            return done[task.id]
-        start = time.time()
         numbers = [extract_number(c.complete([Message("system", prompt), Message("user", task.input)],
                                              max_tokens=512, temperature=0.7).text) for c in clients]
         winner = majority(numbers)
-        feedback = bench.evaluate(task, Trajectory(task.id, f"Answer: {winner}" if winner is not None else ""))
-        row = {"task_id": task.id, "score": feedback.score, "output": f"Answer: {winner}", "samples": numbers,
-               "finish": "stop", "s": round(time.time() - start, 1)}
-        with store.open("a") as sink:
-            sink.write(json.dumps(row) + "\n")
-        return row
+        feedback = bench.evaluate(task, Trajectory(task.id, f"Answer: {winner}" if winner is not None else ""))  # type: ignore[attr-defined]
+        return {"score": feedback.score, "output": f"Answer: {winner}", "samples": numbers, "finish": "stop"}
 
-    with ThreadPoolExecutor(2) as pool:
-        return list(pool.map(solve, tasks))
+    return solve_rows(out / f"vote{samples}.jsonl", tasks, solve)
 
 
 def majority(numbers: list[str | None]) -> str | None:
@@ -145,10 +108,9 @@ def main() -> None:
     evaluated = tasks[args.source:]
     before = {r["task_id"]: r["score"] for r in base[args.source:]}
     print(f"baseline {sum(before.values()):.0f}/{len(before)}; demos from {[t.id for t, _ in good]}", flush=True)
-    print("| arm | solved | lift | 95% CI | wins | losses | sign-test p | s per solve |\n|---|---|---|---|---|---|---|---|")
+    print(TABLE_HEAD)
     for arm in filter(None, args.arms.split(",")):
-        print_row(arm, solve_all(args.out, arm, arms[arm], evaluated, bench, client,
-                                 *((run_program, PROGRAM_STOP) if arm == "program" else ())), before)
+        print_row(arm, solve_all(args.out, arm, arms[arm], evaluated, bench, client), before)
     if args.vote:
         rows = solve_votes(args.out, args.vote, seed, evaluated, bench)
         print_row(f"vote{args.vote}", rows, before)
@@ -157,16 +119,6 @@ def main() -> None:
             solved = sum(bench.evaluate(t, Trajectory(t.id, f"Answer: {n}")).score for t, n in zip(evaluated, picked))
             print(f"self-consistency, {k} sample(s) at temperature 0.7: {solved:.0f}/{len(rows)}", flush=True)
     print_votes(args.out, [t.id for t in evaluated], bench)
-
-
-def print_row(arm: str, rows: list[dict], before: dict[str, float]) -> None:
-    """The arm's table row: solved, lift over the baseline task by task, its CI, wins, losses, p, seconds."""
-    diffs = [r["score"] - before[r["task_id"]] for r in rows]
-    wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
-    low, high = paired_bootstrap_ci(diffs)
-    print(f"| {arm} | {sum(r['score'] for r in rows):.0f}/{len(rows)} | {sum(diffs) / len(diffs):+.3f} "
-          f"| [{low:+.3f}, {high:+.3f}] | {wins} | {losses} | {sign_test_p(wins, losses):.2f} "
-          f"| {sum(r['s'] for r in rows) / len(rows):.1f} |", flush=True)
 
 
 def print_votes(out: Path, ids: list[str], bench: object) -> None:

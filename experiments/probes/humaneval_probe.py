@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import re
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from probe_rows import TABLE_HEAD, print_row, solve_rows
 
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
@@ -23,8 +22,6 @@ from agent_evolve.benchmarks.sandbox import run_tests
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
-from agent_evolve.stats.bootstrap import paired_bootstrap_ci
-from agent_evolve.stats.sign_test import sign_test_p
 from agent_evolve.types import Task, Trajectory
 
 SEED_PROMPT = (Path(__file__).resolve().parents[1] / "lift-demos-humaneval" / "baseline" / "workspace" / "prompts"
@@ -80,14 +77,9 @@ def first_failure(task: Task, reply: str, bench: object) -> tuple[str, str, str]
 
 def solve_all(out: Path, arm: str, tasks: list[Task], bench: object, client: object, seed: str,
               base: dict[str, dict]) -> list[dict]:
-    """Each task's row for `arm`, solving only those `<out>/<arm>.jsonl` lacks."""
-    store = out / f"{arm}.jsonl"
-    done = {r["task_id"]: r for r in map(json.loads, store.open())} if store.exists() else {}
+    """Each task's row for `arm`; `selfcheck` starts from the baseline's reply in `base`."""
 
     def solve(task: Task) -> dict:
-        if task.id in done:
-            return done[task.id]
-        start = time.time()
         messages = [Message("system", seed), Message("user", task.input)]
         repaired = None
         if arm == "baseline":
@@ -96,19 +88,13 @@ def solve_all(out: Path, arm: str, tasks: list[Task], bench: object, client: obj
             output = base[task.id]["output"]
             failure = first_failure(task, output, bench)
             if failure is not None:
-                ask = REPAIR.format(call=failure[0], want=failure[1], problem=failure[2])
-                repaired = ask
-                output = client.complete([*messages, Message("assistant", output), Message("user", ask)],  # type: ignore[attr-defined]
+                repaired = REPAIR.format(call=failure[0], want=failure[1], problem=failure[2])
+                output = client.complete([*messages, Message("assistant", output), Message("user", repaired)],  # type: ignore[attr-defined]
                                          max_tokens=MAX_TOKENS, temperature=0.0).text
         feedback = bench.evaluate(task, Trajectory(task.id, output))  # type: ignore[attr-defined]
-        row = {"task_id": task.id, "score": feedback.score, "output": output, "repair": repaired,
-               "s": round(time.time() - start, 1)}
-        with store.open("a") as sink:
-            sink.write(json.dumps(row) + "\n")
-        return row
+        return {"score": feedback.score, "output": output, "repair": repaired}
 
-    with ThreadPoolExecutor(2) as pool:
-        return list(pool.map(solve, tasks))
+    return solve_rows(out / f"{arm}.jsonl", tasks, solve)
 
 
 def main() -> None:
@@ -123,14 +109,11 @@ def main() -> None:
     tasks = bench.get_tasks("train", limit=args.tasks)
     base = {r["task_id"]: r for r in solve_all(args.out, "baseline", tasks, bench, client, seed, {})}
     rows = solve_all(args.out, "selfcheck", tasks, bench, client, seed, base)
-    diffs = [r["score"] - base[r["task_id"]]["score"] for r in rows]
-    wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
-    low, high = paired_bootstrap_ci(diffs)
     with_examples = sum(bool(examples(t.metadata["prompt"], t.metadata["entry_point"])) for t in tasks)
     print(f"baseline {sum(r['score'] for r in base.values()):.0f}/{len(tasks)}; {with_examples} tasks have >>> examples; "
           f"{sum(r['repair'] is not None for r in rows)} repaired")
-    print(f"selfcheck {sum(r['score'] for r in rows):.0f}/{len(rows)}, lift {sum(diffs) / len(diffs):+.3f} "
-          f"[{low:+.3f}, {high:+.3f}], {wins} wins, {losses} losses, p {sign_test_p(wins, losses):.2f}")
+    print(TABLE_HEAD)
+    print_row("selfcheck", rows, {task_id: row["score"] for task_id, row in base.items()})
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Program-of-thought answers: the model writes a Python program, the agent runs it confined, and what it
 prints becomes the answer.
 
-A small coder model reasons about a word problem about as well in code as in prose, but it computes far better
-in code: its prose answers are often right in method and wrong in arithmetic. The workspace turns this on with
+Code takes the arithmetic out of the model's hands; whether that helps a given model is for the trial and the
+gate to measure. The embedded 1.5B model solved 18 of 30 GSM8K train tasks with it against 17 without
+(`experiments/probes`): its programs repeat its reasoning mistakes. The workspace turns this on with
 ``prompts/program.md`` (see ``AgentWorkspace.read_program_prompt``). The program runs in the same confinement as
 graders (no network, no files but a small scratch folder, time and memory limits). When the reply has no
 program, or the program fails or prints nothing, the reply stands as a text answer, so nothing is lost.

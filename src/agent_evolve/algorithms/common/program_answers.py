@@ -1,7 +1,7 @@
 """A targeted edit for wrong numbers: answer with a program (``prompts/program.md``), proposed from the evidence.
 
 When a batch's failures are wrong numeric answers (a wrong value, an intermediate value reported, a unit or
-rounding slip), the model's method is often right and its arithmetic wrong. The candidate turns on
+rounding slip), some may be arithmetic slips that code does not make. The candidate turns on
 program-of-thought answers (``agents.program``): the agent writes Python, runs it confined and answers with
 what it prints. Like every candidate it is only kept when it wins on trial tasks and then at the gate.
 """
