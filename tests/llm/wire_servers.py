@@ -77,6 +77,7 @@ class WireServer:
                     server.requests.append(request)
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                counted = True
                 try:
                     reply = server.respond(request)
                     if reply.hang:
@@ -85,6 +86,10 @@ class WireServer:
                     if server.delay_s:
                         time.sleep(server.delay_s)
                     data = json.dumps(reply.body).encode("utf-8") if reply.raw is None else reply.raw
+                    # done before the reply is sent: its client may send the next request as soon as it has read it
+                    with server._lock:
+                        server.in_flight -= 1
+                        counted = False
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
@@ -93,8 +98,9 @@ class WireServer:
                     self.end_headers()
                     self.wfile.write(data)
                 finally:
-                    with server._lock:
-                        server.in_flight -= 1
+                    if counted:
+                        with server._lock:
+                            server.in_flight -= 1
 
             do_POST = _handle
             do_GET = _handle
