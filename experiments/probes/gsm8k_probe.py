@@ -3,8 +3,10 @@
 Arms, all scored on the same train tasks `--source .. --source+--eval` (never test) at temperature 0:
 `baseline` (the seed system prompt), `sys_demos` and `chat_demos` (the `--shots` shortest verified-correct
 baseline solutions of train tasks 0..--source, in the system prompt or as earlier chat turns), `boxed` (Qwen's
-own evaluation prompt), `free` (the seed prompt without "in a few short lines") and `program` (program of
-thought: the model writes Python, its printed result is the answer); with `--vote K`, self-consistency (K
+own evaluation prompt), `free` (the seed prompt without "in a few short lines"), `program` (program of
+thought: the model writes Python, its printed result is the answer), `pal` (code only, after `--shots` of the
+model's own verified `program` solutions of train tasks 0..--source as earlier chat turns) and `many_demos` (the
+`--many` shortest verified baseline solutions as earlier chat turns); with `--vote K`, self-consistency (K
 sampled answers to the seed prompt, the most common number). Each solve is appended to
 `<out>/<arm>.jsonl` as it finishes, so a rerun resumes.
 """
@@ -14,13 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import combinations
 from pathlib import Path
 
 from probe_rows import TABLE_HEAD, print_row, solve_rows
 
-from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program
+from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.answers import extract_number, parse_number
 from agent_evolve.config import EvolveConfig
@@ -31,6 +33,9 @@ from agent_evolve.types import Task, Trajectory
 SEED_PROMPT = Path(__file__).resolve().parents[1] / "lift-demos-gsm8k" / "baseline" / "workspace" / "prompts" / "system.md"
 BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
 BRIEF = "Reason step by step in a few short lines, writing each calculation with its result."
+PAL = ("Solve the math word problem by writing only one Python program in a ```python block, with no text before "
+       "or after it. Give each quantity a named variable, compute the answer step by step, and print only the final "
+       "number.")
 PROGRAM = ("Solve the math word problem by writing one Python program in a ```python block. Give each quantity a "
            "named variable, compute the answer step by step, and print only the final number.")
 Messages = Callable[[Task], list[Message]]
@@ -39,7 +44,7 @@ Messages = Callable[[Task], list[Message]]
 def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object) -> list[dict]:
     """Each task's row for `arm`; the `program` arm answers the way `agents.program` does (stop at the closed
     block, run it confined, append what it prints)."""
-    program = arm == "program"
+    program = arm in ("program", "pal")
 
     def solve(task: Task) -> dict:
         reply = client.complete(messages(task), max_tokens=512, temperature=0.0,  # type: ignore[attr-defined]
@@ -76,12 +81,18 @@ def majority(numbers: list[str | None]) -> str | None:
     return next(text for value, text in parsed if counts[value] == best)
 
 
+def chat_turns(solved: Iterable[tuple[Task, str]]) -> list[Message]:
+    """Solved tasks as earlier chat turns: the question, then the solution as the assistant's reply."""
+    return [m for t, text in solved for m in (Message("user", t.input), Message("assistant", text.strip()))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--source", type=int, default=20)
     parser.add_argument("--eval", type=int, default=30)
     parser.add_argument("--shots", type=int, default=3)
+    parser.add_argument("--many", type=int, default=8, help="demonstrations in the many-shot arm `many_demos`")
     parser.add_argument("--arms", default="sys_demos,chat_demos,boxed,free")
     parser.add_argument("--vote", type=int, default=0, help="also score self-consistency with this many samples")
     args = parser.parse_args()
@@ -92,11 +103,20 @@ def main() -> None:
     tasks = bench.get_tasks("train", limit=args.source + args.eval)
     base = solve_all(args.out, "baseline", lambda t: [Message("system", seed), Message("user", t.input)], tasks,
                      bench, client)
-    good = sorted(((t, r) for t, r in zip(tasks[: args.source], base) if r["score"] >= 1 and r["finish"] != "length"),
-                  key=lambda pair: len(pair[1]["output"]))[: args.shots]
+    verified = sorted(((t, r) for t, r in zip(tasks[: args.source], base) if r["score"] >= 1 and r["finish"] != "length"),
+                      key=lambda pair: len(pair[1]["output"]))
+    good, many = verified[: args.shots], verified[: args.many]
     block = "# Worked examples\nThese problems were solved correctly. Solve the new problem the same way.\n\n" + "\n\n".join(
         f"## Example {i}\nQuestion: {t.input}\nSolution:\n{r['output'].strip()}" for i, (t, r) in enumerate(good, 1))
-    turns = [m for t, r in good for m in (Message("user", t.input), Message("assistant", r["output"].strip()))]
+    turns, many_turns = chat_turns((t, r["output"]) for t, r in good), chat_turns((t, r["output"]) for t, r in many)
+    pal_turns: list[Message] = []
+    if "pal" in args.arms:
+        sources = solve_all(args.out, "program", lambda t: [Message("system", PROGRAM), Message("user", t.input)],
+                            tasks[: args.source], bench, client)
+        programs = sorted(((t, last_program(r["output"])) for t, r in zip(tasks, sources) if r["score"] >= 1),
+                          key=lambda pair: len(pair[1] or ""))[: args.shots]
+        pal_turns = chat_turns((t, f"```python\n{(code or '').strip()}\n```") for t, code in programs)
+        print(f"pal demos from {[t.id for t, _ in programs]}", flush=True)
     arms: dict[str, Messages] = {
         "sys_demos": lambda t: [Message("system", seed + "\n\n" + block), Message("user", t.input)],
         "chat_demos": lambda t: [Message("system", seed), *turns, Message("user", t.input)],
@@ -104,6 +124,8 @@ def main() -> None:
         "free": lambda t: [Message("system", seed.replace(BRIEF, BRIEF.replace(" in a few short lines", ""))),
                            Message("user", t.input)],
         "program": lambda t: [Message("system", PROGRAM), Message("user", t.input)],
+        "pal": lambda t: [Message("system", PAL), *pal_turns, Message("user", t.input)],
+        "many_demos": lambda t: [Message("system", seed), *many_turns, Message("user", t.input)],
     }
     evaluated = tasks[args.source:]
     before = {r["task_id"]: r["score"] for r in base[args.source:]}
