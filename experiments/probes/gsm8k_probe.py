@@ -113,9 +113,9 @@ def main() -> None:
     if "pal" in args.arms:
         sources = solve_all(args.out, "program", lambda t: [Message("system", PROGRAM), Message("user", t.input)],
                             tasks[: args.source], bench, client)
-        programs = sorted(((t, last_program(r["output"])) for t, r in zip(tasks, sources) if r["score"] >= 1),
-                          key=lambda pair: len(pair[1] or ""))[: args.shots]
-        pal_turns = chat_turns((t, f"```python\n{(code or '').strip()}\n```") for t, code in programs)
+        solved = ((t, last_program(r["output"])) for t, r in zip(tasks, sources) if r["score"] >= 1)
+        programs = sorted(((t, code) for t, code in solved if code is not None), key=lambda pair: len(pair[1]))[: args.shots]
+        pal_turns = chat_turns((t, f"```python\n{code.strip()}\n```") for t, code in programs)
         print(f"pal demos from {[t.id for t, _ in programs]}", flush=True)
     arms: dict[str, Messages] = {
         "sys_demos": lambda t: [Message("system", seed + "\n\n" + block), Message("user", t.input)],
