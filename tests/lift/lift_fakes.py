@@ -29,11 +29,12 @@ def make_workspace(path: Path) -> Path:
 
 class KeywordAgent(ae.BaseAgent):
     """Solves a task when its keyword is in the system prompt. Logs `workspace<TAB>task` to $SOLVE_LOG and
-    kills its own process at the Nth test solve in a workspace whose path contains $CRASH_IN (N = $CRASH_AT)."""
+    kills its own process at the Nth solve of a task whose id starts with $CRASH_TASKS (default "s", the test
+    tasks) in a workspace whose path contains $CRASH_IN (N = $CRASH_AT)."""
 
     def solve(self, task: Task) -> Trajectory:
         where = str(self.workspace.path)
-        if task.id.startswith("s") and os.environ.get("CRASH_IN", "\0") in where:
+        if task.id.startswith(os.environ.get("CRASH_TASKS", "s")) and os.environ.get("CRASH_IN", "\0") in where:
             if next(_TEST_SOLVES) == int(os.environ.get("CRASH_AT", "0")):
                 os.kill(os.getpid(), signal.SIGKILL)
         if os.environ.get("SOLVE_LOG"):

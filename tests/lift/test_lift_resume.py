@@ -121,10 +121,57 @@ def test_a_committed_experiment_folder_resumes_in_a_fresh_clone_without_solving(
     assert "out/evolved/seed-0/arm.json" in kept and "out/plan.json" in kept and "out/lift.json" in kept
     assert any(k.startswith("out/scores/") for k in kept) and "out/baseline/workspace/prompts/system.md" in kept
     arms = [k for k in kept if "/seed-" in k]
-    assert arms and all(k.endswith("/arm.json") for k in arms), "the arms' working folders and costs stay out"
+    assert arms and all(k.endswith(("/arm.json", "/checkpoint.tar.gz")) for k in arms), \
+        "the arms' working folders and costs stay out (the checkpoint carries them)"
     git(tmp_path, "clone", "-q", str(repo), "clone")
     again = tmp_path / "again.log"
     assert experiment(agent, tmp_path / "clone" / "out", again).returncode == 0
     assert not again.exists() or not again.read_text().strip(), "every finished arm and score is read back"
     report = lambda root: json.loads((root / "out" / "lift.json").read_text())["arms"]  # noqa: E731
     assert report(tmp_path / "clone") == report(repo)
+
+
+def evolution_solves(log: Path, workspace: Path) -> int:
+    """Train-task solves (evolution's: batches and gate) logged for one arm's workspace."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    return sum(line.startswith(f"{workspace}\tt") for line in lines)
+
+
+def test_an_unfinished_arm_resumes_in_a_fresh_clone_from_its_checkpoint(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    whole, whole_log = tmp_path / "whole", tmp_path / "whole.log"
+    assert experiment(agent, whole / "out", whole_log).returncode == 0
+    repo, log = tmp_path / "repo", tmp_path / "solves.log"
+    # 6 holdout baseline solves and cycle 1 (4 batch, 6 gate) finish; the first solve of cycle 2 kills the run.
+    killed = experiment(agent, repo / "out", log, CRASH_IN="evolved/seed-0", CRASH_TASKS="t", CRASH_AT="17")
+    assert killed.returncode == -9, killed.stderr
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "half an experiment")
+    kept = git(repo, "ls-files").split()
+    assert "out/evolved/seed-0/checkpoint.tar.gz" in kept
+    assert not any("/seed-0/workspace" in k for k in kept), "the working folder itself stays out of git"
+    git(tmp_path, "clone", "-q", str(repo), "clone")
+    again = tmp_path / "again.log"
+    assert experiment(agent, tmp_path / "clone" / "out", again).returncode == 0
+    before = evolution_solves(log, repo / "out" / "evolved" / "seed-0" / "workspace")
+    after = evolution_solves(again, tmp_path / "clone" / "out" / "evolved" / "seed-0" / "workspace")
+    assert before == 16, "the kill came at the first solve of cycle 2"
+    assert before + after == evolution_solves(whole_log, whole / "out" / "evolved" / "seed-0" / "workspace"), \
+        "the clone went on from cycle 2: nothing of cycle 1 was solved again"
+    arms = lambda root: json.loads((root / "out" / "lift.json").read_text())["runs"]  # noqa: E731
+    strip = lambda runs: [{k: v for k, v in r.items() if k not in ("cost", "workspace")} for r in runs]  # noqa: E731
+    assert strip(arms(tmp_path / "clone")) == strip(arms(whole))
+
+
+def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from agent_evolve.errors import WorkspaceError
+    from agent_evolve.lift.checkpoint import CHECKPOINT, restore_checkpoint
+
+    folder = tmp_path / "evolved" / "seed-0"
+    folder.mkdir(parents=True)
+    (folder / CHECKPOINT).write_bytes(b"\x1f\x8b not a tarball")
+    with pytest.raises(WorkspaceError, match=f"{CHECKPOINT}: cannot unpack"):
+        restore_checkpoint(folder)
+    assert (folder / CHECKPOINT).read_bytes().startswith(b"\x1f\x8b"), "the file is left as it was"
+    assert sorted(p.name for p in folder.iterdir()) == [CHECKPOINT], "nothing half-unpacked is left behind"

@@ -25,6 +25,7 @@ from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import summarize
+from agent_evolve.lift.checkpoint import CHECKPOINT, restore_checkpoint, save_checkpoint
 from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
 from agent_evolve.lift.plan import CONTROL, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split
@@ -36,11 +37,13 @@ from agent_evolve.types import Task
 Progress = Callable[[ProgressEvent], None]
 
 # Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
-# and to report (plan, baseline copy, per-task scores, each finished arm's arm.json, the report), and leaves out
-# the arms' working folders (workspaces with their own git, journals, partial costs), which a rerun rebuilds.
-EXPERIMENT_GITIGNORE = """# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
+# and to report (plan, baseline copy, per-task scores, each finished arm's arm.json, each arm's checkpoint, the
+# report), and leaves out the arms' working folders (workspaces with their own git, journals, partial costs),
+# which the checkpoint carries.
+EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
 /*/seed-*/*
 !/*/seed-*/arm.json
+!/*/seed-*/{CHECKPOINT}
 """
 
 
@@ -64,15 +67,29 @@ def check_same_plan(out_dir: Path, plan: LiftPlan | ComparisonPlan, config: Evol
 def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: BenchmarkAdapter, tests: list[Task],
             config: EvolveConfig, out_dir: Path, progress: Progress | None, folder: Path | None = None) -> ArmRun:
     """Evolve (or resume) one arm's workspace for one seed (in `folder`, by default `<out>/<arm>/seed-<n>`), then
-    score it on the test tasks."""
+    score it on the test tasks. The arm's folder is checkpointed after every cycle and at a stop, and a clone
+    that lacks it resumes from the checkpoint."""
     folder = folder or out_dir / arm / f"seed-{seed}"
+    restore_checkpoint(folder)
     params = {} if arm == CONTROL else config.engine_params   # the control's engine takes none
     seeded = dataclasses.replace(config, seed=seed, engine_params=params)
     meter = MeteredBenchmark(benchmark, folder / "cost.json")
     engine = NoEditEngine() if arm == CONTROL else plan.engine
     workspace = folder / "workspace"
-    result = Evolver(str(source), meter, seeded, engine, workspace_dir=str(workspace), progress=progress).run(plan.cycles)
-    meter.flush()
+
+    def checkpointing(event: ProgressEvent) -> None:
+        if event.phase == "recorded":
+            meter.flush()
+            save_checkpoint(folder)
+        if progress is not None:
+            progress(event)
+
+    try:
+        evolver = Evolver(str(source), meter, seeded, engine, workspace_dir=str(workspace), progress=checkpointing)
+        result = evolver.run(plan.cycles)
+    finally:
+        meter.flush()
+        save_checkpoint(folder)
     key = workspace_key(workspace)
     scores, test_cost = score_tasks(workspace, benchmark, tests, out_dir / "scores" / f"{key}.jsonl", seeded)
     return ArmRun(
@@ -100,8 +117,8 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
     check_same_plan(out_dir, plan, config)
     ignore = out_dir / ".gitignore"
-    if not ignore.exists():
-        atomic_write(ignore, EXPERIMENT_GITIGNORE)
+    if not ignore.is_file() or ignore.read_text(encoding="utf-8") != EXPERIMENT_GITIGNORE:
+        atomic_write(ignore, EXPERIMENT_GITIGNORE)  # an older folder's rules are brought up to date
     return source_workspace(plan.agent), tests
 
 
