@@ -11,9 +11,11 @@ import agent_evolve as ae
 from agent_evolve.algorithms.common.candidate_search import pick_best, trial_ids
 from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, render_demos, verified_demos
 from agent_evolve.algorithms.common.evidence import analyse
+from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate
 from agent_evolve.algorithms.common.failure_fixes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
 from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION, program_candidate
 from agent_evolve.algorithms.demos import DemoSearchEngine
+from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings
 from agent_evolve.contract.workspace import PROGRAM_PROMPT
 from agent_evolve.engine.base import EngineContext
 from agent_evolve.engine.trial import TrialRunner
@@ -169,3 +171,54 @@ def test_program_answers_are_kept_when_they_win_the_trial(ws) -> None:
     result = engine.step(ws, wrong_numbers(2) + batch()[:2], None, trial)  # type: ignore[arg-type]
     assert result.mutated and result.metadata["search"]["best"] == "program"
     assert ws.read_program_prompt() == PROGRAM_INSTRUCTION
+
+
+DOUBLE = 'def double(x: int) -> int:\n    """Twice x.\n    >>> double(5)\n    10\n    """\n'
+RIGHT_CODE = "```python\ndef double(x: int) -> int:\n    return 2 * x\n```"
+WRONG_CODE = "```python\ndef double(x: int) -> int:\n    return x + 2\n```"
+
+
+def code_obs(task_id: str, output: str) -> Observation:
+    task = Task(task_id, f"Complete:\n```python\n{DOUBLE}```", {"prompt": DOUBLE, "entry_point": "double"})
+    ok = output == RIGHT_CODE
+    return Observation(task, Trajectory(task_id, output), Feedback(ok, float(ok)))
+
+
+class CheckingAgent(ae.BaseAgent):
+    """Gets `double` right only in a workspace that draws again on a failed example (prompts/check.yaml)."""
+
+    def solve(self, task: Task) -> Trajectory:
+        checks = (Path(self.workspace.path) / CHECK_SETTINGS).is_file()
+        return Trajectory(task.id, RIGHT_CODE if checks else WRONG_CODE)
+
+
+class CodeBenchmark(ae.BenchmarkAdapter):
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        return [code_obs(f"t{i}", "").task for i in range(20)][:limit]
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        ok = trajectory.output == RIGHT_CODE
+        return Feedback(ok, float(ok))
+
+
+def test_failures_caught_by_their_examples_propose_the_check_once() -> None:
+    batch_ = [code_obs("a", WRONG_CODE), code_obs("b", RIGHT_CODE), code_obs("c", "no code at all, sorry"),
+              gsm_obs("g", "question", "Answer: 7", extracted="7")]
+    batch_.append(Observation(batch_[1].task, batch_[1].trajectory, Feedback(False, 0.0)))  # right on examples
+    assert caught_failures(batch_) == ["a", "c"]
+    found = check_candidate(["a"], None, min_failures=1)
+    assert found is not None and found.files == {CHECK_SETTINGS: CheckSettings().to_yaml()}
+    assert check_candidate(["a"], CheckSettings(), min_failures=1) is None, "the workspace checks already"
+    assert check_candidate(["a"], None, min_failures=2) is None and check_candidate(["a"], None, 0) is None
+
+
+def test_the_check_is_kept_when_it_wins_on_trial_tasks_that_include_the_caught_ones(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=0, fixes=0, trial_tasks=2)
+    engine.context = context(ws)
+    bench = CodeBenchmark()
+    trial = TrialRunner({t.id: t for t in bench.get_tasks(limit=None)}, bench, CheckingAgent, Path(ws.path))
+    result = engine.step(ws, [code_obs("t17", WRONG_CODE), code_obs("t3", RIGHT_CODE)], None, trial)  # type: ignore[arg-type]
+    assert result.mutated and (Path(ws.path) / CHECK_SETTINGS).read_text() == CheckSettings().to_yaml()
+    search = result.metadata["search"]
+    assert search["best"] == "check" and search["incumbent"] == 0.0 and search["scores"] == {"check": 1.0}
+    assert "t17" in search["task_ids"] and len(search["task_ids"]) == 3

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,6 +17,8 @@ from agent_evolve.llm.base import Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import ModelChecksumError
 from agent_evolve.llm.local_model import ensure_model_file, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import LOCAL_MODELS, LocalModelSpec
+from agent_evolve.llm.providers import llama_cpp_local
+from agent_evolve.llm.providers.llama_engine import Generation
 from agent_evolve.llm.qwen_tools import DEFAULT_SYSTEM, RESULTS_NUDGE, parse_tool_calls, to_chat_messages
 
 ADD = ToolSpec("add", "Add two numbers.", {"type": "object", "properties": {"a": {"type": "number"}}})
@@ -141,3 +144,22 @@ def test_the_cache_directory_honours_the_environment(monkeypatch, tmp_path):
     assert local_model.cache_dir() == tmp_path / "models"
     monkeypatch.delenv("AGENT_EVOLVE_CACHE")
     assert local_model.cache_dir() == Path.home() / ".cache" / "agent-evolve" / "models"
+
+
+def test_a_repeated_sampled_request_gets_a_new_seed_and_a_greedy_one_keeps_its_own(monkeypatch):
+    seeds: list[tuple[float, int]] = []
+
+    def generate(prompt, *, max_tokens, stops, temperature, seed, deadline):
+        seeds.append((temperature, seed))
+        return Generation("ok", len(prompt), 1, 0, "stop")
+
+    engine = SimpleNamespace(prompt_tokens=lambda chat: ([1, 2, 3], ()), generate=generate)
+    monkeypatch.setattr(llama_cpp_local, "load_model", lambda spec, **_: SimpleNamespace(engine=engine))
+    spec = next(iter(LOCAL_MODELS.values()))
+    client = llama_cpp_local.LocalLlamaClient("local/x", spec, seed=3)
+    ask = [Message("user", "pick a number")]
+    for temperature in (0.8, 0.8, 0.8, 0.0, 0.0):
+        client.complete(ask, temperature=temperature)
+    sampled = [seed for temperature, seed in seeds if temperature > 0]
+    assert sampled[0] == 3 and len(set(sampled)) == 3
+    assert [seed for temperature, seed in seeds if temperature == 0] == [3, 3]

@@ -80,3 +80,13 @@ def test_second_identical_call_is_served_from_the_disk_cache(serve, client_for, 
     assert again.complete(HELLO, max_tokens=50).text == "answer 1"
     client.complete(HELLO, max_tokens=51)  # other parameters are another key
     assert len(server.requests) == 2
+
+
+def test_repeated_sampled_calls_are_new_draws_and_replay_in_order_from_the_cache(serve, client_for, tmp_path):
+    server = serve(lambda request: ok_reply("openai", f"draw {len(server.requests)}"))
+    client = client_for("openai", server, ledger=UsageLedger(), cache_dir=str(tmp_path))
+    drawn = [client.complete(HELLO, max_tokens=50, temperature=0.8).text for _ in range(3)]
+    assert drawn == ["draw 1", "draw 2", "draw 3"] and len(server.requests) == 3
+    replay = client_for("openai", server, ledger=UsageLedger(), cache_dir=str(tmp_path))
+    assert [replay.complete(HELLO, max_tokens=50, temperature=0.8).text for _ in range(3)] == drawn
+    assert len(server.requests) == 3

@@ -7,10 +7,11 @@ step:
 1. pool: add this batch's graded-correct train solutions to the demo pool (engine state, survives restarts);
 2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
 3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
-   current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md) and, when
-   answers were wrong numbers, program-of-thought answers (prompts/program.md);
+   current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md), when
+   answers were wrong numbers, program-of-thought answers (prompts/program.md) and, when failed code replies
+   fail their docstring's examples, drawing again on such a failure (prompts/check.yaml);
 4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
-   tasks, none of them the source of a demo;
+   tasks, none of them the source of a demo, plus the batch's tasks whose failures the examples caught;
 5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
    the holdout, which the engine never sees.
 """
@@ -33,6 +34,7 @@ from agent_evolve.algorithms.common.demos import (
     verified_demos,
 )
 from agent_evolve.algorithms.common.evidence import analyse
+from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
 from agent_evolve.algorithms.common.program_answers import program_candidate
 from agent_evolve.contract.paths import atomic_write
@@ -58,6 +60,7 @@ class DemoSearchEngine(ModelEngine):
         "demo_chars": 700,     # longest solution used as a demo
         "fixes": 1,            # targeted-rule candidates per step
         "program_min_failures": 2,  # wrong numeric answers in a batch that propose program answers; 0: never
+        "check_min_failures": 1,    # failed code replies caught by their examples that propose the check; 0: never
         "trial_tasks": 8,      # train tasks every candidate is scored on
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
@@ -82,11 +85,14 @@ class DemoSearchEngine(ModelEngine):
         pool = merge_pool([Demo.from_dict(d) for d in state.get("pool", [])],
                           verified_demos(observations, int(self.params["demo_chars"])), int(self.params["pool_size"]))
         self.save_state({**state, "pool": [d.to_dict() for d in pool]})
-        candidates = self.candidates(workspace, observations, pool)
+        caught = caught_failures(observations) if "prompts" in self.layers(workspace) else []
+        candidates = self.candidates(workspace, observations, pool, caught)
         if not candidates:
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
         ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], int(self.params["trial_tasks"]),
                         f"{self.config.seed}:{self.cycle}")
+        if any(c.name == "check" for c in candidates):
+            ids += sorted(set(caught) & set(trial.train_tasks) - set(ids))
         root = Path(workspace.path)
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]))
         self.record(result.to_dict())
@@ -99,17 +105,19 @@ class DemoSearchEngine(ModelEngine):
         write_files(root, chosen.files)
         return StepResult(mutated=True, summary=f"{chosen.summary} ({measured})", metadata={"search": result.to_dict()})
 
-    def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo]) -> list[Candidate]:
-        """Program answers first (when numbers were wrong), then demo sets, then targeted rules, each on top of the
-        current fragments."""
+    def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
+                   caught: list[str] | None = None) -> list[Candidate]:
+        """Program answers first (when numbers were wrong), the example check (when examples caught failed code),
+        then demo sets, then targeted rules, each on top of the current fragments."""
         if "prompts" not in self.layers(workspace):
             return []
         evidence = analyse(observations, hidden=False)
         program = program_candidate(evidence, workspace.read_program_prompt(), int(self.params["program_min_failures"]))
+        check = check_candidate(caught or [], workspace.read_check_settings(), int(self.params["check_min_failures"]))
         current_demos = workspace.read_fragment(DEMO_FRAGMENT) if DEMO_FRAGMENT in workspace.list_fragments() else ""
         sets = demo_sets(pool, int(self.params["demos_per_set"]), int(self.params["demo_sets"]),
                          f"{self.config.seed}:{self.cycle}", demos_in(current_demos, pool))
-        found = [program] if program is not None else []
+        found = [c for c in (program, check) if c is not None]
         found += [
             Candidate(f"demos-{i}", {f"{FRAGMENTS}/{DEMO_FRAGMENT}": render_demos(demos)},
                       f"demonstrations {', '.join(d.task_id for d in demos)}")

@@ -6,6 +6,8 @@ Layout (every path relative to the workspace root)::
     prompts/system.md              system prompt
     prompts/program.md             program prompt: when present, it replaces the system prompt and the agent
                                    answers with a Python program whose printed result is its answer
+    prompts/check.yaml             example check: a code reply that fails its docstring's examples is drawn
+                                   again (see contract.check_settings)
     prompts/fragments/{name}       prompt fragments
     skills/{name}/SKILL.md         Agent Skills (name == folder name)
     skills/_drafts/{name}.md       skills proposed by the agent, pending review
@@ -31,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings, parse_check_settings
 from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
@@ -90,6 +93,13 @@ class AgentWorkspace:
         """``prompts/program.md`` (program-of-thought answers), or None when the agent answers in text."""
         text = self._read(self._file(*PROGRAM_PROMPT.split("/")), missing="")
         return text if text.strip() else None
+
+    def read_check_settings(self) -> CheckSettings | None:
+        """``prompts/check.yaml`` (draw again when a code reply fails its examples), or None when it is absent."""
+        path = self._file(*CHECK_SETTINGS.split("/"))
+        if not path.is_file():
+            return None
+        return parse_check_settings(load_yaml(self._read(path), str(path)), str(path))
 
     def read_fragment(self, name: str) -> str:
         return self._read(self._file("prompts", "fragments", check_name(name, "fragment")))

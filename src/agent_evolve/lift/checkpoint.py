@@ -41,6 +41,7 @@ def save_checkpoint(folder: Path) -> Path | None:
         with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz", compresslevel=6) as tar:
             for entry in entries:
                 tar.add(entry, arcname=entry.name, filter=_keep)
+        os.chmod(tmp, 0o644)  # mkstemp's file is private; a checkpoint is as readable as the rest of the folder
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

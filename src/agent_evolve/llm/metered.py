@@ -10,6 +10,7 @@ from typing import Any
 from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
 from agent_evolve.llm.cache import ResponseCache, cache_key
 from agent_evolve.llm.concurrency import concurrency_limit
+from agent_evolve.llm.draws import DrawCounter
 from agent_evolve.llm.retry import RetryPolicy, call_with_retry
 from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger
 from agent_evolve.types import Usage
@@ -37,6 +38,7 @@ class MeteredClient:
         self.retry = retry or RetryPolicy()
         self.cache = cache
         self.prices = prices
+        self._draws = DrawCounter()
 
     def __repr__(self) -> str:
         return f"MeteredClient({self.inner!r}, role={self.role!r})"
@@ -64,7 +66,10 @@ class MeteredClient:
     ) -> Completion:
         key = None
         if self.cache is not None:
-            params = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
+            params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
+            draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params]) if temperature > 0 else 0
+            if draw:  # a repeated sampled request is a new draw, cached apart from the first
+                params["draw"] = draw
             key = cache_key(self.model, messages, tools, params)
             hit = self.cache.get(key)
             if hit is not None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.draws import DrawCounter, draw_seed
 from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError
 from agent_evolve.llm.local_model import ensure_model_file
 from agent_evolve.llm.models import LocalModelSpec, llama_install_hint
@@ -108,6 +109,13 @@ class LocalLlamaClient:
         self.cache_dir = cache_dir
         self.timeout_s = timeout_s
         self.seed = seed
+        self._draws = DrawCounter()
+
+    def _seed(self, prompt: list[int], max_tokens: int | None, stop: list[str] | None, temperature: float) -> int:
+        """The client's seed, moved on for each repeat of one sampled request (greedy requests ignore it)."""
+        if temperature <= 0:
+            return self.seed
+        return draw_seed(self.seed, self._draws.next([prompt, max_tokens, stop, temperature]))
 
     def __repr__(self) -> str:
         return f"LocalLlamaClient(model={self.model!r}, n_ctx={self.n_ctx})"
@@ -135,7 +143,7 @@ class LocalLlamaClient:
         deadline = started + self.timeout_s if self.timeout_s else None
         generation = engine.generate(prompt, max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
                                      stops=(*(stop or ()), *template_stops), temperature=temperature,
-                                     seed=self.seed, deadline=deadline)
+                                     seed=self._seed(prompt, max_tokens, stop, temperature), deadline=deadline)
         if generation.finish == "timeout":
             raise LocalDeadlineError(
                 f"no answer within {self.timeout_s:g}s ({generation.completion_tokens} tokens generated; "

@@ -1,0 +1,40 @@
+"""Which draw of a sampled request this is, so asking the same question twice at temperature > 0 gives two answers.
+
+The local model seeds its sampler per request and the response cache keys on the request, so without a draw
+number the second identical sampled request would repeat the first reply. The n-th identical request is draw n
+(the first is draw 0, unchanged), which stays reproducible whatever order concurrent requests run in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+KEPT_REQUESTS = 4096  # distinct sampled requests remembered; the oldest is forgotten first
+
+
+class DrawCounter:
+    """Counts identical sampled requests; `next` returns 0 for the first, 1 for the second, and so on."""
+
+    def __init__(self, kept: int = KEPT_REQUESTS) -> None:
+        self.kept = kept
+        self._seen: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def next(self, request: Any) -> int:
+        """The draw number of `request` (anything JSON can write), counting this call."""
+        key = hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+        with self._lock:
+            draw = self._seen.pop(key, -1) + 1
+            self._seen[key] = draw
+            while len(self._seen) > self.kept:
+                self._seen.popitem(last=False)
+        return draw
+
+
+def draw_seed(seed: int, draw: int) -> int:
+    """The sampler seed of draw `draw` for a client seeded `seed` (draw 0 keeps `seed`)."""
+    return (seed + draw * 7919) % 2**32
