@@ -7,8 +7,10 @@ own evaluation prompt), `free` (the seed prompt without "in a few short lines"),
 thought: the model writes Python, its printed result is the answer), `pal` (code only, after `--shots` of the
 model's own verified `program` solutions of train tasks 0..--source as earlier chat turns) and `many_demos` (the
 `--many` shortest verified baseline solutions as earlier chat turns); with `--vote K`, self-consistency (K
-sampled answers to the seed prompt, the most common number). Each solve is appended to
-`<out>/<arm>.jsonl` as it finishes, so a rerun resumes.
+sampled answers to the seed prompt, the most common number); with `--redraws N`, program answers whose
+answer is missing, negative or fractional drawn again up to N times (`program_checkN`); with `--settle N`,
+a disagreement of the seed prompt and program settled by N more sampled programs (`settledN`). Each solve is
+appended to `<out>/<arm>.jsonl` as it finishes, so a rerun resumes.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from pathlib import Path
 
 from probe_rows import TABLE_HEAD, print_row, solve_rows
 
+from agent_evolve.agents.answer_check import answer_failure
 from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.answers import extract_number, parse_number
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.check_settings import AnswerForm
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
 from agent_evolve.types import Task, Trajectory
@@ -54,6 +58,68 @@ def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench:
         return {"score": feedback.score, "output": answer, "finish": reply.finish_reason}
 
     return solve_rows(out / f"{arm}.jsonl", tasks, solve)
+
+
+GSM8K_FORM = AnswerForm(whole=True, min=0.0)  # every GSM8K train answer seen is a whole number of at least 0
+
+
+def odd_answer(output: str) -> bool:
+    """Whether the reply's answer is missing, negative or fractional (`agents.answer_check`)."""
+    return answer_failure(output, GSM8K_FORM) is not None
+
+
+def solve_checked(out: Path, messages: Messages, tasks: list[Task], bench: object, client: object,
+                  redraws: int) -> list[dict]:
+    """Program answers; an odd answer (`odd_answer`) is drawn again at temperature 0.8, up to `redraws` times,
+    and the first draw whose answer is not odd is kept (none: the greedy answer stands). The greedy replies are
+    the `program` arm's rows."""
+    greedy = {r["task_id"]: r for r in solve_all(out, "program", messages, tasks, bench, client)}
+
+    def solve(task: Task) -> dict:
+        first = greedy[task.id]
+        if not odd_answer(first["output"]):
+            return {**first, "drawn": 0, "kept": None}
+        drawn, kept, answer = 0, None, first["output"]
+        for drawn in range(1, redraws + 1):
+            reply = client.complete(messages(task), max_tokens=512, temperature=0.8,  # type: ignore[attr-defined]
+                                    stop=list(PROGRAM_STOP))
+            candidate = answer_with_program(reply.text)[0]
+            if not odd_answer(candidate):
+                kept, answer = drawn, candidate
+                break
+        feedback = bench.evaluate(task, Trajectory(task.id, answer))  # type: ignore[attr-defined]
+        return {"score": feedback.score, "output": answer, "finish": "stop", "drawn": drawn, "kept": kept}
+
+    return solve_rows(out / f"program_check{redraws}.jsonl", tasks, solve)
+
+
+def solve_settled(out: Path, messages: Messages, tasks: list[Task], bench: object, client: object,
+                  samples: int) -> list[dict]:
+    """The seed prompt's and the program's greedy answers (the `baseline` and `program` rows); when they differ,
+    `samples` more program answers at temperature 0.8 and the most common answer that is not odd wins (ties: the
+    greedy program's, then the seed prompt's, then the samples' in order). Rows keep every sample's number."""
+    seed_rows = {r["task_id"]: r for r in map(json.loads, (out / "baseline.jsonl").open())}
+    greedy = {r["task_id"]: r for r in solve_all(out, "program", messages, tasks, bench, client)}
+
+    def solve(task: Task) -> dict:
+        answers = [extract_number(greedy[task.id]["output"]), extract_number(seed_rows[task.id]["output"])]
+        drawn = []
+        if parse_number(answers[0]) is None or parse_number(answers[0]) != parse_number(answers[1]):
+            for _ in range(samples):
+                reply = client.complete(messages(task), max_tokens=512, temperature=0.8,  # type: ignore[attr-defined]
+                                        stop=list(PROGRAM_STOP))
+                drawn.append(extract_number(answer_with_program(reply.text)[0]))
+        winner = settle(answers + drawn)
+        feedback = bench.evaluate(task, Trajectory(task.id, f"Answer: {winner}" if winner is not None else ""))  # type: ignore[attr-defined]
+        return {"score": feedback.score, "output": f"Answer: {winner}", "samples": answers + drawn, "finish": "stop"}
+
+    return solve_rows(out / f"settled{samples}.jsonl", tasks, solve)
+
+
+def settle(numbers: list[str | None]) -> str | None:
+    """The most common answer that is not odd (ties: the earliest); with none, the first answer given."""
+    fine = [n for n in numbers if n is not None and not odd_answer(f"Answer: {n}")]
+    return majority(fine) if fine else next((n for n in numbers if n is not None), None)
 
 
 def solve_votes(out: Path, samples: int, prompt: str, tasks: list[Task], bench: object) -> list[dict]:
@@ -94,6 +160,10 @@ def main() -> None:
     parser.add_argument("--shots", type=int, default=3)
     parser.add_argument("--many", type=int, default=8, help="demonstrations in the many-shot arm `many_demos`")
     parser.add_argument("--arms", default="sys_demos,chat_demos,boxed,free")
+    parser.add_argument("--redraws", type=int, default=0,
+                        help="also score program answers whose odd answers are drawn again up to this many times")
+    parser.add_argument("--settle", type=int, default=0,
+                        help="also score settling a disagreement of the seed prompt and program with this many samples")
     parser.add_argument("--vote", type=int, default=0, help="also score self-consistency with this many samples")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -133,6 +203,16 @@ def main() -> None:
     print(TABLE_HEAD)
     for arm in filter(None, args.arms.split(",")):
         print_row(arm, solve_all(args.out, arm, arms[arm], evaluated, bench, client), before)
+    if args.redraws:
+        rows = solve_checked(args.out, arms["program"], evaluated, bench, client, args.redraws)
+        print_row(f"program_check{args.redraws}", rows, before)
+    if args.settle:
+        rows = solve_settled(args.out, arms["program"], evaluated, bench, client, args.settle)
+        print_row(f"settled{args.settle}", rows, before)
+        for k in range(0, args.settle + 1, 2):
+            solved = sum(bench.evaluate(t, Trajectory(t.id, f"Answer: {settle(r['samples'][:2 + k])}")).score  # type: ignore[attr-defined]
+                         for t, r in zip(evaluated, rows))
+            print(f"settled with {k} sample(s): {solved:.0f}/{len(rows)}", flush=True)
     if args.vote:
         rows = solve_votes(args.out, args.vote, seed, evaluated, bench)
         print_row(f"vote{args.vote}", rows, before)

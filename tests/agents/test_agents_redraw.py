@@ -1,5 +1,6 @@
-"""Drawing again when a code reply fails its docstring's examples: the examples read, the check run confined,
-prompts/check.yaml read strictly, and a failed reply replaced only by a draw that passes."""
+"""Drawing again when a reply fails a check the agent runs itself (code its docstring's examples, a numeric answer
+the form of right ones): the examples read, the checks run, prompts/check.yaml read strictly, and a failed reply
+replaced only by a draw that passes."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import pytest
 import yaml
 
 from agent_evolve.agents import ReferenceAgent
+from agent_evolve.agents.answer_check import answer_failure
 from agent_evolve.agents.example_check import CodeTask, code_task, docstring_examples, first_failure
-from agent_evolve.contract.check_settings import CheckSettings, parse_check_settings
+from agent_evolve.agents.program import PROGRAM_STOP
+from agent_evolve.contract.check_settings import AnswerForm, CheckSettings, parse_check_settings
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task
@@ -54,8 +57,14 @@ def test_check_settings_are_read_strictly_naming_the_file() -> None:
     assert parse_check_settings(None) == CheckSettings()
     assert parse_check_settings({"redraws": 2, "temperature": 0.5}) == CheckSettings(2, 0.5)
     assert parse_check_settings(yaml.safe_load(CheckSettings(3, 0.7).to_yaml())) == CheckSettings(3, 0.7)
+    form = CheckSettings(answer=AnswerForm(whole=True, min=0.0))
+    assert parse_check_settings(yaml.safe_load(form.to_yaml())) == form
+    assert parse_check_settings({"answer": {"whole": True}}).answer == AnswerForm(whole=True)
     for bad, why in (({"draws": 2}, "unknown key"), ({"redraws": 0}, "redraws must"), ({"redraws": True}, "redraws"),
-                     ({"temperature": 0}, "temperature must"), ([1], "must be a mapping")):
+                     ({"temperature": 0}, "temperature must"), ([1], "must be a mapping"),
+                     ({"answer": 5}, "answer: must be a mapping"), ({"answer": {"max": 3}}, "answer: unknown key"),
+                     ({"answer": {"whole": "yes"}}, "answer.whole must"),
+                     ({"answer": {"min": "0"}}, "answer.min must")):
         with pytest.raises(WorkspaceError, match=f"ws/prompts/check.yaml: .*{why}"):
             parse_check_settings(bad, "ws/prompts/check.yaml")
 
@@ -99,3 +108,41 @@ def test_a_bad_check_yaml_is_an_error_naming_the_file(make_ws) -> None:
     root = with_check(make_ws, "redraws: lots\n")
     with pytest.raises(WorkspaceError, match=r"check\.yaml: redraws must"):
         ReferenceAgent(root, llm=ScriptedLLM([RIGHT])).solve(TASK)
+
+
+def test_an_answer_is_checked_against_its_form() -> None:
+    form = AnswerForm(whole=True, min=0.0)
+    assert answer_failure("so 12 apples.\nAnswer: 12", form) is None
+    assert answer_failure("Answer: -3", form) == "the answer -3 is below 0"
+    assert answer_failure("Answer: 2.5", form) == "the answer 2.5 is not a whole number"
+    assert answer_failure("I cannot tell.", form) == "the reply gives no numeric answer"
+    assert answer_failure("Answer: -2.5", AnswerForm()) is None, "an empty form only asks for a number"
+
+
+GSM = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?")
+
+
+def program_reply(printed: str) -> str:
+    return f"Count them.\n```python\napples = {printed}\nprint(apples)\n```"
+
+
+def test_a_program_answer_breaking_the_form_is_drawn_again_and_each_draw_runs_its_program(make_ws) -> None:
+    root = with_check(make_ws, "answer:\n  whole: true\n  min: 0\n")
+    (root / "prompts" / "program.md").write_text("Write a Python program that prints the answer.\n")
+    llm = ScriptedLLM([program_reply("3 - 15"), program_reply("12 / 8"), program_reply("3 * 4")])
+    trajectory = ReferenceAgent(root, llm=llm).solve(GSM)
+    assert trajectory.output.endswith("Answer: 12") and len(llm.calls) == 3
+    assert [(c.temperature, c.stop) for c in llm.calls] == [(0.0, list(PROGRAM_STOP))] + [(0.8, list(PROGRAM_STOP))] * 2
+    step = trajectory.steps[-1]
+    assert step["type"] == "answer_check" and step["failure"] == "the answer -12 is below 0"
+    assert step["drawn"] == 2 and step["kept"] == 2
+
+
+def test_a_plain_answer_is_checked_only_when_check_yaml_gives_a_form(make_ws) -> None:
+    formed = ScriptedLLM(["Answer: -12", "Answer: 12"])
+    trajectory = ReferenceAgent(with_check(make_ws, "answer:\n  min: 0\n"), llm=formed).solve(GSM)
+    assert trajectory.output == "Answer: 12" and len(formed.calls) == 2
+    unformed = ScriptedLLM(["Answer: -12"])
+    trajectory = ReferenceAgent(with_check(make_ws, "redraws: 2\n"), llm=unformed).solve(GSM)
+    assert trajectory.output == "Answer: -12" and len(unformed.calls) == 1
+    assert all(step["type"] != "answer_check" for step in trajectory.steps)

@@ -11,11 +11,11 @@ import agent_evolve as ae
 from agent_evolve.algorithms.common.candidate_search import pick_best, trial_ids
 from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, render_demos, verified_demos
 from agent_evolve.algorithms.common.evidence import analyse
-from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate
+from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
 from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION, program_candidate
 from agent_evolve.algorithms.demos import DemoSearchEngine
-from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings
+from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.contract.workspace import PROGRAM_PROMPT
 from agent_evolve.engine.base import EngineContext
 from agent_evolve.engine.trial import TrialRunner
@@ -210,6 +210,28 @@ def test_failures_caught_by_their_examples_propose_the_check_once() -> None:
     assert found is not None and found.files == {CHECK_SETTINGS: CheckSettings().to_yaml()}
     assert check_candidate(["a"], CheckSettings(), min_failures=1) is None, "the workspace checks already"
     assert check_candidate(["a"], None, min_failures=2) is None and check_candidate(["a"], None, 0) is None
+
+
+def test_the_form_of_right_answers_catches_wrong_answers_that_break_it() -> None:
+    right = [gsm_obs(f"r{i}", "q", f"Answer: {n}", expected=n, extracted=n) for i, n in enumerate(("7", "12", "0"))]
+    wrong = [gsm_obs("neg", "q", "Answer: -3", extracted="-3"), gsm_obs("half", "q", "Answer: 2.5", extracted="2.5"),
+             gsm_obs("none", "q", "I am not sure."), gsm_obs("fine", "q", "Answer: 9", extracted="9")]
+    form = learned_form(right + wrong)
+    assert form == AnswerForm(whole=True, min=0.0)
+    assert caught_failures(right + wrong, form) == ["neg", "half", "none"], "a plausible wrong answer is not caught"
+    assert caught_failures(right + wrong) == [], "no form: plain answers are not checked"
+    assert learned_form(right[:2] + wrong) is None, "two right answers are too few to trust their form"
+    negative = gsm_obs("r-", "q", "Answer: -4", expected="-4", extracted="-4")
+    assert learned_form([*right, negative]) == AnswerForm(whole=True, min=None)
+
+
+def test_the_answer_check_is_proposed_with_the_form_and_added_to_a_code_check() -> None:
+    form = AnswerForm(whole=True, min=0.0)
+    found = check_candidate(["neg"], None, min_failures=1, form=form)
+    assert found is not None and found.files == {CHECK_SETTINGS: CheckSettings(answer=form).to_yaml()}
+    upgraded = check_candidate(["neg"], CheckSettings(redraws=2), min_failures=1, form=form)
+    assert upgraded is not None and upgraded.files == {CHECK_SETTINGS: CheckSettings(2, answer=form).to_yaml()}
+    assert check_candidate(["neg"], CheckSettings(answer=form), min_failures=1, form=form) is None
 
 
 def test_the_check_is_kept_when_it_wins_on_trial_tasks_that_include_the_caught_ones(ws) -> None:

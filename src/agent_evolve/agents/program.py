@@ -78,3 +78,8 @@ def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS) -> tuple[st
     if run.printed is None:
         return reply, run
     return f"{reply.rstrip()}\n{ANSWER_PREFIX}{run.printed}", run
+
+
+def finish_program(reply: str) -> str:
+    """The reply as the agent answers it: with its program's printed result appended when there is one."""
+    return answer_with_program(reply)[0]

@@ -25,7 +25,8 @@ config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line
 With ``prompts/program.md`` in the workspace (and no tools, outside a task environment) that text replaces the
 system prompt and the agent answers with a program (``agents.program``): the model writes Python, the agent runs
 it confined and appends what it prints as the answer line. With ``prompts/check.yaml`` (plain answers only) a
-code reply that fails an example of its task's docstring is drawn again (``agents.redraw``).
+code reply that fails an example of its task's docstring, or a numeric answer that breaks the file's answer form,
+is drawn again (``agents.redraw``).
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -43,8 +44,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
-from agent_evolve.agents.example_check import code_task
-from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program
+from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, finish_program
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
     SkillText,
@@ -52,7 +52,7 @@ from agent_evolve.agents.prompting import (
     build_messages,
     select_memories,
 )
-from agent_evolve.agents.redraw import redraw_until_checked
+from agent_evolve.agents.redraw import redraw_until_checked, reply_check
 from agent_evolve.agents.router import BankShortlist, SkillRouter
 from agent_evolve.agents.task_tools import task_tools
 from agent_evolve.agents.tools import (
@@ -60,7 +60,6 @@ from agent_evolve.agents.tools import (
     load_tool_entries,
     workspace_tools,
 )
-import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.contract.manifest import MANIFEST_FILE
@@ -181,7 +180,7 @@ class _Snapshot:
     tool_entries: list[ToolEntry] = field(default_factory=list)
     shortlist: BankShortlist = field(default_factory=lambda: BankShortlist([]))  # this version's skill index
     program_prompt: str | None = None  # prompts/program.md: answer with a program (plain answers only)
-    check: CheckSettings | None = None  # prompts/check.yaml: draw again when a code reply fails its examples
+    check: CheckSettings | None = None  # prompts/check.yaml: draw again when a reply fails its check
 
 
 class ReferenceAgent(BaseAgent):
@@ -253,7 +252,8 @@ class ReferenceAgent(BaseAgent):
         settings, client = state.settings, self.llm
         selected, detail = self._select_skills(state, task, client)
         environment = current_environment()
-        program = state.program_prompt if environment is None and not state.tools else None
+        plain = environment is None and not state.tools  # a single reply, no tool loop
+        program = state.program_prompt if plain else None
         prompt = assemble_system_prompt(
             program or state.system_prompt,
             state.fragments,
@@ -296,14 +296,14 @@ class ReferenceAgent(BaseAgent):
         if program:
             output, run = answer_with_program(output)
             steps.append(run.to_step())
-        elif state.check is not None and environment is None and not state.tools:
-            code = code_task(task)
-            if code is not None:
-                redrawn = redraw_until_checked(client, messages, code, output, max_tokens=max_tokens,
-                                               settings=state.check)
-                if redrawn.kept is not None:
-                    output, conversation = redrawn.output, [*messages, Message("assistant", redrawn.output)]
-                steps.append(redrawn.to_step())
+        check = reply_check(task, state.check) if plain and state.check is not None else None
+        if check is not None:
+            redrawn = redraw_until_checked(client, messages, output, check, max_tokens=max_tokens,
+                                           stop=list(PROGRAM_STOP) if program else None,
+                                           finish=finish_program if program else str)
+            if redrawn.kept is not None:
+                output, conversation = redrawn.output, [*messages, Message("assistant", redrawn.output)]
+            steps.append(redrawn.to_step())
         if settings.propose_drafts:
             steps.append(self._propose_draft(client, task, output))
         return Trajectory(task.id, output, steps, [m.to_dict() for m in conversation])

@@ -8,10 +8,11 @@ step:
 2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
 3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
    current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md), when
-   answers were wrong numbers, program-of-thought answers (prompts/program.md) and, when failed code replies
-   fail their docstring's examples, drawing again on such a failure (prompts/check.yaml);
+   answers were wrong numbers, program-of-thought answers (prompts/program.md) and, when failed replies fail a
+   check the agent can run itself (code its docstring's examples, a number the form of the batch's right
+   answers), drawing again on such a failure (prompts/check.yaml);
 4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
-   tasks, none of them the source of a demo, plus the batch's tasks whose failures the examples caught;
+   tasks, none of them the source of a demo, plus the batch's tasks whose failures the check caught;
 5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
    the holdout, which the engine never sees.
 """
@@ -34,13 +35,14 @@ from agent_evolve.algorithms.common.demos import (
     verified_demos,
 )
 from agent_evolve.algorithms.common.evidence import analyse
-from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate
+from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
 from agent_evolve.algorithms.common.program_answers import program_candidate
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
+    from agent_evolve.contract.check_settings import AnswerForm
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
@@ -60,7 +62,7 @@ class DemoSearchEngine(ModelEngine):
         "demo_chars": 700,     # longest solution used as a demo
         "fixes": 1,            # targeted-rule candidates per step
         "program_min_failures": 2,  # wrong numeric answers in a batch that propose program answers; 0: never
-        "check_min_failures": 1,    # failed code replies caught by their examples that propose the check; 0: never
+        "check_min_failures": 1,    # failed replies caught by the agent's own check that propose it; 0: never
         "trial_tasks": 8,      # train tasks every candidate is scored on
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
@@ -85,8 +87,9 @@ class DemoSearchEngine(ModelEngine):
         pool = merge_pool([Demo.from_dict(d) for d in state.get("pool", [])],
                           verified_demos(observations, int(self.params["demo_chars"])), int(self.params["pool_size"]))
         self.save_state({**state, "pool": [d.to_dict() for d in pool]})
-        caught = caught_failures(observations) if "prompts" in self.layers(workspace) else []
-        candidates = self.candidates(workspace, observations, pool, caught)
+        form = learned_form(observations)
+        caught = caught_failures(observations, form) if "prompts" in self.layers(workspace) else []
+        candidates = self.candidates(workspace, observations, pool, caught, form)
         if not candidates:
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
         ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], int(self.params["trial_tasks"]),
@@ -106,14 +109,15 @@ class DemoSearchEngine(ModelEngine):
         return StepResult(mutated=True, summary=f"{chosen.summary} ({measured})", metadata={"search": result.to_dict()})
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
-                   caught: list[str] | None = None) -> list[Candidate]:
-        """Program answers first (when numbers were wrong), the example check (when examples caught failed code),
+                   caught: list[str] | None = None, form: AnswerForm | None = None) -> list[Candidate]:
+        """Program answers first (when numbers were wrong), the check (when it caught failed replies),
         then demo sets, then targeted rules, each on top of the current fragments."""
         if "prompts" not in self.layers(workspace):
             return []
         evidence = analyse(observations, hidden=False)
         program = program_candidate(evidence, workspace.read_program_prompt(), int(self.params["program_min_failures"]))
-        check = check_candidate(caught or [], workspace.read_check_settings(), int(self.params["check_min_failures"]))
+        check = check_candidate(caught or [], workspace.read_check_settings(), int(self.params["check_min_failures"]),
+                                form)
         current_demos = workspace.read_fragment(DEMO_FRAGMENT) if DEMO_FRAGMENT in workspace.list_fragments() else ""
         sets = demo_sets(pool, int(self.params["demos_per_set"]), int(self.params["demo_sets"]),
                          f"{self.config.seed}:{self.cycle}", demos_in(current_demos, pool))

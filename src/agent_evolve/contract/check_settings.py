@@ -1,10 +1,16 @@
-"""``prompts/check.yaml``: when present, a code reply that fails an example of its task's docstring is answered
-again by fresh samples, and the first that passes is kept (``agents.redraw``).
+"""``prompts/check.yaml``: when present, a reply that fails a check the agent can run without the grader is
+answered again by fresh samples, and the first that passes is kept (``agents.redraw``). Code is checked against
+its task's docstring examples; with ``answer``, a plain numeric answer is checked against the form that right
+answers were seen to have.
 
     redraws: 4          # fresh replies drawn at most per task (1-16)
     temperature: 0.8    # their sampling temperature (above 0, at most 2)
+    answer:             # optional: a numeric answer that is missing, or breaks this form, is drawn again
+      whole: true       # the answer must be a whole number
+      min: 0            # the answer must be at least this
 
-Both keys are optional; an empty file means the defaults. Anything else is an error naming the file.
+Every key is optional; an empty file means the defaults (no answer check). Anything else is an error naming
+the file.
 """
 
 from __future__ import annotations
@@ -16,32 +22,67 @@ from agent_evolve.errors import WorkspaceError
 
 CHECK_SETTINGS = "prompts/check.yaml"
 MAX_REDRAWS = 16
+KEYS = ("redraws", "temperature", "answer")
+ANSWER_KEYS = ("whole", "min")
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """The form a right numeric answer takes: whole, and at least ``min`` (None: no bound)."""
+
+    whole: bool = False
+    min: float | None = None
+
+    def to_yaml(self) -> str:
+        minimum = "" if self.min is None else f"  min: {self.min:g}\n"
+        return f"answer:\n  whole: {str(self.whole).lower()}\n{minimum}"
 
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """How many fresh replies a failed example check draws, and how hot."""
+    """How many fresh replies a failed check draws, how hot, and the numeric answers' form (None: unchecked)."""
 
     redraws: int = 4  # the embedded model fixed 3 of 7 caught failures with 4 (experiments/probes)
     temperature: float = 0.8
+    answer: AnswerForm | None = None
 
     def to_yaml(self) -> str:
-        return f"redraws: {self.redraws}\ntemperature: {self.temperature:g}\n"
+        answer = "" if self.answer is None else self.answer.to_yaml()
+        return f"redraws: {self.redraws}\ntemperature: {self.temperature:g}\n{answer}"
 
 
 def parse_check_settings(data: Any, where: str = CHECK_SETTINGS) -> CheckSettings:
     """The settings of a loaded ``check.yaml`` (None: the defaults); a WorkspaceError names what is wrong."""
     if data is None:
         return CheckSettings()
-    if not isinstance(data, dict):
-        raise WorkspaceError(f"{where}: must be a mapping with redraws and temperature, got {type(data).__name__}")
-    unknown = sorted(str(k) for k in data if k not in ("redraws", "temperature"))
-    if unknown:
-        raise WorkspaceError(f"{where}: unknown key(s) {', '.join(unknown)}; known: redraws, temperature")
+    _require_mapping(data, KEYS, where)
     redraws = data.get("redraws", CheckSettings.redraws)
     temperature = data.get("temperature", CheckSettings.temperature)
     if isinstance(redraws, bool) or not isinstance(redraws, int) or not 1 <= redraws <= MAX_REDRAWS:
         raise WorkspaceError(f"{where}: redraws must be a whole number from 1 to {MAX_REDRAWS}, got {redraws!r}")
-    if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not 0 < temperature <= 2:
+    if not _is_number(temperature) or not 0 < temperature <= 2:
         raise WorkspaceError(f"{where}: temperature must be a number above 0 and at most 2, got {temperature!r}")
-    return CheckSettings(redraws, float(temperature))
+    answer = data.get("answer")
+    return CheckSettings(redraws, float(temperature), None if answer is None else _parse_answer(answer, where))
+
+
+def _parse_answer(data: Any, where: str) -> AnswerForm:
+    _require_mapping(data, ANSWER_KEYS, f"{where}: answer")
+    whole, minimum = data.get("whole", False), data.get("min")
+    if not isinstance(whole, bool):
+        raise WorkspaceError(f"{where}: answer.whole must be true or false, got {whole!r}")
+    if minimum is not None and not _is_number(minimum):
+        raise WorkspaceError(f"{where}: answer.min must be a number, got {minimum!r}")
+    return AnswerForm(whole, None if minimum is None else float(minimum))
+
+
+def _require_mapping(data: Any, known: tuple[str, ...], where: str) -> None:
+    if not isinstance(data, dict):
+        raise WorkspaceError(f"{where}: must be a mapping with {', '.join(known)}, got {type(data).__name__}")
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise WorkspaceError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
+
+
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float)

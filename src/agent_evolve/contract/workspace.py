@@ -95,7 +95,7 @@ class AgentWorkspace:
         return text if text.strip() else None
 
     def read_check_settings(self) -> CheckSettings | None:
-        """``prompts/check.yaml`` (draw again when a code reply fails its examples), or None when it is absent."""
+        """``prompts/check.yaml`` (draw again when a reply fails a check), or None when it is absent."""
         path = self._file(*CHECK_SETTINGS.split("/"))
         if not path.is_file():
             return None

@@ -1,37 +1,54 @@
-"""A targeted edit for code that fails its own docstring's examples: draw again (``prompts/check.yaml``).
+"""A targeted edit for replies the agent could tell were wrong itself: draw again (``prompts/check.yaml``).
 
-When a batch's failed code replies fail an example shown in their task's docstring, the agent can tell such a
-reply is wrong without the grader; a fresh sample often gets the function right (the embedded model: 3 more of
-60 HumanEval train tasks with 4 draws, none lost; `experiments/probes`). The candidate turns that on
-(``agents.redraw``). Like every candidate it is kept only when it wins on trial tasks, then at the gate; the
-tasks whose failures the examples caught join the trial, since only there can the candidate differ.
+Two checks need no grader: code against the examples of its task's docstring, and a numeric answer against the
+form the batch's right answers share (all whole, none negative: ``agents.answer_check``). When a batch's failed
+replies fail such a check, a fresh sample often gets them right (the embedded model: 3 more of 60 HumanEval
+train tasks with 4 draws, none lost; program answers on GSM8K train tasks, 2 more of 90, none lost;
+`experiments/probes`). The candidate turns the check on (``agents.redraw``). Like every candidate it is kept
+only when it wins on trial tasks, then at the gate; the tasks whose failures the check caught join the trial,
+since only there can the candidate differ.
 """
 
 from __future__ import annotations
 
-from agent_evolve.agents.example_check import code_task, first_failure
+from dataclasses import replace
+
+from agent_evolve.agents.answer_check import answer_form, answer_value
+from agent_evolve.agents.example_check import code_task
+from agent_evolve.agents.redraw import reply_check
 from agent_evolve.algorithms.common.candidate_search import Candidate
-from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings
+from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.types import Observation
 
 
-def caught_failures(observations: list[Observation]) -> list[str]:
-    """Ids of the failed code tasks whose reply fails an example of the task's own docstring."""
+def learned_form(observations: list[Observation]) -> AnswerForm | None:
+    """The form shared by the numeric answers of the batch's solved tasks that are not code (None: too few)."""
+    right = (answer_value(obs.trajectory.output) for obs in observations
+             if obs.feedback.success and code_task(obs.task) is None)
+    return answer_form(value for value in right if value is not None)
+
+
+def caught_failures(observations: list[Observation], form: AnswerForm | None = None) -> list[str]:
+    """Ids of the failed tasks whose reply fails the agent's own check: code its docstring's examples, a numeric
+    answer ``form`` (when given)."""
+    settings = CheckSettings(answer=form)
     caught = []
     for obs in observations:
-        code = code_task(obs.task)
-        if obs.feedback.success or code is None:
-            continue
-        if first_failure(code, obs.trajectory.output) is not None:
+        check = None if obs.feedback.success else reply_check(obs.task, settings)
+        if check is not None and check.failure(obs.trajectory.output) is not None:
             caught.append(obs.task.id)
     return caught
 
 
-def check_candidate(caught: list[str], current: CheckSettings | None, min_failures: int) -> Candidate | None:
-    """The example-check candidate when at least ``min_failures`` failures were caught by examples and the
-    workspace does not check yet; else None."""
-    if current is not None or min_failures < 1 or len(caught) < min_failures:
+def check_candidate(caught: list[str], current: CheckSettings | None, min_failures: int,
+                    form: AnswerForm | None = None) -> Candidate | None:
+    """The check candidate when at least ``min_failures`` failures were caught and the workspace does not run
+    that check yet (no check.yaml, or one without the answer ``form``); else None."""
+    if min_failures < 1 or len(caught) < min_failures:
         return None
-    return Candidate("check", {CHECK_SETTINGS: CheckSettings().to_yaml()},
-                     f"draw again when code fails its docstring's examples (x{len(caught)} caught: "
-                     f"{', '.join(caught[:3])})")
+    if current is not None and (form is None or current.answer is not None):
+        return None
+    settings = replace(current or CheckSettings(), answer=form)
+    what = "code fails its docstring's examples" if form is None else "an answer breaks the form of right ones"
+    return Candidate("check", {CHECK_SETTINGS: settings.to_yaml()},
+                     f"draw again when {what} (x{len(caught)} caught: {', '.join(caught[:3])})")
