@@ -13,7 +13,7 @@ from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, rend
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION, program_candidate
+from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION, cross_check_candidate, program_candidate
 from agent_evolve.algorithms.demos import DemoSearchEngine
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.contract.workspace import PROGRAM_PROMPT
@@ -161,6 +161,22 @@ def test_program_answers_are_proposed_for_wrong_numbers_only_and_only_once() -> 
     failing_tests = [Observation(o.task, o.trajectory, Feedback(False, 0.0, "AssertionError: tests failed"))
                      for o in wrong_numbers(3)]
     assert program_candidate(analyse(failing_tests), None, min_failures=2) is None
+
+
+def test_the_cross_check_is_proposed_once_for_wrong_numbers_keeping_the_workspaces_check() -> None:
+    form, wrong = AnswerForm(whole=True, min=0.0), analyse(wrong_numbers(2))
+    fresh = cross_check_candidate(wrong, None, None, form, samples=4, min_failures=2)
+    assert fresh is not None and fresh.files[PROGRAM_PROMPT] == PROGRAM_INSTRUCTION, "programs come with it"
+    found = cross_check_candidate(wrong, PROGRAM_INSTRUCTION, None, form, samples=4, min_failures=2)
+    assert found is not None and found.files == {CHECK_SETTINGS: CheckSettings(answer=form, cross_check=4).to_yaml()}
+    kept = cross_check_candidate(wrong, PROGRAM_INSTRUCTION, CheckSettings(redraws=2, answer=AnswerForm(whole=True)),
+                                 form, samples=3, min_failures=2)
+    assert kept is not None and kept.files == {
+        CHECK_SETTINGS: CheckSettings(redraws=2, answer=AnswerForm(whole=True), cross_check=3).to_yaml()}, \
+        "the workspace's own form and redraws stay"
+    assert cross_check_candidate(analyse(wrong_numbers(1)), PROGRAM_INSTRUCTION, None, form, 4, 2) is None
+    assert cross_check_candidate(wrong, PROGRAM_INSTRUCTION, CheckSettings(cross_check=2), form, 4, 2) is None
+    assert cross_check_candidate(wrong, PROGRAM_INSTRUCTION, None, form, samples=0, min_failures=2) is None
 
 
 def test_program_answers_are_kept_when_they_win_the_trial(ws) -> None:

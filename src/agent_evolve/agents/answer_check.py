@@ -25,7 +25,11 @@ def answer_value(output: str) -> Fraction | None:
 
 def answer_failure(output: str, form: AnswerForm) -> str | None:
     """Why the reply's answer breaks ``form`` (missing, fractional, too small); None when it keeps it."""
-    value = answer_value(output)
+    return value_failure(answer_value(output), form)
+
+
+def value_failure(value: Fraction | None, form: AnswerForm) -> str | None:
+    """Why an answer's value breaks ``form``; None when it keeps it."""
     if value is None:
         return "the reply gives no numeric answer"
     if form.whole and value.denominator != 1:

@@ -44,9 +44,11 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
+from agent_evolve.agents.cross_check import cross_check
 from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, finish_program
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
+    AssembledPrompt,
     SkillText,
     assemble_system_prompt,
     build_messages,
@@ -60,6 +62,7 @@ from agent_evolve.agents.tools import (
     load_tool_entries,
     workspace_tools,
 )
+import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.contract.manifest import MANIFEST_FILE
@@ -183,6 +186,13 @@ class _Snapshot:
     check: CheckSettings | None = None  # prompts/check.yaml: draw again when a reply fails its check
 
 
+def _assemble(state: _Snapshot, base: str, selected: list[SkillMeta]) -> AssembledPrompt:
+    """The system prompt from ``base``, the fragments, the selected skills' bodies and the memories."""
+    return assemble_system_prompt(base, state.fragments, [SkillText(s.name, state.bodies[s.name]) for s in selected],
+                                  select_memories(state.memories, state.settings.max_memories),
+                                  state.settings.max_prompt_chars)
+
+
 class ReferenceAgent(BaseAgent):
     """The built-in agent: workspace prompt, fragments, selected skills and memories in; one model answer out."""
 
@@ -254,13 +264,7 @@ class ReferenceAgent(BaseAgent):
         environment = current_environment()
         plain = environment is None and not state.tools  # a single reply, no tool loop
         program = state.program_prompt if plain else None
-        prompt = assemble_system_prompt(
-            program or state.system_prompt,
-            state.fragments,
-            [SkillText(s.name, state.bodies[s.name]) for s in selected],
-            select_memories(state.memories, settings.max_memories),
-            settings.max_prompt_chars,
-        )
+        prompt = _assemble(state, program or state.system_prompt, selected)
         steps: list[dict[str, Any]] = [{
             "type": "skills",
             "mode": settings.skill_mode,
@@ -297,7 +301,13 @@ class ReferenceAgent(BaseAgent):
             output, run = answer_with_program(output)
             steps.append(run.to_step())
         check = reply_check(task, state.check) if plain and state.check is not None else None
-        if check is not None:
+        if program and state.check is not None and state.check.cross_check:
+            text_messages = build_messages(_assemble(state, state.system_prompt, selected).text, task.input)
+            checked = cross_check(client, messages, text_messages, output, state.check, max_tokens=max_tokens,
+                                  text_temperature=settings.temperature)
+            output, conversation = checked.output, [*messages, Message("assistant", checked.output)]
+            steps.append(checked.to_step())
+        elif check is not None:
             redrawn = redraw_until_checked(client, messages, output, check, max_tokens=max_tokens,
                                            stop=list(PROGRAM_STOP) if program else None,
                                            finish=finish_program if program else str)

@@ -8,7 +8,8 @@ step:
 2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
 3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
    current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md), when
-   answers were wrong numbers, program-of-thought answers (prompts/program.md) and, when failed replies fail a
+   answers were wrong numbers, program-of-thought answers (prompts/program.md) and program answers
+   cross-checked by a text answer (prompts/check.yaml, cross_check) and, when failed replies fail a
    check the agent can run itself (code its docstring's examples, a number the form of the batch's right
    answers), drawing again on such a failure (prompts/check.yaml);
 4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
@@ -37,7 +38,7 @@ from agent_evolve.algorithms.common.demos import (
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.program_answers import program_candidate
+from agent_evolve.algorithms.common.program_answers import cross_check_candidate, program_candidate
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.types import Observation, StepResult
 
@@ -63,6 +64,7 @@ class DemoSearchEngine(ModelEngine):
         "fixes": 1,            # targeted-rule candidates per step
         "program_min_failures": 2,  # wrong numeric answers in a batch that propose program answers; 0: never
         "check_min_failures": 1,    # failed replies caught by the agent's own check that propose it; 0: never
+        "cross_check_samples": 2,   # programs that settle a program and a text answer that disagree; 0: never
         "trial_tasks": 8,      # train tasks every candidate is scored on
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
@@ -110,18 +112,21 @@ class DemoSearchEngine(ModelEngine):
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
                    caught: list[str] | None = None, form: AnswerForm | None = None) -> list[Candidate]:
-        """Program answers first (when numbers were wrong), the check (when it caught failed replies),
-        then demo sets, then targeted rules, each on top of the current fragments."""
+        """Program answers and their cross-check first (when numbers were wrong), the check (when it caught failed
+        replies), then demo sets, then targeted rules, each on top of the current fragments."""
         if "prompts" not in self.layers(workspace):
             return []
         evidence = analyse(observations, hidden=False)
-        program = program_candidate(evidence, workspace.read_program_prompt(), int(self.params["program_min_failures"]))
-        check = check_candidate(caught or [], workspace.read_check_settings(), int(self.params["check_min_failures"]),
-                                form)
+        current_program, current_check = workspace.read_program_prompt(), workspace.read_check_settings()
+        min_numeric = int(self.params["program_min_failures"])
+        program = program_candidate(evidence, current_program, min_numeric)
+        cross = cross_check_candidate(evidence, current_program, current_check, form,
+                                      int(self.params["cross_check_samples"]), min_numeric)
+        check = check_candidate(caught or [], current_check, int(self.params["check_min_failures"]), form)
         current_demos = workspace.read_fragment(DEMO_FRAGMENT) if DEMO_FRAGMENT in workspace.list_fragments() else ""
         sets = demo_sets(pool, int(self.params["demos_per_set"]), int(self.params["demo_sets"]),
                          f"{self.config.seed}:{self.cycle}", demos_in(current_demos, pool))
-        found = [c for c in (program, check) if c is not None]
+        found = [c for c in (program, cross, check) if c is not None]
         found += [
             Candidate(f"demos-{i}", {f"{FRAGMENTS}/{DEMO_FRAGMENT}": render_demos(demos)},
                       f"demonstrations {', '.join(d.task_id for d in demos)}")

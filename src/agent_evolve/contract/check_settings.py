@@ -8,6 +8,8 @@ answers were seen to have.
     answer:             # optional: a numeric answer that is missing, or breaks this form, is drawn again
       whole: true       # the answer must be a whole number
       min: 0            # the answer must be at least this
+    cross_check: 4      # optional, with prompts/program.md: also answer in text; when the two numbers differ,
+                        # this many programs are sampled and the most common answer keeping the form wins (0-16)
 
 Every key is optional; an empty file means the defaults (no answer check). Anything else is an error naming
 the file.
@@ -22,7 +24,7 @@ from agent_evolve.errors import WorkspaceError
 
 CHECK_SETTINGS = "prompts/check.yaml"
 MAX_REDRAWS = 16
-KEYS = ("redraws", "temperature", "answer")
+KEYS = ("redraws", "temperature", "answer", "cross_check")
 ANSWER_KEYS = ("whole", "min")
 
 
@@ -40,15 +42,18 @@ class AnswerForm:
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """How many fresh replies a failed check draws, how hot, and the numeric answers' form (None: unchecked)."""
+    """How many fresh replies a failed check draws, how hot, the numeric answers' form (None: unchecked), and
+    how many programs settle a program answer the text answer disagrees with (0: no cross-check)."""
 
     redraws: int = 4  # the embedded model fixed 3 of 7 caught failures with 4 (experiments/probes)
     temperature: float = 0.8
     answer: AnswerForm | None = None
+    cross_check: int = 0
 
     def to_yaml(self) -> str:
         answer = "" if self.answer is None else self.answer.to_yaml()
-        return f"redraws: {self.redraws}\ntemperature: {self.temperature:g}\n{answer}"
+        cross = f"cross_check: {self.cross_check}\n" if self.cross_check else ""
+        return f"redraws: {self.redraws}\ntemperature: {self.temperature:g}\n{answer}{cross}"
 
 
 def parse_check_settings(data: Any, where: str = CHECK_SETTINGS) -> CheckSettings:
@@ -58,12 +63,15 @@ def parse_check_settings(data: Any, where: str = CHECK_SETTINGS) -> CheckSetting
     _require_mapping(data, KEYS, where)
     redraws = data.get("redraws", CheckSettings.redraws)
     temperature = data.get("temperature", CheckSettings.temperature)
-    if isinstance(redraws, bool) or not isinstance(redraws, int) or not 1 <= redraws <= MAX_REDRAWS:
+    if not _whole_in(redraws, 1, MAX_REDRAWS):
         raise WorkspaceError(f"{where}: redraws must be a whole number from 1 to {MAX_REDRAWS}, got {redraws!r}")
     if not _is_number(temperature) or not 0 < temperature <= 2:
         raise WorkspaceError(f"{where}: temperature must be a number above 0 and at most 2, got {temperature!r}")
+    cross = data.get("cross_check", 0)
+    if not _whole_in(cross, 0, MAX_REDRAWS):
+        raise WorkspaceError(f"{where}: cross_check must be a whole number from 0 to {MAX_REDRAWS}, got {cross!r}")
     answer = data.get("answer")
-    return CheckSettings(redraws, float(temperature), None if answer is None else _parse_answer(answer, where))
+    return CheckSettings(redraws, float(temperature), None if answer is None else _parse_answer(answer, where), cross)
 
 
 def _parse_answer(data: Any, where: str) -> AnswerForm:
@@ -82,6 +90,10 @@ def _require_mapping(data: Any, known: tuple[str, ...], where: str) -> None:
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise WorkspaceError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
+
+
+def _whole_in(value: Any, low: int, high: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and low <= value <= high
 
 
 def _is_number(value: Any) -> bool:

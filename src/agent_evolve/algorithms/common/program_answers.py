@@ -1,15 +1,21 @@
-"""A targeted edit for wrong numbers: answer with a program (``prompts/program.md``), proposed from the evidence.
+"""Targeted edits for wrong numbers: answer with a program (``prompts/program.md``), then cross-check it.
 
 When a batch's failures are wrong numeric answers (a wrong value, an intermediate value reported, a unit or
-rounding slip), some may be arithmetic slips that code does not make. The candidate turns on
+rounding slip), some may be arithmetic slips that code does not make. The first candidate turns on
 program-of-thought answers (``agents.program``): the agent writes Python, runs it confined and answers with
-what it prints. Like every candidate it is only kept when it wins on trial tasks and then at the gate.
+what it prints. The second also has it answer in text and settle a disagreement of the two by a vote with
+sampled programs (``agents.cross_check``): on GSM8K train tasks, 62 of 90 with 2 samples against 55 for
+programs alone and 49 for text (`experiments/probes`), at about three times the solves. Like every candidate
+each is only kept when it wins on trial tasks and then at the gate.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent_evolve.algorithms.common.candidate_search import Candidate
 from agent_evolve.algorithms.common.evidence import Evidence
+from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.contract.workspace import PROGRAM_PROMPT
 
 NUMERIC_KINDS = ("wrong_answer", "reported_intermediate", "unit_scale", "rounding")
@@ -32,3 +38,21 @@ def program_candidate(evidence: Evidence, current_program: str | None, min_failu
         return None
     return Candidate("program", {PROGRAM_PROMPT: PROGRAM_INSTRUCTION},
                      f"answer with a Python program (x{count} wrong numeric answers)")
+
+
+def cross_check_candidate(evidence: Evidence, current_program: str | None, current_check: CheckSettings | None,
+                          form: AnswerForm | None, samples: int, min_failures: int) -> Candidate | None:
+    """The cross-check candidate (program answers, whose disagreement with a text answer ``samples`` sampled
+    programs settle; answers breaking ``form``, when known, do not vote) when at least ``min_failures`` answers
+    were wrong numbers and the workspace does not cross-check yet; else None."""
+    count = numeric_failures(evidence)
+    if samples < 1 or min_failures < 1 or count < min_failures:
+        return None
+    if current_check is not None and current_check.cross_check:
+        return None
+    base = current_check or CheckSettings()
+    files = {CHECK_SETTINGS: replace(base, cross_check=samples, answer=base.answer or form).to_yaml()}
+    if current_program is None:
+        files[PROGRAM_PROMPT] = PROGRAM_INSTRUCTION
+    return Candidate("cross-check", files, f"answer with a Python program cross-checked by a text answer, "
+                     f"{samples} sampled programs settling a disagreement (x{count} wrong numeric answers)")
