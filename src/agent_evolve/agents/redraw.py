@@ -67,9 +67,9 @@ def reply_check(task: Task, settings: CheckSettings) -> ReplyCheck | None:
 def redraw_until_checked(client: LLMClient, messages: list[Message], reply: str, check: ReplyCheck, *,
                          max_tokens: int, stop: list[str] | None = None,
                          finish: Callable[[str], str] = str) -> Redrawn:
-    """``reply`` when it passes ``check``; else the first of up to ``check.settings.redraws`` fresh replies that does
-    (none does: ``reply``). ``finish`` makes a drawn completion into a reply the way ``reply`` was made (a
-    program answer runs its program)."""
+    """``reply`` when it passes ``check``; else the first of up to ``check.settings.redraws`` fresh replies
+    that does (none does: ``reply``). ``finish`` makes a drawn completion into a reply the way ``reply`` was
+    made (a program answer runs its program)."""
     failure = check.failure(reply)
     if failure is None:
         return Redrawn(check.kind, reply)

@@ -26,7 +26,8 @@ With ``prompts/program.md`` in the workspace (and no tools, outside a task envir
 system prompt and the agent answers with a program (``agents.program``): the model writes Python, the agent runs
 it confined and appends what it prints as the answer line. With ``prompts/check.yaml`` (plain answers only) a
 code reply that fails an example of its task's docstring, or a numeric answer that breaks the file's answer form,
-is drawn again (``agents.redraw``).
+is drawn again (``agents.redraw``); with its ``cross_check`` a program answer is instead cross-checked by a text
+answer, sampled programs settling a disagreement (``agents.cross_check``).
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -300,14 +301,13 @@ class ReferenceAgent(BaseAgent):
         if program:
             output, run = answer_with_program(output)
             steps.append(run.to_step())
-        check = reply_check(task, state.check) if plain and state.check is not None else None
         if program and state.check is not None and state.check.cross_check:
             text_messages = build_messages(_assemble(state, state.system_prompt, selected).text, task.input)
             checked = cross_check(client, messages, text_messages, output, state.check, max_tokens=max_tokens,
                                   text_temperature=settings.temperature)
             output, conversation = checked.output, [*messages, Message("assistant", checked.output)]
             steps.append(checked.to_step())
-        elif check is not None:
+        elif plain and state.check is not None and (check := reply_check(task, state.check)) is not None:
             redrawn = redraw_until_checked(client, messages, output, check, max_tokens=max_tokens,
                                            stop=list(PROGRAM_STOP) if program else None,
                                            finish=finish_program if program else str)
