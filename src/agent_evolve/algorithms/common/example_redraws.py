@@ -22,10 +22,11 @@ from agent_evolve.types import Observation
 
 
 def learned_form(observations: list[Observation]) -> AnswerForm | None:
-    """The form shared by the numeric answers of the batch's solved tasks that are not code (None: too few)."""
-    right = (answer_value(obs.trajectory.output) for obs in observations
-             if obs.feedback.success and code_task(obs.task) is None)
-    return answer_form(value for value in right if value is not None)
+    """The form shared by the answers of the batch's solved tasks that are not code; None when there are too few,
+    or when one of them gives no number (the answers are not numbers)."""
+    right = [answer_value(obs.trajectory.output) for obs in observations
+             if obs.feedback.success and code_task(obs.task) is None]
+    return None if None in right else answer_form(value for value in right if value is not None)
 
 
 def caught_failures(observations: list[Observation], form: AnswerForm | None = None) -> list[str]:
