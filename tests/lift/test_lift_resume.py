@@ -13,6 +13,7 @@ import pytest
 from lift_fakes import KeywordBenchmark, make_workspace
 
 import agent_evolve as ae
+from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.registry import ENGINE_REGISTRY
@@ -61,6 +62,20 @@ def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest
     text = (tmp_path / "out" / "lift.md").read_text()
     assert "| 0 | 0.000 | 0.500 | +0.500 |" in text and "**yes**" in text
     assert (agent / "prompts" / "system.md").read_text() == "baseline\n", "the source workspace is untouched"
+
+
+def test_progress_names_each_arm_and_counts_its_test_solves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    plan = LiftPlan(str(make_workspace(tmp_path / "agent")), "keywords", "keyword", seeds=(0,), cycles=1,
+                    test_limit=120)
+    events: list[ProgressEvent] = []
+    run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out", progress=events.append)
+    arms = [e.message for e in events if e.phase == ARM_PHASE]
+    assert arms == ["baseline", "evolved seed 0", "control seed 0"]
+    tested = [(e.done, e.total) for e in events if e.phase == TEST_PHASE]
+    assert tested == [(n, 120) for n in range(121)] * 2, "baseline and evolved solve 120 each; the control reuses"
+    evolved_at = events.index(next(e for e in events if e.message == "evolved seed 0"))
+    assert any(e.phase == "gate" for e in events[evolved_at:]), "the arm's loop events follow its name"
 
 
 def test_a_killed_experiment_resumes_without_resolving_finished_test_tasks(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from agent_evolve.cli.doctor import CheckRow, render
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.cli.subset import probe_solvers
-from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import seed_path
@@ -120,6 +120,22 @@ def test_progress_is_plain_lines_when_stdout_is_not_a_terminal() -> None:
         f"solving train tasks {n}/25 tasks" for n in (0, 10, 20, 25)], "a line per phase, every 10 tasks, at the end"
     assert all(line.endswith("s") and "0 tokens" in line for line in lines[:-1])
     assert lines[-1] == "cycle 1/2 recorded, accepted holdout score 0.500"
+
+
+def test_each_experiment_arm_starts_a_fresh_display_named_after_it() -> None:
+    out = io.StringIO()
+    progress = LiveProgress(Console(file=out, force_terminal=False), 4)
+    progress(ProgressEvent(0, ARM_PHASE, message="control seed 0"))
+    progress(ProgressEvent(1, "recorded", score=0.5))
+    progress(ProgressEvent(0, ARM_PHASE, message="evolved seed 1"))
+    progress(ProgressEvent(0, "baseline", total=40))
+    progress(ProgressEvent(0, TEST_PHASE, total=120))
+    assert out.getvalue().splitlines()[:4] == [
+        "== control seed 0 ==", "control seed 0 | cycle 1/4 recorded, accepted holdout score 0.500",
+        "== evolved seed 1 ==",
+        "evolved seed 1 | cycle 0/4 | scoring the starting workspace on the holdout 0/40 tasks | 0s"]
+    assert out.getvalue().splitlines()[4] == "evolved seed 1 | scoring on the test split 0/120 tasks | 0s", (
+        "no cycle and no holdout score outside the loop; the last arm's score is gone")
 
 
 def test_the_run_command_prints_progress_lines_to_a_pipe(tmp_path: Path, monkeypatch) -> None:

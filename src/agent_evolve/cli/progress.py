@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_evolve.contract.paths import RECORDS_DIR
-from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
 
@@ -24,6 +24,7 @@ _PHASES = {
     "recorded": "cycle recorded",
     "out_of_budget": "budget exhausted",
     "gate_warning": "long gate ahead",
+    TEST_PHASE: "scoring on the test split",
 }
 
 
@@ -33,7 +34,8 @@ PLAIN_EVERY_TASKS = 10  # without a terminal: one line per phase change and ever
 class LiveProgress:
     """Progress of a run: a live status line on a terminal, plain log lines when stdout is a file or a pipe.
 
-    Each line shows cycle, phase, tasks done, accepted score, the run's tokens and elapsed time.
+    Each line shows cycle, phase, tasks done, accepted score, the run's tokens and elapsed time. In an
+    experiment each arm's lines start with its name and seed, and its score and clock start afresh.
     """
 
     def __init__(self, console: Console, total_cycles: int, ledger: UsageLedger | None = None):
@@ -42,6 +44,7 @@ class LiveProgress:
         self.ledger = ledger
         self.started = time.monotonic()
         self.score: float | None = None
+        self.arm = ""
         self.plain = not console.is_terminal
         self._last: tuple[int, str] | None = None
         self.live = Live(Text(""), console=console, refresh_per_second=4, transient=False)
@@ -56,10 +59,15 @@ class LiveProgress:
             self.live.__exit__(*exc)  # type: ignore[arg-type]
 
     def __call__(self, event: ProgressEvent) -> None:
+        if event.phase == ARM_PHASE:
+            self.arm, self.score, self.started, self._last = event.message, None, time.monotonic(), None
+            self.console.print(f"== {self.arm} ==", markup=False, highlight=False)
+            return
         if event.score is not None:
             self.score = event.score
         if event.phase == "recorded":
-            self.console.print(f"cycle {event.cycle}/{self.total_cycles} recorded, accepted holdout score {event.score:.3f}")
+            self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} recorded, accepted holdout "
+                               f"score {event.score:.3f}", markup=False, highlight=False)
             self._last = (event.cycle, event.phase)
             return
         line = self.line(event)
@@ -78,12 +86,15 @@ class LiveProgress:
     def line(self, event: ProgressEvent) -> str:
         tokens = f" | {self.ledger.total().total_tokens:,} tokens" if self.ledger is not None else ""
         tasks = f" {event.done}/{event.total} tasks" if event.total else ""
-        score = f" | score {self.score:.3f}" if self.score is not None else ""
+        in_loop = event.phase != TEST_PHASE
+        score = f" | score {self.score:.3f}" if self.score is not None and in_loop else ""
         note = f": {event.message}" if event.message else ""
-        return (
-            f"cycle {event.cycle}/{self.total_cycles} | {_PHASES.get(event.phase, event.phase)}{note}{tasks}{score}"
-            f"{tokens} | {time.monotonic() - self.started:,.0f}s"
-        )
+        cycle = f"cycle {event.cycle}/{self.total_cycles} | " if in_loop else ""
+        return (f"{self._prefix()}{cycle}{_PHASES.get(event.phase, event.phase)}{note}{tasks}{score}{tokens} | "
+                f"{time.monotonic() - self.started:,.0f}s")
+
+    def _prefix(self) -> str:
+        return f"{self.arm} | " if self.arm else ""
 
 
 def _where_to_look(details: dict, workspace: Path) -> str:

@@ -46,12 +46,16 @@ from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EvolutionLoop", "ProgressEvent", "_is_score_converged"]
+__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "ProgressEvent", "_is_score_converged"]
+
+ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
+TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
 
 
 @dataclass
 class ProgressEvent:
-    """A phase change or a finished task, for live displays."""
+    """A phase change or a finished task, for live displays: the loop's phases, and an experiment's
+    ``ARM_PHASE`` and ``TEST_PHASE``."""
 
     cycle: int
     phase: str

@@ -30,7 +30,7 @@ def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: Ev
     for engine in plan.engines:   # an unknown or misnamed engine fails before any work
         engine_class(engine)
         engine_params_for(engine, config.engine_params, plan.engines)
-    baseline, baseline_key, store = score_baseline(source, benchmark, tests, config, out_dir)
+    baseline, baseline_key, store = score_baseline(source, benchmark, tests, config, out_dir, progress)
     runs: dict[str, list[ArmRun]] = {engine: [] for engine in plan.engines}
     controls: list[ArmRun] = []
     report: dict = {}

@@ -21,7 +21,7 @@ from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
-from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.loop import ARM_PHASE, ProgressEvent
 from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import summarize
@@ -70,6 +70,8 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
     score it on the test tasks. The arm's folder is checkpointed after every cycle and at a stop, and a clone
     that lacks it resumes from the checkpoint."""
     folder = folder or out_dir / arm / f"seed-{seed}"
+    if progress is not None:
+        progress(ProgressEvent(0, ARM_PHASE, message=f"{folder.parent.name} seed {seed}"))
     restore_checkpoint(folder)
     params = {} if arm == CONTROL else config.engine_params   # the control's engine takes none
     seeded = dataclasses.replace(config, seed=seed, engine_params=params)
@@ -91,7 +93,8 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
         meter.flush()
         save_checkpoint(folder)
     key = workspace_key(workspace)
-    scores, test_cost = score_tasks(workspace, benchmark, tests, out_dir / "scores" / f"{key}.jsonl", seeded)
+    scores, test_cost = score_tasks(workspace, benchmark, tests, out_dir / "scores" / f"{key}.jsonl", seeded,
+                                    progress)
     return ArmRun(
         arm=arm,
         seed=seed,
@@ -123,14 +126,16 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
 
 
 def score_baseline(source: Path, benchmark: BenchmarkAdapter, tests: list[Task], config: EvolveConfig,
-                   out_dir: Path) -> tuple[dict[str, float], str, Path]:
+                   out_dir: Path, progress: Progress | None = None) -> tuple[dict[str, float], str, Path]:
     """The seed workspace's test scores (copied once to `<out>/baseline`), its content key and its score store."""
     baseline_ws = out_dir / "baseline" / "workspace"
     if not baseline_ws.is_dir():
         shutil.copytree(source, baseline_ws, ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
     baseline_key = workspace_key(baseline_ws)
     store = out_dir / "scores" / f"{baseline_key}.jsonl"
-    baseline, _ = score_tasks(baseline_ws, benchmark, tests, store, config)
+    if progress is not None:
+        progress(ProgressEvent(0, ARM_PHASE, message="baseline"))
+    baseline, _ = score_tasks(baseline_ws, benchmark, tests, store, config, progress)
     return baseline, baseline_key, store
 
 
@@ -148,7 +153,7 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
              progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
     """Run (or resume) every arm of every seed and write the report after each; returns the report."""
     source, tests = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
-    baseline, baseline_key, baseline_store = score_baseline(source, benchmark, tests, config, out_dir)
+    baseline, baseline_key, baseline_store = score_baseline(source, benchmark, tests, config, out_dir, progress)
     runs: list[ArmRun] = []
     report: dict = {}
     for seed in plan.seeds:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import LayerSnapshot
 from agent_evolve.api import RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.loop import TEST_PHASE, ProgressEvent
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
 from agent_evolve.llm.usage import UsageLedger
@@ -61,11 +63,13 @@ def drop_torn_tail(path: Path) -> None:
 
 
 def score_tasks(
-    workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig
+    workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
+    progress: Callable[[ProgressEvent], None] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; and what this call cost
     (solves, tokens, and seconds as the sum of the solves' own times). An infrastructure failure is not an
-    answer: it is not stored, so the task is left out of the scores and solved again by the next run."""
+    answer: it is not stored, so the task is left out of the scores and solved again by the next run.
+    `progress` hears a ``TEST_PHASE`` event as each solve finishes."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
     cost: dict[str, float] = {"solves": len(todo), "tokens": 0, "seconds": 0.0}
@@ -75,18 +79,24 @@ def score_tasks(
         ledger = UsageLedger(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
         agent, _ = agent_from_workspace(workspace, config, RunClients(config, ledger))
         lock = threading.Lock()
+        finished = 0
+        tell = progress or (lambda event: None)
+        tell(ProgressEvent(0, TEST_PHASE, total=len(todo)))
         with store.open("a", encoding="utf-8") as sink:
 
             def keep(obs: Observation) -> None:
-                if is_infrastructure_failure(obs):
-                    return
-                row = {"task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
-                       "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0))}
+                nonlocal finished
+                row = None if is_infrastructure_failure(obs) else {
+                    "task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
+                    "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0))}
                 with lock:
-                    sink.write(json.dumps(row) + "\n")
-                    sink.flush()
-                    cost["tokens"] += row["tokens"]
-                    cost["seconds"] += row["seconds"]
+                    if row is not None:
+                        sink.write(json.dumps(row) + "\n")
+                        sink.flush()
+                        cost["tokens"] += row["tokens"]
+                        cost["seconds"] += row["seconds"]
+                    finished += 1
+                    tell(ProgressEvent(0, TEST_PHASE, done=finished, total=len(todo)))
 
             solve_all(agent, benchmark, todo, config.concurrency, keep)
         done = stored_scores(store)
