@@ -10,6 +10,7 @@ import pytest
 from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids, make_workspace, skill_text
 
 import agent_evolve as ae
+from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.errors import TrialError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import StepResult, Usage
@@ -145,6 +146,24 @@ def test_trial_runs_train_tasks_and_refuses_holdout(tmp_path: Path) -> None:
     ae.Evolver(str(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=4), engine).run(1)
     assert engine.report.mean_score == 1.0 and len(engine.report.results) == 4
     assert engine.default_report.mean_score == 0.0
+
+
+def test_the_engines_trial_solves_are_counted_on_the_progress_display(tmp_path: Path) -> None:
+    """A step that scores candidates for minutes must not look frozen: every graded trial task is a progress event."""
+
+    class TwoTrials(PlanEngine):
+        def step(self, workspace, observations, history, trial=None) -> StepResult:
+            trial()
+            trial([o.task.id for o in observations][:2])
+            return StepResult(mutated=False, summary="tried")
+
+    events: list[ProgressEvent] = []
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=4, concurrency=2)
+    ae.Evolver(str(workspace), KeywordBenchmark(), config, TwoTrials([]), progress=events.append).run(1)
+    counted = sorted(e.done for e in events if e.phase == "step" and e.done)
+    assert counted == [1, 2, 3, 4, 5, 6]
+    assert any(e.message == "6 trial solves" for e in events if e.phase == "step")
 
 
 def test_budget_exhausted_mid_run_stops_with_out_of_budget(tmp_path: Path) -> None:

@@ -251,6 +251,7 @@ class EvolutionLoop:
                 session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.concurrency,
                 default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
                 validation_tasks=session.val_tasks,
+                on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),
             )
             ctx = session.context(cycle, trial)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations

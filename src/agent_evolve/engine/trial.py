@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,7 @@ class TrialRunner:
         default_ids: list[str] | None = None,
         hide_feedback: bool = False,
         validation_tasks: dict[str, Task] | None = None,
+        on_solved: Callable[[int], None] | None = None,
     ):
         self.train_tasks = train_tasks
         self.validation_tasks = dict(validation_tasks or {})
@@ -62,6 +64,9 @@ class TrialRunner:
         self.concurrency = concurrency
         self.default_ids = list(default_ids or [])
         self.hide_feedback = hide_feedback
+        self.on_solved = on_solved  # gets the count of tasks this runner has graded so far, for a live display
+        self.solved = 0
+        self._count_lock = threading.Lock()
 
     @property
     def validation_ids(self) -> list[str]:
@@ -88,9 +93,22 @@ class TrialRunner:
         if path != self.workspace_root and self.workspace_root not in path.parents:
             raise TrialError(f"trial workspace {path} must be inside the run's workspace {self.workspace_root}")
         agent = self.agent_factory(path)
-        done = (lambda o: on_result(self._result(o))) if on_result is not None else None
+
+        def done(o: Observation) -> None:
+            if on_result is not None:
+                on_result(self._result(o))
+            self._count()
+
         observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency, done)
         return TrialReport([self._result(o) for o in observations])
+
+    def _count(self) -> None:
+        """One more graded task (from worker threads); tell `on_solved` the running total."""
+        with self._count_lock:
+            self.solved += 1
+            solved = self.solved
+        if self.on_solved is not None:
+            self.on_solved(solved)
 
     def _result(self, o: Observation) -> TrialResult:
         """A graded attempt as the engine may see it (no grade under trajectory_only)."""
