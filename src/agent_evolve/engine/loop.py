@@ -46,7 +46,7 @@ from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "ProgressEvent", "_is_score_converged"]
+__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent", "_is_score_converged"]
 
 ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
 TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
@@ -65,6 +65,9 @@ class ProgressEvent:
     message: str = ""
 
 
+Progress = Callable[[ProgressEvent], None]  # a live display: hears every ProgressEvent
+
+
 class EvolutionLoop:
     """Runs cycles 1..N on a workspace; every finished phase is journaled so a restart continues where it stopped.
 
@@ -81,7 +84,7 @@ class EvolutionLoop:
         workspace: AgentWorkspace,
         *,
         agent_factory: Callable[[Path], BaseAgent] | None = None,
-        progress: Callable[[ProgressEvent], None] | None = None,
+        progress: Progress | None = None,
         ledger: UsageLedger | None = None,
     ):
         self.agent = agent

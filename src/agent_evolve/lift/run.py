@@ -21,7 +21,7 @@ from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
-from agent_evolve.engine.loop import ARM_PHASE, ProgressEvent
+from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import summarize
@@ -34,7 +34,6 @@ from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
 from agent_evolve.registry import seed_path
 from agent_evolve.types import Task
 
-Progress = Callable[[ProgressEvent], None]
 
 # Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
 # and to report (plan, baseline copy, per-task scores, each finished arm's arm.json, each arm's checkpoint, the

@@ -10,14 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import LayerSnapshot
 from agent_evolve.api import RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
-from agent_evolve.engine.loop import TEST_PHASE, ProgressEvent
+from agent_evolve.engine.loop import TEST_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
 from agent_evolve.llm.usage import UsageLedger
@@ -64,7 +63,7 @@ def drop_torn_tail(path: Path) -> None:
 
 def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
-    progress: Callable[[ProgressEvent], None] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; and what this call cost
     (solves, tokens, and seconds as the sum of the solves' own times). An infrastructure failure is not an
