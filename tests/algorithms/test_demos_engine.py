@@ -262,3 +262,39 @@ def test_the_check_is_kept_when_it_wins_on_trial_tasks_that_include_the_caught_o
     search = result.metadata["search"]
     assert search["best"] == "check" and search["incumbent"] == 0.0 and search["scores"] == {"check": 1.0}
     assert "t17" in search["task_ids"] and len(search["task_ids"]) == 3
+
+
+def test_candidates_narrows_the_search_to_the_named_kinds(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=2, demos_per_set=1, fixes=1, candidates="cross-check,rule")
+    found = engine.candidates(ws, wrong_numbers(2) + batch(), verified_demos(batch()))
+    assert [c.name for c in found] == ["cross-check", "rule-unit_scale"]
+    assert [c.name for c in DemoSearchEngine(candidates=["program"]).candidates(ws, wrong_numbers(2), [])] == [
+        "program"]
+
+
+def test_unknown_candidate_kinds_and_a_negative_trial_are_config_errors() -> None:
+    with pytest.raises(ae.errors.ConfigError, match="unknown kinds \\['programs'\\]"):
+        DemoSearchEngine(candidates="programs")
+    with pytest.raises(ae.errors.ConfigError, match="trial_tasks"):
+        DemoSearchEngine(trial_tasks=-1)
+
+
+class CountingTrial(TrialRunner):
+    """The real trial runner, counting its calls."""
+
+    calls = 0
+
+    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return super().__call__(*args, **kwargs)
+
+
+def test_without_a_trial_the_first_candidate_is_written_for_the_gate_to_decide(ws) -> None:
+    engine = DemoSearchEngine(trial_tasks=0, candidates="cross-check,program")
+    engine.context = context(ws)
+    bench = NeedsBenchmark("")
+    trial = CountingTrial({t.id: t for t in bench.get_tasks(limit=None)}, bench, ProgramAgent, Path(ws.path))
+    result = engine.step(ws, wrong_numbers(3), None, trial)  # type: ignore[arg-type]
+    assert result.mutated and "no trial" in result.summary and trial.calls == 0
+    assert ws.read_check_settings() is not None and ws.read_check_settings().cross_check == 2
+    assert ws.read_program_prompt() == PROGRAM_INSTRUCTION

@@ -16,6 +16,11 @@ step:
    tasks, none of them the source of a demo, plus the batch's tasks whose failures the check caught;
 5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
    the holdout, which the engine never sees.
+
+`candidates` narrows the search to some kinds (program, cross-check, check, demos, rule) and orders them. With
+`trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small budget that
+is the stronger test of one candidate: an 8-task trial that must be won before an 8-task gate accepts a
+better candidate less often than a gate on the 16 tasks the two spend (`experiments/README.md`).
 """
 
 from __future__ import annotations
@@ -40,16 +45,35 @@ from agent_evolve.algorithms.common.example_redraws import caught_failures, chec
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
 from agent_evolve.algorithms.common.program_answers import cross_check_candidate, program_candidate
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.errors import ConfigError
 from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
+    from agent_evolve.config import EvolveConfig
     from agent_evolve.contract.check_settings import AnswerForm
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
+    from agent_evolve.llm.base import LLMClient
 
 FRAGMENTS = "prompts/fragments"
+KINDS = ("program", "cross-check", "check", "demos", "rule")
+
+
+def kind_of(candidate: Candidate) -> str:
+    """The kind a candidate's name starts with (demos-2 is a demos candidate, rule-truncated a rule)."""
+    return candidate.name if candidate.name in KINDS else candidate.name.split("-", 1)[0]
+
+
+def parse_kinds(value: object) -> tuple[str, ...]:
+    """The `candidates` param (a comma-separated string or a list) as kinds; ConfigError names unknown ones."""
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list | tuple) else [value]
+    names = tuple(str(n).strip() for n in items)
+    unknown = sorted(set(names) - set(KINDS))
+    if unknown or not names:
+        raise ConfigError(f"demos: engine param candidates={value!r}: unknown kinds {unknown}; known: {list(KINDS)}")
+    return names
 
 
 class DemoSearchEngine(ModelEngine):
@@ -65,9 +89,16 @@ class DemoSearchEngine(ModelEngine):
         "program_min_failures": 2,  # wrong numeric answers in a batch that propose program answers; 0: never
         "check_min_failures": 1,    # failed replies caught by the agent's own check that propose it; 0: never
         "cross_check_samples": 2,   # programs that settle a program and a text answer that disagree; 0: never
-        "trial_tasks": 8,      # train tasks every candidate is scored on
+        "trial_tasks": 8,      # train tasks every candidate is scored on; 0: no trial, the first candidate is written
+        "candidates": ",".join(KINDS),  # kinds of candidate proposed
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
+
+    def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
+        super().__init__(config, llm, **params)
+        self.kinds = parse_kinds(self.params["candidates"])
+        if int(self.params["trial_tasks"]) < 0:
+            raise ConfigError(f"demos: engine param trial_tasks={self.params['trial_tasks']!r}: expected 0 or more")
 
     def step(
         self,
@@ -94,11 +125,14 @@ class DemoSearchEngine(ModelEngine):
         candidates = self.candidates(workspace, observations, pool, caught, form)
         if not candidates:
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
+        root = Path(workspace.path)
+        if int(self.params["trial_tasks"]) == 0:
+            write_files(root, candidates[0].files)
+            return StepResult(mutated=True, summary=f"{candidates[0].summary} (no trial: the gate decides)")
         ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], int(self.params["trial_tasks"]),
                         f"{self.config.seed}:{self.cycle}")
         if any(c.name == "check" for c in candidates):
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids))
-        root = Path(workspace.path)
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]))
         self.record(result.to_dict())
         scores = ", ".join(f"{name} {score:.2f}" for name, score in result.scores.items())
@@ -113,7 +147,8 @@ class DemoSearchEngine(ModelEngine):
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
                    caught: list[str] | None = None, form: AnswerForm | None = None) -> list[Candidate]:
         """Program answers and their cross-check first (when numbers were wrong), the check (when it caught failed
-        replies), then demo sets, then targeted rules, each on top of the current fragments."""
+        replies), then demo sets, then targeted rules, each on top of the current fragments; only the kinds in
+        `candidates`, in its order."""
         if "prompts" not in self.layers(workspace):
             return []
         evidence = analyse(observations, hidden=False)
@@ -136,7 +171,8 @@ class DemoSearchEngine(ModelEngine):
         for fix in targeted_fixes(evidence, rules, limit=int(self.params["fixes"])):
             found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
-        return found
+        chosen = [c for c in found if kind_of(c) in self.kinds]
+        return sorted(chosen, key=lambda c: self.kinds.index(kind_of(c)))
 
     def record(self, result: dict[str, Any]) -> None:
         """Keep the search's numbers with this cycle's engine output."""
