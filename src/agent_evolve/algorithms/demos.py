@@ -18,9 +18,9 @@ step:
    the holdout, which the engine never sees.
 
 `candidates` narrows the search to some kinds (program, cross-check, check, demos, rule) and orders them. With
-`trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small budget that
-is the stronger test of one candidate: an 8-task trial that must be won before an 8-task gate accepts a
-better candidate less often than a gate on the 16 tasks the two spend (`experiments/README.md`).
+`trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small
+budget that tests one candidate harder: an 8-task trial that must be won before an 8-task gate accepts a helpful
+edit less often than a 16-task gate alone (`benchmarks/gate_power.py`).
 """
 
 from __future__ import annotations
