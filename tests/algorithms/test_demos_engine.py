@@ -279,22 +279,12 @@ def test_unknown_candidate_kinds_and_a_negative_trial_are_config_errors() -> Non
         DemoSearchEngine(trial_tasks=-1)
 
 
-class CountingTrial(TrialRunner):
-    """The real trial runner, counting its calls."""
-
-    calls = 0
-
-    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self.calls += 1
-        return super().__call__(*args, **kwargs)
-
-
 def test_without_a_trial_the_first_candidate_is_written_for_the_gate_to_decide(ws) -> None:
     engine = DemoSearchEngine(trial_tasks=0, candidates="cross-check,program")
     engine.context = context(ws)
     bench = NeedsBenchmark("")
-    trial = CountingTrial({t.id: t for t in bench.get_tasks(limit=None)}, bench, ProgramAgent, Path(ws.path))
+    trial = TrialRunner({t.id: t for t in bench.get_tasks(limit=None)}, bench, ProgramAgent, Path(ws.path))
     result = engine.step(ws, wrong_numbers(3), None, trial)  # type: ignore[arg-type]
-    assert result.mutated and "no trial" in result.summary and trial.calls == 0
+    assert result.mutated and "no trial" in result.summary and trial.solved == 0
     assert ws.read_check_settings() is not None and ws.read_check_settings().cross_check == 2
     assert ws.read_program_prompt() == PROGRAM_INSTRUCTION

@@ -97,8 +97,9 @@ class DemoSearchEngine(ModelEngine):
     def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
         super().__init__(config, llm, **params)
         self.kinds = parse_kinds(self.params["candidates"])
-        if int(self.params["trial_tasks"]) < 0:
-            raise ConfigError(f"demos: engine param trial_tasks={self.params['trial_tasks']!r}: expected 0 or more")
+        self.trial_tasks = int(self.params["trial_tasks"])
+        if self.trial_tasks < 0:
+            raise ConfigError(f"demos: engine param trial_tasks={self.trial_tasks}: expected 0 or more")
 
     def step(
         self,
@@ -126,10 +127,10 @@ class DemoSearchEngine(ModelEngine):
         if not candidates:
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
         root = Path(workspace.path)
-        if int(self.params["trial_tasks"]) == 0:
+        if self.trial_tasks == 0:
             write_files(root, candidates[0].files)
             return StepResult(mutated=True, summary=f"{candidates[0].summary} (no trial: the gate decides)")
-        ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], int(self.params["trial_tasks"]),
+        ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], self.trial_tasks,
                         f"{self.config.seed}:{self.cycle}")
         if any(c.name == "check" for c in candidates):
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids))

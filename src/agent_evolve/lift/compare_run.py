@@ -15,10 +15,10 @@ from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.loop import Progress
 from agent_evolve.lift.compare_report import write_comparison
 from agent_evolve.lift.comparison import compare, engine_params_for
 from agent_evolve.lift.plan import CONTROL, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan
-from agent_evolve.engine.loop import Progress
 from agent_evolve.lift.run import arm_once, open_experiment, run_arm, score_baseline
 from agent_evolve.lift.scoring import store_cost
 from agent_evolve.registry import engine_class
