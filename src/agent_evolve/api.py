@@ -8,7 +8,7 @@ import os
 import shutil
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.subset_view import SubsetView
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
-from agent_evolve.contract.paths import RECORDS_DIR
+from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.executors.remote import worker_ledger
@@ -67,7 +67,7 @@ class Evolver:
         progress: Callable[[ProgressEvent], None] | None = None,
         ledger: UsageLedger | None = None,
     ):
-        self.config = resolve_config(config)
+        self.config = with_run_cache(resolve_config(config), workspace_target(agent, workspace_dir))
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.ledger.set_budget(self.config.max_total_tokens, self.config.max_cost_usd)
         roles = RunClients(self.config, self.ledger)
@@ -187,19 +187,40 @@ def resolve_agent(
         return agent, AgentBuilder(type(agent), config)
     if not isinstance(agent, str):
         raise ConfigError(f"agent must be a seed name, a workspace path or a BaseAgent, got {type(agent).__name__}")
-    if is_seed_name(agent) and not Path(agent).exists():
-        source = seed_path(agent)
-        target = Path(workspace_dir) if workspace_dir else Path.cwd() / "runs" / agent
-    else:
-        source = Path(agent)
-        if not source.is_dir():
-            raise WorkspaceError(f"{agent}: not a built-in seed name and not a workspace directory")
-        target = Path(workspace_dir) if workspace_dir else source
+    source = seed_path(agent) if is_seed_name(agent) and not Path(agent).exists() else Path(agent)
+    if not source.is_dir():
+        raise WorkspaceError(f"{agent}: not a built-in seed name and not a workspace directory")
+    target = named_target(agent, workspace_dir)
     if target.resolve() != source.resolve() and not (target / "manifest.yaml").exists():
         if target.exists() and any(target.iterdir()):
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
         shutil.copytree(source, target, ignore=_COPY_IGNORE, dirs_exist_ok=True)
     return agent_from_workspace(target, config, role_client)
+
+
+def workspace_target(agent: str | BaseAgent, workspace_dir: str | None) -> Path | None:
+    """Where the run's workspace lives: an instance's own (None when it has none), else `named_target`."""
+    if isinstance(agent, str):
+        return named_target(agent, workspace_dir)
+    workspace = getattr(agent, "workspace", None)
+    return Path(workspace.path) if workspace is not None else None
+
+
+def named_target(agent: str, workspace_dir: str | None) -> Path:
+    """`workspace_dir` when given; else ./runs/<name> for a seed name and the folder itself for a path."""
+    if workspace_dir:
+        return Path(workspace_dir)
+    return Path.cwd() / "runs" / agent if is_seed_name(agent) and not Path(agent).exists() else Path(agent)
+
+
+def with_run_cache(config: EvolveConfig, workspace: Path | None) -> EvolveConfig:
+    """`config` with the run's own response cache (`<workspace>/evolution/replies`) when caching is on and no
+    folder is named. A resumed run then asks the model nothing it asked before, and the gate compares a candidate
+    with the incumbent on the very replies both ask for (greedy decoding is not bit-stable across batches, so asking again
+    would add churn that no edit caused)."""
+    if not config.llm_cache or config.llm_cache_dir is not None or workspace is None:
+        return config
+    return replace(config, llm_cache_dir=str(workspace.resolve() / RECORDS_DIR / REPLIES_DIR))
 
 
 def agent_from_workspace(

@@ -56,6 +56,7 @@ class EvolveConfig:
     llm_base_url: str | None = None
     llm_timeout_s: float | None = None  # None: 120 s for remote providers, 1800 s for the embedded model
     llm_max_retries: int = 3
+    llm_cache: bool = True  # a run caches replies (llm_cache_dir, else its records folder); false: never
     llm_cache_dir: str | None = None
     prices: dict[str, Any] = field(default_factory=dict)
 

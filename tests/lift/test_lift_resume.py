@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -119,6 +120,20 @@ def test_resuming_into_a_folder_of_another_experiment_is_refused(tmp_path: Path,
     with pytest.raises(ConfigError, match="another experiment"):
         run_lift(LiftPlan(str(agent), "keywords", "keyword", seeds=(5,), cycles=1), KeywordBenchmark(), CONFIG,
                  tmp_path / "out")
+
+
+def test_a_folder_made_before_a_setting_existed_resumes_while_that_setting_keeps_its_default(tmp_path: Path,
+                                                                                            monkeypatch) -> None:
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    agent = make_workspace(tmp_path / "agent")
+    plan = LiftPlan(str(agent), "keywords", "keyword", seeds=(0,), cycles=1, test_limit=120, control=False)
+    run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out")
+    saved = json.loads((tmp_path / "out" / "plan.json").read_text())
+    del saved["config"]["llm_cache"]
+    (tmp_path / "out" / "plan.json").write_text(json.dumps(saved))
+    assert run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out")["mean_lift"] == 0.5
+    with pytest.raises(ConfigError, match="another experiment"):
+        run_lift(plan, KeywordBenchmark(), dataclasses.replace(CONFIG, llm_cache=False), tmp_path / "out")
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -73,9 +73,9 @@ def test_second_identical_call_is_served_from_the_disk_cache(serve, client_for, 
     first = client.complete(HELLO, max_tokens=50)
     second = client.complete(HELLO, max_tokens=50)
     assert second.text == first.text == "answer 1"
-    assert second.usage.total_tokens == 0
+    assert second.usage == first.usage, "a replayed reply is accounted as the call it replays"
     assert len(server.requests) == 1
-    assert ledger.total().calls == 1 and ledger.total().total_tokens == 15
+    assert ledger.total().calls == 2 and ledger.total().total_tokens == 30
     again = client_for("openai", server, ledger=ledger, cache_dir=str(tmp_path))  # a new process would see it too
     assert again.complete(HELLO, max_tokens=50).text == "answer 1"
     client.complete(HELLO, max_tokens=51)  # other parameters are another key
@@ -89,4 +89,12 @@ def test_repeated_sampled_calls_are_new_draws_and_replay_in_order_from_the_cache
     assert drawn == ["draw 1", "draw 2", "draw 3"] and len(server.requests) == 3
     replay = client_for("openai", server, ledger=UsageLedger(), cache_dir=str(tmp_path))
     assert [replay.complete(HELLO, max_tokens=50, temperature=0.8).text for _ in range(3)] == drawn
+    assert len(server.requests) == 3
+
+
+def test_sampled_replies_of_clients_seeded_apart_are_cached_apart_and_greedy_ones_are_shared(serve, client_for, tmp_path):
+    server = serve(lambda request: ok_reply("openai", f"reply {len(server.requests)}"))
+    seeded = [client_for("openai", server, cache_dir=str(tmp_path), seed=seed) for seed in (0, 1)]
+    assert [c.complete(HELLO, max_tokens=50, temperature=0.8).text for c in seeded] == ["reply 1", "reply 2"]
+    assert [c.complete(HELLO, max_tokens=50).text for c in seeded] == ["reply 3", "reply 3"]
     assert len(server.requests) == 3

@@ -12,6 +12,9 @@ from agent_evolve.errors import WorkspaceError
 RECORDS_DIR = "evolution"
 """The workspace folder of a run's records (history, journal, observations): ignored by git, hidden from tools."""
 
+REPLIES_DIR = "replies"
+"""The response cache's folder: a run's own under its records folder, an experiment's under its output folder."""
+
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files :func:`atomic_write` creates (hidden, in the target's own directory)."""
 

@@ -27,7 +27,7 @@ from agent_evolve.registry import engine_class
 def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
                    progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
     """Run (or resume) every engine and the control for every seed; returns the comparison report."""
-    source, tests = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
+    source, tests, config = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
     for engine in plan.engines:   # an unknown or misnamed engine fails before any work
         engine_class(engine)
         engine_params_for(engine, config.engine_params, plan.engines)

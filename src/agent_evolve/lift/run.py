@@ -20,7 +20,7 @@ from pathlib import Path
 from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
-from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
@@ -56,6 +56,8 @@ def check_same_plan(out_dir: Path, plan: LiftPlan | ComparisonPlan, config: Evol
     wanted = {"plan": plan.to_dict(), "config": config.to_dict()}
     path = out_dir / "plan.json"
     saved = read_json(path, None)
+    if isinstance(saved, dict) and isinstance(saved.get("config"), dict):  # settings added since keep their defaults
+        saved["config"] = {**json.loads(json.dumps(EvolveConfig().to_dict())), **saved["config"]}
     if saved is not None and saved != json.loads(json.dumps(wanted)):
         raise ConfigError(f"{path}: this folder holds another experiment (other plan or config); "
                           "use another --out or remove the folder")
@@ -111,9 +113,21 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
     )
 
 
+def shared_cache(config: EvolveConfig, out_dir: Path) -> EvolveConfig:
+    """`config` with one response cache for the baseline, every arm and every test scoring, under the folder (and
+    committed with it), when caching is on and no folder is named. A workspace that asks what the baseline asked
+    gets the baseline's reply, so a paired lift holds what the edits changed and not the churn of asking again
+    (common random numbers: same expected lift, narrower interval), and a fresh clone resumes without asking
+    again."""
+    if not config.llm_cache or config.llm_cache_dir is not None:
+        return config
+    return dataclasses.replace(config, llm_cache_dir=str(out_dir.resolve() / REPLIES_DIR))
+
+
 def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
-                    out_dir: Path, min_test_tasks: int) -> tuple[Path, list[Task]]:
-    """Check the test split and the folder's plan; the source workspace and the test tasks."""
+                    out_dir: Path, min_test_tasks: int) -> tuple[Path, list[Task], EvolveConfig]:
+    """Check the test split and the folder's plan; the source workspace, the test tasks and the config every arm
+    runs with (its shared response cache)."""
     tests = benchmark.get_tasks("test", limit=plan.test_limit)
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
     check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
@@ -121,7 +135,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     ignore = out_dir / ".gitignore"
     if not ignore.is_file() or ignore.read_text(encoding="utf-8") != EXPERIMENT_GITIGNORE:
         atomic_write(ignore, EXPERIMENT_GITIGNORE)  # an older folder's rules are brought up to date
-    return source_workspace(plan.agent), tests
+    return source_workspace(plan.agent), tests, shared_cache(config, out_dir)
 
 
 def score_baseline(source: Path, benchmark: BenchmarkAdapter, tests: list[Task], config: EvolveConfig,
@@ -151,7 +165,7 @@ def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
 def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
              progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
     """Run (or resume) every arm of every seed and write the report after each; returns the report."""
-    source, tests = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
+    source, tests, config = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
     baseline, baseline_key, baseline_store = score_baseline(source, benchmark, tests, config, out_dir, progress)
     runs: list[ArmRun] = []
     report: dict = {}

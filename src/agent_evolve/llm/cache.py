@@ -1,4 +1,8 @@
-"""An optional on-disk response cache keyed by model, messages, tools and parameters, for reproducible re-runs."""
+"""An on-disk response cache keyed by model, messages, tools and parameters, for reproducible re-runs.
+
+A reply read back carries the usage of the call that made it, so budgets and cost tables count what a run used
+whether its replies were fresh or replayed (an arm that shares another's replies gets no larger budget).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
+from agent_evolve.types import Usage
 
 
 def cache_key(model: str, messages: list[Message], tools: list[ToolSpec] | None, params: dict[str, Any]) -> str:
@@ -30,6 +35,7 @@ def _to_dict(completion: Completion) -> dict[str, Any]:
         "tool_calls": [asdict(c) for c in completion.tool_calls],
         "finish_reason": completion.finish_reason,
         "model": completion.model,
+        "usage": completion.usage.to_dict(),
     }
 
 
@@ -39,11 +45,12 @@ def _from_dict(data: dict[str, Any]) -> Completion:
         tool_calls=[ToolCall(**c) for c in data["tool_calls"]],
         finish_reason=data["finish_reason"],
         model=data["model"],
+        usage=Usage(**data.get("usage", {})),
     )
 
 
 class ResponseCache:
-    """Completions stored as JSON files under a directory; a hit carries zero usage."""
+    """Completions stored as JSON files under a directory, each with the usage of the call that made it."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)

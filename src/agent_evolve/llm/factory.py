@@ -78,6 +78,7 @@ def make_client(
         retry=RetryPolicy(max_retries=max_retries, base_delay_s=retry_base_delay_s),
         cache=ResponseCache(cache_dir) if cache_dir else None,
         prices=prices,
+        seed=seed,
     )
 
 

@@ -13,7 +13,6 @@ from agent_evolve.llm.concurrency import concurrency_limit
 from agent_evolve.llm.draws import DrawCounter
 from agent_evolve.llm.retry import RetryPolicy, call_with_retry
 from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger
-from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +29,7 @@ class MeteredClient:
         retry: RetryPolicy | None = None,
         cache: ResponseCache | None = None,
         prices: Mapping[str, Any] | None = None,
+        seed: int = 0,
     ) -> None:
         self.inner = inner
         self.model = inner.model
@@ -38,6 +38,7 @@ class MeteredClient:
         self.retry = retry or RetryPolicy()
         self.cache = cache
         self.prices = prices
+        self.seed = seed  # the inner client's sampler seed: sampled replies of other seeds are other replies
         self._draws = DrawCounter()
 
     def __repr__(self) -> str:
@@ -68,12 +69,14 @@ class MeteredClient:
         if self.cache is not None:
             params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
             draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params]) if temperature > 0 else 0
+            if temperature > 0:
+                params["seed"] = self.seed
             if draw:  # a repeated sampled request is a new draw, cached apart from the first
                 params["draw"] = draw
             key = cache_key(self.model, messages, tools, params)
             hit = self.cache.get(key)
             if hit is not None:
-                self.ledger.record(self.role, Usage())
+                self.ledger.record(self.role, hit.usage)
                 return hit
 
         def attempt() -> Completion:

@@ -1,0 +1,75 @@
+"""A run's own response cache: the gate scores a candidate on the replies the incumbent got wherever both ask the
+same thing, so a model that answers a repeated question differently (greedy decoding is not bit-stable across
+batches) cannot make an edit look better or worse than it is."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kernel_fakes import KeywordBenchmark, PlanEngine, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.lift.run import shared_cache
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+from wire_servers import Reply, Request, WireServer, openai_body  # noqa: E402 - the llm tests' loopback server
+
+MANIFEST = """name: churning
+version: 0.1.0
+contract_version: "1.0"
+agent: {type: reference, entrypoint: agent_evolve.agents.reference.ReferenceAgent}
+evolvable_layers: [prompts, skills, memory]
+reload_strategy: hot
+"""
+_CALLS = itertools.count(1)
+
+
+def churning_model(request: Request) -> Reply:
+    """Answers task i with its keyword except on every fifth call, whatever was asked: the same question can get
+    a right answer one time and a wrong one the next."""
+    number = int(re.search(r"task (\d+)", request.body["messages"][-1]["content"]).group(1))
+    return Reply(body=openai_body(f"k{number % 2}" if next(_CALLS) % 5 else "?", []))
+
+
+@pytest.fixture()
+def server() -> Iterator[WireServer]:
+    wire = WireServer(churning_model).start()
+    yield wire
+    wire.stop()
+
+
+def evolve_once(workspace: Path, server: WireServer, **settings: object) -> tuple[list[dict], int]:
+    """One cycle whose edit is a file the agent never reads; the cycle's gate record and the requests made."""
+    make_workspace(workspace, manifest=MANIFEST)
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.5, holdout_limit=8, concurrency=1, preflight=False,
+                             agent_model="openai/test-model", agent_base_url=f"{server.url}/v1", **settings)
+    before = len(server.requests)
+    ae.Evolver(str(workspace), KeywordBenchmark(n=16), config, PlanEngine([("file", "prompts/notes.md", "x")])).run(1)
+    records = ae.EvolutionHistory(workspace).cycle_records()
+    return records, len(server.requests) - before
+
+
+def test_an_edit_that_changes_no_request_is_scored_on_the_incumbents_replies(tmp_path: Path, server: WireServer) -> None:
+    records, requests = evolve_once(tmp_path / "cached", server)
+    gate = records[-1]["metadata"]["gate"]
+    assert gate["statistic"]["ties"] == 8 and gate["candidate_score"] == gate["incumbent_score"], gate
+    assert requests == 8 + 4, "the holdout and the batch are asked once; the candidate's gate asks nothing"
+    assert list((tmp_path / "cached" / "evolution" / "replies").rglob("*.json")), "the cache is the run's own"
+
+
+def test_without_the_cache_the_candidate_asks_again(tmp_path: Path, server: WireServer) -> None:
+    records, requests = evolve_once(tmp_path / "uncached", server, llm_cache=False)
+    assert requests == 8 + 4 + 8
+    assert records[-1]["metadata"]["gate"]["statistic"]["ties"] < 8, "the churn shows up as wins and losses"
+    assert not (tmp_path / "uncached" / "evolution" / "replies").exists()
+
+
+def test_a_named_cache_folder_is_kept_and_an_experiment_shares_one_under_its_folder(tmp_path: Path) -> None:
+    assert shared_cache(ae.EvolveConfig(), tmp_path).llm_cache_dir == str(tmp_path.resolve() / "replies")
+    assert shared_cache(ae.EvolveConfig(llm_cache_dir="/x"), tmp_path).llm_cache_dir == "/x"
+    assert shared_cache(ae.EvolveConfig(llm_cache=False), tmp_path).llm_cache_dir is None
