@@ -8,13 +8,13 @@ import os
 import shutil
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.subset_view import SubsetView
-from agent_evolve.config import EvolveConfig
+from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
@@ -67,7 +67,9 @@ class Evolver:
         progress: Callable[[ProgressEvent], None] | None = None,
         ledger: UsageLedger | None = None,
     ):
-        self.config = with_run_cache(resolve_config(config), workspace_target(agent, workspace_dir))
+        target = workspace_target(agent, workspace_dir)  # the run keeps its replies with its records
+        replies = target / RECORDS_DIR / REPLIES_DIR if target is not None else None
+        self.config = with_reply_cache(resolve_config(config), replies)
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.ledger.set_budget(self.config.max_total_tokens, self.config.max_cost_usd)
         roles = RunClients(self.config, self.ledger)
@@ -211,16 +213,6 @@ def named_target(agent: str, workspace_dir: str | None) -> Path:
     if workspace_dir:
         return Path(workspace_dir)
     return Path.cwd() / "runs" / agent if is_seed_name(agent) and not Path(agent).exists() else Path(agent)
-
-
-def with_run_cache(config: EvolveConfig, workspace: Path | None) -> EvolveConfig:
-    """`config` with the run's own response cache (`<workspace>/evolution/replies`) when caching is on and no
-    folder is named. A resumed run then asks the model nothing it asked before, and the gate compares a candidate
-    with the incumbent on the very replies both ask for (greedy decoding is not bit-stable across batches, so asking again
-    would add churn that no edit caused)."""
-    if not config.llm_cache or config.llm_cache_dir is not None or workspace is None:
-        return config
-    return replace(config, llm_cache_dir=str(workspace.resolve() / RECORDS_DIR / REPLIES_DIR))
 
 
 def agent_from_workspace(

@@ -183,6 +183,15 @@ def _type_ok(value: Any, annotation: Any) -> bool:
     return isinstance(value, annotation)
 
 
+def with_reply_cache(config: EvolveConfig, folder: Path | None) -> EvolveConfig:
+    """`config` with its response cache in `folder`, unless caching is off, a folder is already named or there is
+    none. Asking the model again what it was asked adds churn no edit caused (greedy decoding is not bit-stable
+    across batches), so a run and an experiment each keep one cache for everything they ask."""
+    if folder is None or not config.llm_cache or config.llm_cache_dir is not None:
+        return config
+    return dataclasses.replace(config, llm_cache_dir=str(folder.resolve()))
+
+
 def validate_config(config: EvolveConfig) -> None:
     """Raise ConfigError naming the first key whose value has the wrong type or is out of range."""
     hints = typing.get_type_hints(type(config))

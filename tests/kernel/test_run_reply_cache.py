@@ -14,7 +14,7 @@ import pytest
 from kernel_fakes import KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
-from agent_evolve.lift.run import shared_cache
+from agent_evolve.config import with_reply_cache
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
 from wire_servers import Reply, Request, WireServer, openai_body  # noqa: E402 - the llm tests' loopback server
@@ -69,7 +69,8 @@ def test_without_the_cache_the_candidate_asks_again(tmp_path: Path, server: Wire
     assert not (tmp_path / "uncached" / "evolution" / "replies").exists()
 
 
-def test_a_named_cache_folder_is_kept_and_an_experiment_shares_one_under_its_folder(tmp_path: Path) -> None:
-    assert shared_cache(ae.EvolveConfig(), tmp_path).llm_cache_dir == str(tmp_path.resolve() / "replies")
-    assert shared_cache(ae.EvolveConfig(llm_cache_dir="/x"), tmp_path).llm_cache_dir == "/x"
-    assert shared_cache(ae.EvolveConfig(llm_cache=False), tmp_path).llm_cache_dir is None
+def test_a_named_cache_folder_is_kept_and_caching_can_be_turned_off(tmp_path: Path) -> None:
+    assert with_reply_cache(ae.EvolveConfig(), tmp_path / "r").llm_cache_dir == str(tmp_path.resolve() / "r")
+    assert with_reply_cache(ae.EvolveConfig(llm_cache_dir="/x"), tmp_path).llm_cache_dir == "/x"
+    assert with_reply_cache(ae.EvolveConfig(llm_cache=False), tmp_path).llm_cache_dir is None
+    assert with_reply_cache(ae.EvolveConfig(), None).llm_cache_dir is None

@@ -76,3 +76,11 @@ class BothKeywordsEngine(ae.EvolutionEngine):
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         workspace.write_prompt(f"baseline k0 k1, seed {self.context.config.seed}\n")
         return StepResult(mutated=True, summary="k0 k1")
+
+
+class NoteEngine(ae.EvolutionEngine):
+    """Writes a note the agent never reads: the workspace changes, no request the agent makes does."""
+
+    def step(self, workspace, observations, history, trial=None) -> StepResult:
+        (Path(workspace.path) / "prompts" / "notes.md").write_text(f"seed {self.context.config.seed}\n")
+        return StepResult(mutated=True, summary="note")

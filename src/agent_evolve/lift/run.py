@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.config import EvolveConfig
+from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
@@ -113,21 +113,13 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
     )
 
 
-def shared_cache(config: EvolveConfig, out_dir: Path) -> EvolveConfig:
-    """`config` with one response cache for the baseline, every arm and every test scoring, under the folder (and
-    committed with it), when caching is on and no folder is named. A workspace that asks what the baseline asked
-    gets the baseline's reply, so a paired lift holds what the edits changed and not the churn of asking again
-    (common random numbers: same expected lift, narrower interval), and a fresh clone resumes without asking
-    again."""
-    if not config.llm_cache or config.llm_cache_dir is not None:
-        return config
-    return dataclasses.replace(config, llm_cache_dir=str(out_dir.resolve() / REPLIES_DIR))
-
-
 def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
                     out_dir: Path, min_test_tasks: int) -> tuple[Path, list[Task], EvolveConfig]:
     """Check the test split and the folder's plan; the source workspace, the test tasks and the config every arm
-    runs with (its shared response cache)."""
+    runs with. That config shares one response cache, under the folder and committed with it, between the
+    baseline, every arm and every test scoring: a workspace that asks what the baseline asked gets the baseline's
+    reply, so a paired lift holds what the edits changed and not the churn of asking again (common random
+    numbers: the same expected lift, a narrower interval), and a fresh clone resumes without asking again."""
     tests = benchmark.get_tasks("test", limit=plan.test_limit)
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
     check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
@@ -135,7 +127,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     ignore = out_dir / ".gitignore"
     if not ignore.is_file() or ignore.read_text(encoding="utf-8") != EXPERIMENT_GITIGNORE:
         atomic_write(ignore, EXPERIMENT_GITIGNORE)  # an older folder's rules are brought up to date
-    return source_workspace(plan.agent), tests, shared_cache(config, out_dir)
+    return source_workspace(plan.agent), tests, with_reply_cache(config, out_dir / REPLIES_DIR)
 
 
 def score_baseline(source: Path, benchmark: BenchmarkAdapter, tests: list[Task], config: EvolveConfig,

@@ -1,0 +1,73 @@
+"""The experiment's shared reply cache: an arm that asks what the baseline asked gets the baseline's reply, so a
+model whose repeated answers churn cannot put wins and losses into a lift its edits did not make."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lift_fakes import KeywordBenchmark
+
+import agent_evolve as ae
+from agent_evolve.lift import LiftPlan, run_lift
+from agent_evolve.registry import ENGINE_REGISTRY
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+from wire_servers import Reply, Request, WireServer, openai_body  # noqa: E402 - the llm tests' loopback server
+
+MANIFEST = """name: churning
+version: 0.1.0
+contract_version: "1.0"
+agent: {type: reference, entrypoint: agent_evolve.agents.reference.ReferenceAgent}
+evolvable_layers: [prompts, skills, memory]
+reload_strategy: hot
+"""
+_CALLS = itertools.count(1)
+
+
+def churning_model(request: Request) -> Reply:
+    """Answers task i with its keyword except on every fifth call: a repeated question can get another answer."""
+    number = int(re.search(r"task (\d+)", request.body["messages"][-1]["content"]).group(1))
+    return Reply(body=openai_body(f"k{number % 2}" if next(_CALLS) % 5 else "?", []))
+
+
+@pytest.fixture()
+def server() -> Iterator[WireServer]:
+    wire = WireServer(churning_model).start()
+    yield wire
+    wire.stop()
+
+
+def lift_of_a_note(tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch, **settings: object) -> tuple[dict, int]:
+    """The report of an experiment whose engine only writes a note the agent never reads (kept, so the evolved
+    workspace is scored on test anew); the requests it made."""
+    monkeypatch.setitem(ENGINE_REGISTRY, "note", "lift_fakes.NoteEngine")
+    agent = tmp_path / "agent"
+    (agent / "prompts").mkdir(parents=True)
+    (agent / "prompts" / "system.md").write_text("Answer with the keyword.\n")
+    (agent / "manifest.yaml").write_text(MANIFEST)
+    config = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, preflight=False, gate_strategy="keep",
+                             agent_model="openai/test-model", agent_base_url=f"{server.url}/v1", **settings)
+    plan = LiftPlan(str(agent), "keywords", "note", seeds=(0,), cycles=1, test_limit=120, control=False)
+    before = len(server.requests)
+    report = run_lift(plan, KeywordBenchmark(), config, tmp_path / "out")
+    return report, len(server.requests) - before
+
+
+def test_an_arm_that_asks_what_the_baseline_asked_gets_its_replies(tmp_path, server, monkeypatch) -> None:
+    report, requests = lift_of_a_note(tmp_path, server, monkeypatch)
+    assert report["mean_lift"] == 0.0 and all(row["evolved/0"] == row["baseline"] for row in report["tasks"])
+    # KeywordBenchmark's train tasks ask the questions of its first 40 test tasks ("task i"), so after the
+    # baseline's test scoring the arm asks nothing new: holdout, batch, gate and test are all replayed.
+    assert requests == 120
+    assert list((tmp_path / "out" / "replies").rglob("*.json")), "the cache is the experiment's, in its folder"
+
+
+def test_without_the_shared_cache_the_churn_shows_up_as_wins_and_losses(tmp_path, server, monkeypatch) -> None:
+    report, requests = lift_of_a_note(tmp_path, server, monkeypatch, llm_cache=False)
+    assert requests > 120 + 120
+    assert any(row["evolved/0"] != row["baseline"] for row in report["tasks"])
