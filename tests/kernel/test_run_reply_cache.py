@@ -4,8 +4,6 @@ batches) cannot make an edit look better or worse than it is."""
 
 from __future__ import annotations
 
-import itertools
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,35 +15,19 @@ import agent_evolve as ae
 from agent_evolve.config import with_reply_cache
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
-from wire_servers import Reply, Request, WireServer, openai_body  # noqa: E402 - the llm tests' loopback server
-
-MANIFEST = """name: churning
-version: 0.1.0
-contract_version: "1.0"
-agent: {type: reference, entrypoint: agent_evolve.agents.reference.ReferenceAgent}
-evolvable_layers: [prompts, skills, memory]
-reload_strategy: hot
-"""
-_CALLS = itertools.count(1)
-
-
-def churning_model(request: Request) -> Reply:
-    """Answers task i with its keyword except on every fifth call, whatever was asked: the same question can get
-    a right answer one time and a wrong one the next."""
-    number = int(re.search(r"task (\d+)", request.body["messages"][-1]["content"]).group(1))
-    return Reply(body=openai_body(f"k{number % 2}" if next(_CALLS) % 5 else "?", []))
+from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' loopback server
 
 
 @pytest.fixture()
 def server() -> Iterator[WireServer]:
-    wire = WireServer(churning_model).start()
+    wire = WireServer(churning_keyword_model()).start()
     yield wire
     wire.stop()
 
 
 def evolve_once(workspace: Path, server: WireServer, **settings: object) -> tuple[list[dict], int]:
     """One cycle whose edit is a file the agent never reads; the cycle's gate record and the requests made."""
-    make_workspace(workspace, manifest=MANIFEST)
+    make_workspace(workspace, manifest=REFERENCE_MANIFEST)
     config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.5, holdout_limit=8, concurrency=1, preflight=False,
                              agent_model="openai/test-model", agent_base_url=f"{server.url}/v1", **settings)
     before = len(server.requests)

@@ -3,8 +3,6 @@ model whose repeated answers churn cannot put wins and losses into a lift its ed
 
 from __future__ import annotations
 
-import itertools
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,27 +15,12 @@ from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.registry import ENGINE_REGISTRY
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
-from wire_servers import Reply, Request, WireServer, openai_body  # noqa: E402 - the llm tests' loopback server
-
-MANIFEST = """name: churning
-version: 0.1.0
-contract_version: "1.0"
-agent: {type: reference, entrypoint: agent_evolve.agents.reference.ReferenceAgent}
-evolvable_layers: [prompts, skills, memory]
-reload_strategy: hot
-"""
-_CALLS = itertools.count(1)
-
-
-def churning_model(request: Request) -> Reply:
-    """Answers task i with its keyword except on every fifth call: a repeated question can get another answer."""
-    number = int(re.search(r"task (\d+)", request.body["messages"][-1]["content"]).group(1))
-    return Reply(body=openai_body(f"k{number % 2}" if next(_CALLS) % 5 else "?", []))
+from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' loopback server
 
 
 @pytest.fixture()
 def server() -> Iterator[WireServer]:
-    wire = WireServer(churning_model).start()
+    wire = WireServer(churning_keyword_model()).start()
     yield wire
     wire.stop()
 
@@ -49,7 +32,7 @@ def lift_of_a_note(tmp_path: Path, server: WireServer, monkeypatch: pytest.Monke
     agent = tmp_path / "agent"
     (agent / "prompts").mkdir(parents=True)
     (agent / "prompts" / "system.md").write_text("Answer with the keyword.\n")
-    (agent / "manifest.yaml").write_text(MANIFEST)
+    (agent / "manifest.yaml").write_text(REFERENCE_MANIFEST)
     config = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, preflight=False, gate_strategy="keep",
                              agent_model="openai/test-model", agent_base_url=f"{server.url}/v1", **settings)
     plan = LiftPlan(str(agent), "keywords", "note", seeds=(0,), cycles=1, test_limit=120, control=False)

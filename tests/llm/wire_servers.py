@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -266,3 +268,25 @@ def ok_reply(provider: str, text: str = "ok", usage: tuple[int, int] = (10, 5)) 
     if provider == "anthropic":
         return Reply(200, anthropic_body(text, [], usage=usage))
     return Reply(200, bedrock_body(text, usage=usage))
+
+
+REFERENCE_MANIFEST = """name: churning
+version: 0.1.0
+contract_version: "1.0"
+agent: {type: reference, entrypoint: agent_evolve.agents.reference.ReferenceAgent}
+evolvable_layers: [prompts, skills, memory]
+reload_strategy: hot
+"""
+"""A workspace manifest of the built-in reference agent, for runs against a loopback model."""
+
+
+def churning_keyword_model() -> Callable[[Request], Reply]:
+    """A model that answers "task i" with its keyword k(i % 2) except on every fifth call, whatever was asked: a
+    repeated question can get another answer, as greedy decoding batched with other requests can."""
+    calls = itertools.count(1)
+
+    def reply(request: Request) -> Reply:
+        number = int(re.search(r"task (\d+)", request.body["messages"][-1]["content"]).group(1))
+        return Reply(body=openai_body(f"k{number % 2}" if next(calls) % 5 else "?", []))
+
+    return reply
