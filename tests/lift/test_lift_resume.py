@@ -50,7 +50,7 @@ def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest
     evolved = report["arms"]["evolved"]
     assert report["test_tasks"] == 120 and report["baseline_test"] == 0.0
     assert [r["lift"] for r in report["runs"]] == [0.5, 0.5] and evolved["mean_lift"] == 0.5
-    assert evolved["pooled"]["n"] == 240 and evolved["pooled"]["ci_low"] > 0 and evolved["pooled"]["p_value"] < 1e-9
+    assert evolved["pooled"]["n"] == 120 and evolved["pooled"]["ci_low"] > 0 and evolved["pooled"]["p_value"] < 1e-9
     assert report["control_exact"] and [r["lift"] for r in report["control"]] == [0.0, 0.0]
     assert all(r["identical_to_baseline"] for r in report["control"])
     assert evolved["spread"]["stdev"] == 0.0

@@ -39,13 +39,23 @@ def test_summary_pairs_each_seed_with_the_baseline_and_pools_the_seeds() -> None
     assert [(r["wins"], r["losses"]) for r in report["runs"]] == [(3, 0), (1, 0)]
     evolved = report["arms"]["evolved"]
     assert evolved["mean_lift"] == pytest.approx(0.2)
-    assert evolved["pooled"]["n"] == 20 and evolved["pooled"]["wins"] == 4
-    assert evolved["pooled"]["p_value"] == pytest.approx(2 / 2**4)
+    assert evolved["pooled"]["n"] == 10 and evolved["pooled"]["mean_difference"] == pytest.approx(0.2)
+    assert evolved["pooled"]["wins"] == 3, "s5 to s7 are up on average over the seeds; the seeds share the tasks"
+    assert evolved["pooled"]["p_value"] == pytest.approx(2 / 2**3)
     assert evolved["spread"]["min"] == pytest.approx(0.1) and evolved["spread"]["max"] == pytest.approx(0.3)
     assert evolved["lift_per_100_solves"] == pytest.approx(100 * 0.2 / 40)
     assert report["control_exact"] and report["arms"]["control"]["mean_lift"] == 0.0
     table = markdown_table(report)
     assert "| 0 | 0.500 | 0.800 | +0.300 |" in table and "**yes**" in table and "Mean lift over 2 seed(s): **+0.200**" in table
+
+
+def test_seeds_that_end_alike_do_not_narrow_the_interval() -> None:
+    plan = LiftPlan("a", "b", "e", seeds=(0, 1, 2), test_limit=10)
+    report = summarize(plan, BASELINE, [arm("evolved", seed, 7) for seed in (0, 1, 2)], resamples=2000)
+    one, pooled = report["runs"][0], report["arms"]["evolved"]["pooled"]
+    assert (pooled["ci_low"], pooled["ci_high"]) == (one["ci_low"], one["ci_high"]), \
+        "three copies of one seed's scores are one seed's evidence"
+    assert pooled["n"] == 10 and pooled["wins"] == 2
 
 
 def test_a_control_whose_workspace_changed_is_not_exact() -> None:

@@ -41,10 +41,14 @@ def run_row(baseline: Mapping[str, float], run: ArmRun, resamples: int, baseline
 
 
 def pooled(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
-    """The lift over every (seed, task) pair of the arm, with its paired bootstrap CI and sign-test p-value."""
-    base = {f"{r.seed}/{t}": baseline[t] for r in runs for t in r.test_scores if t in baseline}
-    arm = {f"{r.seed}/{t}": s for r in runs for t, s in r.test_scores.items()}
-    return lift_summary(PairedTable.pair(base, arm), resamples=resamples)
+    """The arm's lift over its seeds, test task by test task: each task's score averaged over the seeds that scored
+    it and paired with the baseline's, a bootstrap CI that resamples tasks and a sign test over the tasks whose
+    average moved. The seeds share their test tasks (and equal workspaces share their scores), so (seed, task)
+    pairs are not independent: resampling them as if they were narrows the interval by up to the root of the
+    number of seeds."""
+    scored = sorted({t for r in runs for t in r.test_scores})
+    arm = {t: mean([r.test_scores[t] for r in runs if t in r.test_scores]) for t in scored}
+    return lift_summary(PairedTable.pair(baseline, arm), resamples=resamples)
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:

@@ -35,7 +35,7 @@ def comparison_markdown(report: dict[str, Any]) -> str:
         f"Engines {', '.join(report['engines'])}; seeds {', '.join(str(s) for s in plan['seeds'])}; "
         f"{plan['cycles']} cycle(s) each, one config (splits and budgets) for all. Baseline test score "
         f"{report['baseline_test']:.3f}, scored once and shared; every arm is compared with it task by task "
-        "(lift, CI and p pooled over (seed, task) pairs; cost summed over seeds).", "",
+        "(lift, CI and p over the test tasks, each task averaged over the seeds; cost summed over seeds).", "",
         HEADER, "|---|" + "---:|" * 16, *(_row(r) for r in report["table"]),
     ]
     if report["control"]:

@@ -26,9 +26,9 @@ def _arm_lines(title: str, rows: list[dict[str, Any]], arm: dict[str, Any]) -> l
     pooled, spread = arm["pooled"], arm["spread"]
     return [
         f"## {title}", "", RUN_HEADER, "|" + "---:|" * 14, *(_run_line(r) for r in rows), "",
-        f"Mean lift over {len(rows)} seed(s): **{arm['mean_lift']:+.3f}**; pooled over {pooled['n']} (seed, task) "
-        f"pairs: 95% CI [{pooled['ci_low']:+.3f}, {pooled['ci_high']:+.3f}], sign-test (McNemar) p = "
-        f"{pooled['p_value']:.3g} ({pooled['wins']} wins, {pooled['losses']} losses, {pooled['ties']} ties). "
+        f"Mean lift over {len(rows)} seed(s): **{arm['mean_lift']:+.3f}**; over its {pooled['n']} test tasks, each "
+        f"averaged over the seeds: 95% CI [{pooled['ci_low']:+.3f}, {pooled['ci_high']:+.3f}], sign-test p = "
+        f"{pooled['p_value']:.3g} ({pooled['wins']} tasks up, {pooled['losses']} down, {pooled['ties']} level). "
         f"Seed-to-seed spread: stdev {spread['stdev']:.3f}, min {spread['min']:+.3f}, max {spread['max']:+.3f}.", "",
     ]
 
