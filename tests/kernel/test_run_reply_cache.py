@@ -5,7 +5,6 @@ batches) cannot make an edit look better or worse than it is."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,10 @@ import agent_evolve as ae
 from agent_evolve.config import with_reply_cache
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
-from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' loopback server
+from wire_servers import REFERENCE_MANIFEST, WireServer, churning_server  # noqa: E402 - the llm tests' loopback server
 
 
-@pytest.fixture()
-def server() -> Iterator[WireServer]:
-    wire = WireServer(churning_keyword_model()).start()
-    yield wire
-    wire.stop()
+server = pytest.fixture(churning_server)
 
 
 def evolve_once(workspace: Path, server: WireServer, **settings: object) -> tuple[list[dict], int]:

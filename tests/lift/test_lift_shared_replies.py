@@ -4,7 +4,6 @@ model whose repeated answers churn cannot put wins and losses into a lift its ed
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,10 @@ from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.registry import ENGINE_REGISTRY
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
-from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' loopback server
+from wire_servers import REFERENCE_MANIFEST, WireServer, churning_server  # noqa: E402 - the llm tests' loopback server
 
 
-@pytest.fixture()
-def server() -> Iterator[WireServer]:
-    wire = WireServer(churning_keyword_model()).start()
-    yield wire
-    wire.stop()
+server = pytest.fixture(churning_server)
 
 
 def lift_of_a_note(tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch, **settings: object) -> tuple[dict, int]:

@@ -7,7 +7,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -290,3 +290,10 @@ def churning_keyword_model() -> Callable[[Request], Reply]:
         return Reply(body=openai_body(f"k{number % 2}" if next(calls) % 5 else "?", []))
 
     return reply
+
+
+def churning_server() -> Iterator[WireServer]:
+    """A loopback server of `churning_keyword_model` (use as a pytest fixture), stopped afterwards."""
+    wire = WireServer(churning_keyword_model()).start()
+    yield wire
+    wire.stop()
