@@ -32,9 +32,10 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.check_settings import AnswerForm
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
+from agent_evolve.registry import seed_path
 from agent_evolve.types import Task, Trajectory
 
-SEED_PROMPT = Path(__file__).resolve().parents[1] / "lift-demos-gsm8k" / "baseline" / "workspace" / "prompts" / "system.md"
+SEED_PROMPT = seed_path("gsm8k") / "prompts" / "system.md"
 BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
 BRIEF = "Reason step by step in a few short lines, writing each calculation with its result."
 PAL = ("Solve the math word problem by writing only one Python program in a ```python block, with no text before "

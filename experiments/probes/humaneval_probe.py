@@ -24,10 +24,10 @@ from agent_evolve.benchmarks.code_extraction import extract_code
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
+from agent_evolve.registry import seed_path
 from agent_evolve.types import Task, Trajectory
 
-SEED_PROMPT = (Path(__file__).resolve().parents[1] / "lift-demos-humaneval" / "baseline" / "workspace" / "prompts"
-               / "system.md")
+SEED_PROMPT = seed_path("humaneval") / "prompts" / "system.md"
 MAX_TOKENS = 768
 REPAIR = ("Your function fails an example from its own docstring: `{call}` should give `{want}`, but {problem}. "
           "Fix the function and reply with the complete corrected function in one ```python block.")
