@@ -97,6 +97,7 @@ def test_a_killed_experiment_resumes_without_resolving_finished_test_tasks(tmp_p
     report = json.loads((out / "lift.json").read_text())
     assert report["mean_lift"] == 0.5 and report["control_exact"]
     assert all(row["evolved/0"] == float(int(row["task_id"][1:]) % 2 == 0) for row in report["tasks"])
+    assert report["arms"]["evolved"]["cost"]["test_solves"] == 120, "both sittings' test solves count"
 
 
 def test_a_small_or_touched_test_split_is_refused(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import agent_evolve as ae
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, summarize
 from agent_evolve.lift.cost import MeteredBenchmark, usage_totals
-from agent_evolve.lift.scoring import score_tasks, workspace_key
+from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
 from agent_evolve.types import Trajectory
 
 BASELINE = {f"s{i}": float(i < 5) for i in range(10)}  # 0.5
@@ -82,10 +82,25 @@ def test_scoring_solves_only_missing_tasks_after_a_torn_write(tmp_path: Path, mo
     tasks = bench.get_tasks("test", limit=None)
     store = tmp_path / "scores.jsonl"
     store.write_text(json.dumps({"task_id": "s0", "score": 1.0}) + "\n" + '{"task_id": "s1", "sc')
-    scores, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=2))
-    assert cost["solves"] == 5 and scores["s0"] == 1.0 and scores["s2"] == 0.0 and list(scores) == [t.id for t in tasks]
-    again, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig())
-    assert again == scores and cost["solves"] == 0
+    scores = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=2), "evolved/seed-0")
+    assert store_cost(store, "evolved/seed-0")["solves"] == 5
+    assert scores["s0"] == 1.0 and scores["s2"] == 0.0 and list(scores) == [t.id for t in tasks]
+    again = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(), "evolved/seed-1")
+    assert again == scores and store_cost(store, "evolved/seed-1")["solves"] == 0
+
+
+def test_a_test_scoring_spread_over_sittings_is_charged_in_full_to_the_arm_that_made_it(tmp_path: Path,
+                                                                                          monkeypatch) -> None:
+    monkeypatch.delenv("SOLVE_LOG", raising=False)
+    ws = make_workspace(tmp_path / "ws")
+    bench = KeywordBenchmark(test=5)
+    tasks = bench.get_tasks("test", limit=None)
+    store = tmp_path / "scores.jsonl"
+    score_tasks(ws, bench, tasks[:2], store, ae.EvolveConfig(concurrency=1), "evolved/seed-0")   # killed here
+    score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1), "evolved/seed-0")
+    score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1), "control/seed-0")     # same content
+    assert store_cost(store, "evolved/seed-0")["solves"] == 5
+    assert store_cost(store, "control/seed-0")["solves"] == 0 and store_cost(store)["solves"] == 5
 
 
 def test_an_infrastructure_failure_is_not_stored_as_a_score_and_is_retried(tmp_path: Path, monkeypatch) -> None:
@@ -103,12 +118,12 @@ def test_an_infrastructure_failure_is_not_stored_as_a_score_and_is_retried(tmp_p
     bench = FlakyGrader(test=4)
     tasks = bench.get_tasks("test", limit=None)
     store = tmp_path / "scores.jsonl"
-    scores, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1))
-    assert cost["solves"] == 4 and sorted(scores) == ["s0", "s2", "s3"]
+    scores = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1), "evolved/seed-0")
+    assert store_cost(store, "evolved/seed-0")["solves"] == 3 and sorted(scores) == ["s0", "s2", "s3"]
     assert "s1" not in store.read_text()
     bench.crashes = set()
-    again, cost = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1))
-    assert cost["solves"] == 1 and again == {**scores, "s1": 0.0}
+    again = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1), "evolved/seed-0")
+    assert store_cost(store, "evolved/seed-0")["solves"] == 4 and again == {**scores, "s1": 0.0}
 
 
 def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None:

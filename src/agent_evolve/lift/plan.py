@@ -7,6 +7,7 @@ from typing import Any
 
 from agent_evolve.errors import ConfigError
 
+BASELINE = "baseline"  # the seed workspace, scored once on the test split
 EVOLVED = "evolved"  # the engine under test
 CONTROL = "control"  # the same loop with an engine that never edits
 ARMS: tuple[str, ...] = (EVOLVED, CONTROL)
@@ -90,7 +91,7 @@ class ComparisonPlan:
         if not self.engines:
             raise ConfigError("a comparison needs at least one engine")
         repeated = sorted({e for e in self.engines if self.engines.count(e) > 1})
-        reserved = sorted(set(self.engines) & {"baseline", "scores", *ARMS})
+        reserved = sorted(set(self.engines) & {BASELINE, "scores", *ARMS})
         if repeated or reserved:
             raise ConfigError(f"engines {repeated or reserved} are named twice or clash with a folder of the "
                               "experiment (baseline, scores, evolved, control)")

@@ -28,7 +28,9 @@ from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.checkpoint import CHECKPOINT, restore_checkpoint, save_checkpoint
 from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
-from agent_evolve.lift.plan import CONTROL, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.plan import (
+    BASELINE, CONTROL, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split,
+)
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
 from agent_evolve.registry import seed_path
@@ -94,8 +96,8 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
         meter.flush()
         save_checkpoint(folder)
     key = workspace_key(workspace)
-    scores, test_cost = score_tasks(workspace, benchmark, tests, out_dir / "scores" / f"{key}.jsonl", seeded,
-                                    progress)
+    store, made_by = out_dir / "scores" / f"{key}.jsonl", folder.relative_to(out_dir).as_posix()
+    scores = score_tasks(workspace, benchmark, tests, store, seeded, made_by, progress)
     return ArmRun(
         arm=arm,
         seed=seed,
@@ -108,7 +110,7 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
         rejected=int(result.details.get("rejected", 0)),
         cycles=result.cycles_completed,
         score_curve=list(result.score_history),
-        cost=arm_cost(meter, result.details, test_cost),
+        cost=arm_cost(meter, result.details, store_cost(store, made_by)),
         finished=True,
     )
 
@@ -133,14 +135,14 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
 def score_baseline(source: Path, benchmark: BenchmarkAdapter, tests: list[Task], config: EvolveConfig,
                    out_dir: Path, progress: Progress | None = None) -> tuple[dict[str, float], str, Path]:
     """The seed workspace's test scores (copied once to `<out>/baseline`), its content key and its score store."""
-    baseline_ws = out_dir / "baseline" / "workspace"
+    baseline_ws = out_dir / BASELINE / "workspace"
     if not baseline_ws.is_dir():
         shutil.copytree(source, baseline_ws, ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
     baseline_key = workspace_key(baseline_ws)
     store = out_dir / "scores" / f"{baseline_key}.jsonl"
     if progress is not None:
-        progress(ProgressEvent(0, ARM_PHASE, message="baseline"))
-    baseline, _ = score_tasks(baseline_ws, benchmark, tests, store, config, progress)
+        progress(ProgressEvent(0, ARM_PHASE, message=BASELINE))
+    baseline = score_tasks(baseline_ws, benchmark, tests, store, config, BASELINE, progress)
     return baseline, baseline_key, store
 
 

@@ -45,9 +45,10 @@ def stored_scores(path: Path) -> dict[str, float]:
     return {str(row["task_id"]): float(row["score"]) for row in read_jsonl(path)}
 
 
-def store_cost(path: Path) -> dict[str, float]:
-    """What the scores in a store cost to make: solves, tokens and the sum of the solves' own seconds."""
-    rows = read_jsonl(path)
+def store_cost(path: Path, made_by: str | None = None) -> dict[str, float]:
+    """What the scores in a store cost to make (only the rows `made_by` made, when given): solves, tokens and the
+    sum of the solves' own seconds. Read from the rows, so a scoring spread over sittings counts every sitting."""
+    rows = [r for r in read_jsonl(path) if made_by is None or r.get("by") == made_by]
     return {"solves": len(rows), "tokens": sum(float(r.get("tokens", 0)) for r in rows),
             "seconds": round(sum(float(r.get("seconds", 0.0)) for r in rows), 1)}
 
@@ -63,15 +64,14 @@ def drop_torn_tail(path: Path) -> None:
 
 def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
-    progress: Progress | None = None,
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; and what this call cost
-    (solves, tokens, and seconds as the sum of the solves' own times). An infrastructure failure is not an
-    answer: it is not stored, so the task is left out of the scores and solved again by the next run.
-    `progress` hears a ``TEST_PHASE`` event as each solve finishes."""
+    made_by: str, progress: Progress | None = None,
+) -> dict[str, float]:
+    """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; each new row names who
+    made it (`made_by`, e.g. ``evolved/seed-0``) so `store_cost` can charge it to that arm. An infrastructure
+    failure is not an answer: it is not stored, so the task is left out of the scores and solved again by the
+    next run. `progress` hears a ``TEST_PHASE`` event as each solve finishes."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
-    cost: dict[str, float] = {"solves": len(todo), "tokens": 0, "seconds": 0.0}
     if todo:
         store.parent.mkdir(parents=True, exist_ok=True)
         drop_torn_tail(store)
@@ -87,16 +87,14 @@ def score_tasks(
                 nonlocal finished
                 row = None if is_infrastructure_failure(obs) else {
                     "task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
-                    "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0))}
+                    "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
                 with lock:
                     if row is not None:
                         sink.write(json.dumps(row) + "\n")
                         sink.flush()
-                        cost["tokens"] += row["tokens"]
-                        cost["seconds"] += row["seconds"]
                     finished += 1
                     tell(ProgressEvent(0, TEST_PHASE, done=finished, total=len(todo)))
 
             solve_all(agent, benchmark, todo, config.concurrency, keep)
         done = stored_scores(store)
-    return {t.id: done[t.id] for t in tasks if t.id in done}, cost
+    return {t.id: done[t.id] for t in tasks if t.id in done}
