@@ -149,8 +149,9 @@ def test_code_runs_as_main_in_its_own_module() -> None:
 
 
 def test_the_tests_are_not_visible_to_the_candidate() -> None:
-    program = ("import os\ndef double(x):\n    seen = [f for d, _, fs in os.walk('/tmp') for f in fs]\n"
-               "    return 2 * x if 'tests.py' not in seen else 0\n")
+    program = ("import os\ndef double(x):\n    root = os.path.dirname(os.path.dirname(__file__))\n"  # the grading folder
+               "    seen = [f for d, _, fs in os.walk(root) for f in fs]\n"
+               "    return 2 * x if seen == ['program.py'] else 0\n")
     assert grade(program).passed
 
 

@@ -48,7 +48,7 @@ def test_unbuildable_values_name_the_file_and_the_key(value: str, explained: str
 
 
 def test_deep_nesting_and_self_reference_are_refused_without_crashing() -> None:
-    with pytest.raises(WorkspaceError, match=f"nested deeper than {MAX_YAML_DEPTH}"):
+    with pytest.raises(WorkspaceError, match="^deep.yaml: "):  # refused by our bound or PyYAML's (6.0.4+) first
         load_yaml("a: " + "[" * 100_000 + "]" * 100_000, "deep.yaml")  # libyaml alone segfaults on this
     with pytest.raises(WorkspaceError, match=f"nested deeper than {MAX_YAML_DEPTH}"):
         load_yaml("- " * 100_000 + "x", "deep.yaml")
