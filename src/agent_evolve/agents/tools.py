@@ -1,35 +1,58 @@
-"""Workspace tools: ``tools/registry.yaml`` entries run as Python files in a child process.
+"""Workspace tools: ``tools/registry.yaml`` entries run as Python files, each call in its own confinement.
 
-An entry is ``{name, description, parameters (a JSON Schema object), file}``; ``tools/<file>`` defines
-``run(arguments: dict) -> str``. Each call starts ``python -c <runner>`` with the arguments as JSON on stdin,
-in a fresh temporary directory, under a time limit, with its output truncated, so a tool that hangs, crashes
-or prints megabytes cannot take the agent down. What the tool prints goes to stderr, not into its result.
+An entry is ``{name, description, parameters (a JSON Schema object), file, env}``; ``tools/<file>`` defines
+``run(arguments: dict) -> str``. A tool is a program we did not write (an engine may evolve it), so each call
+runs through ``agent_evolve.environments`` like graded code: fresh PID, mount and network namespaces; a view
+of the system, the Python installation and the tools folder, read-only; a small scratch folder as its working
+directory; an empty environment but for the variables its entry declares *and* the user allows
+(``AGENT_EVOLVE_TOOL_ENV``); time, memory, process and output limits; every process it started ends with the
+call. Where no confinement works the call is refused unless ``AGENT_EVOLVE_ALLOW_UNCONFINED=1``. What the tool
+prints goes to stderr, not into its result; the result passes the same redaction as LLM errors.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
+import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.tool_entries import ToolEntry, tool_entries
 from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.environments import (
+    ConfinementError,
+    ConfinementUnavailable,
+    Confinement,
+    ExecResult,
+    Limits,
+    Mount,
+    python_executable,
+    run_confined,
+)
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import ToolSpec
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.tool_loop import Tool
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MAX_OUTPUT_CHARS = 4000
+TOOL_ENV_ALLOW = "AGENT_EVOLVE_TOOL_ENV"
+"""Comma-separated names of the host's environment variables a tool may receive when its entry declares them."""
+TOOL_MEMORY_MB = 2048
+TOOL_PROCESSES = 32
+TOOL_FILE_SIZE_MB = 16
+TOOL_SCRATCH_MB = 64
+_KEEP_BYTES = 2**20
+_BASE_ENV_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 _RUNNER = """\
 import importlib.util, json, sys
-path = sys.argv[1]
-arguments = json.loads(sys.stdin.read())
+path, arguments_file = sys.argv[1], sys.argv[2]
+with open(arguments_file, encoding="utf-8") as handle:
+    arguments = json.load(handle)
 spec = importlib.util.spec_from_file_location("workspace_tool", path)
 module = importlib.util.module_from_spec(spec)
 real_stdout, sys.stdout = sys.stdout, sys.stderr
@@ -41,7 +64,7 @@ sys.stdout.write(result if isinstance(result, str) else json.dumps(result, defau
 
 
 class ToolRunError(AgentEvolveError):
-    """A workspace tool failed, timed out or has no ``run`` function; the tool loop shows this to the model."""
+    """A workspace tool failed, timed out, was refused or has no ``run`` function; the tool loop shows this."""
 
 
 def load_tool_entries(workspace: AgentWorkspace) -> list[ToolEntry]:
@@ -49,11 +72,63 @@ def load_tool_entries(workspace: AgentWorkspace) -> list[ToolEntry]:
     return tool_entries(workspace.path, workspace.read_tool_registry(), workspace.path / "tools" / "registry.yaml")
 
 
-def _truncate(text: str, limit: int) -> str:
-    """At most ``limit`` characters plus a note of how many were cut, so one tool cannot flood the context."""
-    if len(text) <= limit:
+def allowed_tool_env(environ: Mapping[str, str]) -> frozenset[str]:
+    """The variable names the user lets tools receive: the comma-separated `AGENT_EVOLVE_TOOL_ENV`."""
+    return frozenset(name.strip() for name in environ.get(TOOL_ENV_ALLOW, "").split(",") if name.strip())
+
+
+def tool_environment(tool: str, declared: Sequence[str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The host variables passed to `tool`: those it declares, the user allows and `environ` has.
+
+    A declared name the user has not allowed fails the call (ToolRunError naming it), so a tool never runs
+    silently without what it asked for, and an evolved tool cannot obtain a variable by declaring it.
+    """
+    allowed = allowed_tool_env(environ)
+    refused = [name for name in declared if name not in allowed]
+    if refused:
+        raise ToolRunError(f"{tool} declares environment variable(s) {', '.join(refused)} that the user has not "
+                           f"allowed (the user lists the names tools may receive in {TOOL_ENV_ALLOW})")
+    return {name: environ[name] for name in declared if name in environ}
+
+
+def _truncate(text: str, limit: int, unseen_bytes: int = 0) -> str:
+    """At most ``limit`` characters plus a note of how much was cut, so one tool cannot flood the context."""
+    if len(text) <= limit and not unseen_bytes:
         return text
-    return text[:limit] + f"\n[... {len(text) - limit} more characters cut]"
+    cut = f"{len(text) - limit} more characters" if len(text) > limit else ""
+    unseen = f"{unseen_bytes} more bytes" if unseen_bytes else ""
+    return text[:limit] + f"\n[... {' and '.join(p for p in (cut, unseen) if p)} cut]"
+
+
+def _tool_confinement(tools_dir: Path, arguments_file: Path, work: Path, passed: dict[str, str]) -> Confinement:
+    """The tools folder and the arguments read-only, a scratch working folder, the passed variables, no network."""
+    env = {**passed, "PATH": _BASE_ENV_PATH, "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
+    return Confinement(mounts=(Mount.bind(tools_dir), Mount.bind(arguments_file), Mount.scratch(work, TOOL_SCRATCH_MB)),
+                       cwd=str(work), env=env, network=False)
+
+
+def _tool_limits(timeout_s: float, max_output_chars: int) -> Limits:
+    keep = max(_KEEP_BYTES, 8 * max_output_chars)
+    return Limits(timeout_s=timeout_s, memory_mb=TOOL_MEMORY_MB, processes=TOOL_PROCESSES,
+                  file_size_mb=TOOL_FILE_SIZE_MB, output_bytes=keep, max_output_bytes=max(16 * 2**20, 2 * keep))
+
+
+def _run_confined_tool(path: Path, arguments: dict[str, Any], tools_dir: Path, passed: dict[str, str],
+                       limits: Limits) -> ExecResult:
+    """Start the runner on `path` confined; a refusal or a failed start becomes ToolRunError."""
+    root = Path(tempfile.mkdtemp(prefix="agent-tool-"))
+    try:
+        arguments_file, work = root / "arguments.json", root / "work"
+        arguments_file.write_text(json.dumps(arguments, default=str), encoding="utf-8")
+        work.mkdir()
+        argv = [python_executable(), "-I", "-B", "-c", _RUNNER, os.path.realpath(path), str(arguments_file)]
+        return run_confined(argv, _tool_confinement(tools_dir, arguments_file, work, passed), limits)
+    except ConfinementUnavailable as exc:
+        raise ToolRunError(f"{path.name} was not run: {exc}") from None
+    except ConfinementError as exc:
+        raise ToolRunError(f"{path.name} could not be started: {exc}") from None
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def run_tool_file(
@@ -62,43 +137,31 @@ def run_tool_file(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    env_names: Sequence[str] = (),
+    tools_dir: Path | None = None,
 ) -> str:
-    """Run ``run(arguments)`` of the tool file in a child process; its result text, truncated.
+    """Run ``run(arguments)`` of the tool file confined; its result text, redacted and truncated.
 
-    Raises :class:`ToolRunError` on a timeout (the whole process group is killed) or a failure (the last
-    lines of the tool's error output are in the message), and for a `.sh` tool, which runs only in a task
-    environment.
+    `tools_dir` (default: the file's folder) is visible read-only; `env_names` are the variables the entry
+    declares. Raises :class:`ToolRunError` on a timeout, an output flood or a failure (every process of the call
+    is ended; the last lines of the tool's error output are in the message), when confinement is unavailable,
+    for a declared variable the user has not allowed, and for a `.sh` tool, which runs only in a task environment.
     """
     if path.suffix != ".py":
         raise ToolRunError(f"{path.name} is a script that runs only inside a task environment")
-    with tempfile.TemporaryDirectory(prefix="agent-tool-") as scratch:
-        process = subprocess.Popen(
-            [sys.executable, "-c", _RUNNER, str(path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=scratch,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            out, err = process.communicate(json.dumps(arguments), timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            process.communicate()
-            raise ToolRunError(f"{path.name} did not finish within {timeout_s:g}s and was stopped") from None
-    if process.returncode != 0:
-        tail = "\n".join(err.strip().splitlines()[-3:]) or f"exit code {process.returncode}"
+    passed = tool_environment(path.name, env_names, os.environ)
+    limits = _tool_limits(timeout_s, max_output_chars)
+    ran = _run_confined_tool(path, arguments, Path(tools_dir or path.parent), passed, limits)
+    if ran.timed_out:
+        raise ToolRunError(f"{path.name} did not finish within {timeout_s:g}s and was stopped")
+    if ran.output_overflow:
+        raise ToolRunError(f"{path.name} wrote more than {limits.max_output_bytes} bytes of output and was stopped")
+    if ran.exit_code != 0:
+        err = redact(ran.stderr.decode("utf-8", errors="replace"))
+        tail = "\n".join(err.strip().splitlines()[-3:]) or f"exit code {ran.exit_code}"
         raise ToolRunError(f"{path.name} failed: {_truncate(tail, 500)}")
-    return _truncate(out, max_output_chars)
-
-
-def _kill_group(process: subprocess.Popen[str]) -> None:
-    """Kill the tool and every process it started (it leads its own session)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    out = redact(ran.stdout.decode("utf-8", errors="replace"))
+    return _truncate(out, max_output_chars, ran.stdout_size - len(ran.stdout))
 
 
 def workspace_tools(
@@ -108,10 +171,12 @@ def workspace_tools(
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> list[Tool]:
     """The registry's tools as :class:`Tool` objects for :func:`run_tool_loop`."""
+    tools_dir = Path(workspace.path) / "tools"
 
     def runner(entry: ToolEntry) -> Tool:
         def call(arguments: dict[str, Any]) -> str:
-            return run_tool_file(entry.path, arguments, timeout_s=timeout_s, max_output_chars=max_output_chars)
+            return run_tool_file(entry.path, arguments, timeout_s=timeout_s, max_output_chars=max_output_chars,
+                                 env_names=entry.env, tools_dir=tools_dir)
 
         return Tool(ToolSpec(entry.name, entry.description, entry.parameters), call)
 

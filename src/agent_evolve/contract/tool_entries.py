@@ -1,6 +1,8 @@
 """The tools layer: `tools/registry.yaml` entries, each naming a small script under `tools/`, validated.
 
-An entry is `{name, description, parameters (a JSON Schema object), file}`. A `.py` file defines
+An entry is `{name, description, parameters (a JSON Schema object), file, env}`; `env` (optional) lists the
+environment variables the tool asks for, which it gets only when the user allows them too (`agents.tools`).
+A `.py` file defines
 `run(arguments: dict) -> str`; a `.sh` file is a bash script that reads its arguments from `$TOOL_ARGS` (JSON) and
 from `$ARG_<name>` for each top-level scalar argument, and prints its result. Engines that evolve tools edit
 these files; the workspace check (`contract.validate`) runs `tool_entries` on every candidate, so a bad entry
@@ -22,7 +24,8 @@ from agent_evolve.errors import WorkspaceError
 TOOL_SUFFIXES: tuple[str, ...] = (".py", ".sh")
 """The kinds of tool file: a Python module with `run(arguments)`, or a bash script."""
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_ENTRY_KEYS = frozenset({"name", "description", "parameters", "file"})
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_ENTRY_KEYS = frozenset({"name", "description", "parameters", "file", "env"})
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class ToolEntry:
     description: str
     path: Path
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    env: tuple[str, ...] = ()
 
     @property
     def is_script(self) -> bool:
@@ -67,8 +71,17 @@ def tool_entries(root: Path, raw_entries: Sequence[dict[str, Any]], registry: Pa
         if not path.is_file():
             raise WorkspaceError(f"{where}: key 'file': {path} does not exist")
         check_tool_file(path)
-        entries.append(ToolEntry(name, description, path, parameters))
+        entries.append(ToolEntry(name, description, path, parameters, env_names(raw.get("env", []), where)))
     return entries
+
+
+def env_names(raw: Any, where: str) -> tuple[str, ...]:
+    """The entry's `env`: distinct variable names; WorkspaceError naming the entry otherwise."""
+    if not isinstance(raw, list) or not all(isinstance(n, str) and _ENV_NAME.match(n) for n in raw):
+        raise WorkspaceError(f"{where}: key 'env' must be a list of environment variable names, got {raw!r}")
+    if len(set(raw)) != len(raw):
+        raise WorkspaceError(f"{where}: key 'env' names a variable twice: {raw!r}")
+    return tuple(raw)
 
 
 def check_tool_file(path: Path) -> None:

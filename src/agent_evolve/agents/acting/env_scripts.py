@@ -3,6 +3,7 @@
 The tool's source travels in the command line, so nothing is written into the work tree (the diff stays the
 agent's own). A `.py` tool runs as `python3 -c RUNNER SOURCE ARGS`, which calls its `run(arguments)`; a `.sh`
 tool runs as `bash -c SOURCE` with `$TOOL_ARGS` (the arguments as JSON) and `$ARG_<name>` per scalar argument.
+The environment confines the tool; its output passes the redaction of LLM errors before the model or a record sees it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from agent_evolve.agents.acting.env_tools import clip
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments.task_env import TaskEnvironment
 from agent_evolve.llm.base import ToolSpec
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.tool_loop import Tool
 
 _PY_RUNNER = (
@@ -49,7 +51,7 @@ def environment_scripts(entries: list[ToolEntry], environment: TaskEnvironment, 
     def runner(entry: ToolEntry) -> Tool:
         def call(arguments: dict[str, Any]) -> str:
             result = environment.exec(tool_command(entry, arguments), timeout_s=timeout_s)
-            return clip(result.render(), max_observation_chars)
+            return clip(redact(result.render()), max_observation_chars)
 
         return Tool(ToolSpec(entry.name, entry.description, entry.parameters), call)
 

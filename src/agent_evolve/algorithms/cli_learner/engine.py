@@ -4,7 +4,8 @@ Each step: write the cycle's train observations as Hermit's learning material (e
 LEARNER.md (what may be edited, the skill format, how to check) and a `check_spec` command; run the configured
 command in the workspace, confined: only the enabled layers writable, the manifest, material, instructions and
 `check_spec` read-only, nothing of `evolution/` (holdout scores, validation, plans) or `.git`, with a time limit.
-The command's exit and output are the step's report; what it left in the layers is the candidate.
+The command's exit and output (redacted like LLM errors, by the shell) are the step's report; what it
+left in the layers is the candidate.
 """
 
 from __future__ import annotations

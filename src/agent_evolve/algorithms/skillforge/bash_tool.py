@@ -7,7 +7,8 @@ environment is empty but for PATH, LANG, HOME and TMPDIR (a private /tmp). Time,
 size and output are limited; when the command returns, the namespace's init has ended and every process it
 started (background and `setsid` jobs included) with it. `allow_network` keeps the host's network.
 A symlink left in a layer that points outside the layers is removed after the command, so nothing on the host
-side (snapshots, validation, the agent) follows it out of the workspace.
+side (snapshots, validation, the agent) follows it out of the workspace. The output passes the redaction of LLM
+errors (`llm.errors.redact`) before anyone sees or records it (the engine's model, learner.log, history.jsonl).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from agent_evolve.environments import Confinement, ConfinementUnavailable, Limits, Mount, run_confined
 from agent_evolve.environments import backend_for_untrusted_code as backend
+from agent_evolve.llm.errors import redact
 
 EDITABLE_LAYERS: tuple[str, ...] = ("prompts", "skills", "memory")
 """The layers visible to bash when the engine names none."""
@@ -69,7 +71,7 @@ class ConfinedBash:
             result = run_confined(["bash", "-c", command], self._confinement(), self._limits(), merge_stderr=True)
         except ConfinementUnavailable as exc:
             return f"Refused: {exc}."
-        text = result.stdout.decode("utf-8", errors="replace")
+        text = redact(result.stdout.decode("utf-8", errors="replace"))
         if len(text) > self.output_limit or result.stdout_size > len(result.stdout):
             text = text[: self.output_limit] + (f"\n[output truncated at {self.output_limit} characters "
                                                 f"of {result.stdout_size} bytes]")
