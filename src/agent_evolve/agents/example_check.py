@@ -110,7 +110,8 @@ def first_failure(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMI
             if result.timed_out:
                 return ExampleFailure(example, f"it did not finish within {limits.timeout_s:g}s")
             message = result.error_message or result.error_type or "it did not finish"
-            if result.error_type == "AssertionError" and message.startswith("it returned"):
+            if (result.error_where, result.error_type) == ("tests", "AssertionError") and message.startswith(
+                    "it returned"):
                 return ExampleFailure(example, message)
             return ExampleFailure(example, f"it raised {result.error_type}: {message}")
     return None

@@ -124,21 +124,38 @@ def run_tests(program: str, tests: str, entry_point: str, limits: SandboxLimits 
         shutil.rmtree(root, ignore_errors=True)
 
 
+PASSED = {"status": "passed"}
+_FAILURE_KEYS = {"status", "where", "type", "message", "line"}
+
+
 def _verdict(data: bytes) -> dict:
-    """The test process's verdict; empty when it wrote none."""
+    """The test process's verdict when it has one of the two shapes that process writes; else empty (none).
+
+    A pass is exactly `PASSED`; a failure has exactly the keys the tests' process writes, each of its type.
+    """
     try:
         verdict = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
-    return verdict if isinstance(verdict, dict) else {}
+    if verdict == PASSED:
+        return verdict
+    if not isinstance(verdict, dict) or verdict.keys() != _FAILURE_KEYS or verdict["status"] != "failed":
+        return {}
+    typed = (verdict["where"] in ("candidate", "tests") and _text_or_none(verdict["type"])
+             and _text_or_none(verdict["message"]) and (verdict["line"] is None or type(verdict["line"]) is int))
+    return verdict if typed else {}
+
+
+def _text_or_none(value: object) -> bool:
+    return value is None or isinstance(value, str)
 
 
 def _result(ran: ExecResult, judged: ExecResult, verdict: dict, limits: SandboxLimits) -> SandboxResult:
     """The verdict decides; the candidate's own exit code and output are kept only to explain it."""
     timed_out = ran.timed_out or judged.timed_out
-    passed = not timed_out and judged.exit_code == 0 and verdict.get("status") == "passed"
-    if not verdict and not timed_out:
-        verdict = {"type": "GraderError", "message": f"the tests ended without a verdict "
+    passed = not timed_out and judged.exit_code == 0 and verdict == PASSED
+    if verdict.get("status") != "failed" and not passed and not timed_out:
+        verdict = {"type": "GraderError", "message": f"the tests ended without a valid verdict "
                    f"(exit {judged.exit_code}): {judged.text('stderr')[-500:]}", "where": "tests"}
     return SandboxResult(
         passed=passed,

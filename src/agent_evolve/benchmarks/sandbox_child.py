@@ -5,7 +5,9 @@ answers each call (a function name and pickled arguments) with the repr of the v
 `verify TESTS ENTRY_POINT CHECK CALLS_FD REPLIES_FD VERDICT_FD`: the tests. Runs the trusted test code and calls
 CHECK with a proxy for ENTRY_POINT; every call goes to the candidate, every value comes back as a plain literal
 (`ast.literal_eval`), so no object of the candidate's ever reaches the tests. The verdict goes to VERDICT_FD,
-which only this process holds: the candidate can neither write it nor reach this process.
+which only this process holds: the candidate can neither write it nor reach this process. The verdict is built
+from fixed keys (`failed`): of a candidate's report only a text type, a text message and a line number are copied,
+cut to size, so nothing the candidate sends can stand for the verdict's status.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import types
 from typing import IO, Any
 
 MAX_MESSAGE = 16 * 2**20
+TYPE_CHARS = 200
+MESSAGE_CHARS = 2000
 _HEADER = struct.Struct(">I")
 
 
@@ -51,7 +55,19 @@ def error_report(exc: BaseException, filename: str) -> dict[str, Any]:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
-    return {"type": type(exc).__name__, "message": str(exc)[:2000], "line": line}
+    return {"type": type(exc).__name__, "message": str(exc)[:MESSAGE_CHARS], "line": line}
+
+
+def failed(where: str, report: dict[str, Any]) -> dict[str, Any]:
+    """A failed verdict from fixed keys; of `report` only a str type and message and an int line are kept, cut.
+
+    Cut this short, a verdict always fits a pipe's buffer: the parent reads it only after the tests have ended.
+    """
+    kind, message, line = report.get("type"), report.get("message"), report.get("line")
+    return {"status": "failed", "where": where,
+            "type": kind[:TYPE_CHARS] if isinstance(kind, str) else None,
+            "message": message[:MESSAGE_CHARS] if isinstance(message, str) else None,
+            "line": line if type(line) is int and 0 < line < 2**31 else None}
 
 
 def serve(program: str, calls_fd: str, replies_fd: str) -> None:
@@ -82,46 +98,57 @@ def serve(program: str, calls_fd: str, replies_fd: str) -> None:
 
 
 class CandidateFailed(Exception):
-    """The candidate raised, ended, or answered with something that is not a plain value."""
+    """The candidate raised, ended, or answered with something that is not a plain value; `report` is checked."""
 
-    def __init__(self, report: dict[str, Any]) -> None:
-        super().__init__(report.get("message", ""))
-        self.report = report
+    def __init__(self, kind: object, message: object, line: object = None) -> None:
+        self.report = failed("candidate", {"type": kind, "message": message, "line": line})
+        super().__init__(self.report["message"] or "")
+
+
+def _invalid(why: str) -> CandidateFailed:
+    return CandidateFailed("InvalidReply", why)
 
 
 class Candidate:
-    """Stands for the candidate's function in the tests: each call is a round trip to the candidate process."""
+    """Stands for the candidate's function in the tests: each call is a round trip to the candidate process.
+
+    A reply is one of the three shapes `serve` sends, checked key by key: `ready` once, first; then one `value`
+    (a repr) or `error` (type, message, line) per call. Anything else fails the candidate.
+    """
 
     def __init__(self, name: str, calls: IO[bytes], replies: IO[bytes]) -> None:
         self.name, self._calls, self._replies = name, calls, replies
         self.__name__ = name
 
-    def reply(self) -> dict[str, Any]:
-        """The candidate's next message, decoded; CandidateFailed when it ended or sent garbage."""
+    def reply(self, expected: str) -> dict[str, Any]:
+        """The candidate's next message, of kind `expected`; CandidateFailed when it is an error, ended or not
+        a reply of that shape."""
         try:
             message = receive(self._replies)
             if message is None:
-                raise CandidateFailed({"type": "CandidateExited", "message": "the candidate process ended early"})
+                raise CandidateFailed("CandidateExited", "the candidate process ended early")
             reply = json.loads(message)
-            if not isinstance(reply, dict) or reply.get("kind") not in ("ready", "value", "error"):
-                raise ValueError("not a reply")
         except (ValueError, RecursionError, MemoryError) as exc:
-            raise CandidateFailed({"type": "InvalidReply", "message": f"unreadable reply: {exc}"[:500]}) from None
-        if reply["kind"] == "error":
-            raise CandidateFailed(reply)
-        return reply
+            raise _invalid(f"unreadable reply: {exc}"[:500]) from None
+        kind = reply.get("kind") if isinstance(reply, dict) else None
+        if kind == "error" and reply.keys() == {"kind", "type", "message", "line"}:
+            raise CandidateFailed(reply["type"], reply["message"], reply["line"])
+        if kind == expected == "ready" and reply.keys() == {"kind"}:
+            return reply
+        if kind == expected == "value" and reply.keys() == {"kind", "repr"} and isinstance(reply["repr"], str):
+            return reply
+        raise _invalid(f"the candidate sent a message that is not a {expected} reply")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             send(self._calls, pickle.dumps((self.name, args, kwargs)))
         except BrokenPipeError:
-            raise CandidateFailed({"type": "CandidateExited", "message": "the candidate process ended early"}) from None
-        text = self.reply().get("repr")
+            raise CandidateFailed("CandidateExited", "the candidate process ended early") from None
+        text = self.reply("value")["repr"]
         try:
-            return ast.literal_eval(text) if isinstance(text, str) else None
+            return ast.literal_eval(text)
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            raise CandidateFailed({"type": "InvalidReply", "message": "the candidate returned a value that is not "
-                                   f"plain data: {str(text)[:200]}"}) from None
+            raise _invalid(f"the candidate returned a value that is not plain data: {text[:200]}") from None
 
 
 def verify(tests: str, entry_point: str, check: str, calls_fd: str, replies_fd: str, verdict_fd: str) -> None:
@@ -133,16 +160,15 @@ def verify(tests: str, entry_point: str, check: str, calls_fd: str, replies_fd: 
         source = handle.read()
     report: dict[str, Any] = {"status": "passed"}
     try:
-        candidate.reply()
+        candidate.reply("ready")
         namespace: dict[str, Any] = {"__name__": "__tests__"}
         exec(compile(source, tests, "exec"), namespace)
         namespace[entry_point] = candidate  # tests that call the function by its name reach the candidate too
         namespace[check](candidate)
     except CandidateFailed as exc:
-        report = {"status": "failed", "where": "candidate", **exc.report}
+        report = exc.report
     except BaseException as exc:  # the tests failed, however they ended
-        report = {"status": "failed", "where": "tests", **error_report(exc, tests)}
-    report.pop("kind", None)
+        report = failed("tests", error_report(exc, tests))
     verdict.write(json.dumps(report))
     verdict.close()
 
