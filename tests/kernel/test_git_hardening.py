@@ -6,12 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from kernel_fakes import make_workspace
 
-from agent_evolve.contract import git_command
 from agent_evolve.engine.versioning import VersionControl, accepted_tag
 from agent_evolve.userview.rollback import rollback
 
@@ -47,7 +47,7 @@ def release_on_first_wait(lock: Path, monkeypatch: pytest.MonkeyPatch) -> list[f
         waits.append(seconds)
         lock.unlink(missing_ok=True)
 
-    monkeypatch.setattr(git_command.time, "sleep", wait)
+    monkeypatch.setattr(time, "sleep", wait)
     return waits
 
 
@@ -105,15 +105,16 @@ def test_ref_reads_and_tag_writes_survive_a_concurrent_pack_refs_loop(tmp_path: 
     packer = threading.Thread(target=pack_forever, daemon=True)
     packer.start()
     try:
-        for round_ in range(150):
-            names = [f"cand-{round_}-{i}" for i in range(4)]
+        for round_ in range(400):  # the old reader failed within ~100 rounds on most tries
+            names = [f"cand-{round_}-{i}" for i in range(8)]
             vc.tag_many({name: head for name in names})
-            assert [vc._peek(name) for name in names] == [head] * 4
+            for _ in range(3):
+                assert [vc._peek(name) for name in names] == [head] * 8
             assert vc._peek(accepted_tag(0)) == head
     finally:
         stop.set()
         packer.join()
-    assert len(vc.list_tags("cand-")) == 600
+    assert len(vc.list_tags("cand-")) == 3200
 
 
 def test_a_held_tag_lock_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

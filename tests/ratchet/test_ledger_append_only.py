@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.algorithms.ratchet.ledger import LEDGER_FILE, SCHEMA_VERSION, Ledger, LedgerError
-from agent_evolve.algorithms.ratchet.ledger_schema import APPEND_ONLY_TABLES, MIGRATIONS
+from agent_evolve.algorithms.ratchet.ledger_schema import MIGRATIONS
 from agent_evolve.algorithms.ratchet.records import Capsule, Decision, MetaSkill, RatchetSkill, Verdict
+
+
+EVIDENCE = ("verdicts", "skill_versions", "skill_status", "meta_skills", "decisions", "audit", "bank_snapshots")
 
 
 def filled(path: Path) -> Path:
@@ -43,7 +46,7 @@ def count(path: Path, table: str) -> int:
         db.close()
 
 
-@pytest.mark.parametrize("table", APPEND_ONLY_TABLES)
+@pytest.mark.parametrize("table", EVIDENCE)
 def test_update_and_delete_on_an_evidence_table_are_refused(tmp_path: Path, table: str) -> None:
     path = filled(tmp_path / LEDGER_FILE)
     before = count(path, table)

@@ -107,14 +107,14 @@ def unix_socket(tmp_path: Path, workspace: Path) -> Iterator[Path]:
 
 def test_the_validator_reports_a_fifo_in_memory_instead_of_blocking(workspace: Path, fifo: Path) -> None:
     problems = outcome(lambda: validate_workspace(workspace), [fifo])
-    assert any(str(fifo) in p and "FIFO" in p for p in problems), problems
+    assert any(str(fifo) in p and "is a FIFO" in p for p in problems), problems
 
 
 def test_memory_reads_and_appends_refuse_a_fifo_naming_it(workspace: Path, fifo: Path) -> None:
     ws = ae.AgentWorkspace(workspace)
     for call in (lambda: ws.read_memories("general"), lambda: read_jsonl(fifo),
                  lambda: ws.add_memory({"content": "x"}, "general"), lambda: append_line(fifo, {"a": 1})):
-        with pytest.raises(WorkspaceError, match="FIFO") as caught:
+        with pytest.raises(WorkspaceError, match="is a FIFO") as caught:
             outcome(call, [fifo])
         assert str(fifo) in str(caught.value)
 
@@ -123,12 +123,12 @@ def test_a_record_file_that_is_a_fifo_is_refused(workspace: Path) -> None:
     metrics = workspace / "evolution" / "metrics.json"
     metrics.parent.mkdir()
     os.mkfifo(metrics)
-    with pytest.raises(WorkspaceError, match="FIFO"):
+    with pytest.raises(WorkspaceError, match="is a FIFO"):
         outcome(lambda: read_json(metrics, {}), [metrics])
 
 
 def test_a_socket_at_the_prompt_is_refused_naming_it(workspace: Path, unix_socket: Path) -> None:
-    with pytest.raises(WorkspaceError, match="socket") as caught:
+    with pytest.raises(WorkspaceError, match="is a socket") as caught:
         ae.AgentWorkspace(workspace).read_prompt()
     assert str(unix_socket) in str(caught.value)
 
@@ -137,7 +137,7 @@ def test_a_record_linked_to_a_device_is_refused(workspace: Path) -> None:
     """A link to a device (here the harmless /dev/null; /dev/zero would stream forever) is not a record file."""
     history = workspace / "memory" / "general.jsonl"
     history.symlink_to("/dev/null")
-    with pytest.raises(WorkspaceError, match="character device") as caught:
+    with pytest.raises(WorkspaceError, match="is a character device") as caught:
         read_jsonl(history)
     assert str(history) in str(caught.value)
 
