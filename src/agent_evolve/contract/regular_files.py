@@ -39,7 +39,7 @@ def _refuse(path: str | os.PathLike[str], mode: int | None) -> NotRegularFileErr
     return NotRegularFileError(f"{os.fspath(path)}: is {kind}, not a regular file; refused")
 
 
-def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
+def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
     """A blocking descriptor of ``path`` opened with ``flags``, only when it is a regular file.
 
     A missing file raises FileNotFoundError as ``open`` does; a FIFO, device, socket or folder raises
@@ -79,7 +79,7 @@ def read_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", err
 
 
 def copy_regular(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> str:
-    """``shutil.copy2`` for regular files only: a ``copy_function`` for tree copies that never reads a FIFO or device."""
+    """``shutil.copy2`` for regular files only: the ``copy_function`` of tree copies, never reading a FIFO or device."""
     with os.fdopen(open_regular(source), "rb") as reader, open(target, "wb") as writer:
         shutil.copyfileobj(reader, writer)
     shutil.copystat(source, target)
