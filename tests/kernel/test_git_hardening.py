@@ -51,13 +51,14 @@ def release_on_first_wait(lock: Path, monkeypatch: pytest.MonkeyPatch) -> list[f
     return waits
 
 
-def test_hooks_and_fsmonitor_of_the_workspace_never_run(tmp_path: Path) -> None:
+def test_hooks_fsmonitor_and_an_external_diff_of_the_workspace_never_run(tmp_path: Path) -> None:
     vc = repo(tmp_path)
     ran = tmp_path / "ran"
     for hook in HOOKS:
         marker_script(vc.path / ".git" / "hooks" / hook, ran)
     monitor = marker_script(tmp_path / "fsmonitor.sh", ran)
     git(vc, "config", "core.fsmonitor", str(monitor))
+    git(vc, "config", "diff.external", str(monitor))
     (vc.path / "prompts" / "system.md").write_text("changed\n")
     vc.commit("changed", tag=accepted_tag(1))
     vc.tag_many({"cand-1": "HEAD~1", "nested/name": "HEAD"})  # a name that is not plain goes through update-ref
@@ -65,6 +66,7 @@ def test_hooks_and_fsmonitor_of_the_workspace_never_run(tmp_path: Path) -> None:
     assert vc.changed_paths(accepted_tag(1)) == ["prompts/system.md"]
     VersionControl(vc.path).reset_to(accepted_tag(0))
     vc.restore_paths(accepted_tag(1), ["prompts/system.md"])
+    assert "+changed" in vc.get_diff(accepted_tag(0), accepted_tag(1))
     assert vc.list_tags() == [accepted_tag(0), accepted_tag(1)]
     assert not ran.exists(), ran.read_text()
 

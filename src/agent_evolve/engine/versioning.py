@@ -174,7 +174,7 @@ class VersionControl:
         return self.has_ref("HEAD")
 
     def get_diff(self, from_ref: str, to_ref: str, paths: tuple[str, ...] = ()) -> str:
-        return self._git("diff", from_ref, to_ref, "--", *paths)
+        return self._git("diff", "--no-ext-diff", "--no-textconv", from_ref, to_ref, "--", *paths)
 
     def show_file_at(self, ref: str, path: str) -> str:
         return self._git("show", f"{ref}:{path}")
