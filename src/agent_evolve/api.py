@@ -17,6 +17,7 @@ from agent_evolve.benchmarks.subset_view import SubsetView
 from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
+from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.executors.remote import worker_ledger
@@ -196,7 +197,7 @@ def resolve_agent(
     if target.resolve() != source.resolve() and not (target / "manifest.yaml").exists():
         if target.exists() and any(target.iterdir()):
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
-        shutil.copytree(source, target, ignore=_COPY_IGNORE, dirs_exist_ok=True)
+        copy_tree(source, target, ignore=_COPY_IGNORE, dirs_exist_ok=True)
     return agent_from_workspace(target, config, role_client)
 
 

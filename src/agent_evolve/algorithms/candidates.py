@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import split_frontmatter
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import AgentEvolveError, ConfigError, TrialError
@@ -86,7 +87,7 @@ def check_components(components: list[str], layers: set[str]) -> None:
 
 def read_candidate(root: Path, components: list[str], cycle: int = 0) -> Candidate:
     """The workspace's current texts of the components (a missing file reads as empty)."""
-    return Candidate({c: (root / c).read_text(encoding="utf-8") if (root / c).is_file() else "" for c in components},
+    return Candidate({c: read_regular_text(root / c) if (root / c).is_file() else "" for c in components},
                      None, cycle)
 
 
@@ -102,7 +103,7 @@ def materialize(workspace: Path, candidate: Candidate, folder: Path) -> Path:
     if not target.exists():
         staging = folder / f".{candidate.id}.tmp"
         shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(workspace, staging, ignore=lambda d, names: [n for n in names if n in NOT_COPIED]
+        copy_tree(workspace, staging, ignore=lambda d, names: [n for n in names if n in NOT_COPIED]
                         if Path(d) == workspace else [])
         write_candidate(staging, candidate)
         staging.rename(target)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import encode_utf8
+from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
 
@@ -33,9 +34,11 @@ def _parse_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
 
 def _read_text(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_text(path)
     except FileNotFoundError:
         return None
+    except NotRegularFileError:
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{path}: cannot read: {exc}") from None
 
@@ -106,7 +109,7 @@ def repair_tail(path: str | Path) -> bool:
     """
     path = Path(path)
     try:
-        with open(path, "r+b") as handle:
+        with os.fdopen(open_regular(path, os.O_RDWR), "r+b") as handle:
             size = handle.seek(0, os.SEEK_END)
             if size == 0:
                 return False
@@ -124,6 +127,8 @@ def repair_tail(path: str | Path) -> bool:
             return True
     except FileNotFoundError:
         return False
+    except NotRegularFileError:
+        raise
     except OSError as exc:
         raise WorkspaceError(f"{path}: cannot repair its last line: {exc}") from None
 
@@ -134,7 +139,7 @@ def append_line(path: str | Path, entry: dict[str, Any], *, durable: bool = Fals
     data = encode_utf8(dump_line(entry, path, records=records), path)
     path.parent.mkdir(parents=True, exist_ok=True)
     repair_tail(path)
-    with open(path, "ab") as handle:
+    with os.fdopen(open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as handle:
         handle.write(data)
         if durable:
             handle.flush()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ManifestError
 
@@ -55,7 +56,7 @@ def read_manifest_data(workspace_path: str | Path) -> dict[str, Any]:
     """The parsed YAML mapping of ``<workspace>/manifest.yaml``, unvalidated. Raises :class:`ManifestError`."""
     path = Path(workspace_path) / MANIFEST_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         raise ManifestError(f"{path}: manifest not found; every workspace needs a {MANIFEST_FILE}") from None
     except (OSError, UnicodeDecodeError) as exc:

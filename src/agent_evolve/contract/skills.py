@@ -31,6 +31,7 @@ from typing import Any
 
 import yaml
 
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import SkillFormatError
 
@@ -231,7 +232,7 @@ def cached_skill(file: str, info: os.stat_result) -> Skill:
             _cache.move_to_end(file)
             return hit[1]
     try:
-        text = Path(file).read_text(encoding="utf-8")
+        text = read_regular_text(file)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillFormatError(f"{file}: cannot read: {exc}") from None
     skill = parse_skill(text, path=file)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import safe_join
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.errors import WorkspaceError
 
 TOOL_SUFFIXES: tuple[str, ...] = (".py", ".sh")
@@ -87,7 +88,7 @@ def env_names(raw: Any, where: str) -> tuple[str, ...]:
 def check_tool_file(path: Path) -> None:
     """A `.py` tool must parse and define `run`; a `.sh` tool must not be empty. WorkspaceError naming the file."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{path}: cannot read the tool file: {exc}") from None
     if path.suffix == ".sh":

@@ -7,6 +7,7 @@ from pathlib import Path
 from agent_evolve.contract.jsonl import jsonl_problems
 from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
 from agent_evolve.contract.paths import safe_join
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.contract.tool_entries import tool_entries
@@ -51,7 +52,7 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
     registry = root / "tools" / "registry.yaml"
     if registry.is_file():
         try:
-            tools = load_yaml(registry.read_text(encoding="utf-8"), str(registry))
+            tools = load_yaml(read_regular_text(registry), str(registry))
             if tools is not None:
                 check_registry(tools, registry)
                 tool_entries(root, tools, registry)

@@ -37,6 +37,7 @@ from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings, 
 from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
@@ -71,7 +72,7 @@ class AgentWorkspace:
     def _read(self, path: Path, missing: str | None = None) -> str:
         """Text of ``path``; if absent, ``missing`` or (when None) a WorkspaceError."""
         try:
-            return path.read_text(encoding="utf-8")
+            return read_regular_text(path)
         except FileNotFoundError:
             if missing is None:
                 raise WorkspaceError(f"{path}: file not found") from None

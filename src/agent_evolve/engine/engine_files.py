@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext
 from agent_evolve.engine.observer import EvolutionHistory
@@ -60,7 +61,7 @@ class EngineFiles:
             return
         staging = target.with_name(f".{label}.tmp")
         shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(self.state, staging)
+        copy_tree(self.state, staging)
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
 
@@ -69,7 +70,7 @@ class EngineFiles:
         snapshot = self.root / "snapshots" / label
         shutil.rmtree(self.state, ignore_errors=True)
         if snapshot.exists():
-            shutil.copytree(snapshot, self.state)
+            copy_tree(snapshot, self.state)
         else:
             self.state.mkdir(parents=True, exist_ok=True)
 

@@ -10,12 +10,14 @@ so no file in the workspace carries a score; only the engine's own folders and t
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.jsonl import append_line, read_jsonl
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
+from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
 
@@ -107,9 +109,11 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
 
     A line without its newline yet (a torn or in-progress append) is left for the next call.
     """
-    if not path.exists():
+    try:
+        handle = os.fdopen(open_regular(path), "rb")
+    except FileNotFoundError:
         return [], offset
-    with path.open("rb") as handle:
+    with handle:
         handle.seek(offset)
         data = handle.read()
     end = data.rfind(b"\n") + 1
@@ -124,9 +128,11 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
 def read_json(path: Path, default: Any) -> Any:
     """A JSON record file, or ``default`` when it does not exist; a damaged one is a WorkspaceError naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         return default
+    except NotRegularFileError:
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkspaceError(f"{path}: cannot read: {exc}") from None
     return parse_json(text, str(path))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import fcntl
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from agent_evolve.contract.regular_files import open_regular
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import WorkspaceError
 
@@ -15,7 +17,7 @@ def run_is_live(records: RunRecords) -> bool:
     """Probe the run lock without creating or changing anything; a held lock means a run is in progress."""
     if not records.lock.exists():
         return False
-    with records.lock.open("r") as handle:
+    with os.fdopen(open_regular(records.lock), "r") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -33,7 +35,7 @@ LOCK_GRACE_S = 3.0
 def holding_run_lock(records: RunRecords) -> Iterator[None]:
     """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
     records.root.mkdir(parents=True, exist_ok=True)
-    with records.lock.open("a") as handle:
+    with os.fdopen(open_regular(records.lock, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a") as handle:
         deadline = time.monotonic() + LOCK_GRACE_S
         while True:
             try:

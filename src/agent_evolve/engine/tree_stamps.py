@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_evolve.contract.regular_files import read_regular_bytes
 from agent_evolve.contract.tree_watch import Mark, tree_watch
 
 RACY_NS = 100_000_000
@@ -166,7 +167,7 @@ def _git_stamps(root: Path) -> dict[str, Stamp]:
 
 def _digest(path: Path) -> bytes:
     try:
-        data = os.readlink(path).encode("utf-8", "surrogateescape") if path.is_symlink() else path.read_bytes()
+        data = os.readlink(path).encode("utf-8", "surrogateescape") if path.is_symlink() else read_regular_bytes(path)
     except OSError:
         return b""
     return hashlib.blake2b(data, digest_size=16).digest()

@@ -1,5 +1,6 @@
 """VersionControl: the workspace as a git repository, behind a small subprocess wrapper.
 
+Every git call goes through `git_command.run_git` (hooks and fsmonitor off, brief waits for another git's locks).
 Lean by design: after git left the tree equal to a commit, the tree's file stamps (`tree_stamps`) prove it still
 is without a git call, so a reset to where the tree already is costs no subprocess; otherwise one `git status`
 decides. A commit runs at most one `add` (none when no file is new), and tags are loose ref files written the
@@ -8,17 +9,18 @@ way git writes them (a `.lock` file renamed into place), with `update-ref` for a
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-import subprocess
 from pathlib import Path
 
+from agent_evolve.contract.git_command import retry_while_locked, run_git
 from agent_evolve.contract.paths import RECORDS_DIR
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.engine.recovery import recover_git
 from agent_evolve.engine.tree_stamps import TreeStamps, Walk, commit_all_suffices, record, touched_since, unchanged
 from agent_evolve.errors import WorkspaceError
 
-_IDENTITY = ["-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "commit.gpgsign=false"]
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
 _KEPT_DIRS = (".git", RECORDS_DIR, "__pycache__")  # never swept: the repository and ignored records
@@ -66,9 +68,7 @@ class VersionControl:
     def _run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
         if args[0] not in _READ_ONLY:
             self._clean = None
-        proc = subprocess.run(
-            ["git", *_IDENTITY, *args], cwd=self.path, input=stdin, capture_output=True, timeout=120
-        )
+        proc = run_git(self.path, *args, stdin=stdin)
         if check and proc.returncode != 0:
             detail = proc.stderr.decode("utf-8", "replace").strip()
             raise WorkspaceError(f"{self.path}: git {' '.join(args)} failed: {detail}")
@@ -90,7 +90,7 @@ class VersionControl:
             self._git("init", "-q", "-b", "main")
         exclude = self.path / ".git" / "info" / "exclude"
         exclude.parent.mkdir(parents=True, exist_ok=True)
-        existing = exclude.read_text(encoding="utf-8").splitlines() if exclude.exists() else []
+        existing = read_regular_text(exclude).splitlines() if exclude.exists() else []
         missing = [p for p in IGNORED_PATTERNS if p not in existing]
         if missing:
             exclude.write_text("\n".join([*existing, *missing]) + "\n", encoding="utf-8")
@@ -142,14 +142,15 @@ class VersionControl:
         self._run("update-ref", "--stdin", stdin=lines.encode("utf-8"))
 
     def _write_tags(self, shas: dict[str, str]) -> None:
-        """Loose tag refs as git writes them: every `<ref>.lock` created exclusively first, then each renamed."""
+        """Loose tag refs as git writes them: every `<ref>.lock` created exclusively first (waiting briefly while
+        another git holds one, as git does), then each renamed."""
         folder = self.path / ".git" / "refs" / "tags"
         folder.mkdir(parents=True, exist_ok=True)
         locks: list[Path] = []
         try:
             for name, sha in shas.items():
                 lock = folder / f"{name}.lock"
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = _create_lock(lock)
                 locks.append(lock)
                 with os.fdopen(fd, "w", encoding="ascii") as handle:
                     handle.write(sha + "\n")
@@ -173,7 +174,7 @@ class VersionControl:
         return self.has_ref("HEAD")
 
     def get_diff(self, from_ref: str, to_ref: str, paths: tuple[str, ...] = ()) -> str:
-        return self._git("diff", from_ref, to_ref, "--", *paths)
+        return self._git("diff", "--no-ext-diff", "--no-textconv", from_ref, to_ref, "--", *paths)
 
     def show_file_at(self, ref: str, path: str) -> str:
         return self._git("show", f"{ref}:{path}")
@@ -310,26 +311,50 @@ class VersionControl:
         if ref == "HEAD":
             return self._branch_sha() or (self.resolve("HEAD") if self.has_commits() else None)
         git_dir = self.path / ".git"
-        loose = git_dir / "refs" / "tags" / ref
         shadowed = (git_dir / ref).exists() or (git_dir / "refs" / ref).exists()
-        if "/" not in ref and loose.is_file() and not shadowed:
-            sha = loose.read_text(encoding="ascii", errors="replace").strip()
-            if _SHA.fullmatch(sha):
+        if "/" not in ref and not shadowed:
+            sha = _read_ref_file(git_dir / "refs" / "tags" / ref)
+            if sha is not None:
                 return sha
-        return self.resolve(ref) if self.has_ref(ref) else None
+        return self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip() or None
 
     def _branch_sha(self) -> str | None:
         """The commit of the branch HEAD names, read from its loose ref file; None if it is packed or absent."""
         git_dir = self.path / ".git"
+        head = _read_git_file(git_dir / "HEAD")
+        if head is None or not head.startswith("ref: "):
+            return head if head is not None and _SHA.fullmatch(head) else None
+        return _read_ref_file(git_dir / head.removeprefix("ref: "))
+
+
+def _read_git_file(path: Path) -> str | None:
+    """The stripped text of one of git's small files; None when it is absent, gone (a concurrent `pack-refs` moved
+    it into `packed-refs`) or not a regular file."""
+    try:
+        return read_regular_text(path, encoding="ascii", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def _read_ref_file(path: Path) -> str | None:
+    """The commit a loose ref file names, or None when there is no such loose ref (git itself then decides)."""
+    sha = _read_git_file(path)
+    return sha if sha is not None and _SHA.fullmatch(sha) else None
+
+
+def _create_lock(lock: Path) -> int:
+    """Create `lock` exclusively, retrying with backoff while another git holds it; FileExistsError after that."""
+
+    def attempt() -> int | None:
         try:
-            head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
-        except OSError:
+            return os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
             return None
-        if not head.startswith("ref: "):
-            return head if _SHA.fullmatch(head) else None
-        ref_file = git_dir / head.removeprefix("ref: ")
-        sha = ref_file.read_text(encoding="ascii").strip() if ref_file.is_file() else ""
-        return sha if _SHA.fullmatch(sha) else None
+
+    fd = retry_while_locked(attempt, lambda created: created is None)
+    if fd is None:
+        raise FileExistsError(errno.EEXIST, "another git holds the lock", str(lock))
+    return fd
 
 
 def _remove_empty_dirs(folder: str | Path, top: bool = True) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import ConfigError, SkillFormatError
@@ -40,7 +41,7 @@ def portable_skill(folder: Path) -> Skill:
     """The skill in `folder` made strictly valid; a skill that cannot be is refused, naming it and why."""
     path = folder / SKILL_FILE
     try:
-        skill = to_portable(parse_skill(path.read_text(encoding="utf-8"), path=path))
+        skill = to_portable(parse_skill(read_regular_text(path), path=path))
     except ValueError as exc:
         raise SkillFormatError(f"cannot export skill {folder.name!r} ({path}): {exc}") from exc
     problems = skill_file_problems(render_skill(skill), folder.name)
@@ -78,12 +79,12 @@ def export_workspace(workspace: str | Path, host_name: str, target: str | Path, 
     for folder, skill in prepared:
         destination = skills_root / folder.name
         shutil.rmtree(destination, ignore_errors=True)
-        shutil.copytree(folder, destination, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
+        copy_tree(folder, destination, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
         atomic_write(destination / SKILL_FILE, render_skill(skill))
         written.append(destination / SKILL_FILE)
     instructions = None
     if with_prompt:
         instructions = Path(target) / host.instructions_file
-        existing = instructions.read_text(encoding="utf-8") if instructions.exists() else ""
+        existing = read_regular_text(instructions) if instructions.exists() else ""
         atomic_write(instructions, merge_section(existing, instructions_section(AgentWorkspace(source))))
     return ExportResult(written, instructions)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import parse_skill, render_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import WorkspaceError
@@ -31,9 +32,9 @@ def import_skills(source: str | Path, workspace: str | Path) -> list[str]:
     names = []
     for folder in folders:
         path = folder / SKILL_FILE
-        skill = from_portable(parse_skill(path.read_text(encoding="utf-8"), path=path))
+        skill = from_portable(parse_skill(read_regular_text(path), path=path))
         target.write_skill(folder.name, render_skill(skill))
         destination = Path(workspace) / "skills" / folder.name
-        shutil.copytree(folder, destination, dirs_exist_ok=True, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
+        copy_tree(folder, destination, dirs_exist_ok=True, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
         names.append(folder.name)
     return names

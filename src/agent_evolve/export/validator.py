@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skills import (
     ALLOWED_KEYS,
     MAX_COMPATIBILITY_LENGTH,
@@ -80,4 +81,4 @@ def validate_skill_dir(skill_dir: str | Path) -> list[str]:
     path = Path(skill_dir) / SKILL_FILE
     if not path.is_file():
         return [f"{path}: missing"]
-    return [f"{path}: {p}" for p in skill_file_problems(path.read_text(encoding="utf-8"), Path(skill_dir).name)]
+    return [f"{path}: {p}" for p in skill_file_problems(read_regular_text(path), Path(skill_dir).name)]

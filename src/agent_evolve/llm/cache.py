@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
 from agent_evolve.types import Usage
 
@@ -61,7 +62,7 @@ class ResponseCache:
     def get(self, key: str) -> Completion | None:
         """The cached completion for key, or None (also for an unreadable entry)."""
         try:
-            return _from_dict(json.loads(self._path(key).read_text(encoding="utf-8")))
+            return _from_dict(json.loads(read_regular_text(self._path(key))))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.engine.recovery import recover_git
 from agent_evolve.engine.versioning import VersionControl, candidate_tag
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.labels import is_accepted, parse_tag, resolve_label
@@ -60,6 +61,7 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
     path = Path(workspace)
     records = RunRecords(path)
     with holding_run_lock(records):
+        recover_git(path)
         run = load_run(path)
         if not any(e.get("phase") == "baseline" for e in run.journal):
             raise WorkspaceError(f"{records.journal}: the run has no baseline yet; there is nothing to roll back")

@@ -14,6 +14,7 @@ import shlex
 from typing import Any
 
 from agent_evolve.agents.acting.env_tools import clip
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments.task_env import TaskEnvironment
 from agent_evolve.llm.base import ToolSpec
@@ -34,7 +35,7 @@ _SCALAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def tool_command(entry: ToolEntry, arguments: dict[str, Any]) -> str:
     """The shell command that runs `entry` with `arguments` in the environment."""
-    source = entry.path.read_text(encoding="utf-8")
+    source = read_regular_text(entry.path)
     payload = json.dumps(arguments, default=str)
     if not entry.is_script:
         return f"python3 -c {shlex.quote(_PY_RUNNER)} {shlex.quote(source)} {shlex.quote(payload)}"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.errors import ConfigError
@@ -119,7 +120,7 @@ class ModelEngine(EvolutionEngine):
         if self.context is None:
             return dict(self._memory_state)
         path = self.context.state_dir / f"{self.engine_name}.json"
-        return parse_json(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else {}
+        return parse_json(read_regular_text(path), str(path)) if path.is_file() else {}
 
     def save_state(self, state: dict[str, Any]) -> None:
         """Write the engine's JSON state atomically (into memory outside the loop)."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import RECORD_DIRS
+from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.engine.trial import TrialRunner
 
 
@@ -67,7 +68,7 @@ def stage(workspace: Path, scratch: Path, candidate: Candidate) -> Path:
     """A copy of the workspace (without run records and git) with the candidate's files written in it."""
     target = scratch / "candidates" / candidate.name
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(workspace, target, ignore=shutil.ignore_patterns(*RECORD_DIRS, "__pycache__"))
+    copy_tree(workspace, target, ignore=shutil.ignore_patterns(*RECORD_DIRS, "__pycache__"))
     write_files(target, candidate.files)
     return target
 

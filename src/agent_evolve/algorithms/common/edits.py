@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP
 from agent_evolve.contract.paths import RECORDS_DIR, check_category, is_temp_file
+from agent_evolve.contract.regular_files import read_regular_bytes
 from agent_evolve.contract.skills import Skill, render_skill, validate_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import AgentEvolveError, WorkspaceError
@@ -296,7 +297,7 @@ def _read_files(root: Path, layers: tuple[str, ...] | None) -> dict[str, bytes]:
             path = Path(dirpath) / filename
             if is_temp_file(filename) or filename.endswith(".pyc") or not path.is_file():
                 continue
-            files[path.relative_to(root).as_posix()] = path.read_bytes()
+            files[path.relative_to(root).as_posix()] = read_regular_bytes(path)
     return files
 
 

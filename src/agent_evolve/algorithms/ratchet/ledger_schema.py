@@ -1,11 +1,18 @@
-"""The ledger's schema and its migrations: version `i` of a file is migrated to `i + 1` by `MIGRATIONS[i]`."""
+"""The ledger's schema and its migrations: version `i` of a file is migrated to `i + 1` by `MIGRATIONS[i]`.
+
+Append-only is enforced by SQLite itself: triggers refuse every UPDATE and DELETE on the evidence tables (and
+UPDATE on capsules, whose one deletion is the audited `prune_capsules`). They are created on every open when
+missing, so a file written before they existed gets them; the schema version does not change for them.
+"""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_evolve.contract.regular_files import NotRegularFileError, open_regular
 from agent_evolve.errors import WorkspaceError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "LedgerError", "check_header", "migrate"]
@@ -71,6 +78,25 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
 """Migration `i` takes a file from schema version `i` to `i + 1`; append new ones, never edit old ones."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
+APPEND_ONLY_TABLES = ("verdicts", "skill_versions", "skill_status", "meta_skills", "decisions", "audit",
+                      "bank_snapshots")
+"""Evidence tables no row of which may ever change or go; `capsules` only refuses UPDATE (pruning deletes)."""
+
+
+def _guards() -> list[tuple[str, str, str]]:
+    """(trigger name, table, statement) of every append-only guard."""
+    guarded = [(table, op) for table in APPEND_ONLY_TABLES for op in ("UPDATE", "DELETE")] + [("capsules", "UPDATE")]
+    return [(f"append_only_{table}_{op.lower()}", table, op) for table, op in guarded]
+
+
+def ensure_append_only(db: sqlite3.Connection) -> None:
+    """Create the triggers that refuse UPDATE and DELETE on the evidence tables, where they are missing."""
+    for name, table, op in _guards():
+        db.execute(
+            f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {op} ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, 'the Ratchet ledger is append-only: {op} on {table} refused'); END"
+        )
+
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
     """Bring the open file (inside the caller's write transaction) up to `SCHEMA_VERSION`; refuse a newer one."""
@@ -83,16 +109,20 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
     for step in MIGRATIONS[version:]:
         step(db)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    ensure_append_only(db)
 
 
 def check_header(path: Path) -> None:
-    """Refuse a file that exists but is not SQLite, before SQLite reports it as a vague 'not a database'."""
+    """Refuse a file that exists but is not SQLite (an empty one included: it is no ledger, and opening it would
+    start a new, empty one in its place), before SQLite reports it as a vague 'not a database'."""
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
     except FileNotFoundError:
         return
-    except OSError as exc:
+    except (OSError, NotRegularFileError) as exc:
         raise LedgerError(f"{path}: cannot read the Ratchet ledger: {exc}") from None
-    if header and header != SQLITE_HEADER:
+    if not header:
+        raise LedgerError(f"{path}: not a Ratchet ledger (the file is empty); remove it to start a new ledger")
+    if header != SQLITE_HEADER:
         raise LedgerError(f"{path}: not a Ratchet ledger (the file is not an SQLite database)")

@@ -22,6 +22,7 @@ from agent_evolve.agents.router import BankShortlist, RouteDecision, SkillRouter
 from agent_evolve.algorithms.ratchet.embedder import Embedder
 from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings, Routing
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.types import SkillMeta
@@ -62,7 +63,7 @@ def read_marker(workspace: str | Path) -> RouterConfig | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular_text(path))
         data.pop("governed_by")
         settings = RatchetSettings.from_params(data, str(path))
     except (ValueError, KeyError, AttributeError, TypeError) as exc:

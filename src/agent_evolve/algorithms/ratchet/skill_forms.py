@@ -20,6 +20,7 @@ from agent_evolve.algorithms.ratchet.records import (
     SKILL_STATUSES,
     RatchetSkill,
 )
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skills import (
     MAX_NAME_LENGTH,
@@ -137,7 +138,7 @@ def write_skills(workspace: AgentWorkspace, skills: Sequence[RatchetSkill]) -> N
         if skill.status == "ACTIVE":
             text = render_skill_md(skill)
             path = workspace.path / "skills" / skill.name / "SKILL.md"
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            if not path.is_file() or read_regular_text(path) != text:
                 workspace.write_skill(skill.name, text)
         else:
             workspace.delete_skill(skill.name)
@@ -184,7 +185,7 @@ def load_yaml_bank(path: str | Path) -> list[RatchetSkill]:
 
 def _bank_entries(file: Path) -> list[Any]:
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_regular_text(file)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillFormatError(f"{file}: cannot read: {exc}") from None
     data = load_yaml(text, str(file), SkillFormatError)

@@ -30,6 +30,7 @@ from agent_evolve.algorithms.skillopt import prompts
 from agent_evolve.algorithms.skillopt.edits import SkillEdit, SkillEditError, apply_edits
 from agent_evolve.algorithms.skillopt.gate import validation_gate
 from agent_evolve.algorithms.skillopt.schedule import LearningRate
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.structured import complete_json
@@ -131,7 +132,7 @@ class SkillOptEngine(ModelEngine):
     def _current_text(self, root: Path, path: str) -> str:
         file = root / path
         if file.is_file():
-            return file.read_text(encoding="utf-8")
+            return read_regular_text(file)
         return render_skill(Skill(self.params["skill_name"], self.params["skill_description"], "\n"))
 
     def _validate(self, candidate: Candidate, root: Path, trial: TrialRunner, scores: dict[str, float]) -> float:

@@ -1,0 +1,97 @@
+"""Opening workspace and record files so that no reader can hang: only a regular file is ever read or appended to.
+
+A FIFO left at a record's path (the engine's shell can make one) blocks a plain ``open()`` until a writer comes, a
+device can stream forever, a socket cannot be opened at all. :func:`open_regular` opens with ``O_NONBLOCK`` (so
+opening a FIFO returns at once), checks the opened descriptor with ``fstat`` and refuses anything but a regular
+file with :class:`NotRegularFileError` naming the path. Symlinks are followed as before (workspace joins already
+refuse ones that leave the workspace): it is the file finally opened that must be regular.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.errors import WorkspaceError
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+class NotRegularFileError(WorkspaceError, OSError):
+    """A path that should hold a file is a FIFO, device, socket or folder; an OSError too, so "unreadable" handlers
+    that already tolerate a file they cannot read treat it the same way."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words ("a FIFO (named pipe)", "a socket"...)."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _refuse(path: str | os.PathLike[str], mode: int | None) -> NotRegularFileError:
+    kind = kind_of(mode) if mode is not None else "not a regular file"
+    return NotRegularFileError(f"{os.fspath(path)}: is {kind}, not a regular file; refused")
+
+
+def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+    """A blocking descriptor of ``path`` opened with ``flags``, only when it is a regular file.
+
+    A missing file raises FileNotFoundError as ``open`` does; a FIFO, device, socket or folder raises
+    :class:`NotRegularFileError` without waiting on it.
+    """
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno not in (errno.ENXIO, errno.EISDIR):
+            raise
+        try:
+            found: int | None = os.stat(path).st_mode
+        except OSError:
+            found = None
+        raise _refuse(path, found) from None
+    try:
+        found = os.fstat(fd).st_mode
+        if not stat.S_ISREG(found):
+            raise _refuse(path, found)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file ``path`` (see :func:`open_regular` for what is refused)."""
+    with os.fdopen(open_regular(path), "rb") as handle:
+        return handle.read()
+
+
+def read_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict") -> str:
+    """The text of the regular file ``path``, read as ``Path.read_text`` reads it (universal newlines)."""
+    with io.open(open_regular(path), encoding=encoding, errors=errors) as handle:
+        return handle.read()
+
+
+def copy_regular(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> str:
+    """``shutil.copy2`` for regular files only: the ``copy_function`` of tree copies, never reading a FIFO or device."""
+    with os.fdopen(open_regular(source), "rb") as reader, open(target, "wb") as writer:
+        shutil.copyfileobj(reader, writer)
+    shutil.copystat(source, target)
+    return os.fspath(target)
+
+
+def copy_tree(source: str | Path, target: str | Path, *, ignore: Callable[[str, list[str]], Any] | None = None,
+              dirs_exist_ok: bool = False) -> None:
+    """``shutil.copytree`` whose every file goes through :func:`copy_regular`; a special file fails the copy with a
+    WorkspaceError naming it (after the regular files were copied, as copytree does)."""
+    try:
+        shutil.copytree(source, target, ignore=ignore, dirs_exist_ok=dirs_exist_ok, copy_function=copy_regular)
+    except shutil.Error as exc:
+        problems = [str(why) for _, _, why in exc.args[0]] if exc.args and isinstance(exc.args[0], list) else [str(exc)]
+        raise WorkspaceError(f"{source}: cannot copy to {target}: {'; '.join(problems)}") from None
