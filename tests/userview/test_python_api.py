@@ -103,6 +103,12 @@ def test_a_bad_task_is_refused_naming_its_index_and_the_problem(tasks: list, nam
     assert named in str(caught.value)
 
 
+def test_test_tasks_are_kept_out_of_the_train_pool() -> None:
+    bench = ae.TaskList([{"input": "a"}, {"input": "b"}], lambda e, o: True, test=[{"input": "c"}])
+    assert [t.input for t in bench.get_tasks("train", None)] == ["a", "b"]
+    assert [t.input for t in bench.get_tasks("test", None)] == ["c"]
+
+
 def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() -> None:
     config = BUDGETS["light"].apply(ae.EvolveConfig())
     estimate = estimate_solves(config, 100)

@@ -69,7 +69,7 @@ def _parse_line(path: Path, number: int, text: str, grader: GraderFunction | str
     return parse_row(data, f"{path}, line {number}", number, grader, flags)
 
 
-def parse_row(data: Any, where: str, number: int, grader: GraderFunction | str | None = None, flags: int = 0) -> JsonlRow:
+def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction | str | None = None, flags: int = 0) -> JsonlRow:
     """Validate one task mapping (a line of a file, an item of a list; `number` is its default id); every problem
     is a ConfigError starting with `where`. Only a built-in grader (a name) needs a reference answer."""
 

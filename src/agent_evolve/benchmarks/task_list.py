@@ -32,15 +32,16 @@ class ListedTask:
     expected: Any = None
 
 
-def listed_task(item: object, where: str, index: int, split: str) -> ListedTask:
-    """Validate the item at `index` (called `where` in errors); a ConfigError names it and the problem."""
+def listed_task(item: object, where: str, default_id: str, split: str) -> ListedTask:
+    """Validate one item (called `where` in errors; `default_id` when it has no id); a ConfigError names it and
+    the problem."""
     if isinstance(item, Task):
         if not isinstance(item.input, str) or not item.input.strip():
             raise ConfigError(f"{where}: Task {item.id!r} has no input (a non-empty string)")
         return ListedTask(item, item, split, item.metadata.get("expected", item.metadata.get("answer")))
     if not isinstance(item, dict):
         raise ConfigError(f"{where}: expected a dict with an 'input' (or a Task), got {type(item).__name__}")
-    row = parse_row(item, where, index)  # the metric is a function: it needs no reference answer
+    row = parse_row(item, where, default_id)  # the metric is a function: it needs no reference answer
     return ListedTask(row.task, item, row.split or split, row.answer)
 
 
@@ -60,7 +61,7 @@ class TaskList(BenchmarkAdapter):
         for name, split, items in (("tasks", "train", tasks), ("test", "test", test)):
             for index, raw in enumerate(items):
                 where = f"{name}[{index}]"
-                item = listed_task(raw, where, index, split)
+                item = listed_task(raw, where, str(index) if split == "train" else f"test-{index}", split)
                 if item.task.id in first:
                     raise ConfigError(f"{where}: duplicate id {item.task.id!r} (first in {first[item.task.id]})")
                 first[item.task.id] = where

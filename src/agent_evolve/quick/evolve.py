@@ -11,10 +11,10 @@ from pathlib import Path
 from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.task_list import Example, Metric, TaskList
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.holdout import expected_seconds
 from agent_evolve.engine.observer import EvolutionHistory
-from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
@@ -56,8 +56,9 @@ def evolve(
       own settings when a config is given.
     engine: "demos" by default (no model call of its own; the gate alone decides), or any engine name.
     workspace: the run's folder (default: a new one under ./runs); pass an existing one to resume its run.
+      An agent given as a BaseAgent instance keeps its own workspace.
     progress: "auto" (a live line on a terminal or in a notebook, the `agent_evolve.progress` log otherwise),
-      True (print to stdout), False, or your own function of each ProgressEvent.
+      True (print to stdout), "log", False, or your own function of each ProgressEvent.
     """
     benchmark = TaskList(tasks, metric, test=test)
     settings = run_config(config, budget, model, engine, numbers_expected(benchmark))

@@ -13,11 +13,12 @@ from rich.console import Console
 
 from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.quick.budget import Estimate, duration
 
 LOG = logging.getLogger("agent_evolve.progress")
-ProgressOption = bool | Literal["auto"] | Callable[[ProgressEvent], None] | None
+ProgressOption = bool | Literal["auto", "log"] | Callable[[ProgressEvent], None] | None
 
 
 class LogLines(io.TextIOBase):
@@ -46,9 +47,12 @@ def interactive() -> bool:
 
 
 def console_for(progress: bool | str | None) -> Console | None:
-    """Stdout when asked (True) or watched ("auto"); a console writing log lines otherwise; None for no progress."""
+    """Stdout when asked (True) or watched ("auto"); a console writing log lines otherwise ("log", or "auto" with
+    nobody watching); None for no progress."""
     if progress is False or progress is None:
         return None
+    if not isinstance(progress, bool) and progress not in ("auto", "log"):
+        raise ConfigError(f"progress must be 'auto', 'log', True, False or a function of each event, got {progress!r}")
     if progress is True or (progress == "auto" and interactive()):
         return Console()
     return Console(file=LogLines(LOG), width=400, color_system=None)
@@ -57,13 +61,13 @@ def console_for(progress: bool | str | None) -> Console | None:
 class RunReport:
     """The run's display plus the short API's own lines: the estimate up front, the time left after cycle 1.
 
-    `progress` is "auto", True (print to stdout), False (nothing) or your own function of each ProgressEvent
-    (then the API's own lines go to the log).
+    `progress` is "auto", True (print to stdout), "log", False (nothing) or your own function of each
+    ProgressEvent (then the API's own lines go to the log).
     """
 
     def __init__(self, progress: ProgressOption, estimate: Estimate, ledger: UsageLedger) -> None:
         own = callable(progress) and not isinstance(progress, bool)
-        self.console = console_for("logging" if own else progress)  # type: ignore[arg-type]
+        self.console = console_for("log" if own else progress)  # type: ignore[arg-type]
         display = LiveProgress(self.console, estimate.cycles, ledger) if self.console is not None and not own else None
         self.display: Callable[[ProgressEvent], None] | None = progress if own else display  # type: ignore[assignment]
         self.live = display
