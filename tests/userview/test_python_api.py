@@ -60,13 +60,19 @@ def test_the_ten_line_api_shows_progress_and_returns_an_agent_that_answers(tmp_p
     assert ae.load_agent(saved, llm=scripted())("What is the capital of Ghana?") == "Accra"
 
 
-def test_without_a_terminal_progress_goes_to_the_log(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_without_a_terminal_progress_goes_to_the_log_and_a_second_call_estimates_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     tasks = [{"input": f"What is the capital of {c}?", "expected": city} for c, city in CAPITALS.items()]
     with caplog.at_level(logging.INFO, logger="agent_evolve.progress"):
-        ae.evolve(tasks, lambda e, o: o == e["expected"], llm=scripted(), budget="light", workspace=tmp_path / "run",
-                  config=None)
+        ae.evolve(tasks, lambda e, o: o == e["expected"], llm=scripted(), workspace=tmp_path / "run")
     lines = [r.getMessage() for r in caplog.records if r.name == "agent_evolve.progress"]
-    assert any("solves" in line for line in lines) and any("cycle 1/3" in line for line in lines)
+    assert any("time unknown until the first cycle" in line for line in lines)
+    assert any("cycle 1/3" in line for line in lines)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="agent_evolve.progress"):
+        ae.evolve(tasks, lambda e, o: o == e["expected"], llm=scripted(), workspace=tmp_path / "run")
+    assert any("at the measured speed" in r.getMessage() for r in caplog.records), "the recorded speed gives a time"
 
 
 def test_a_metric_that_raises_is_a_failed_grade_with_its_message() -> None:

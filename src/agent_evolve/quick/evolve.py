@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_evolve.api import Evolver
+from agent_evolve.api import Evolver, workspace_target
 from agent_evolve.benchmarks.task_list import Example, Metric, TaskList
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
@@ -63,12 +63,13 @@ def evolve(
     benchmark = TaskList(tasks, metric, test=test)
     settings = run_config(config, budget, model, engine, numbers_expected(benchmark))
     folder = Path(workspace) if workspace is not None else Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
+    where = workspace_target(agent, str(folder)) or folder
     clients = {role: llm for role in ("agent", "engine")} if llm is not None else None
     estimate = estimate_solves(settings, len(benchmark.splits.train))
     ledger = UsageLedger()
     with RunReport(progress, estimate, ledger) as report:
-        report.say(f"agent-evolve: {len(benchmark.splits.train)} tasks, workspace {folder}")
-        report.say(estimate_line(estimate, measured_seconds(folder), settings.concurrency))
+        report.say(f"agent-evolve: {len(benchmark.splits.train)} tasks, workspace {where}")
+        report.say(estimate_line(estimate, measured_seconds(where), settings.concurrency))
         evolver = Evolver(agent, benchmark, settings, engine, str(folder), progress=report, ledger=ledger,
                           clients=clients)
         result = evolver.run()
