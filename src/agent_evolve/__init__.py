@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_evolve.api import AGENT_REGISTRY, BENCHMARK_REGISTRY, ENGINE_REGISTRY, Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.task_list import TaskList
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
@@ -12,6 +13,7 @@ from agent_evolve.engine.observer import EvolutionHistory, Observer
 from agent_evolve.engine.trial import TrialReport, TrialRunner
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.quick import EvolvedAgent, EvolvedRun, evolve, load_agent
 from agent_evolve.types import (
     CycleRecord,
     EvolutionResult,
@@ -39,6 +41,8 @@ __all__ = [
     "EvolutionHistory",
     "EvolutionLoop",
     "EvolutionResult",
+    "EvolvedAgent",
+    "EvolvedRun",
     "EvolveConfig",
     "Evolver",
     "Feedback",
@@ -46,10 +50,13 @@ __all__ = [
     "Observer",
     "SkillMeta",
     "StepResult",
+    "TaskList",
     "Task",
     "TrialReport",
     "TrialRunner",
     "Trajectory",
     "Usage",
     "VersionControl",
+    "evolve",
+    "load_agent",
 ]

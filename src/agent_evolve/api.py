@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 DEFAULT_ENGINE = "skillforge"
-_COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
+COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
 
 
 class Evolver:
@@ -54,7 +54,9 @@ class Evolver:
 
     Each Evolver owns its run's `UsageLedger` (budgets from the config; pass `ledger=` to share one with your own
     agent). The clients it builds for the agent and the engine record into that ledger and are the model roles
-    the pre-flight checks; a user's own agent or engine instance keeps its own clients.
+    the pre-flight checks; a user's own agent or engine instance keeps its own clients. `clients` gives your own
+    client for a role ("agent", "engine", "judge"; a wrapper, a test fake), used instead of one built from the
+    config and checked by the pre-flight like it.
     """
 
     def __init__(
@@ -67,13 +69,14 @@ class Evolver:
         *,
         progress: Callable[[ProgressEvent], None] | None = None,
         ledger: UsageLedger | None = None,
+        clients: Mapping[str, LLMClient] | None = None,
     ):
         target = workspace_target(agent, workspace_dir)  # the run keeps its replies with its records
         replies = target / RECORDS_DIR / REPLIES_DIR if target is not None else None
         self.config = with_reply_cache(resolve_config(config), replies)
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.ledger.set_budget(self.config.max_total_tokens, self.config.max_cost_usd)
-        roles = RunClients(self.config, self.ledger)
+        roles = RunClients(self.config, self.ledger, given=clients)
         self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, roles)
         self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config, roles)
         grader = self.config.grader if isinstance(benchmark, str) else None  # an instance has its grader
@@ -109,17 +112,23 @@ RoleClient = Callable[[str], LLMClient]
 
 
 class RunClients:
-    """The clients of one run's model roles, each built once from the config and recording into one ledger."""
+    """The clients of one run's model roles, each built once from the config and recording into one ledger
+    (`given` clients, a user's own, are used as they are)."""
 
-    def __init__(self, config: EvolveConfig, ledger: UsageLedger, *, seed: int = 0) -> None:
+    def __init__(
+        self, config: EvolveConfig, ledger: UsageLedger, *, seed: int = 0, given: Mapping[str, LLMClient] | None = None
+    ) -> None:
         self.config = config
         self.ledger = ledger
         self.seed = seed
+        self.given = dict(given or {})
         self.clients: dict[str, LLMClient] = {}
 
     def __call__(self, role: str) -> LLMClient:
         if role not in self.clients:
-            self.clients[role] = client_from_config(self.config, role, ledger=self.ledger, seed=self.seed)
+            given = self.given.get(role)
+            self.clients[role] = given if given is not None else client_from_config(
+                self.config, role, ledger=self.ledger, seed=self.seed)
         return self.clients[role]
 
 
@@ -197,7 +206,7 @@ def resolve_agent(
     if target.resolve() != source.resolve() and not (target / "manifest.yaml").exists():
         if target.exists() and any(target.iterdir()):
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
-        copy_tree(source, target, ignore=_COPY_IGNORE, dirs_exist_ok=True)
+        copy_tree(source, target, ignore=COPY_IGNORE, dirs_exist_ok=True)
     return agent_from_workspace(target, config, role_client)
 
 

@@ -65,11 +65,17 @@ def load_grader(spec: str | GraderFunction) -> GraderFunction | str:
 
 def _parse_line(path: Path, number: int, text: str, grader: GraderFunction | str, flags: int) -> JsonlRow:
     """Validate one line; every problem is a ConfigError naming the file and the line."""
+    data = parse_json(text, f"{path}, line {number}", ConfigError)
+    return parse_row(data, f"{path}, line {number}", number, grader, flags)
+
+
+def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction | str | None = None, flags: int = 0) -> JsonlRow:
+    """Validate one task mapping (a line of a file, an item of a list; `number` is its default id); every problem
+    is a ConfigError starting with `where`. Only a built-in grader (a name) needs a reference answer."""
 
     def fail(what: str) -> ConfigError:
-        return ConfigError(f"{path}, line {number}: {what}")
+        return ConfigError(f"{where}: {what}")
 
-    data = parse_json(text, f"{path}, line {number}", ConfigError)
     if not isinstance(data, dict):
         raise fail(f"expected a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - KEYS)
@@ -128,17 +134,21 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
     return rows
 
 
-def _to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:
-    """A Python grader's bool, number in [0, 1] (success only at 1) or Feedback, as Feedback."""
+def to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:
+    """A Python grader's bool, number in [0, 1] (success only at 1), (score, feedback text) pair or Feedback,
+    as Feedback."""
     if isinstance(result, Feedback):
         return result
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str):
+        graded = to_feedback(result[0], grader_name, task_id)
+        return Feedback(graded.success, graded.score, result[1])
     if isinstance(result, bool):
         return Feedback(result, float(result), "correct" if result else "incorrect")
     if isinstance(result, int | float) and 0.0 <= result <= 1.0:
         return Feedback(result >= 1.0, float(result), f"score {result:g}")
     raise AgentEvolveError(
         f"grader {grader_name} returned {result!r} for task {task_id!r}; "
-        "expected a bool, a number in [0, 1] or Feedback"
+        "expected a bool, a number in [0, 1], a (score, feedback text) pair or Feedback"
     )
 
 
@@ -196,7 +206,7 @@ class JsonlBenchmark(BenchmarkAdapter):
                 result = self.grader(graded, output)
             except Exception as exc:
                 raise AgentEvolveError(f"grader {self._grader_name} failed on task {task.id!r}: {exc!r}") from exc
-            return _to_feedback(result, self._grader_name, task.id)
+            return to_feedback(result, self._grader_name, task.id)
         expected = str(row.answer)
         if self.grader == "exact":
             got, want = output.strip(), expected.strip()

@@ -176,6 +176,11 @@ class VersionControl:
     def get_diff(self, from_ref: str, to_ref: str, paths: tuple[str, ...] = ()) -> str:
         return self._git("diff", "--no-ext-diff", "--no-textconv", from_ref, to_ref, "--", *paths)
 
+    def changed_between(self, from_ref: str, to_ref: str) -> list[str]:
+        """The paths whose content differs between two commits (added, changed or removed), sorted."""
+        out = self._git("diff", "--name-only", "-z", "--no-renames", from_ref, to_ref)
+        return sorted(p for p in out.split("\0") if p)
+
     def show_file_at(self, ref: str, path: str) -> str:
         return self._git("show", f"{ref}:{path}")
 

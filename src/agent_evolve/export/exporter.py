@@ -1,26 +1,40 @@
-"""Export a workspace's skills as strictly valid Agent Skills in a host's layout, optionally with its prompt
-and memories as a section of the host's instructions file. Every skill is checked before anything is written."""
+"""Export a workspace's accepted version for a host: its skills as strictly valid Agent Skills in the host's
+layout and, optionally, its other evolved instructions as a section of the host's CLAUDE.md / AGENTS.md.
+
+Every file the accepted version changed from the starting workspace is carried or named: an export that would
+drop one is refused before anything is written, unless it is asked to be partial."""
 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.errors import ConfigError, SkillFormatError
-from agent_evolve.export.hosts import HOSTS, SECTION_BEGIN, SECTION_END, Host
+from agent_evolve.errors import ConfigError, SkillFormatError, WorkspaceError
+from agent_evolve.export.coverage import ExportPlan, plan_export
+from agent_evolve.export.evolved import evolved_version, version_tree
+from agent_evolve.export.hosts import HOSTS, Host
+from agent_evolve.export.instructions import instructions_section, merge_section
 from agent_evolve.export.portable import to_portable
 from agent_evolve.export.validator import SKILL_FILE, skill_file_problems
 
 
+class EvolvedFilesDroppedError(WorkspaceError):
+    """An export would leave out files evolution changed; the message names each and why."""
+
+
 @dataclass(frozen=True)
 class ExportResult:
+    """What was written, the accepted version exported (None: a workspace without history), and the plan."""
+
     skills: list[Path]
     instructions: Path | None
+    version: str | None = None
+    plan: ExportPlan = field(default_factory=ExportPlan)
 
 
 def host_named(name: str) -> Host:
@@ -50,31 +64,42 @@ def portable_skill(folder: Path) -> Skill:
     return skill
 
 
-def instructions_section(workspace: AgentWorkspace) -> str:
-    """The evolved system prompt and memories as a Markdown section between our markers."""
-    lines = [SECTION_BEGIN, "## Evolved instructions (agent-evolve)", "", workspace.read_prompt().strip(), ""]
-    memories = workspace.read_all_memories(limit=None)
-    if memories:
-        lines += ["### Memories", ""]
-        lines += [f"- {str(m.get('content', m)).strip()}" for m in memories]
-        lines.append("")
-    return "\n".join([*lines, SECTION_END]) + "\n"
+def dropped_message(plan: ExportPlan, host: Host) -> str:
+    """The refusal: each evolved file the export would drop and why, and the two ways forward."""
+    files = "; ".join(f"{path} ({why})" for path, why in plan.dropped.items())
+    return (f"the export to {host.name} would drop {len(plan.dropped)} evolved file(s): {files}. Pass --with-prompt to "
+            f"write prompts, fragments, answer settings and memories into {host.instructions_file}, or "
+            "--allow-partial to export without them")
 
 
-def merge_section(existing: str, section: str) -> str:
-    """`existing` with our section replaced (or appended); the user's own text is kept as it was."""
-    start, end = existing.find(SECTION_BEGIN), existing.find(SECTION_END)
-    if start != -1 and end > start:
-        return existing[:start] + section + existing[end + len(SECTION_END):].lstrip("\n")
-    separator = "" if not existing else "\n" if existing.endswith("\n") else "\n\n"
-    return existing + separator + section
+def export_workspace(
+    workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False, allow_partial: bool = False
+) -> ExportResult:
+    """Export the accepted version of `workspace` under `target` in the host's layout.
+
+    Refuses before writing anything when a skill cannot be made valid, or when an evolved file would be dropped
+    (EvolvedFilesDroppedError naming them) unless `allow_partial`; the result's plan lists what was left out.
+    """
+    host = host_named(host_name)
+    version = evolved_version(workspace)
+    with version_tree(workspace, version) as source:
+        prepared = [(folder, portable_skill(folder)) for folder in skill_folders(source)]
+        changed = version.changed if version is not None else ()
+        present = {p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file()} if changed else set()
+        plan = plan_export(changed, present, {f.name for f, _ in prepared}, host, with_prompt=with_prompt)
+        if plan.dropped and not allow_partial:
+            raise EvolvedFilesDroppedError(dropped_message(plan, host))
+        written = write_skills(prepared, Path(target) / host.skills_dir)
+        instructions = None
+        if with_prompt:
+            instructions = Path(target) / host.instructions_file
+            existing = read_regular_text(instructions) if instructions.exists() else ""
+            atomic_write(instructions, merge_section(existing, instructions_section(AgentWorkspace(source))))
+    return ExportResult(written, instructions, version.tag if version is not None else None, plan)
 
 
-def export_workspace(workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False) -> ExportResult:
-    """Write every skill of `workspace` under `target` in the host's layout; refuse before writing if one is invalid."""
-    source, host = Path(workspace), host_named(host_name)
-    prepared = [(folder, portable_skill(folder)) for folder in skill_folders(source)]
-    skills_root = Path(target) / host.skills_dir
+def write_skills(prepared: list[tuple[Path, Skill]], skills_root: Path) -> list[Path]:
+    """Copy each skill folder under `skills_root` with its portable SKILL.md; the SKILL.md paths written."""
     written = []
     for folder, skill in prepared:
         destination = skills_root / folder.name
@@ -82,9 +107,4 @@ def export_workspace(workspace: str | Path, host_name: str, target: str | Path, 
         copy_tree(folder, destination, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
         atomic_write(destination / SKILL_FILE, render_skill(skill))
         written.append(destination / SKILL_FILE)
-    instructions = None
-    if with_prompt:
-        instructions = Path(target) / host.instructions_file
-        existing = read_regular_text(instructions) if instructions.exists() else ""
-        atomic_write(instructions, merge_section(existing, instructions_section(AgentWorkspace(source))))
-    return ExportResult(written, instructions)
+    return written

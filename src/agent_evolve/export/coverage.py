@@ -1,0 +1,65 @@
+"""Where each evolved file goes in a host's layout, decided from paths alone (a pure function, tested without git).
+
+Skills go to the host's skills folder; the prompt, the program prompt, prompt fragments (demonstrations, rules),
+answer settings (`prompts/check.yaml`) and memories go to a section of its CLAUDE.md / AGENTS.md when the export
+writes one. Anything else the host has no place for, so an export would drop it: the caller refuses unless told
+to export partially. Drafts, placeholders and removed files are not part of the agent's behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from agent_evolve.contract.check_settings import CHECK_SETTINGS
+from agent_evolve.contract.workspace import DRAFTS_DIR, PROGRAM_PROMPT
+from agent_evolve.export.hosts import Host
+
+SYSTEM_PROMPT = "prompts/system.md"
+FRAGMENTS_DIR = "prompts/fragments"
+PLACEHOLDER = ".gitkeep"
+
+
+@dataclass(frozen=True)
+class ExportPlan:
+    """Each changed path: where it goes (`carried`), why it cannot go (`dropped`), or why it need not (`ignored`)."""
+
+    carried: dict[str, str] = field(default_factory=dict)
+    dropped: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, str] = field(default_factory=dict)
+
+
+def is_instruction_file(path: str) -> bool:
+    """Files the instructions section carries: prompts, program prompt, fragments, answer settings, memories."""
+    parts = PurePosixPath(path)
+    if path in (SYSTEM_PROMPT, PROGRAM_PROMPT, CHECK_SETTINGS):
+        return True
+    if path.startswith(FRAGMENTS_DIR + "/"):
+        return True
+    return parts.parent.as_posix() == "memory" and parts.suffix == ".jsonl"
+
+
+def plan_export(
+    changed: Iterable[str], present: set[str], skills: set[str], host: Host, *, with_prompt: bool
+) -> ExportPlan:
+    """Sort `changed` paths for `host`; `present` are the accepted version's files, `skills` the exported skills."""
+    plan = ExportPlan()
+    section = f"{host.instructions_file} section"
+    for path in sorted(changed):
+        parts = PurePosixPath(path).parts
+        if parts[-1] == PLACEHOLDER:
+            plan.ignored[path] = "an empty-folder placeholder"
+        elif path not in present:
+            plan.ignored[path] = "removed by evolution; the export has none"
+        elif parts[0] == "skills" and len(parts) > 2 and parts[1] == DRAFTS_DIR:
+            plan.ignored[path] = "a draft skill pending review; the agent does not read it"
+        elif parts[0] == "skills" and len(parts) > 2 and parts[1] in skills:
+            plan.carried[path] = f"{(PurePosixPath(host.skills_dir) / parts[1]).as_posix()}/"
+        elif is_instruction_file(path) and with_prompt:
+            plan.carried[path] = section
+        elif is_instruction_file(path):
+            plan.dropped[path] = f"goes into the {section}, written only with --with-prompt"
+        else:
+            plan.dropped[path] = f"{host.name} has no place for it"
+    return plan

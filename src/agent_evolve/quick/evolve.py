@@ -1,0 +1,111 @@
+"""`ae.evolve`: evolve an agent on your own task list with a metric function, in one call."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_evolve.api import Evolver, workspace_target
+from agent_evolve.benchmarks.task_list import Example, Metric, TaskList
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.paths import RECORDS_DIR
+from agent_evolve.engine.base import EvolutionEngine
+from agent_evolve.engine.holdout import expected_seconds
+from agent_evolve.engine.observer import EvolutionHistory
+from agent_evolve.llm.base import LLMClient
+from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.quick.budget import budget_named, estimate_line, estimate_solves
+from agent_evolve.quick.progress import ProgressOption, RunReport
+from agent_evolve.quick.result import EvolvedRun
+
+DEFAULT_AGENT = "jsonl"  # the built-in agent that answers a task's input in text from its workspace
+DEFAULT_ENGINE = "demos"  # makes no model call of its own: bootstrapped demos and targeted rules, gated
+DEMOS_NUMERIC_CANDIDATES = "cross-check,program,check,demos,rule"
+DEMOS_TEXT_CANDIDATES = "check,demos,rule"
+NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")
+
+
+def evolve(
+    tasks: Sequence[Example],
+    metric: Metric,
+    *,
+    model: str | None = None,
+    budget: str | None = None,
+    test: Sequence[Example] = (),
+    agent: str | BaseAgent = DEFAULT_AGENT,
+    engine: str | EvolutionEngine = DEFAULT_ENGINE,
+    workspace: str | Path | None = None,
+    config: EvolveConfig | None = None,
+    llm: LLMClient | None = None,
+    progress: ProgressOption = "auto",
+) -> EvolvedRun:
+    """Evolve `agent` on `tasks` graded by `metric`; returns the run, whose `agent()` answers new tasks.
+
+    tasks: dicts with "input" and usually "expected" (also "id", "split", "metadata"), or `Task`s; the run
+      carves its holdout from them. `test`: tasks kept out of evolution.
+    metric: `metric(example, output)` -> bool, a score in [0, 1], (score, feedback text) or Feedback; `example`
+      is the item as you gave it, `output` the agent's answer. A metric that raises is a failed grade.
+    model: the model answering (and the engine's, if it asks one), e.g. "local/qwen2.5-coder-1.5b" (the
+      default, embedded) or "openai/gpt-4.1-mini". `llm`: your own client instead (a wrapper, a test fake).
+    budget: "light" (3 cycles of 8 tasks, gate on up to 16), "medium" (6 of 10, up to 32) or "heavy"
+      (12 of 16, up to 50); 30% of the tasks are the holdout, capped so. Default: "light", or the `config`'s
+      own settings when a config is given.
+    engine: "demos" by default (no model call of its own; the gate alone decides), or any engine name.
+    workspace: the run's folder (default: a new one under ./runs); pass an existing one to resume its run.
+      An agent given as a BaseAgent instance keeps its own workspace.
+    progress: "auto" (a live line on a terminal or in a notebook, the `agent_evolve.progress` log otherwise),
+      True (print to stdout), "log", False, or your own function of each ProgressEvent.
+    """
+    benchmark = TaskList(tasks, metric, test=test)
+    settings = run_config(config, budget, model, engine, numbers_expected(benchmark))
+    folder = Path(workspace) if workspace is not None else Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
+    where = workspace_target(agent, str(folder)) or folder
+    clients = {role: llm for role in ("agent", "engine")} if llm is not None else None
+    estimate = estimate_solves(settings, len(benchmark.splits.train))
+    ledger = UsageLedger()
+    with RunReport(progress, estimate, ledger) as report:
+        report.say(f"agent-evolve: {len(benchmark.splits.train)} tasks, workspace {where}")
+        report.say(estimate_line(estimate, measured_seconds(where), settings.concurrency))
+        evolver = Evolver(agent, benchmark, settings, engine, str(folder), progress=report, ledger=ledger,
+                          clients=clients)
+        result = evolver.run()
+        details = result.details
+        report.say(f"done: holdout score {details.get('baseline_score', 0.0):.3f} -> {result.final_score:.3f}; "
+                   f"{details.get('accepted', 0)} accepted, {details.get('rejected', 0)} rejected")
+    return EvolvedRun(result, evolver.workspace.path, evolver.agent_factory)
+
+
+def numbers_expected(benchmark: TaskList) -> bool:
+    """Whether every train task's expected answer is a number (then program answers are worth proposing)."""
+    answers = [benchmark.expected(task_id) for task_id in benchmark.splits.train]
+    return all(answer is not None and NUMBER.fullmatch(str(answer).strip()) for answer in answers)
+
+
+def run_config(config: EvolveConfig | None, budget: str | None, model: str | None, engine: object,
+               numeric: bool = False) -> EvolveConfig:
+    """`config` (default: the defaults) with the budget preset and the model for every role. The demos engine
+    gets no trial before the gate (on a small budget a trial costs more acceptance than it filters), and its
+    program-answer candidates only when every expected answer is a number (its first candidate is the one
+    written); engine params set in `config` stay as they are."""
+    settings = config or EvolveConfig()
+    if budget is not None or config is None:
+        settings = budget_named(budget or "light").apply(settings)
+    if model is not None:
+        settings = dataclasses.replace(settings, agent_model=model, evolver_model=model)
+    if engine == DEFAULT_ENGINE:
+        kinds = DEMOS_NUMERIC_CANDIDATES if numeric else DEMOS_TEXT_CANDIDATES
+        defaults = {"trial_tasks": 0, "candidates": kinds}
+        settings = dataclasses.replace(settings, engine_params={**defaults, **settings.engine_params})
+    return settings
+
+
+def measured_seconds(workspace: Path) -> float | None:
+    """Seconds per solve measured by the runs this workspace already recorded; None before any."""
+    if not (workspace / RECORDS_DIR).is_dir():
+        return None
+    observations = EvolutionHistory(workspace).get_observations()
+    return expected_seconds(observations, 1, 1) if observations else None

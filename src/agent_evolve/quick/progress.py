@@ -1,0 +1,104 @@
+"""Where the short API reports: the run command's live display on a terminal or in a notebook, log lines
+(logger `agent_evolve.progress`) otherwise; plus the estimate before the run and the time left after cycle 1."""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from rich.console import Console
+
+from agent_evolve.cli.progress import LiveProgress
+from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.errors import ConfigError
+from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.quick.budget import Estimate, duration
+
+LOG = logging.getLogger("agent_evolve.progress")
+ProgressOption = bool | Literal["auto", "log"] | Callable[[ProgressEvent], None] | None
+
+
+class LogLines(io.TextIOBase):
+    """A text stream that sends each complete line to a logger at INFO."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            if line.strip():
+                self.logger.info(line.rstrip())
+        return len(text)
+
+
+def interactive() -> bool:
+    """Whether a person is watching: stdout is a terminal, or this is a notebook."""
+    console = Console()
+    return console.is_terminal or console.is_jupyter
+
+
+def console_for(progress: bool | str | None) -> Console | None:
+    """Stdout when asked (True) or watched ("auto"); a console writing log lines otherwise ("log", or "auto" with
+    nobody watching); None for no progress."""
+    if progress is False or progress is None:
+        return None
+    if not isinstance(progress, bool) and progress not in ("auto", "log"):
+        raise ConfigError(f"progress must be 'auto', 'log', True, False or a function of each event, got {progress!r}")
+    if progress is True or (progress == "auto" and interactive()):
+        return Console()
+    return Console(file=LogLines(LOG), width=400, color_system=None)
+
+
+class RunReport:
+    """The run's display plus the short API's own lines: the estimate up front, the time left after cycle 1.
+
+    `progress` is "auto", True (print to stdout), "log", False (nothing) or your own function of each
+    ProgressEvent (then the API's own lines go to the log).
+    """
+
+    def __init__(self, progress: ProgressOption, estimate: Estimate, ledger: UsageLedger) -> None:
+        own = callable(progress) and not isinstance(progress, bool)
+        self.console = console_for("log" if own else progress)  # type: ignore[arg-type]
+        display = LiveProgress(self.console, estimate.cycles, ledger) if self.console is not None and not own else None
+        self.display: Callable[[ProgressEvent], None] | None = progress if own else display  # type: ignore[assignment]
+        self.live = display
+        self.estimate = estimate
+        self.started = time.monotonic()
+        self.timed = False
+
+    def say(self, line: str) -> None:
+        if self.console is not None:
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def __enter__(self) -> RunReport:
+        self.started = time.monotonic()
+        if self.live is not None:
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.__exit__(*exc)
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if self.display is not None:
+            self.display(event)
+        if event.phase == "recorded" and not self.timed and event.cycle < self.estimate.cycles:
+            self.timed = True
+            self.say(self.time_left(event.cycle, time.monotonic() - self.started))
+
+    def time_left(self, cycle: int, elapsed: float) -> str:
+        """After the first recorded cycle: the speed measured so far and the time the remaining cycles need."""
+        per_solve = elapsed / max(1, self.estimate.baseline + cycle * self.estimate.per_cycle)
+        left = self.estimate.cycles - cycle
+        return (f"measured {per_solve:.1f} s per solve; about {duration(per_solve * left * self.estimate.per_cycle)} "
+                f"for the {left} cycles left")

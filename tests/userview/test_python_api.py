@@ -1,0 +1,124 @@
+"""The ten-line Python API: an in-memory task list and a metric function in, progress out, an evolved agent to call.
+
+The model is a scripted fake: it knows the capitals of `EASY` countries, and every capital once its prompt shows
+worked examples, so the demos engine's candidate (two of the solved tasks as demonstrations) wins the gate.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+import agent_evolve as ae
+from agent_evolve.errors import ConfigError
+from agent_evolve.llm.base import Message
+from agent_evolve.quick.budget import BUDGETS, estimate_solves
+from agent_evolve.testing import ScriptedLLM
+
+CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Italy": "Rome", "Spain": "Madrid", "Kenya": "Nairobi",
+            "Peru": "Lima", "Egypt": "Cairo", "Chile": "Santiago", "Cuba": "Havana", "Iran": "Tehran",
+            "Nepal": "Kathmandu", "Ghana": "Accra", "Norway": "Oslo", "Qatar": "Doha"}
+EASY = {"France", "Japan", "Italy", "Spain", "Kenya", "Peru", "Egypt"}
+
+
+def capital_of(question: str) -> str:
+    return next(country for country in CAPITALS if country in question)
+
+
+def fake_model(messages: list[Message]) -> str:
+    """NONE to the skill router and to what it does not know; a capital when it knows it."""
+    question = messages[-1].content
+    if "Which one skill helps most" in question or "Reply with OK" in question:
+        return "NONE"
+    country = capital_of(question)
+    knows = country in EASY or "## Example" in messages[0].content
+    return CAPITALS[country] if knows else "I am not sure."
+
+
+def scripted() -> ScriptedLLM:
+    return ScriptedLLM([fake_model] * 2000)
+
+
+def test_the_ten_line_api_shows_progress_and_returns_an_agent_that_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = [{"input": f"What is the capital of {country}?", "expected": city} for country, city in CAPITALS.items()]
+
+    def metric(example: dict, output: str) -> bool:
+        return output.strip() == example["expected"]
+
+    run = ae.evolve(tasks, metric, llm=scripted(), budget="light", workspace=tmp_path / "run", progress=True)
+    agent = run.agent()
+    answer = agent("What is the capital of Qatar?")
+
+    out = capsys.readouterr().out
+    assert "up to" in out and "solves" in out and "time unknown until the first cycle" in out
+    assert "cycle 1/3" in out and "s per solve" in out and "done: holdout score" in out
+    assert run.accepted >= 1 and run.final_score > run.baseline_score
+    assert answer == "Doha", "the evolved agent answers with its evolved workspace (demos in its prompt)"
+    saved = run.save(tmp_path / "kept")
+    assert ae.load_agent(saved, llm=scripted())("What is the capital of Ghana?") == "Accra"
+
+
+def test_without_a_terminal_progress_goes_to_the_log_and_a_second_call_estimates_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tasks = [{"input": f"What is the capital of {c}?", "expected": city} for c, city in CAPITALS.items()]
+    with caplog.at_level(logging.INFO, logger="agent_evolve.progress"):
+        ae.evolve(tasks, lambda e, o: o == e["expected"], llm=scripted(), workspace=tmp_path / "run")
+    lines = [r.getMessage() for r in caplog.records if r.name == "agent_evolve.progress"]
+    assert any("time unknown until the first cycle" in line for line in lines)
+    assert any("cycle 1/3" in line for line in lines)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="agent_evolve.progress"):
+        ae.evolve(tasks, lambda e, o: o == e["expected"], llm=scripted(), workspace=tmp_path / "run")
+    assert any("at the measured speed" in r.getMessage() for r in caplog.records), "the recorded speed gives a time"
+
+
+def test_a_metric_that_raises_is_a_failed_grade_with_its_message() -> None:
+    def metric(example: dict, output: str) -> float:
+        return 1.0 / len(output)  # ZeroDivisionError on an empty answer
+
+    bench = ae.TaskList([{"input": "say something"}], metric)
+    task = bench.get_tasks()[0]
+    failed = bench.evaluate(task, ae.Trajectory(task_id=task.id, output=""))
+    assert failed.success is False and failed.score == 0.0 and "ZeroDivisionError" in failed.detail
+    assert bench.evaluate(task, ae.Trajectory(task_id=task.id, output="x")).success is True
+
+
+def test_a_metric_may_return_a_score_and_feedback() -> None:
+    bench = ae.TaskList([{"input": "q", "expected": "a"}], lambda e, o: (0.5, "half right"))
+    task = bench.get_tasks()[0]
+    feedback = bench.evaluate(task, ae.Trajectory(task_id=task.id, output="a"))
+    assert (feedback.score, feedback.detail, feedback.success) == (0.5, "half right", False)
+
+
+@pytest.mark.parametrize(
+    ("tasks", "named"),
+    [
+        ([{"input": "a"}, {"question": "b"}], "tasks[1]: unknown keys ['question']"),
+        ([{"input": "a"}, {"input": ""}], "tasks[1]: missing 'input'"),
+        (["What is 2+2?"], "tasks[0]: expected a dict"),
+        ([{"input": "a", "id": "x"}, {"input": "b", "id": "x"}], "tasks[1]: duplicate id 'x' (first in tasks[0])"),
+        ([], "non-empty list"),
+    ],
+)
+def test_a_bad_task_is_refused_naming_its_index_and_the_problem(tasks: list, named: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        ae.TaskList(tasks, lambda e, o: True)
+    assert named in str(caught.value)
+
+
+def test_test_tasks_are_kept_out_of_the_train_pool() -> None:
+    bench = ae.TaskList([{"input": "a"}, {"input": "b"}], lambda e, o: True, test=[{"input": "c"}])
+    assert [t.input for t in bench.get_tasks("train", None)] == ["a", "b"]
+    assert [t.input for t in bench.get_tasks("test", None)] == ["c"]
+
+
+def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() -> None:
+    config = BUDGETS["light"].apply(ae.EvolveConfig())
+    estimate = estimate_solves(config, 100)
+    assert (estimate.baseline, estimate.batch, estimate.gate, estimate.cycles) == (16, 8, 16, 3)
+    assert estimate.total == 16 + 3 * (8 + 16)
+    small = estimate_solves(config, 10)
+    assert (small.baseline, small.batch) == (3, 7)
