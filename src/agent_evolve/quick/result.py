@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from agent_evolve.api import COPY_IGNORE, RunClients, agent_from_workspace
 from agent_evolve.benchmarks.jsonl import parse_row
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.export.evolved import evolved_version, version_tree
 from agent_evolve.llm.base import LLMClient
@@ -92,5 +92,5 @@ class EvolvedRun:
         if target.exists() and any(target.iterdir()):
             raise WorkspaceError(f"{target}: exists and is not empty; save the agent to a new folder")
         with version_tree(self.workspace, evolved_version(self.workspace)) as source:
-            shutil.copytree(source, target, dirs_exist_ok=True, ignore=COPY_IGNORE)
+            copy_tree(source, target, dirs_exist_ok=True, ignore=COPY_IGNORE)
         return target
