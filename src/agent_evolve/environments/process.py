@@ -17,6 +17,7 @@ from pathlib import Path
 
 from agent_evolve.environments import cgroup
 from agent_evolve.environments.backend import Backend
+from agent_evolve.environments.bounds import ALLOW_UNBOUNDED_ENV, TreeBounds, refuse_unbounded, tree_bounds
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.spec import Confinement, Limits, python_executable
 
@@ -38,6 +39,8 @@ class ExecResult:
     output_overflow: bool
     duration_s: float
     backend: str
+    bounds: TreeBounds | None = None
+    """What bounded the whole process tree (cgroups or per-process limits); see `bounds.tree_bounds`."""
 
     def text(self, stream: str = "stdout") -> str:
         """A stream decoded, with a closing note when it was truncated."""
@@ -64,21 +67,36 @@ class ConfinedProcess:
     """One running confined command. `collect` (or `collect_all` for several at once) waits and ends it."""
 
     def __init__(self, argv: Sequence[str], confinement: Confinement, limits: Limits, backend: Backend,
-                 pass_fds: Sequence[int] = (), merge_stderr: bool = False) -> None:
+                 pass_fds: Sequence[int] = (), merge_stderr: bool = False, allow_unbounded: bool | None = None) -> None:
+        """Start the command; refused (ConfinementUnavailable) where nothing would bound its processes, unless
+        `allow_unbounded` (default: AGENT_EVOLVE_ALLOW_UNBOUNDED=1)."""
         self.limits, self.backend = limits, backend
-        self._root = tempfile.mkdtemp(prefix="agent-evolve-root-") if backend.confines else None
-        self._cgroup = cgroup.create(limits.processes + 1) if backend.confines else None
+        self._cgroups = cgroup.create(limits.memory_mb * 2**20, limits.processes + 1)
+        self.bounds = tree_bounds(limits, self._cgroups.memory, self._cgroups.pids, 0 in (os.getuid(), os.geteuid()))
+        allowed = os.environ.get(ALLOW_UNBOUNDED_ENV) == "1" if allow_unbounded is None else allow_unbounded
+        self._private: str | None = None
+        try:
+            refuse_unbounded(self.bounds, allowed)
+        except BaseException:
+            self._cleanup()
+            raise
+        self._private = tempfile.mkdtemp(prefix="agent-evolve-") if backend.confines else None
         spec = {
-            "root": self._root,
-            "cgroup": str(self._cgroup) if self._cgroup else None,
+            "root": os.path.join(self._private, "root") if self._private else None,
+            "layers": os.path.join(self._private, "layers") if self._private else None,
+            "cgroups": [str(path) for path in self._cgroups.paths],
             "mounts": [asdict(m) for m in confinement.view()] if backend.confines else [],
             "cwd": confinement.cwd,
             "env": dict(confinement.env),
             "argv": list(argv),
             "keep_fds": list(pass_fds),
             "limits": {"cpu_s": limits.cpu_seconds(), "memory_bytes": limits.memory_mb * 2**20,
-                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20},
+                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20,
+                       "write_bytes": limits.write_mb * 2**20},
         }
+        for folder in ("root", "layers"):
+            if spec[folder] is not None:
+                os.mkdir(spec[folder], 0o700)
         status_read, status_write = os.pipe()
         command = [*backend.prefix(confinement), python_executable(), "-I", "-S", "-B", str(LAUNCHER),
                    json.dumps(spec), str(status_write)]
@@ -131,9 +149,9 @@ class ConfinedProcess:
             self.kill()
 
     def _cleanup(self) -> None:
-        if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
-        cgroup.remove(self._cgroup)
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+        cgroup.remove(self._cgroups)
 
     def collect(self) -> ExecResult:
         """Wait for this command alone."""
@@ -150,7 +168,7 @@ class ConfinedProcess:
             word, _, detail = status.read(4096).decode("utf-8", errors="replace").partition(" ")
         self._cleanup()
         if word == "error":
-            raise ConfinementError(f"could not start the confined command with {self.backend.name}: {detail}")
+            raise ConfinementError(f"the confined command failed with {self.backend.name}: {detail}")
         out, err = self._streams["stdout"], self._streams.get("stderr")
         return ExecResult(
             exit_code=int(detail) if word == "exit" else None,
@@ -162,6 +180,7 @@ class ConfinedProcess:
             output_overflow=self.overflow,
             duration_s=round(time.monotonic() - self.started, 3),
             backend=self.backend.name,
+            bounds=self.bounds,
         )
 
 
