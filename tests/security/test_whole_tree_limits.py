@@ -8,6 +8,7 @@ overlays on a quota tmpfs whose contents reach the real folder when the command 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,7 @@ def py(code: str, limits: Limits, confinement: Confinement | None = None):
 
 FOUR_HOLDERS = """
 import os
+import time
 go_read, go_write = os.pipe()
 children = []
 for _ in range(4):
@@ -202,3 +204,15 @@ def test_deletions_renames_and_links_reach_the_real_folder_and_fifos_do_not(tmp_
     assert sorted(p.name for p in work.iterdir()) == ["alias", "link", "new"]
     assert (work / "new" / "kept.txt").read_text() == "kept\n" and os.readlink(work / "alias") == "new/kept.txt"
     assert (work / "link").read_text() == "inside\n" and not (tmp_path / "outside.txt").exists()
+
+
+def test_a_timed_out_command_keeps_what_it_wrote_and_leaves_no_process(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = f"echo partial > {work}/f; (sleep 3; echo late > {work}/late) & setsid sleep 30 & sleep 30"
+    result = run_confined(["sh", "-c", script], Confinement(mounts=(Mount.bind(work, writable=True),)),
+                          Limits(timeout_s=1))
+    assert result.timed_out and result.exit_code is None
+    assert (work / "f").read_text() == "partial\n"
+    time.sleep(3)
+    assert not (work / "late").exists()

@@ -9,6 +9,7 @@ writes `exit N` (or a failure, `error ...`) to STATUS_FD, which the command neve
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -204,6 +205,12 @@ def merge_back(upper: str, lower: str) -> None:
             os.symlink(os.readlink(source), target)
 
 
+def end_namespace(*_: object) -> None:
+    """SIGTERM from the parent (deadline, output cap): end every process, so the writes are applied as usual."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+
+
 def end_and_merge(overlays: list[tuple[str, str, str]], host_root: int) -> None:
     """Once the command has ended: end every other process, leave the root, apply each overlay to its folder."""
     while os.getpid() == 1:  # every process of the namespace is ours to reap; none may write during the merge
@@ -304,6 +311,8 @@ def main() -> None:
     command = start_command(spec, status_fd)
     for fd in spec["keep_fds"]:
         os.close(fd)
+    if os.getpid() == 1:
+        signal.signal(signal.SIGTERM, end_namespace)
     while True:
         pid, status = os.waitpid(-1, 0)
         if pid == command:

@@ -24,6 +24,8 @@ from agent_evolve.environments.spec import Confinement, Limits, python_executabl
 LAUNCHER = Path(__file__).with_name("launcher.py")
 _READ = 65536
 _GRACE_S = 1.0
+_APPLY_GRACE_S = 10.0
+"""How long a stopped command's init may take to apply its writes before it is killed."""
 
 
 @dataclass(frozen=True)
@@ -131,22 +133,32 @@ class ConfinedProcess:
         The init is found as the child of the backend's process, only while that one is not reaped (its pid cannot
         have been reused); a process group's id is not reused while any member lives.
         """
-        if self.proc.returncode is None:
-            with contextlib.suppress(OSError):
-                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-                for child in children:
-                    os.kill(int(child), signal.SIGKILL)
+        self._signal_init(signal.SIGKILL)
         if self.proc.returncode is None or not self.backend.confines:  # unconfined: stragglers keep the group
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
+    def _signal_init(self, signum: int) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+                for child in children:
+                    os.kill(int(child), signum)
+
     def stop(self, now: float, overflow: bool = False) -> None:
-        """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap."""
+        """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap.
+
+        Confined, the namespace's init is asked (SIGTERM) to end every process and apply the command's writes;
+        `_finish` kills it if it takes longer than `_APPLY_GRACE_S`.
+        """
         if self.stopped_at is None:
             self.stopped_at = now
             self.overflow = overflow
             self.timed_out = not overflow and self.proc.poll() is None
-            self.kill()
+            if self.backend.confines:
+                self._signal_init(signal.SIGTERM)
+            else:
+                self.kill()
 
     def _cleanup(self) -> None:
         if self._private is not None:
@@ -159,6 +171,9 @@ class ConfinedProcess:
 
     def _finish(self) -> ExecResult:
         """Reap, clean up, and turn a launcher failure into a ConfinementError."""
+        if self.timed_out or self.overflow:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=_APPLY_GRACE_S)
         self.kill()
         self.proc.wait()
         for pipe in (self.proc.stdout, self.proc.stderr):
@@ -171,7 +186,7 @@ class ConfinedProcess:
             raise ConfinementError(f"the confined command failed with {self.backend.name}: {detail}")
         out, err = self._streams["stdout"], self._streams.get("stderr")
         return ExecResult(
-            exit_code=int(detail) if word == "exit" else None,
+            exit_code=int(detail) if word == "exit" and not (self.timed_out or self.overflow) else None,
             stdout=bytes(out.data),
             stderr=bytes(err.data) if err else b"",
             stdout_size=out.size,

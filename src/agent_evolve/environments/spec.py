@@ -32,7 +32,9 @@ DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 class Mount:
     """One entry of the confined view: `source` bound read-only or writable at `target`, or a tmpfs.
 
-    A `tmpfs` is empty and read-only; a `scratch` tmpfs is writable up to `size_mb` and vanishes with the command.
+    A writable (`rw`) folder is an overlay: the command's writes go to a tmpfs bounded by `Limits.write_mb` and
+    reach the folder when the command ends (or is stopped). A `tmpfs` is empty and read-only; a `scratch` tmpfs
+    is writable up to `size_mb` and vanishes with the command.
     """
 
     kind: MountKind
