@@ -196,12 +196,15 @@ def test_deletions_renames_and_links_reach_the_real_folder_and_fifos_do_not(tmp_
     (work / "old" / "kept.txt").write_text("kept\n")
     (work / "gone.txt").write_text("gone\n")
     (work / "link").symlink_to(tmp_path / "outside.txt")
+    (work / "remade").mkdir()
+    (work / "remade" / "stale.txt").write_text("stale\n")
     script = (f"cd {work} && rm gone.txt && mv old new && mkfifo pipe && rm link && echo inside > link "
-              "&& ln -s new/kept.txt alias")
+              "&& ln -s new/kept.txt alias && rm -r remade && mkdir remade && echo fresh > remade/fresh.txt")
     result = run_confined(["sh", "-c", script], Confinement(mounts=(Mount.bind(work, writable=True),)),
                           Limits(timeout_s=10))
     assert result.exit_code == 0, result.text("stderr")
-    assert sorted(p.name for p in work.iterdir()) == ["alias", "link", "new"]
+    assert sorted(p.name for p in work.iterdir()) == ["alias", "link", "new", "remade"]
+    assert [p.name for p in (work / "remade").iterdir()] == ["fresh.txt"]  # a folder made anew hides the old one
     assert (work / "new" / "kept.txt").read_text() == "kept\n" and os.readlink(work / "alias") == "new/kept.txt"
     assert (work / "link").read_text() == "inside\n" and not (tmp_path / "outside.txt").exists()
 

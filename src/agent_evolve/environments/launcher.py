@@ -149,7 +149,10 @@ def in_initial_user_namespace() -> bool:
 
 
 def mount_overlay(dest: str, source: str, layer: str) -> str:
-    """`source` at `dest` as an overlay whose writes go to `layer`/upper (on the quota tmpfs); that upper path."""
+    """`source` at `dest` as an overlay whose writes go to `layer`/upper (on the quota tmpfs); that upper path.
+
+    Without redirects or metacopy, so the upper layer holds whole files and folders that `merge_back` can apply.
+    """
     if any(char in source for char in OVERLAY_UNSAFE):
         raise SetupError(f"{source}: a writable folder's path may not contain ',', ':' or '\\'")
     upper, work = f"{layer}/upper", f"{layer}/work"
@@ -157,7 +160,7 @@ def mount_overlay(dest: str, source: str, layer: str) -> str:
     os.makedirs(work)
     xattrs = "" if in_initial_user_namespace() else ",userxattr"
     mount("overlay", dest, "overlay", MS_NOSUID | MS_NODEV,
-          f"lowerdir={source},upperdir={upper},workdir={work}{xattrs}")
+          f"lowerdir={source},upperdir={upper},workdir={work},redirect_dir=nofollow,metacopy=off{xattrs}")
     return upper
 
 
