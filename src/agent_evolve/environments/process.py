@@ -79,26 +79,11 @@ class ConfinedProcess:
         self._private: str | None = None
         try:
             refuse_unbounded(self.bounds, allowed)
+            self._private = tempfile.mkdtemp(prefix="agent-evolve-") if backend.confines else None
+            spec = self._spec(argv, confinement, limits, pass_fds)
         except BaseException:
             self._cleanup()
             raise
-        self._private = tempfile.mkdtemp(prefix="agent-evolve-") if backend.confines else None
-        spec = {
-            "root": os.path.join(self._private, "root") if self._private else None,
-            "layers": os.path.join(self._private, "layers") if self._private else None,
-            "cgroups": [str(path) for path in self._cgroups.paths],
-            "mounts": [asdict(m) for m in confinement.view()] if backend.confines else [],
-            "cwd": confinement.cwd,
-            "env": dict(confinement.env),
-            "argv": list(argv),
-            "keep_fds": list(pass_fds),
-            "limits": {"cpu_s": limits.cpu_seconds(), "memory_bytes": limits.memory_mb * 2**20,
-                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20,
-                       "write_bytes": limits.write_mb * 2**20},
-        }
-        for folder in ("root", "layers"):
-            if spec[folder] is not None:
-                os.mkdir(spec[folder], 0o700)
         status_read, status_write = os.pipe()
         command = [*backend.prefix(confinement), python_executable(), "-I", "-S", "-B", str(LAUNCHER),
                    json.dumps(spec), str(status_write)]
@@ -121,6 +106,28 @@ class ConfinedProcess:
             self._streams["stderr"] = _Stream(self.proc.stderr.fileno(), limits.output_bytes)
         self.timed_out = self.overflow = False
         self.stopped_at: float | None = None
+
+    def _spec(self, argv: Sequence[str], confinement: Confinement, limits: Limits,
+              pass_fds: Sequence[int]) -> dict[str, object]:
+        """What the launcher needs; makes the private folders for the root and the writable layers."""
+        private = self._private
+        spec = {
+            "root": os.path.join(private, "root") if private else None,
+            "layers": os.path.join(private, "layers") if private else None,
+            "cgroups": [str(path) for path in self._cgroups.paths],
+            "mounts": [asdict(m) for m in confinement.view()] if private else [],
+            "cwd": confinement.cwd,
+            "env": dict(confinement.env),
+            "argv": list(argv),
+            "keep_fds": list(pass_fds),
+            "limits": {"cpu_s": limits.cpu_seconds(), "memory_bytes": limits.memory_mb * 2**20,
+                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20,
+                       "write_bytes": limits.write_mb * 2**20},
+        }
+        if private:
+            os.mkdir(os.path.join(private, "root"), 0o700)
+            os.mkdir(os.path.join(private, "layers"), 0o700)
+        return spec
 
     @property
     def deadline(self) -> float:
