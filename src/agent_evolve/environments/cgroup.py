@@ -1,28 +1,35 @@
-"""A pids cgroup per command, where this user may create one: a process limit that counts only that command.
+"""A memory and a pids cgroup per command: limits that count the whole process tree, not each process.
 
-RLIMIT_NPROC counts a user's processes and never limits root (uid 0, in any user namespace mapped onto it), so
-as root the limit comes from the cgroup's `pids.max`. The launcher moves itself into the cgroup before it starts
-the command; the parent removes the (then empty) cgroup afterwards. Where none can be made, RLIMIT_NPROC alone.
+RLIMIT_AS bounds one process and RLIMIT_NPROC never limits root (kuid 0), so the tree's memory comes from
+`memory.max` (v2) or `memory.limit_in_bytes` (+ `memory.memsw.limit_in_bytes`, v1), and its processes from
+`pids.max`. Each cgroup is made below this process's own cgroup where possible (so it also counts against
+whatever bounds us), else below the hierarchy's root. The launcher joins them before it builds the view; the
+parent removes them once the command's processes are gone. `CGROUP_ROOT` is where the cgroup file systems are
+mounted; tests point it at a fake tree to simulate another layout or none.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
-HIERARCHIES: tuple[Path, ...] = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
-"""cgroup v1's pids hierarchy, then the v2 unified one (used where it offers the pids controller)."""
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+"""The cgroup mount point: v2 when it holds `cgroup.controllers`, else one v1 hierarchy per controller below it."""
+OWN_CGROUPS = Path("/proc/self/cgroup")
+CONTROLLERS = ("memory", "pids")
+_EMPTY_WAIT_S = 2.0
 
 
-def _pids_hierarchy() -> Path | None:
-    for base in HIERARCHIES:
-        v1 = (base / "pids.max").exists() or base.name == "pids"
-        v2 = "pids" in _read(base / "cgroup.subtree_control").split()
-        if (base / "cgroup.procs").exists() and (v1 or v2) and os.access(base, os.W_OK):
-            return base
-    return None
+@dataclass(frozen=True)
+class TreeCgroups:
+    """The cgroups one command runs in (the launcher joins each) and which controllers they bound."""
+
+    paths: tuple[Path, ...] = ()
+    memory: bool = False
+    pids: bool = False
 
 
 def _read(path: Path) -> str:
@@ -32,23 +39,92 @@ def _read(path: Path) -> str:
         return ""
 
 
-def create(max_pids: int) -> Path | None:
-    """A fresh cgroup limited to `max_pids` processes, or None where this user cannot make one."""
-    base = _pids_hierarchy()
-    if base is None:
-        return None
-    path = base / f"agent-evolve-{uuid.uuid4().hex[:12]}"
+def own_paths(listing: str) -> dict[str, str]:
+    """This process's cgroup per controller from /proc/self/cgroup text (v2's line under the key '')."""
+    paths = {}
+    for line in listing.splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def _parents(base: Path, own: str | None) -> list[Path]:
+    """Where a command's cgroup may go: below our own cgroup first, then below the hierarchy's root."""
+    below_own = base / own.strip("/") if own and own.strip("/") else None
+    return [p for p in (below_own, base) if p is not None and p.is_dir()]
+
+
+def _make(parent: Path, settings: dict[str, str]) -> Path | None:
+    """A fresh cgroup below `parent` with `settings` written (a missing optional file is skipped), or None."""
+    path = parent / f"agent-evolve-{uuid.uuid4().hex[:12]}"
     try:
         path.mkdir()
-        (path / "pids.max").write_text(str(max_pids))
     except OSError:
-        remove(path)
+        return None
+    try:
+        for name, value in settings.items():
+            optional = name.startswith("?")
+            target = path / name.lstrip("?")
+            if optional and not target.exists():
+                continue
+            target.write_text(value)
+    except OSError:
+        _remove_one(path)
         return None
     return path
 
 
-def remove(path: Path | None) -> None:
-    """Remove a cgroup once its processes are gone (a no-op for None)."""
-    if path is not None:
-        with contextlib.suppress(OSError):
-            path.rmdir()
+def _first(parents: list[Path], settings: dict[str, str]) -> Path | None:
+    for parent in parents:
+        made = _make(parent, settings)
+        if made is not None:
+            return made
+    return None
+
+
+def _v2(root: Path, own: dict[str, str], memory_bytes: int, max_pids: int) -> TreeCgroups:
+    """One cgroup for both controllers, under a parent that already delegates them (we never enable any)."""
+    for parent in _parents(root, own.get("")):
+        enabled = set(_read(parent / "cgroup.subtree_control").split()) & set(CONTROLLERS)
+        settings = {}
+        if "memory" in enabled:
+            settings |= {"memory.max": str(memory_bytes), "?memory.swap.max": "0"}
+        if "pids" in enabled:
+            settings["pids.max"] = str(max_pids)
+        made = _make(parent, settings) if settings else None
+        if made is not None:
+            return TreeCgroups((made,), memory="memory" in enabled, pids="pids" in enabled)
+    return TreeCgroups()
+
+
+def _v1(root: Path, own: dict[str, str], memory_bytes: int, max_pids: int) -> TreeCgroups:
+    """A cgroup in the memory hierarchy and one in the pids hierarchy (memsw too, so swap cannot extend it)."""
+    memory = _first(_parents(root / "memory", own.get("memory")),
+                    {"memory.limit_in_bytes": str(memory_bytes), "?memory.memsw.limit_in_bytes": str(memory_bytes)})
+    pids = _first(_parents(root / "pids", own.get("pids")), {"pids.max": str(max_pids)})
+    return TreeCgroups(tuple(p for p in (memory, pids) if p is not None), memory=memory is not None,
+                       pids=pids is not None)
+
+
+def create(memory_bytes: int, max_pids: int, root: Path | None = None) -> TreeCgroups:
+    """Cgroups bounding a command's whole tree to `memory_bytes` and `max_pids`, as far as this user may make them."""
+    root = CGROUP_ROOT if root is None else root
+    own = own_paths(_read(OWN_CGROUPS))
+    if (root / "cgroup.controllers").exists():
+        return _v2(root, own, memory_bytes, max_pids)
+    return _v1(root, own, memory_bytes, max_pids)
+
+
+def _remove_one(path: Path) -> None:
+    deadline = time.monotonic() + _EMPTY_WAIT_S
+    while _read(path / "cgroup.procs").strip() and time.monotonic() < deadline:  # processes still being reaped
+        time.sleep(0.01)
+    with contextlib.suppress(OSError):
+        path.rmdir()
+
+
+def remove(groups: TreeCgroups) -> None:
+    """Remove a command's cgroups once its processes are gone."""
+    for path in groups.paths:
+        _remove_one(path)

@@ -1,23 +1,29 @@
 """Runs inside fresh namespaces (or none): build the confined root, then start the command and stay as its init.
 
 Run as `python -I -S -B launcher.py SPEC_JSON STATUS_FD`. Standard library only: it never imports agent_evolve.
-The command runs in a child with limits and without privileges; the launcher, PID 1 of the namespace, reaps
-orphans and, when the command ends, writes `exit N` (or a setup failure, `error ...`) to STATUS_FD, which the
-command never holds, and exits: the kernel then ends every other process of the namespace.
+The launcher joins the command's cgroups first, so they bound the whole tree. The command runs in a child with
+limits and without privileges; the launcher, PID 1 of the namespace, reaps orphans and, when the command ends,
+ends every other process, applies what the command wrote to its writable folders (overlays on a quota tmpfs),
+writes `exit N` (or a failure, `error ...`) to STATUS_FD, which the command never holds, and exits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
 import resource
+import shutil
+import signal
+import stat
 import sys
 from typing import Any
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
 MS_PRIVATE, MS_RELATIME = 1 << 18, 1 << 21
+MNT_DETACH = 2
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 CAPABILITY_VERSION_3 = 0x20080522
 # statvfs flag -> mount flag: a read-only remount must keep the flags the kernel locked on the original mount
@@ -28,6 +34,9 @@ PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
 """Parts of /proc through which uid 0 could change the host even without capabilities."""
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2"}
+OVERLAY_UNSAFE = (",", ":", "\\")
+"""Characters that overlayfs's option string cannot carry in a layer's path."""
+OPAQUE = ("user.overlay.opaque", "trusted.overlay.opaque")
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -77,9 +86,18 @@ def topmost_missing(path: str) -> str | None:
     return missing
 
 
-def build_root(root: str, mounts: list[dict[str, Any]]) -> None:
-    """A tmpfs root: a fresh /proc, a minimal /dev, a private /tmp, then exactly `mounts` (in depth order)."""
+def build_root(root: str, mounts: list[dict[str, Any]], layers: str | None,
+               write_bytes: int) -> list[tuple[str, str, str]]:
+    """A tmpfs root: a fresh /proc, a minimal /dev, a private /tmp, then exactly `mounts` (in depth order).
+
+    With `layers`, a writable folder is an overlay whose upper layer lies on one tmpfs of `write_bytes` at
+    `layers` (outside the root): what the command writes cannot pass that quota. Returns each overlay's
+    (mount point, folder, upper layer) for `merge_back`.
+    """
     mount(None, "/", None, MS_REC | MS_PRIVATE)
+    if layers is not None:
+        mount("tmpfs", layers, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0700,size={write_bytes}")
+    overlays: list[tuple[str, str, str]] = []
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     make_target(root + "/proc", None)
     mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -109,6 +127,9 @@ def build_root(root: str, mounts: list[dict[str, Any]]) -> None:
         elif os.path.islink(source):
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             os.symlink(os.readlink(source), dest)
+        elif kind == "rw" and layers is not None and os.path.isdir(source):
+            make_target(dest, source)
+            overlays.append((dest, source, mount_overlay(dest, source, f"{layers}/{len(overlays)}")))
         elif os.path.exists(source):
             make_target(dest, source)
             mount(source, dest, None, MS_BIND | MS_REC)
@@ -118,6 +139,94 @@ def build_root(root: str, mounts: list[dict[str, Any]]) -> None:
         mount(None, dest, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     os.chdir(root)
     os.chroot(".")
+    return overlays
+
+
+def in_initial_user_namespace() -> bool:
+    """Whether this process's uids are the host's (overlayfs then keeps its marks in trusted.* xattrs)."""
+    with open("/proc/self/uid_map", encoding="ascii") as handle:
+        return handle.read().split() == ["0", "0", "4294967295"]
+
+
+def mount_overlay(dest: str, source: str, layer: str) -> str:
+    """`source` at `dest` as an overlay whose writes go to `layer`/upper (on the quota tmpfs); that upper path.
+
+    Without redirects or metacopy, so the upper layer holds whole files and folders that `merge_back` can apply.
+    """
+    if any(char in source for char in OVERLAY_UNSAFE):
+        raise SetupError(f"{source}: a writable folder's path may not contain ',', ':' or '\\'")
+    upper, work = f"{layer}/upper", f"{layer}/work"
+    os.makedirs(upper)
+    os.makedirs(work)
+    xattrs = "" if in_initial_user_namespace() else ",userxattr"
+    mount("overlay", dest, "overlay", MS_NOSUID | MS_NODEV,
+          f"lowerdir={source},upperdir={upper},workdir={work},redirect_dir=nofollow,metacopy=off{xattrs}")
+    return upper
+
+
+def remove_path(path: str) -> None:
+    """Remove whatever is at `path` (a folder with its contents; a symlink itself, never its target)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+def is_opaque(path: str) -> bool:
+    """Whether overlayfs marked the upper folder `path` as hiding everything below it in the lower layer."""
+    for name in OPAQUE:
+        try:
+            if os.getxattr(path, name, follow_symlinks=False) == b"y":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def merge_back(upper: str, lower: str) -> None:
+    """Apply an overlay's upper layer to the real folder: deletions (whiteouts), folders, files, symlinks.
+
+    FIFOs, sockets and devices are not copied. A path in `lower` is replaced, never written through, so a
+    symlink left there cannot lead a write outside the folder.
+    """
+    for name in os.listdir(upper):
+        source, target = os.path.join(upper, name), os.path.join(lower, name)
+        info = os.lstat(source)
+        if stat.S_ISCHR(info.st_mode) and info.st_rdev == 0:
+            remove_path(target)
+        elif stat.S_ISDIR(info.st_mode):
+            if is_opaque(source) or os.path.islink(target) or not os.path.isdir(target):
+                remove_path(target)
+                os.mkdir(target)
+            merge_back(source, target)
+            os.chmod(target, stat.S_IMODE(info.st_mode))
+        elif stat.S_ISREG(info.st_mode):
+            remove_path(target)
+            shutil.copy2(source, target, follow_symlinks=False)
+        elif stat.S_ISLNK(info.st_mode):
+            remove_path(target)
+            os.symlink(os.readlink(source), target)
+
+
+def end_namespace(*_: object) -> None:
+    """SIGTERM from the parent (deadline, output cap): end every process, so the writes are applied as usual."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+
+
+def end_and_merge(overlays: list[tuple[str, str, str]], host_root: int) -> None:
+    """Once the command has ended: end every other process, leave the root, apply each overlay to its folder."""
+    while os.getpid() == 1:  # every process of the namespace is ours to reap; none may write during the merge
+        try:
+            os.kill(-1, signal.SIGKILL)
+            os.waitpid(-1, 0)
+        except (ProcessLookupError, ChildProcessError):
+            break
+    os.fchdir(host_root)
+    os.chroot(".")
+    for dest, source, upper in overlays:
+        check(libc.umount2(dest.encode(), MNT_DETACH), f"unmount {dest}")
+        merge_back(upper, source)
 
 
 def build_dev(dev: str) -> None:
@@ -181,16 +290,23 @@ def start_command(spec: dict[str, Any], status_fd: int) -> int:
     os._exit(127)
 
 
+def join_cgroups(paths: list[str]) -> None:
+    """Move this process (and so every process it starts) into the command's cgroups."""
+    for path in paths:
+        with open(os.path.join(path, "cgroup.procs"), "w", encoding="ascii") as procs:
+            procs.write("0")
+
+
 def main() -> None:
-    """Build the root, start the command, reap until it ends, report its exit status."""
+    """Join the cgroups, build the root, start the command, reap until it ends, apply its writes, report."""
     spec, status_fd = json.loads(sys.argv[1]), int(sys.argv[2])
     os.set_inheritable(status_fd, False)
+    overlays: list[tuple[str, str, str]] = []
     try:
-        if spec["cgroup"] is not None:
-            with open(os.path.join(spec["cgroup"], "cgroup.procs"), "w", encoding="ascii") as procs:
-                procs.write("0")
+        join_cgroups(spec["cgroups"])
+        host_root = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
         if spec["root"] is not None:
-            build_root(spec["root"], spec["mounts"])
+            overlays = build_root(spec["root"], spec["mounts"], spec["layers"], spec["limits"]["write_bytes"])
         os.chdir(spec["cwd"])
     except (OSError, ValueError, SetupError) as exc:
         report(status_fd, f"error {type(exc).__name__}: {exc}")
@@ -198,11 +314,20 @@ def main() -> None:
     command = start_command(spec, status_fd)
     for fd in spec["keep_fds"]:
         os.close(fd)
+    if os.getpid() == 1:
+        signal.signal(signal.SIGTERM, end_namespace)
     while True:
         pid, status = os.waitpid(-1, 0)
         if pid == command:
-            report(status_fd, f"exit {os.waitstatus_to_exitcode(status)}")
-            os._exit(0)
+            break
+    try:
+        if overlays:
+            end_and_merge(overlays, host_root)
+    except (OSError, SetupError) as exc:
+        report(status_fd, f"error applying the command's writes: {type(exc).__name__}: {exc}")
+        os._exit(0)
+    report(status_fd, f"exit {os.waitstatus_to_exitcode(status)}")
+    os._exit(0)
 
 
 if __name__ == "__main__":

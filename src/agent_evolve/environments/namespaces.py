@@ -11,8 +11,8 @@ from agent_evolve.environments.spec import Confinement
 class NamespaceBackend:
     """`unshare` with its own PID namespace (its init's death ends every process in it), mount and network.
 
-    `user` adds a user namespace (needed without root; as root it also makes the process limit count only the
-    command's own processes). `--kill-child` ends the namespace when unshare itself is killed.
+    `user` adds a user namespace (needed without root; for a non-root user it also makes RLIMIT_NPROC count only
+    the command's own processes). `--kill-child` ends the namespace when unshare itself is killed.
     """
 
     unshare: str

@@ -17,12 +17,15 @@ from pathlib import Path
 
 from agent_evolve.environments import cgroup
 from agent_evolve.environments.backend import Backend
+from agent_evolve.environments.bounds import ALLOW_UNBOUNDED_ENV, TreeBounds, refuse_unbounded, tree_bounds
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.spec import Confinement, Limits, python_executable
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 _READ = 65536
 _GRACE_S = 1.0
+_APPLY_GRACE_S = 10.0
+"""How long a stopped command's init may take to apply its writes before it is killed."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class ExecResult:
     output_overflow: bool
     duration_s: float
     backend: str
+    bounds: TreeBounds | None = None
+    """What bounded the whole process tree (cgroups or per-process limits); see `bounds.tree_bounds`."""
 
     def text(self, stream: str = "stdout") -> str:
         """A stream decoded, with a closing note when it was truncated."""
@@ -64,21 +69,21 @@ class ConfinedProcess:
     """One running confined command. `collect` (or `collect_all` for several at once) waits and ends it."""
 
     def __init__(self, argv: Sequence[str], confinement: Confinement, limits: Limits, backend: Backend,
-                 pass_fds: Sequence[int] = (), merge_stderr: bool = False) -> None:
+                 pass_fds: Sequence[int] = (), merge_stderr: bool = False, allow_unbounded: bool | None = None) -> None:
+        """Start the command; refused (ConfinementUnavailable) where nothing would bound its processes, unless
+        `allow_unbounded` (default: AGENT_EVOLVE_ALLOW_UNBOUNDED=1)."""
         self.limits, self.backend = limits, backend
-        self._root = tempfile.mkdtemp(prefix="agent-evolve-root-") if backend.confines else None
-        self._cgroup = cgroup.create(limits.processes + 1) if backend.confines else None
-        spec = {
-            "root": self._root,
-            "cgroup": str(self._cgroup) if self._cgroup else None,
-            "mounts": [asdict(m) for m in confinement.view()] if backend.confines else [],
-            "cwd": confinement.cwd,
-            "env": dict(confinement.env),
-            "argv": list(argv),
-            "keep_fds": list(pass_fds),
-            "limits": {"cpu_s": limits.cpu_seconds(), "memory_bytes": limits.memory_mb * 2**20,
-                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20},
-        }
+        self._cgroups = cgroup.create(limits.memory_mb * 2**20, limits.processes + 1)
+        self.bounds = tree_bounds(limits, self._cgroups.memory, self._cgroups.pids, 0 in (os.getuid(), os.geteuid()))
+        allowed = os.environ.get(ALLOW_UNBOUNDED_ENV) == "1" if allow_unbounded is None else allow_unbounded
+        self._private: str | None = None
+        try:
+            refuse_unbounded(self.bounds, allowed)
+            self._private = tempfile.mkdtemp(prefix="agent-evolve-") if backend.confines else None
+            spec = self._spec(argv, confinement, limits, pass_fds)
+        except BaseException:
+            self._cleanup()
+            raise
         status_read, status_write = os.pipe()
         command = [*backend.prefix(confinement), python_executable(), "-I", "-S", "-B", str(LAUNCHER),
                    json.dumps(spec), str(status_write)]
@@ -102,6 +107,28 @@ class ConfinedProcess:
         self.timed_out = self.overflow = False
         self.stopped_at: float | None = None
 
+    def _spec(self, argv: Sequence[str], confinement: Confinement, limits: Limits,
+              pass_fds: Sequence[int]) -> dict[str, object]:
+        """What the launcher needs; makes the private folders for the root and the writable layers."""
+        private = self._private
+        spec = {
+            "root": os.path.join(private, "root") if private else None,
+            "layers": os.path.join(private, "layers") if private else None,
+            "cgroups": [str(path) for path in self._cgroups.paths],
+            "mounts": [asdict(m) for m in confinement.view()] if private else [],
+            "cwd": confinement.cwd,
+            "env": dict(confinement.env),
+            "argv": list(argv),
+            "keep_fds": list(pass_fds),
+            "limits": {"cpu_s": limits.cpu_seconds(), "memory_bytes": limits.memory_mb * 2**20,
+                       "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20,
+                       "write_bytes": limits.write_mb * 2**20},
+        }
+        if private:
+            os.mkdir(os.path.join(private, "root"), 0o700)
+            os.mkdir(os.path.join(private, "layers"), 0o700)
+        return spec
+
     @property
     def deadline(self) -> float:
         """When the wall-clock limit passes."""
@@ -113,27 +140,37 @@ class ConfinedProcess:
         The init is found as the child of the backend's process, only while that one is not reaped (its pid cannot
         have been reused); a process group's id is not reused while any member lives.
         """
-        if self.proc.returncode is None:
-            with contextlib.suppress(OSError):
-                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-                for child in children:
-                    os.kill(int(child), signal.SIGKILL)
+        self._signal_init(signal.SIGKILL)
         if self.proc.returncode is None or not self.backend.confines:  # unconfined: stragglers keep the group
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
+    def _signal_init(self, signum: int) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+                for child in children:
+                    os.kill(int(child), signum)
+
     def stop(self, now: float, overflow: bool = False) -> None:
-        """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap."""
+        """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap.
+
+        Confined, the namespace's init is asked (SIGTERM) to end every process and apply the command's writes;
+        `_finish` kills it if it takes longer than `_APPLY_GRACE_S`.
+        """
         if self.stopped_at is None:
             self.stopped_at = now
             self.overflow = overflow
             self.timed_out = not overflow and self.proc.poll() is None
-            self.kill()
+            if self.backend.confines:
+                self._signal_init(signal.SIGTERM)
+            else:
+                self.kill()
 
     def _cleanup(self) -> None:
-        if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
-        cgroup.remove(self._cgroup)
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+        cgroup.remove(self._cgroups)
 
     def collect(self) -> ExecResult:
         """Wait for this command alone."""
@@ -141,6 +178,9 @@ class ConfinedProcess:
 
     def _finish(self) -> ExecResult:
         """Reap, clean up, and turn a launcher failure into a ConfinementError."""
+        if self.timed_out or self.overflow:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=_APPLY_GRACE_S)
         self.kill()
         self.proc.wait()
         for pipe in (self.proc.stdout, self.proc.stderr):
@@ -150,10 +190,10 @@ class ConfinedProcess:
             word, _, detail = status.read(4096).decode("utf-8", errors="replace").partition(" ")
         self._cleanup()
         if word == "error":
-            raise ConfinementError(f"could not start the confined command with {self.backend.name}: {detail}")
+            raise ConfinementError(f"the confined command failed with {self.backend.name}: {detail}")
         out, err = self._streams["stdout"], self._streams.get("stderr")
         return ExecResult(
-            exit_code=int(detail) if word == "exit" else None,
+            exit_code=int(detail) if word == "exit" and not (self.timed_out or self.overflow) else None,
             stdout=bytes(out.data),
             stderr=bytes(err.data) if err else b"",
             stdout_size=out.size,
@@ -162,6 +202,7 @@ class ConfinedProcess:
             output_overflow=self.overflow,
             duration_s=round(time.monotonic() - self.started, 3),
             backend=self.backend.name,
+            bounds=self.bounds,
         )
 
 

@@ -11,11 +11,20 @@ from pathlib import Path
 from typing import Literal
 
 MountKind = Literal["ro", "rw", "tmpfs", "scratch"]
-SYSTEM_PATHS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-"""Read-only in every confined view: the programs and libraries a command needs, nothing of the user's."""
-MASKED_PATHS: tuple[str, ...] = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssl/private",
-                                 "/etc/sudoers", "/etc/sudoers.d")
-"""Secrets under the system paths, hidden from every view (the command runs as uid 0 without capabilities)."""
+SYSTEM_PATHS: tuple[str, ...] = (
+    "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    *(f"{usr}/{sub}" for usr in ("/usr", "/usr/local")
+      for sub in ("bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "share", "include")),
+)
+"""Read-only in every confined view: programs, the dynamic loader and libraries (not /usr/etc, /usr/local/etc)."""
+ETC_PATHS: tuple[str, ...] = ("/etc/ld.so.cache", "/etc/localtime", "/etc/timezone", "/etc/nsswitch.conf",
+                              "/etc/host.conf", "/etc/alternatives", "/etc/os-release", "/etc/mime.types")
+"""The few host files of /etc that programs read: the loader's cache, time zone, lookup order, `alternatives`."""
+NETWORK_ETC_PATHS: tuple[str, ...] = ("/etc/resolv.conf", "/etc/gai.conf", "/etc/ssl/certs", "/etc/ca-certificates",
+                                      "/etc/pki/tls/certs", "/etc/pki/ca-trust/extracted")
+"""Added where the command has the network: name servers and the public CA certificates."""
+SYNTHESIZED_ETC = Path(__file__).with_name("etc")
+"""Our own minimal /etc/passwd, /etc/group and /etc/hosts, shown instead of the host's."""
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -23,7 +32,9 @@ DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 class Mount:
     """One entry of the confined view: `source` bound read-only or writable at `target`, or a tmpfs.
 
-    A `tmpfs` is empty and read-only; a `scratch` tmpfs is writable up to `size_mb` and vanishes with the command.
+    A writable (`rw`) folder is an overlay: the command's writes go to a tmpfs bounded by `Limits.write_mb` and
+    reach the folder when the command ends (or is stopped). A `tmpfs` is empty and read-only; a `scratch` tmpfs
+    is writable up to `size_mb` and vanishes with the command.
     """
 
     kind: MountKind
@@ -56,7 +67,11 @@ class Mount:
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one command; the kernel enforces all but the wall clock and the output cap."""
+    """Resource limits of one command; the kernel enforces all but the wall clock and the output cap.
+
+    `memory_mb` and `processes` bound the whole tree where cgroups can be made (see `bounds`); `memory_mb` also
+    bounds each process (RLIMIT_AS).
+    """
 
     timeout_s: float = 10.0
     cpu_s: int | None = None
@@ -65,6 +80,8 @@ class Limits:
     file_size_mb: int = 16
     output_bytes: int = 64 * 1024
     max_output_bytes: int = 16 * 2**20
+    write_mb: int = 256
+    """What the command may write to its writable folders together (an overlay's upper layer on a tmpfs)."""
 
     def cpu_seconds(self) -> int:
         """CPU time allowed: `cpu_s`, or the wall-clock limit rounded up plus one second."""
@@ -81,18 +98,22 @@ class Confinement:
     network: bool = False
 
     def view(self) -> tuple[Mount, ...]:
-        """The system paths that exist here (their secrets masked), the Python installation, then our own mounts."""
-        system = [Mount.bind(p) for p in SYSTEM_PATHS if os.path.exists(p) and not os.path.islink(p)]
-        links = [Mount("ro", p, p) for p in SYSTEM_PATHS if os.path.islink(p)]
-        masked = [Mount.mask(p) for p in MASKED_PATHS if os.path.lexists(p)]
-        return (*system, *links, *masked, *python_mounts(), *self.mounts)
+        """The allow-listed system paths and /etc files that exist here, the Python installation, our mounts."""
+        listed = (*SYSTEM_PATHS, *ETC_PATHS, *(NETWORK_ETC_PATHS if self.network else ()))
+        system = [Mount("ro", p, p) if os.path.islink(p) else Mount.bind(p) for p in listed if os.path.lexists(p)]
+        synthesized = [Mount("ro", f"/etc/{f.name}", str(f)) for f in sorted(SYNTHESIZED_ETC.iterdir())]
+        return (*system, *synthesized, *python_mounts(), *self.mounts)
+
+
+def _covered(path: str) -> bool:
+    """Whether the system paths already show `path` (or, for /usr itself, the parts an interpreter needs)."""
+    return path in ("/", "/usr", "/usr/local") or any(path == s or path.startswith(s + "/") for s in SYSTEM_PATHS)
 
 
 def python_mounts() -> tuple[Mount, ...]:
     """Read-only binds of this interpreter's installation, so a confined command can run `sys.executable`."""
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
-    outside = [p for p in sorted(prefixes) if not any(p.startswith(s + "/") or p == s for s in SYSTEM_PATHS)]
-    return tuple(Mount.bind(p) for p in outside)
+    return tuple(Mount.bind(p) for p in sorted(prefixes) if not _covered(p))
 
 
 def python_executable() -> str:

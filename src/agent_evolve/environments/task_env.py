@@ -17,8 +17,10 @@ from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.spec import Limits
 
 DEFAULT_COMMAND_LIMITS = Limits(timeout_s=60.0, memory_mb=2048, processes=256, file_size_mb=64,
-                                output_bytes=16 * 1024)
-"""Limits of one `exec` unless the spec says otherwise: room for a test suite, bounded output for a model."""
+                                output_bytes=16 * 1024, write_mb=1024)
+"""Limits of one `exec` unless the spec says otherwise: room for a test suite and its build files in the work
+tree (writes wait in memory until the command ends, so `write_mb` also counts against `memory_mb`), bounded
+output for a model."""
 
 BACKENDS: Mapping[str, str] = {
     "local": "agent_evolve.environments.local_task:LocalTaskEnvironment",
