@@ -117,10 +117,6 @@ class ViewLedgers:
     folder: Path
     store: Path
 
-    @classmethod
-    def of(cls, out_dir: Path, split_ids: Iterable[str]) -> ViewLedgers:
-        return cls(out_dir / LEDGER_FILE, user_store(ids_hash(split_ids)))
-
     def record(self, view: View) -> None:
         """Append the scoring to both ledgers (each skips it when it holds it already)."""
         append_view(self.folder, view)

@@ -16,7 +16,7 @@ from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.checkpoint import CHECKPOINT
 from agent_evolve.lift.draws import DrawLayout
-from agent_evolve.lift.ledger import ViewLedgers, earlier_plans, reserve
+from agent_evolve.lift.ledger import LEDGER_FILE, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
 from agent_evolve.lift.plan import ComparisonPlan, LiftPlan, check_test_split
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
 from agent_evolve.lift.scorer import DrawScorer
@@ -91,7 +91,8 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     of its own: within a draw an arm that asks what the baseline asked gets the baseline's reply, so a paired
     lift holds what the edits changed (common random numbers), and a fresh clone resumes without asking again."""
     split = benchmark.get_tasks("test", limit=None)
-    views = ViewLedgers.of(out_dir, [t.id for t in split])
+    split_hash = ids_hash([t.id for t in split])
+    views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash))
     path = out_dir / PLAN_FILE
     saved = read_json(path, None)
     legacy = saved is not None and not is_registered(saved)
@@ -102,7 +103,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
         check_legacy_plan(path, saved, plan, config)
         registration = {"plan_id": legacy_id(saved), "registered": False, "draws": 1}
     else:
-        record = register(path, plan_record(plan.to_dict(), config, [t.id for t in tests]))
+        record = register(path, plan_record(plan.to_dict(), config, [t.id for t in tests], split_hash))
         registration = {"plan_id": record["id"], "registered": True, "draws": plan.draws, "code": record["code"],
                         "test_ids_hash": record["test"]["ids_hash"], "registered_at": record["registered"]}
     ignore = out_dir / ".gitignore"

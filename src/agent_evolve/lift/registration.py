@@ -52,14 +52,15 @@ def git_state(where: Path = PACKAGE) -> dict[str, Any]:
     return {"commit": commit.strip() if commit else None, "dirty": None if status is None else bool(status.strip())}
 
 
-def plan_record(plan: Mapping[str, Any], config: EvolveConfig, test_ids: list[str]) -> dict[str, Any]:
-    """plan.json's content, its id included."""
+def plan_record(plan: Mapping[str, Any], config: EvolveConfig, test_ids: list[str], split_hash: str) -> dict[str, Any]:
+    """plan.json's content, its id included; `split_hash` names the benchmark's whole test split (its ledger)."""
     record: dict[str, Any] = {
         "format": PLAN_FORMAT,
         "code": {"source": source_hash(), **git_state()},
         "plan": json.loads(json.dumps(dict(plan))),
         "config": json.loads(json.dumps(config.to_dict())),
-        "test": {"ids_hash": ids_hash(test_ids), "count": len(test_ids), "ids": list(test_ids)},
+        "test": {"ids_hash": ids_hash(test_ids), "count": len(test_ids), "split_hash": split_hash,
+                 "ids": list(test_ids)},
         "metric": METRIC,
         "registered": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
