@@ -1,7 +1,8 @@
 """Probe the embedded model on HumanEval train tasks: does checking its code against the docstring's own examples,
 with one repair turn, lift it where prompt edits do not?
 
-Arms, on the first `--tasks` HumanEval **dev** tasks (train tasks no holdout uses; never test), temperature 0: `baseline` (the seed prompt);
+Arms, on the first `--tasks` HumanEval **dev** tasks (train tasks no holdout uses; never test), temperature 0:
+`baseline` (the seed prompt);
 `selfcheck`: the baseline's reply, run against the `>>>` examples of the task's own docstring (the prompt the
 agent sees; the grader's tests stay hidden) in the graders' sandbox; when an example fails, the model sees the
 example, what went wrong, and answers once more; `resample`: when the baseline's reply fails an example, up to

@@ -14,7 +14,8 @@ def registration_lines(registration: dict[str, Any]) -> list[str]:
     """The plan id and what it was registered with, and how many plans scored these test tasks."""
     if not registration.get("registered"):
         lines = [f"**Unregistered** ({registration.get('plan_id', '')}): this folder predates registered plans; its "
-                 "plan was not fixed before its test tasks were scored, and it has one test draw.", ""]
+                 "plan was not fixed before its test tasks were scored, it has one test draw, and its no-evolution "
+                 "control's test scores were read from the baseline's file, not solved (so it could not fail).", ""]
     else:
         code = registration.get("code", {})
         dirty = {True: "dirty tree", False: "clean tree", None: "no git"}[code.get("dirty")]

@@ -17,7 +17,7 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.lift.checkpoint import CHECKPOINT
 from agent_evolve.lift.draws import DrawLayout
 from agent_evolve.lift.ledger import LEDGER_FILE, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
-from agent_evolve.lift.plan import ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.plan import MATCHED, ComparisonPlan, LiftPlan, check_test_split
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
 from agent_evolve.lift.scorer import DrawScorer
 from agent_evolve.registry import seed_path
@@ -58,8 +58,11 @@ def source_workspace(agent: str) -> Path:
 
 
 def legacy_plan(plan: LiftPlan | ComparisonPlan) -> dict[str, Any]:
-    """The plan as a folder from before registration wrote it."""
-    return {k: v for k, v in plan.to_dict().items() if k not in NEW_PLAN_FIELDS}
+    """The plan as a folder from before registration wrote it (no draws, reserve or compute-matched control)."""
+    old = {k: v for k, v in plan.to_dict().items() if k not in NEW_PLAN_FIELDS}
+    if "arms" in old:
+        old["arms"] = [arm for arm in old["arms"] if arm != MATCHED]
+    return old
 
 
 def check_legacy_plan(path: Path, saved: dict[str, Any], plan: LiftPlan | ComparisonPlan,

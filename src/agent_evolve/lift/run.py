@@ -139,6 +139,7 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
             else:
                 done = arm_once(record, partial(run_arm, plan, arm, seed, experiment, benchmark, experiment.config,
                                                 out_dir, progress))
+            experiment.scorer.record_run(f"{arm}/seed-{seed}", done.test_key, done.draws)
             evolved = done if arm == EVOLVED else evolved
             runs.append(done)
             report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,

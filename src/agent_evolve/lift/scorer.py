@@ -52,6 +52,17 @@ class DrawScorer:
     plan_id: str
     progress: Progress | None = None
 
+    def record(self, who: str, key: str, draw: int, scores: Mapping[str, float]) -> None:
+        """A complete scoring of the test tasks into the ledgers (each skips a scoring it holds already)."""
+        if scores and len(scores) == len(self.tests):
+            self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
+
+    def record_run(self, who: str, key: str, draws: Sequence[Mapping[str, float]]) -> None:
+        """Every draw of a finished arm (read back from its record) into the ledgers: a folder from before the
+        ledger counts its views when it is resumed or reported."""
+        for draw, scores in enumerate(draws):
+            self.record(who, key, draw, scores)
+
     def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
         """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""
         key = workspace_key(workspace)
@@ -62,8 +73,7 @@ class DrawScorer:
             scores = score_tasks(workspace, self.benchmark, self.tests, store, self.layout.config(self.config, draw),
                                  who, self.progress, sampling_seed=self.layout.sampling_seed(draw),
                                  make_agent=agent(draw) if agent else None)
-            if scores and len(scores) == len(self.tests):
-                self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
+            self.record(who, key, draw, scores)
             made = store_cost(store, who)
             every = store_cost(store)
             drawn.draws.append(scores)
