@@ -18,6 +18,7 @@ from agent_evolve.experiment import (
     comparison_markdown, markdown_table, run_comparison_experiment, run_lift_experiment,
 )
 from agent_evolve.lift import DEFAULT_DRAWS
+from agent_evolve.lift.claims import results_table, with_table
 from agent_evolve.lift.verify import verify_folder
 
 
@@ -91,6 +92,26 @@ def verify_command(out_dir: str) -> None:
         click.echo(line, err=True)
     if problems:
         sys.exit(1)
+
+
+@experiment_command.command("table")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default="experiments", show_default=True,
+              help="The folder whose <experiment>/lift.json files the table lists.")
+@click.option("--write", "target", type=click.Path(dir_okay=False, exists=True),
+              help="Rewrite the table between its markers in this file (else print it).")
+def table_command(root: str, target: str | None) -> None:
+    """The results table of every lift.json under ROOT (mean lift, CI, plan, draws, headline), generated so that
+    no quoted number can drift from its file."""
+    table = results_table(Path(root))
+    if target is None:
+        click.echo(table)
+        return
+    path = Path(target)
+    try:
+        path.write_text(with_table(path.read_text(encoding="utf-8"), table, str(path)), encoding="utf-8")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    click.echo(f"results table written into {path}")
 
 
 def parse_ints(text: str, option: str) -> list[int]:
