@@ -1,4 +1,5 @@
-"""Every lift test keeps its per-user test-view ledger in its own temporary folder, never in ~/.cache."""
+"""Every test keeps the per-user test-view ledger (experiments and `eval` on a test split write it) in a temporary
+folder of its own, never in ~/.cache."""
 
 from __future__ import annotations
 
