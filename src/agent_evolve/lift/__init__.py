@@ -15,7 +15,8 @@ from agent_evolve.lift.report import markdown_table, write_report
 from agent_evolve.lift.run import run_lift
 
 __all__ = [
-    "CONTROL", "DEFAULT_DRAWS", "DEFAULT_SEEDS", "EVOLVED", "MATCHED", "MIN_TEST_TASKS", "ArmRun", "ComparisonPlan", "LiftPlan", "NoEditEngine",
+    "CONTROL", "DEFAULT_DRAWS", "DEFAULT_SEEDS", "EVOLVED", "MATCHED", "MIN_TEST_TASKS", "ArmRun", "ComparisonPlan",
+    "LiftPlan", "NoEditEngine",
     "check_test_split", "comparison_markdown", "markdown_table", "run_comparison", "run_lift", "summarize",
     "write_comparison", "write_report",
 ]

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_evolve.lift.evidence import evidence as draw_evidence
+from agent_evolve.lift.evidence import task_means
 from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun, LiftPlan
 from agent_evolve.stats import PairedTable, lift_summary, mean
 
@@ -47,9 +48,7 @@ def pooled(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int
     average moved. The seeds share their test tasks (and equal workspaces share their scores), so (seed, task)
     pairs are not independent: resampling them as if they were narrows the interval by up to the root of the
     number of seeds."""
-    scored = sorted({t for r in runs for t in r.test_scores})
-    arm = {t: mean([r.test_scores[t] for r in runs if t in r.test_scores]) for t in scored}
-    return lift_summary(PairedTable.pair(baseline, arm), resamples=resamples)
+    return lift_summary(PairedTable.pair(baseline, task_means([r.test_scores for r in runs])), resamples=resamples)
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:

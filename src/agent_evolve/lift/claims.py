@@ -74,7 +74,8 @@ class Mismatch:
         return f"{self.document}:{self.line}: {lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}] is not in {where}"
 
 
-def check(document: Path, text: str, files: dict[str, Path], repo: Path, *, every_quote: bool = True) -> Iterator[Mismatch]:
+def check(document: Path, text: str, files: dict[str, Path], repo: Path, *,
+          every_quote: bool = True) -> Iterator[Mismatch]:
     """The quotes of `text` that their lift.json files do not hold: linked quotes against the file they link to,
     and (with `every_quote`) any other quote against every file in `files`."""
     every: set[Triple] = set()

@@ -13,8 +13,8 @@ from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun
 from agent_evolve.stats import TOLERANCE, PairedTable, lift_summary, mean
 
 
-def seeds_averaged(scores: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Each task's score averaged over the score maps that hold it."""
+def task_means(scores: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Each task's score averaged over the score maps (draws, seeds) that hold it."""
     tasks = sorted({t for s in scores for t in s})
     return {t: mean([s[t] for s in scores if t in s]) for t in tasks}
 
@@ -25,7 +25,7 @@ def draw_pairings(baseline_draws: Sequence[Mapping[str, float]], runs: Sequence[
     rows = []
     for i, base in enumerate(baseline_draws):
         for j in range(count):
-            arm = seeds_averaged([r.draws[j] for r in runs if j < len(r.draws)])
+            arm = task_means([r.draws[j] for r in runs if j < len(r.draws)])
             table = PairedTable.pair(base, arm)
             if table.n:
                 rows.append({"baseline_draw": i, "arm_draw": j, "lift": table.mean_difference, "tasks": table.n})
@@ -45,8 +45,8 @@ def churn(draws: Sequence[Mapping[str, float]]) -> list[dict[str, Any]]:
 
 def against(reference: Sequence[ArmRun], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
     """The arm's lift over a control, task by task, each task averaged over the draws and seeds of each side."""
-    return lift_summary(PairedTable.pair(seeds_averaged([r.test_scores for r in reference]),
-                                         seeds_averaged([r.test_scores for r in runs])), resamples=resamples)
+    return lift_summary(PairedTable.pair(task_means([r.test_scores for r in reference]),
+                                         task_means([r.test_scores for r in runs])), resamples=resamples)
 
 
 def convergence(runs: Sequence[ArmRun]) -> dict[str, Any]:

@@ -82,7 +82,8 @@ def choose_tests(plan: LiftPlan | ComparisonPlan, split: list[Task], saved: Any,
     if is_registered(saved) and saved["plan"].get("test_reserve") == plan.test_reserve:
         chosen = set(saved["test"]["ids"])
     else:
-        chosen = set(reserve([t.id for t in split], views.rows(), plan.test_reserve, f"{views.store} and {views.folder}"))
+        where = f"{views.store} and {views.folder}"
+        chosen = set(reserve([t.id for t in split], views.rows(), plan.test_reserve, where))
     return [t for t in split if t.id in chosen]
 
 

@@ -121,7 +121,7 @@ def register(path: Path, wanted: dict[str, Any]) -> dict[str, Any]:
     if saved.get("test", {}).get("ids_hash") != wanted["test"]["ids_hash"]:
         lines.append(f"test.ids_hash: {saved.get('test', {}).get('ids_hash')!r} -> {wanted['test']['ids_hash']!r}")
     if lines:
-        raise ConfigError(f"{path}: this folder holds another experiment (plan {saved.get('id')}); the plan asked for now "
-                          f"differs in:\n  " + "\n  ".join(lines) + "\nuse another --out (a new plan) or the "
+        raise ConfigError(f"{path}: this folder holds another experiment (plan {saved.get('id')}); the plan asked "
+                          f"for now differs in:\n  " + "\n  ".join(lines) + "\nuse another --out (a new plan) or the "
                           "plan as registered")
     return saved

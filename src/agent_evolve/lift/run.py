@@ -1,11 +1,15 @@
-"""Run a lift experiment, resumably: baseline once, then per seed the evolved and the control arm, then the report.
-The steps (open the folder, score the baseline, run an arm once) are shared with the side-by-side comparison.
+"""Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
+evolved arm, the no-evolution control and the compute-matched control, then the report. The steps (score the
+baseline, run an arm once) are shared with the side-by-side comparison.
 
-Layout of the output folder: plan.json; .gitignore (what to commit); baseline/workspace (a copy of the seed
-workspace); scores/<key>.jsonl (per-task test scores of each distinct workspace content);
-<arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command again after
-a kill: finished arms are read back, an interrupted evolution resumes from its journal, and test tasks already
-scored are not solved again.
+Layout of the output folder: plan.json (the registered plan, its id); test-views.jsonl (the hash-chained ledger
+of every test scoring); .gitignore (what to commit); baseline/workspace (a copy of the seed workspace);
+scores/draw-<d>/<arm>-seed-<n>.jsonl and scores/draw-<d>/baseline.jsonl (per-task test scores of each arm in
+each draw: no arm reads another's); replies/ (the evolution's reply cache) and replies/draw-<d>/ (each test
+draw's); <arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command
+again after a kill: finished arms are read back, an interrupted evolution resumes from its journal, and test
+tasks already scored are not solved again. An unregistered folder (from before plans were registered) keeps its
+old layout: scores/<content key>.jsonl and one draw.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import Progress
 from agent_evolve.lift.draws import DrawLayout
+from agent_evolve.lift.evidence import task_means
 from agent_evolve.lift.ledger import ViewLedgers, View
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
 from agent_evolve.stats import mean
@@ -17,12 +18,6 @@ from agent_evolve.types import Task
 
 DrawAgent = Callable[[int], AgentMaker | None]
 """The agent maker of draw `d` (None: the workspace's own agent)."""
-
-
-def averaged(draws: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Each task's score averaged over the draws that scored it."""
-    tasks = sorted({t for scores in draws for t in scores})
-    return {t: mean([scores[t] for scores in draws if t in scores]) for t in tasks}
 
 
 @dataclass
@@ -36,7 +31,7 @@ class Drawn:
 
     @property
     def scores(self) -> dict[str, float]:
-        return averaged(self.draws)
+        return task_means(self.draws)
 
 
 @dataclass
