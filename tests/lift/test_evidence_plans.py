@@ -118,3 +118,17 @@ def test_eval_on_the_test_split_is_a_view_the_next_plan_counts(tmp_path: Path, m
     report = run_lift(plan_of(agent), KeywordBenchmark(), CONFIG, tmp_path / "out")
     assert report["registration"]["plans"] == 2
     assert report["registration"]["earlier"][0]["plan"].startswith("eval-")
+
+
+def test_a_committed_neighbour_folder_counts_on_a_machine_without_the_user_store(tmp_path: Path,
+                                                                                   private_test_views: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    bench = KeywordBenchmark(test=50)
+    first = run_lift(plan_of(agent), bench, CONFIG, tmp_path / "experiments" / "a")
+    for store in private_test_views.glob("*.jsonl"):
+        store.unlink()  # another machine: only the committed folders travel
+    other = run_lift(plan_of(agent, test_reserve=20), bench, dataclasses.replace(CONFIG, batch_size=3),
+                     tmp_path / "experiments" / "b")
+    assert not {r["task_id"] for r in first["tasks"]} & {r["task_id"] for r in other["tasks"]}
+    unrelated = run_lift(plan_of(agent), KeywordBenchmark(test=60), CONFIG, tmp_path / "experiments" / "c")
+    assert unrelated["registration"]["plans"] == 1, "a folder that scored another test split does not count"

@@ -25,8 +25,9 @@ def record_eval(benchmark: BenchmarkAdapter, workspace: Path, config: EvolveConf
     key = workspace_key(workspace)
     settings = hashlib.sha256(json.dumps(config.to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:8]
     plan = f"eval-{key}-{settings}"
-    store = user_store(ids_hash(t.id for t in benchmark.get_tasks("test", limit=None)))
+    split = ids_hash(t.id for t in benchmark.get_tasks("test", limit=None))
+    store = user_store(split)
     draw = sum(1 for row in read_rows(store) if row.get("plan") == plan)
     score = sum(o.feedback.score for o in graded) / len(graded)
-    append_view(store, View(plan, "eval", key, draw, tuple(o.task.id for o in graded), score))
+    append_view(store, View(plan, "eval", key, draw, tuple(o.task.id for o in graded), score, split))
     return store

@@ -9,6 +9,7 @@ benchmark's whole test split, so plans run in other folders count when a plan as
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -83,6 +84,7 @@ class View:
     draw: int
     task_ids: tuple[str, ...]
     score: float
+    split: str = ""  # the hash of the benchmark's whole test split
 
     def same_scoring(self, row: Mapping[str, Any]) -> bool:
         """Whether `row` records this scoring already (a resumed or re-reported plan appends no second row)."""
@@ -102,7 +104,8 @@ def append_view(path: Path, view: View) -> bool:
     row: dict[str, Any] = {
         "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
         "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids), "score": round(view.score, 6)}
+        "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
+        "score": round(view.score, 6)}
     row["hash"] = row_hash(row)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as sink:
@@ -112,20 +115,28 @@ def append_view(path: Path, view: View) -> bool:
 
 @dataclass(frozen=True)
 class ViewLedgers:
-    """Both ledgers of one experiment: the folder's and the per-user store of its benchmark's test split."""
+    """The ledgers of one experiment: its folder's, the per-user store of its benchmark's test split (whose hash
+    is `split`), and those of the folders next to it (committed experiments count on any machine)."""
 
     folder: Path
     store: Path
+    split: str = ""
 
     def record(self, view: View) -> None:
-        """Append the scoring to both ledgers (each skips it when it holds it already)."""
+        """Append the scoring to the folder's ledger and the store (each skips it when it holds it already)."""
+        view = dataclasses.replace(view, split=self.split)
         append_view(self.folder, view)
         append_view(self.store, view)
 
+    def neighbours(self) -> list[dict[str, Any]]:
+        """The rows of the ledgers in the folders next to this one that scored the same test split."""
+        paths = sorted(p for p in self.folder.parent.parent.glob(f"*/{self.folder.name}") if p != self.folder)
+        return [row for path in paths for row in read_rows(path) if row.get("split") == self.split]
+
     def rows(self) -> list[dict[str, Any]]:
-        """Every row of both ledgers, each scoring once."""
+        """Every row of every ledger, each scoring once."""
         seen: dict[str, dict[str, Any]] = {}
-        for row in [*read_rows(self.store), *read_rows(self.folder)]:
+        for row in [*read_rows(self.store), *read_rows(self.folder), *self.neighbours()]:
             seen.setdefault(f"{row.get('plan')}|{row.get('who')}|{row.get('draw')}|{row.get('tasks')}", row)
         return sorted(seen.values(), key=lambda row: str(row.get("time", "")))
 

@@ -96,7 +96,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     lift holds what the edits changed (common random numbers), and a fresh clone resumes without asking again."""
     split = benchmark.get_tasks("test", limit=None)
     split_hash = ids_hash([t.id for t in split])
-    views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash))
+    views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash), split_hash)
     path = out_dir / PLAN_FILE
     saved = read_json(path, None)
     legacy = saved is not None and not is_registered(saved)
