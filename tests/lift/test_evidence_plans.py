@@ -132,3 +132,26 @@ def test_a_committed_neighbour_folder_counts_on_a_machine_without_the_user_store
     assert not {r["task_id"] for r in first["tasks"]} & {r["task_id"] for r in other["tasks"]}
     unrelated = run_lift(plan_of(agent), KeywordBenchmark(test=60), CONFIG, tmp_path / "experiments" / "c")
     assert unrelated["registration"]["plans"] == 1, "a folder that scored another test split does not count"
+
+
+def test_a_folder_from_before_registration_reports_as_unregistered_without_solving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    out = tmp_path / "out"
+    plan = plan_of(agent, control=True)
+    report = run_lift(plan, KeywordBenchmark(test=40), CONFIG, out)
+    saved = json.loads((out / "plan.json").read_text())  # rewritten as a folder from before registration
+    old_plan = {k: v for k, v in saved["plan"].items() if k not in ("draws", "matched", "test_reserve")}
+    (out / "plan.json").write_text(json.dumps({"plan": {**old_plan, "arms": ["evolved", "control"]},
+                                               "config": saved["config"]}))
+    (out / "scores" / "draw-0" / "baseline.jsonl").rename(out / "scores" / f"{report['baseline_key']}.jsonl")
+    (out / LEDGER_FILE).unlink()
+    log = tmp_path / "solves.log"
+    monkeypatch.setenv("SOLVE_LOG", str(log))
+    again = run_lift(plan_of(agent, control=True, draws=2, matched=True), KeywordBenchmark(test=40), CONFIG, out)
+    assert not log.exists(), "nothing is solved again"
+    assert again["mean_lift"] == report["mean_lift"] and not again["registration"]["registered"]
+    assert again["plan"]["draws"] == 1 and "matched" not in again["arms"]
+    assert "**Unregistered**" in (out / "lift.md").read_text()
+    assert [row["who"] for row in read_rows(out / LEDGER_FILE)] == ["baseline", "evolved/seed-0", "control/seed-0"]

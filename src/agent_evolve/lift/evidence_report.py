@@ -69,7 +69,7 @@ def evidence_lines(report: dict[str, Any]) -> list[str]:
     evidence = report.get("evidence") or {}
     lines = registration_lines(report.get("registration") or {})
     if evidence:
-        lines += control_lines(evidence)
+        lines += control_lines(evidence) if (report.get("registration") or {}).get("registered") else []
         sentence = evidence["convergence"]["sentence"]
         lines += [sentence, ""] if sentence else []
         lines += draw_lines(evidence)

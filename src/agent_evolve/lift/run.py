@@ -129,6 +129,8 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
     """Register the plan (or check it), then run (or resume) every arm of every seed and write the report after
     each; returns the report."""
     experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+    if experiment.scorer.layout.legacy:
+        plan = dataclasses.replace(plan, draws=1, matched=False, test_reserve=None)  # as the folder was run
     baseline = score_baseline(experiment, out_dir, progress)
     runs: list[ArmRun] = []
     report: dict = {}

@@ -11,7 +11,8 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import Progress
 from agent_evolve.lift.draws import DrawLayout
 from agent_evolve.lift.evidence import task_means
-from agent_evolve.lift.ledger import ViewLedgers, View
+from agent_evolve.lift.ledger import View, ViewLedgers
+from agent_evolve.lift.plan import BASELINE
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
 from agent_evolve.stats import mean
 from agent_evolve.types import Task
@@ -47,6 +48,11 @@ class DrawScorer:
     plan_id: str
     progress: Progress | None = None
 
+    def charged(self, who: str) -> str | None:
+        """Whose rows of a score file count as `who`'s cost: all of them in a file of its own; in an unregistered
+        folder's file shared by content, the rows the arm made (the baseline's, older than that mark, are all)."""
+        return who if self.layout.legacy and who != BASELINE else None
+
     def record(self, who: str, key: str, draw: int, scores: Mapping[str, float]) -> None:
         """A complete scoring of the test tasks into the ledgers (each skips a scoring it holds already)."""
         if scores and len(scores) == len(self.tests):
@@ -69,7 +75,7 @@ class DrawScorer:
                                  who, self.progress, sampling_seed=self.layout.sampling_seed(draw),
                                  make_agent=agent(draw) if agent else None)
             self.record(who, key, draw, scores)
-            made = store_cost(store, who)
+            made = store_cost(store, self.charged(who))
             every = store_cost(store)
             drawn.draws.append(scores)
             drawn.tokens_per_task.append(every["tokens"] / every["solves"] if every["solves"] else 0.0)
