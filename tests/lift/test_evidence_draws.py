@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -16,10 +17,15 @@ from agent_evolve.benchmarks.splits import dev_tasks
 from agent_evolve.engine.tasks import dev_ids, plan_tasks
 from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.lift.draws import DrawLayout
-from agent_evolve.lift.matched import draw_another, majority
+from agent_evolve.engine.records import read_jsonl
+from agent_evolve.lift.matched import draw_another, majority, matched_agent
+from agent_evolve.lift.scoring import score_tasks
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.stats import mean
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' server
 
 CONFIG = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, max_cycles=1, preflight=False,
                          agent_model="openai/fake", agent_base_url="http://127.0.0.1:9/v1")
@@ -121,3 +127,26 @@ def test_holdout_and_validation_are_never_carved_from_dev() -> None:
     assert dev_ids(ids[:500]) == [i for i in ids[:500] if i in dev], "membership does not depend on the pool"
     bench = KeywordBenchmark()
     assert [t.id for t in dev_tasks(bench)] == dev_ids([t.id for t in bench.get_tasks("train", limit=None)])
+
+
+def test_the_matched_vote_draws_fresh_sampled_replies_from_a_real_client(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    (agent / "prompts").mkdir(parents=True)
+    (agent / "prompts" / "system.md").write_text("Answer with the keyword.\n")
+    (agent / "manifest.yaml").write_text(REFERENCE_MANIFEST)
+    server = WireServer(churning_keyword_model()).start()
+    try:
+        config = ae.EvolveConfig(concurrency=1, preflight=False, agent_model="openai/test-model",
+                                 agent_base_url=f"{server.url}/v1", llm_cache_dir=str(tmp_path / "replies"))
+        tasks = KeywordBenchmark().get_tasks("test", limit=6)
+        for store in ("first.jsonl", "again.jsonl"):
+            score_tasks(agent, KeywordBenchmark(), tasks, tmp_path / store, config, "matched", sampling_seed=7,
+                        make_agent=matched_agent(45.0))
+            if store == "first.jsonl":
+                asked = len(server.requests)
+    finally:
+        server.stop()
+    assert [row["tokens"] for row in read_jsonl(tmp_path / "first.jsonl")] == [45] * 6, "3 replies of 15 tokens"
+    temperatures = [request.body.get("temperature", 0) for request in server.requests]
+    assert asked == 18 and sorted(temperatures) == [0] * 6 + [0.8] * 12, "one greedy and two sampled per task"
+    assert len(server.requests) == asked, "each sampled reply is cached as a draw of its own and replayed"
