@@ -82,6 +82,9 @@ def test_a_ledger_row_chains_to_the_one_before_and_the_same_scoring_is_written_o
     rows = read_rows(path)
     assert rows[1]["prev"] == rows[0]["hash"] and first_bad_row(rows) is None
     assert first_bad_row([rows[1], rows[0]]) == (1, first_bad_row([rows[1]])[1])
+    with path.open("a") as sink:
+        sink.write('{"prev": "torn by a ki')  # a kill mid-append
+    assert append_view(path, dataclasses.replace(view, draw=2)) and first_bad_row(read_rows(path)) is None
 
 
 def test_a_reserve_never_holds_a_task_an_earlier_plan_scored(tmp_path: Path) -> None:

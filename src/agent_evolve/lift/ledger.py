@@ -10,6 +10,7 @@ benchmark's whole test split, so plans run in other folders count when a plan as
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.errors import ConfigError
+from agent_evolve.lift.scoring import drop_torn_tail
 
 LEDGER_FILE = "test-views.jsonl"
 VIEWS_ENV = "AGENT_EVOLVE_TEST_VIEWS"  # the per-user store's folder (default ~/.cache/agent-evolve/test-views)
@@ -94,10 +96,24 @@ class View:
 
 def append_view(path: Path, view: View) -> bool:
     """Append `view` to the ledger at `path`, chained to its last row, unless it records that scoring already;
-    True when a row was added. A ledger whose chain is broken is refused, naming the row."""
+    True when a row was added. Appends are serialised by a lock on the file (two experiments on one test split
+    may run at once); a last line a kill left half-written is cut first. A broken chain is refused, naming the
+    row."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as sink:
+        fcntl.flock(sink, fcntl.LOCK_EX)
+        drop_torn_tail(path)
+        row = _chained(path, view)
+        if row is not None:
+            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return row is not None
+
+
+def _chained(path: Path, view: View) -> dict[str, Any] | None:
+    """The row that records `view` after the ledger's last row; None when the ledger holds that scoring."""
     rows = read_rows(path)
     if any(view.same_scoring(row) for row in rows):
-        return False
+        return None
     bad = first_bad_row(rows)
     if bad is not None:
         raise ConfigError(f"{path}: row {bad[0]} is broken ({bad[1]}); the ledger cannot be extended")
@@ -107,10 +123,7 @@ def append_view(path: Path, view: View) -> bool:
         "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
         "score": round(view.score, 6)}
     row["hash"] = row_hash(row)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as sink:
-        sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return True
+    return row
 
 
 @dataclass(frozen=True)
