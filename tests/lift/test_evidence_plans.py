@@ -158,3 +158,14 @@ def test_a_folder_from_before_registration_reports_as_unregistered_without_solvi
     assert again["plan"]["draws"] == 1 and "matched" not in again["arms"]
     assert "**Unregistered**" in (out / "lift.md").read_text()
     assert [row["who"] for row in read_rows(out / LEDGER_FILE)] == ["baseline", "evolved/seed-0", "control/seed-0"]
+
+
+def test_the_code_version_is_recorded_with_or_without_git(tmp_path: Path) -> None:
+    from agent_evolve.lift.registration import git_state, source_hash
+
+    assert git_state(tmp_path) == {"commit": None, "dirty": None}
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    before = source_hash(tmp_path / "pkg")
+    (tmp_path / "pkg" / "a.py").write_text("x = 2\n")
+    assert source_hash(tmp_path / "pkg") != before, "an edit to the code makes a new plan"
