@@ -1,6 +1,7 @@
-"""Probe the embedded model on GSM8K train tasks: which prompt changes move its score at all?
+"""Probe the embedded model on GSM8K dev tasks (the train tasks of the `dev` split, which no gate's holdout is carved
+from): which prompt changes move its score at all?
 
-Arms, all scored on the same train tasks `--source .. --source+--eval` (never test) at temperature 0:
+Arms, all scored on the same dev tasks `--source .. --source+--eval` (never test) at temperature 0:
 `baseline` (the seed system prompt), `sys_demos` and `chat_demos` (the `--shots` shortest verified-correct
 baseline solutions of train tasks 0..--source, in the system prompt or as earlier chat turns), `boxed` (Qwen's
 own evaluation prompt), `free` (the seed prompt without "in a few short lines"), `program` (program of
@@ -28,6 +29,7 @@ from agent_evolve.agents.answer_check import answer_failure
 from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.answers import extract_number, parse_number
+from agent_evolve.benchmarks.splits import dev_tasks
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.check_settings import AnswerForm
 from agent_evolve.llm.base import Message
@@ -171,7 +173,7 @@ def main() -> None:
     seed = SEED_PROMPT.read_text(encoding="utf-8")
     bench = resolve_benchmark("gsm8k")
     client = client_from_config(EvolveConfig(), "agent")
-    tasks = bench.get_tasks("train", limit=args.source + args.eval)
+    tasks = dev_tasks(bench, args.source + args.eval)
     base = solve_all(args.out, "baseline", lambda t: [Message("system", seed), Message("user", t.input)], tasks,
                      bench, client)
     verified = sorted(((t, r) for t, r in zip(tasks[: args.source], base) if r["score"] >= 1 and r["finish"] != "length"),

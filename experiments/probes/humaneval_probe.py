@@ -1,7 +1,8 @@
 """Probe the embedded model on HumanEval train tasks: does checking its code against the docstring's own examples,
 with one repair turn, lift it where prompt edits do not?
 
-Arms, on the first `--tasks` HumanEval **train** tasks (never test), temperature 0: `baseline` (the seed prompt);
+Arms, on the first `--tasks` HumanEval **dev** tasks (train tasks no holdout uses; never test), temperature 0:
+`baseline` (the seed prompt);
 `selfcheck`: the baseline's reply, run against the `>>>` examples of the task's own docstring (the prompt the
 agent sees; the grader's tests stay hidden) in the graders' sandbox; when an example fails, the model sees the
 example, what went wrong, and answers once more; `resample`: when the baseline's reply fails an example, up to
@@ -21,6 +22,7 @@ from agent_evolve.agents.example_check import CodeTask, docstring_examples
 from agent_evolve.agents.example_check import first_failure as check_examples
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.code_extraction import extract_code
+from agent_evolve.benchmarks.splits import dev_tasks
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config
@@ -105,7 +107,7 @@ def main() -> None:
     seed = SEED_PROMPT.read_text(encoding="utf-8")
     bench = resolve_benchmark("humaneval")
     client = client_from_config(EvolveConfig(), "agent")
-    tasks = bench.get_tasks("train", limit=args.tasks)
+    tasks = dev_tasks(bench, args.tasks)
     base = {r["task_id"]: r for r in solve_all(args.out, "baseline", tasks, bench, client, seed, {})}
     samplers = [client_from_config(EvolveConfig(), "agent", seed=k) for k in range(1, args.samples + 1)]
     arms = {arm: solve_all(args.out, arm, tasks, bench, client, seed, base, samplers) for arm in args.arms.split(",")}

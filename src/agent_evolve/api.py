@@ -113,14 +113,16 @@ RoleClient = Callable[[str], LLMClient]
 
 class RunClients:
     """The clients of one run's model roles, each built once from the config and recording into one ledger
-    (`given` clients, a user's own, are used as they are)."""
+    (`given` clients, a user's own, are used as they are). Every role samples with `seed`, by default the run's
+    seed (`config.seed`), so runs of other seeds draw other replies."""
 
     def __init__(
-        self, config: EvolveConfig, ledger: UsageLedger, *, seed: int = 0, given: Mapping[str, LLMClient] | None = None
+        self, config: EvolveConfig, ledger: UsageLedger, *, seed: int | None = None,
+        given: Mapping[str, LLMClient] | None = None,
     ) -> None:
         self.config = config
         self.ledger = ledger
-        self.seed = seed
+        self.seed = config.seed if seed is None else seed
         self.given = dict(given or {})
         self.clients: dict[str, LLMClient] = {}
 
@@ -279,7 +281,7 @@ def _worker_client(config: EvolveConfig) -> LLMClient:
     key = (json.dumps(config.to_dict(), sort_keys=True, default=str), id(ledger))
     with _worker_clients_lock:
         if key not in _worker_clients:
-            _worker_clients[key] = client_from_config(config, "agent", ledger=ledger)
+            _worker_clients[key] = client_from_config(config, "agent", ledger=ledger, seed=config.seed)
         return _worker_clients[key]
 
 

@@ -15,7 +15,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.lift import (
-    ComparisonPlan, LiftPlan, comparison_markdown, markdown_table, run_comparison, run_lift, write_report,
+    DEFAULT_DRAWS, ComparisonPlan, LiftPlan, comparison_markdown, markdown_table, run_comparison, run_lift, write_report,
 )
 
 __all__ = ["comparison_markdown", "markdown_table", "run_comparison_experiment", "run_lift_experiment", "write_report"]
@@ -34,11 +34,16 @@ def run_lift_experiment(
     progress: Callable[[ProgressEvent], None] | None = None,
     control: bool = True,
     allow_small_test: bool = False,
+    draws: int = DEFAULT_DRAWS,
+    matched: bool = True,
+    test_reserve: int | None = None,
 ) -> dict[str, Any]:
-    """For each seed: evolve a fresh copy of the seed workspace (and a no-edit control), score it on the test
-    tasks the baseline is scored on, and write lift.json, lift.md and lift.png into `out_dir` (resumable)."""
+    """Register the plan, then for each seed: evolve a fresh copy of the seed workspace (and a no-edit control),
+    score it, a compute-matched control and the baseline in `draws` test draws, and write lift.json, lift.md and
+    lift.png into `out_dir` (resumable)."""
     adapter, name = _benchmark(benchmark, config)
-    plan = LiftPlan(agent, name, engine, tuple(seeds), cycles, test_limit, control, allow_small_test)
+    plan = LiftPlan(agent, name, engine, tuple(seeds), cycles, test_limit, control, allow_small_test, draws, matched,
+                    test_reserve)
     return run_lift(plan, adapter, config, out_dir, progress=progress)
 
 
@@ -55,11 +60,14 @@ def run_comparison_experiment(
     progress: Callable[[ProgressEvent], None] | None = None,
     control: bool = True,
     allow_small_test: bool = False,
+    draws: int = DEFAULT_DRAWS,
+    test_reserve: int | None = None,
 ) -> dict[str, Any]:
     """Every engine on the same seeds, splits and config against one shared baseline; writes comparison.json,
     comparison.md and comparison.png (and each engine's lift report) into `out_dir` (resumable)."""
     adapter, name = _benchmark(benchmark, config)
-    plan = ComparisonPlan(agent, name, tuple(engines), tuple(seeds), cycles, test_limit, control, allow_small_test)
+    plan = ComparisonPlan(agent, name, tuple(engines), tuple(seeds), cycles, test_limit, control, allow_small_test,
+                          draws, test_reserve)
     return run_comparison(plan, adapter, config, out_dir, progress=progress)
 
 

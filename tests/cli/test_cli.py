@@ -100,7 +100,8 @@ def test_bad_input_is_a_clean_error_not_a_traceback(setup: tuple[Path, Path], tm
     assert result.exit_code == 1 and "manifest.yaml" in result.output and "Traceback" not in result.output
 
 
-def test_experiment_does_not_rescore_an_unchanged_workspace(setup: tuple[Path, Path], tmp_path: Path, monkeypatch) -> None:
+def test_experiment_scores_an_unchanged_workspace_anew_and_finds_no_lift(setup: tuple[Path, Path], tmp_path: Path,
+                                                                          monkeypatch) -> None:
     workspace, tasks = setup
     monkeypatch.setitem(ENGINE_REGISTRY, "noop", "cli_fakes.NoopEngine")
     result = CliRunner().invoke(
@@ -109,6 +110,7 @@ def test_experiment_does_not_rescore_an_unchanged_workspace(setup: tuple[Path, P
               "--allow-small-test"],
     )
     assert result.exit_code == 0, result.output
-    stores = list((tmp_path / "x" / "scores").glob("*.jsonl"))
-    assert len(stores) == 1, "only the baseline is scored when evolution changed nothing"
-    assert json.loads((tmp_path / "x" / "lift.json").read_text())["runs"][0]["lift"] == 0.0
+    stores = sorted(p.name for p in (tmp_path / "x" / "scores" / "draw-0").glob("*.jsonl"))
+    assert "evolved-seed-0.jsonl" in stores and "baseline.jsonl" in stores, "each arm is scored, never read from a file"
+    row = json.loads((tmp_path / "x" / "lift.json").read_text())["runs"][0]
+    assert row["lift"] == 0.0 and row["identical_to_baseline"]

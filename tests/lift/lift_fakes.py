@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import signal
@@ -84,3 +85,48 @@ class NoteEngine(ae.EvolutionEngine):
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         (Path(workspace.path) / "prompts" / "notes.md").write_text(f"seed {self.context.config.seed}\n")
         return StepResult(mutated=True, summary="note")
+
+
+SAMPLING_MANIFEST = """name: sampling
+version: 0.1.0
+contract_version: "1.0"
+agent: {type: custom, entrypoint: lift_fakes.SamplingAgent}
+evolvable_layers: [prompts, skills, memory]
+reload_strategy: hot
+"""
+
+
+def make_sampling_workspace(path: Path) -> Path:
+    make_workspace(path)
+    (path / "manifest.yaml").write_text(SAMPLING_MANIFEST)
+    return path
+
+
+class SamplingAgent(ae.BaseAgent):
+    """A sampling agent without a model: it knows a task's keyword when the prompt holds it, and then answers
+    right unless its sampling seed (its client's) makes it slip on that task (one task in four). Each answer
+    reports 7 tokens per word of the system prompt, plus 3. Logs `seed<TAB>task` to $SEED_LOG."""
+
+    def __init__(self, workspace_dir: str | Path, llm: object = None) -> None:
+        super().__init__(workspace_dir)
+        self.llm = llm
+
+    def solve(self, task: Task) -> Trajectory:
+        seed = int(getattr(self.llm, "seed", 0))
+        if os.environ.get("SEED_LOG"):
+            with open(os.environ["SEED_LOG"], "a") as log:
+                log.write(f"{seed}\t{task.id}\n")
+        keyword = task.metadata["keyword"]
+        slips = hashlib.sha256(f"{seed}:{task.id}".encode()).digest()[0] % 4 == 0
+        right = keyword in self.system_prompt and not slips
+        tokens = 7 * len(self.system_prompt.split()) + 3
+        usage = {"input_tokens": tokens - 1, "output_tokens": 1}
+        return Trajectory(task.id, keyword if right else "?", [{"type": "answer", "usage": usage}])
+
+
+class SameEditEngine(ae.EvolutionEngine):
+    """Writes the keyword k0 whatever the seed: every seed ends with the same workspace content."""
+
+    def step(self, workspace, observations, history, trial=None) -> StepResult:
+        workspace.write_prompt("baseline k0\n")
+        return StepResult(mutated=True, summary="k0")

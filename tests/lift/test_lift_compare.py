@@ -34,7 +34,7 @@ from agent_evolve.registry import ENGINE_REGISTRY
 from lift_fakes import KeywordBenchmark
 ENGINE_REGISTRY.update(keyword="lift_fakes.KeywordEngine", both="lift_fakes.BothKeywordsEngine")
 plan = ComparisonPlan(sys.argv[1], "keywords", ("keyword", "both"), seeds=(0,), cycles=2, test_limit=20,
-                      allow_small_test=True)
+                      allow_small_test=True, draws=1)
 config = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, max_cycles=2)
 run_comparison(plan, KeywordBenchmark(test=20), config, Path(sys.argv[2]))
 """
@@ -74,7 +74,7 @@ def test_one_table_with_a_row_per_engine_a_shared_baseline_and_each_engines_cost
     monkeypatch.setenv("SOLVE_LOG", str(log))
     agent = make_workspace(tmp_path / "agent")
     plan = ComparisonPlan(str(agent), "keywords", ("keyword", "both"), seeds=(0, 1), cycles=2, test_limit=20,
-                          allow_small_test=True)
+                          allow_small_test=True, draws=1)
     report = run_comparison(plan, KeywordBenchmark(test=20), CONFIG, tmp_path / "out")
     rows = {r["engine"]: r for r in report["table"]}
     assert list(rows) == ["keyword", "both"] and report["baseline_test"] == 0.0

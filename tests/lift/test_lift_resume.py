@@ -30,7 +30,7 @@ from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.registry import ENGINE_REGISTRY
 from lift_fakes import KeywordBenchmark
 ENGINE_REGISTRY["keyword"] = "lift_fakes.KeywordEngine"
-plan = LiftPlan(sys.argv[1], "keywords", "keyword", seeds=(0,), cycles=2, test_limit=120)
+plan = LiftPlan(sys.argv[1], "keywords", "keyword", seeds=(0,), cycles=2, test_limit=120, draws=1, matched=False)
 config = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, max_cycles=2)
 run_lift(plan, KeywordBenchmark(), config, Path(sys.argv[2]))
 """
@@ -45,7 +45,8 @@ def experiment(agent: Path, out: Path, log: Path, **crash: str) -> subprocess.Co
 def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
     agent = make_workspace(tmp_path / "agent")
-    plan = LiftPlan(str(agent), "keywords", "keyword", seeds=(0, 1), cycles=2, test_limit=120)
+    plan = LiftPlan(str(agent), "keywords", "keyword", seeds=(0, 1), cycles=2, test_limit=120, draws=1,
+                    matched=False)
     report = run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out")
     evolved = report["arms"]["evolved"]
     assert report["test_tasks"] == 120 and report["baseline_test"] == 0.0
@@ -56,7 +57,7 @@ def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest
     assert evolved["spread"]["stdev"] == 0.0
     cost = evolved["cost"]
     assert cost["test_solves"] == 240 and cost["solves"] == cost["evolution_solves"] + 240
-    assert report["arms"]["control"]["cost"]["test_solves"] == 0, "the control reuses the baseline's scores"
+    assert report["arms"]["control"]["cost"]["test_solves"] == 240, "the control is solved, never read from a file"
     assert report["baseline_cost"]["solves"] == 120
     assert report["tasks"][0] == {"task_id": "s0", "baseline": 0.0, "evolved/0": 1.0, "control/0": 0.0,
                                   "evolved/1": 1.0, "control/1": 0.0}
@@ -68,13 +69,13 @@ def test_report_has_lift_ci_control_and_cost(tmp_path: Path, monkeypatch: pytest
 def test_progress_names_each_arm_and_counts_its_test_solves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
     plan = LiftPlan(str(make_workspace(tmp_path / "agent")), "keywords", "keyword", seeds=(0,), cycles=1,
-                    test_limit=120)
+                    test_limit=120, draws=1, matched=False)
     events: list[ProgressEvent] = []
     run_lift(plan, KeywordBenchmark(), CONFIG, tmp_path / "out", progress=events.append)
     arms = [e.message for e in events if e.phase == ARM_PHASE]
-    assert arms == ["baseline", "evolved seed 0", "control seed 0"]
+    assert arms[0].startswith("plan ") and arms[1:] == ["baseline", "evolved seed 0", "control seed 0"]
     tested = [(e.done, e.total) for e in events if e.phase == TEST_PHASE]
-    assert tested == [(n, 120) for n in range(121)] * 2, "baseline and evolved solve 120 each; the control reuses"
+    assert tested == [(n, 120) for n in range(121)] * 3, "baseline, evolved and control solve 120 each"
     evolved_at = events.index(next(e for e in events if e.message == "evolved seed 0"))
     assert any(e.phase == "gate" for e in events[evolved_at:]), "the arm's loop events follow its name"
 

@@ -30,7 +30,8 @@ def lift_of_a_note(tmp_path: Path, server: WireServer, monkeypatch: pytest.Monke
     (agent / "manifest.yaml").write_text(REFERENCE_MANIFEST)
     config = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, preflight=False, gate_strategy="keep",
                              agent_model="openai/test-model", agent_base_url=f"{server.url}/v1", **settings)
-    plan = LiftPlan(str(agent), "keywords", "note", seeds=(0,), cycles=1, test_limit=120, control=False)
+    plan = LiftPlan(str(agent), "keywords", "note", seeds=(0,), cycles=1, test_limit=120, control=False,
+                    draws=1, matched=False)
     before = len(server.requests)
     report = run_lift(plan, KeywordBenchmark(), config, tmp_path / "out")
     return report, len(server.requests) - before
@@ -39,9 +40,9 @@ def lift_of_a_note(tmp_path: Path, server: WireServer, monkeypatch: pytest.Monke
 def test_an_arm_that_asks_what_the_baseline_asked_gets_its_replies(tmp_path, server, monkeypatch) -> None:
     report, requests = lift_of_a_note(tmp_path, server, monkeypatch)
     assert report["mean_lift"] == 0.0 and all(row["evolved/0"] == row["baseline"] for row in report["tasks"])
-    # KeywordBenchmark's train tasks ask the questions of its first 40 test tasks ("task i"), so after the
-    # baseline's test scoring the arm asks nothing new: holdout, batch, gate and test are all replayed.
-    assert requests == 120
+    # The test draw keeps its replies in a namespace of its own: the evolution asks its 10 train questions (6
+    # holdout, 4 batch) anew, and the arm's test scoring asks nothing new: it gets the baseline's 120 replies.
+    assert requests == 120 + 10
     assert list((tmp_path / "out" / "replies").rglob("*.json")), "the cache is the experiment's, in its folder"
 
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.benchmarks.base import SPLITS
+from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
 from agent_evolve.contract.safe_json import parse_json
-from agent_evolve.engine.tasks import seeded_order
+from agent_evolve.engine.tasks import is_dev, seeded_order
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Task
 
@@ -135,3 +135,9 @@ def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int 
         Task(id=task_id, input=tasks[task_id].input, metadata=copy.deepcopy(tasks[task_id].metadata))
         for task_id in splits.ids(split, limit)
     ]
+
+
+def dev_tasks(benchmark: BenchmarkAdapter, limit: int | None = None) -> list[Task]:
+    """The first `limit` tasks of the benchmark's `dev` split: the train tasks `engine.tasks.is_dev` names, which
+    probes and analyses use to design agents and settings and which no gate's holdout is ever carved from."""
+    return [t for t in benchmark.get_tasks("train", limit=None) if is_dev(t.id)][:limit]

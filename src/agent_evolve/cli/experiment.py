@@ -1,8 +1,10 @@
-"""`agent-evolve experiment`: measure lift (baseline vs evolved test score) over several seeds, for one engine or
-several side by side (`--engines a,b,c`)."""
+"""`agent-evolve experiment`: measure lift (baseline vs evolved test score) over several seeds and test draws, for
+one engine or several side by side (`--engines a,b,c`); `agent-evolve experiment verify OUT` checks the folder's
+test-view ledger."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,12 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.experiment import (
     comparison_markdown, markdown_table, run_comparison_experiment, run_lift_experiment,
 )
+from agent_evolve.lift import DEFAULT_DRAWS
+from agent_evolve.lift.claims import results_table, with_table
+from agent_evolve.lift.verify import verify_folder
 
 
-@click.command("experiment")
+@click.group("experiment", invoke_without_command=True)
 @click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or path.")
 @click.option("--benchmark", default="gsm8k", show_default=True)
 @click.option("--engine", help="The engine under test (default skillforge).")
@@ -25,20 +30,32 @@ from agent_evolve.experiment import (
 @click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated run seeds.")
 @click.option("--cycles", type=int, default=2, show_default=True)
 @click.option("--test-limit", type=int, default=120, show_default=True, help="Test tasks scored before and after.")
+@click.option("--test-reserve", type=int,
+              help="Score N test tasks that no earlier plan in the test-view ledger has scored (instead of the first "
+                   "--test-limit).")
+@click.option("--draws", type=int, default=DEFAULT_DRAWS, show_default=True,
+              help="Independent test draws of the baseline and of every arm (own sampling seed and reply cache).")
 @click.option("--allow-small-test", is_flag=True, help="Accept a test split under 120 tasks (its lift is noise).")
 @click.option("--no-control", is_flag=True, help="Skip the no-evolution control arm.")
+@click.option("--no-matched", is_flag=True, help="Skip the compute-matched control (baseline voting at the arm's "
+                                                  "tokens per task).")
 @click.option("--batch-size", type=int)
 @click.option("--holdout-limit", type=int)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="experiments/lift", show_default=True)
 @engine_options
 @model_options
+@click.pass_context
 def experiment_command(
-    agent: str, benchmark: str, engine: str | None, engines: str | None, seeds: str, cycles: int, test_limit: int,
-    allow_small_test: bool, no_control: bool, out_dir: str, **options: Any
+    ctx: click.Context, agent: str, benchmark: str, engine: str | None, engines: str | None, seeds: str, cycles: int,
+    test_limit: int, test_reserve: int | None, draws: int, allow_small_test: bool, no_control: bool,
+    no_matched: bool, out_dir: str, **options: Any
 ) -> None:
-    """Evolve one fresh workspace per seed (and a no-edit control) and compare its test score with the seed
-    workspace's task by task; with --engines, every engine on the same seeds against one shared baseline, in one
-    table. Run it again after an interruption to continue."""
+    """Register the plan (plan.json, its id printed), then evolve one fresh workspace per seed (with a no-edit and
+    a compute-matched control) and compare its test score with the seed workspace's task by task, in every test
+    draw; with --engines, every engine on the same seeds against one shared baseline, in one table. Run it again
+    after an interruption to continue."""
+    if ctx.invoked_subcommand is not None:
+        return
     if engine and engines:
         raise ConfigError("give --engine (one engine) or --engines (several side by side), not both")
     console = Console()
@@ -46,19 +63,55 @@ def experiment_command(
     common: dict[str, Any] = dict(
         agent=agent, benchmark=benchmark_from_options(benchmark, options, config), seeds=parse_ints(seeds, "--seeds"),
         cycles=cycles, test_limit=test_limit, out_dir=Path(out_dir), config=config, control=not no_control,
-        allow_small_test=allow_small_test)
+        allow_small_test=allow_small_test, draws=draws, test_reserve=test_reserve)
     with LiveProgress(console, cycles) as progress:
         if engines:
             names = [e.strip() for e in engines.split(",") if e.strip()]
             report = run_comparison_experiment(engines=names, progress=progress, **common)
         else:
-            report = run_lift_experiment(engine=engine or "skillforge", progress=progress, **common)
+            report = run_lift_experiment(engine=engine or "skillforge", progress=progress, matched=not no_matched,
+                                         **common)
+    plan_id = (report.get("registration") or {}).get("plan_id", "")
     if engines:
         console.print(comparison_markdown(report))
-        console.print(f"written to {out_dir}/comparison.json, comparison.md, comparison.png")
+        console.print(f"plan {plan_id}; written to {out_dir}/comparison.json, comparison.md, comparison.png")
     else:
         console.print(markdown_table(report))
-        console.print(f"written to {out_dir}/lift.json, lift.md, lift.png")
+        console.print(f"plan {plan_id}; written to {out_dir}/lift.json, lift.md, lift.png")
+
+
+@experiment_command.command("verify")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+def verify_command(out_dir: str) -> None:
+    """Check the hash chain of OUT's test-view ledger (and of the per-user store of its test split); exits
+    non-zero naming the first row that was rewritten, removed or reordered."""
+    problems, checked = verify_folder(Path(out_dir))
+    for line in checked:
+        click.echo(line)
+    for line in problems:
+        click.echo(line, err=True)
+    if problems:
+        sys.exit(1)
+
+
+@experiment_command.command("table")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default="experiments", show_default=True,
+              help="The folder whose <experiment>/lift.json files the table lists.")
+@click.option("--write", "target", type=click.Path(dir_okay=False, exists=True),
+              help="Rewrite the table between its markers in this file (else print it).")
+def table_command(root: str, target: str | None) -> None:
+    """The results table of every lift.json under ROOT (mean lift, CI, plan, draws, headline), generated so that
+    no quoted number can drift from its file."""
+    table = results_table(Path(root))
+    if target is None:
+        click.echo(table)
+        return
+    path = Path(target)
+    try:
+        path.write_text(with_table(path.read_text(encoding="utf-8"), table, str(path)), encoding="utf-8")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    click.echo(f"results table written into {path}")
 
 
 def parse_ints(text: str, option: str) -> list[int]:

@@ -27,6 +27,7 @@ from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.errors import ConfigError
+from agent_evolve.lift.eval_views import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.tracking.run import run_tracked
@@ -185,6 +186,8 @@ def eval_command(workspace: str, benchmark: str, split: str, limit: int, output:
 
         observations = solve_all(agent, adapter, tasks, config.concurrency, tick)
     score = mean_score(observations)
+    if split == "test":
+        record_eval(adapter, Path(workspace), config, observations)
     console.print(f"{benchmark} {split}: {score:.3f} ({sum(o.feedback.success for o in observations)}/{len(observations)})")
     if output:
         rows = [{"task_id": o.task.id, "score": o.feedback.score, "success": o.feedback.success, "detail": o.feedback.detail, "output": o.trajectory.output} for o in observations]

@@ -1,5 +1,6 @@
-"""Task planning as pure functions: the one seeded order every split uses, a holdout and a learners' validation
-set carved disjoint from train, and a cursor that walks the pool."""
+"""Task planning as pure functions: the one seeded order every split uses, the `dev` tasks that design work
+(probes, analyses) uses, a holdout and a learners' validation set carved disjoint from train and from dev, and a
+cursor that walks the pool."""
 
 from __future__ import annotations
 
@@ -16,6 +17,27 @@ def stable_key(seed: int, item_id: str) -> str:
 def seeded_order(ids: Sequence[str], seed: int) -> list[str]:
     """The ids in the order of their seeded hash: what every train/test split and the holdout carve from."""
     return sorted(ids, key=lambda item_id: stable_key(seed, item_id))
+
+
+DEV_KEY = "dev"
+DEV_FRACTION = 0.15
+"""About this share of the train split is `dev`: chosen per task id by a hash keyed apart from every seed, so a
+task is dev or not whatever the pool, the seed or the benchmark's order."""
+
+
+def is_dev(item_id: str) -> bool:
+    """Whether a train task belongs to the dev split (design data: never carved into a gate's holdout)."""
+    return int(stable_key_named(DEV_KEY, item_id)[:8], 16) < DEV_FRACTION * 16**8
+
+
+def stable_key_named(key: str, item_id: str) -> str:
+    """A hash of (key, id) for a named split, apart from the seeded orders (whose keys are integers)."""
+    return hashlib.sha256(f"{key}\x01{item_id}".encode()).hexdigest()
+
+
+def dev_ids(ids: Sequence[str]) -> list[str]:
+    """The dev tasks among `ids`, in their order."""
+    return [item_id for item_id in ids if is_dev(item_id)]
 
 
 @dataclass(frozen=True)
@@ -43,14 +65,20 @@ def plan_tasks(
     val_limit: int | None = None,
 ) -> TaskPlan:
     """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
-    the rest (at most `val_limit`) as validation; keep >= 1 for train."""
+    the rest (at most `val_limit`) as validation; keep >= 1 for train. Neither is carved from the dev tasks (they
+    stay in train): what designed the agent never judges it."""
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("benchmark returned duplicate task ids")
     order = seeded_order(task_ids, seed)
-    n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1))
-    rest = order[n_holdout:]
-    n_val = min(_share(len(rest), val_ratio, val_limit), max(0, len(rest) - 1))
-    return TaskPlan(train_ids=tuple(rest[n_val:]), holdout_ids=tuple(order[:n_holdout]), val_ids=tuple(rest[:n_val]))
+    eligible = [item_id for item_id in order if not is_dev(item_id)]
+    n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1), len(eligible))
+    holdout = eligible[:n_holdout]
+    rest = [item_id for item_id in order if item_id not in set(holdout)]
+    rest_eligible = eligible[n_holdout:]
+    n_val = min(_share(len(rest), val_ratio, val_limit), max(0, len(rest) - 1), len(rest_eligible))
+    val = set(rest_eligible[:n_val])
+    return TaskPlan(train_ids=tuple(i for i in rest if i not in val), holdout_ids=tuple(holdout),
+                    val_ids=tuple(rest_eligible[:n_val]))
 
 
 def _share(size: int, ratio: float, limit: int | None) -> int:

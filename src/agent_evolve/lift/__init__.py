@@ -1,4 +1,5 @@
-"""The lift protocol: baseline, evolved and no-evolution arms over several seeds, scored on an untouched test split."""
+"""The lift protocol: a registered plan; baseline, evolved, no-evolution and compute-matched arms over several seeds,
+scored in several draws on a test split whose every view is in a hash-chained ledger."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ from agent_evolve.lift.compare_report import comparison_markdown, write_comparis
 from agent_evolve.lift.compare_run import run_comparison
 from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.plan import (
-    CONTROL, DEFAULT_SEEDS, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split,
+    CONTROL, DEFAULT_DRAWS, DEFAULT_SEEDS, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan,
+    check_test_split,
 )
 from agent_evolve.lift.report import markdown_table, write_report
 from agent_evolve.lift.run import run_lift
 
 __all__ = [
-    "CONTROL", "DEFAULT_SEEDS", "EVOLVED", "MIN_TEST_TASKS", "ArmRun", "ComparisonPlan", "LiftPlan", "NoEditEngine",
+    "CONTROL", "DEFAULT_DRAWS", "DEFAULT_SEEDS", "EVOLVED", "MATCHED", "MIN_TEST_TASKS", "ArmRun", "ComparisonPlan",
+    "LiftPlan", "NoEditEngine",
     "check_test_split", "comparison_markdown", "markdown_table", "run_comparison", "run_lift", "summarize",
     "write_comparison", "write_report",
 ]

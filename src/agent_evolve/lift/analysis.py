@@ -7,7 +7,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_evolve.lift.plan import CONTROL, EVOLVED, ArmRun, LiftPlan
+from agent_evolve.lift.evidence import evidence as draw_evidence
+from agent_evolve.lift.evidence import task_means
+from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun, LiftPlan
 from agent_evolve.stats import PairedTable, lift_summary, mean
 
 COST_KEYS: tuple[str, ...] = ("evolution_solves", "test_solves", "solves", "engine_calls", "tokens", "seconds")
@@ -46,9 +48,7 @@ def pooled(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int
     average moved. The seeds share their test tasks (and equal workspaces share their scores), so (seed, task)
     pairs are not independent: resampling them as if they were narrows the interval by up to the root of the
     number of seeds."""
-    scored = sorted({t for r in runs for t in r.test_scores})
-    arm = {t: mean([r.test_scores[t] for r in runs if t in r.test_scores]) for t in scored}
-    return lift_summary(PairedTable.pair(baseline, arm), resamples=resamples)
+    return lift_summary(PairedTable.pair(baseline, task_means([r.test_scores for r in runs])), resamples=resamples)
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:
@@ -82,7 +82,8 @@ def arm_summary(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples
 
 
 def paired_tasks(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> list[dict[str, Any]]:
-    """The per-task paired table: each test task's baseline score and its score in every arm and seed."""
+    """The per-task paired table: each test task's baseline score and its score in every arm and seed (draws
+    averaged)."""
     return [
         {"task_id": task_id, "baseline": score,
          **{f"{r.arm}/{r.seed}": r.test_scores[task_id] for r in runs if task_id in r.test_scores}}
@@ -92,8 +93,11 @@ def paired_tasks(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> list[
 
 def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmRun], *,
               baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
-              resamples: int = 10_000) -> dict[str, Any]:
-    """The whole report: plan, baseline, per-seed rows of each arm, each arm's pooled lift, spread and cost.
+              resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
+              evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The whole report: plan, registration, baseline, per-seed rows of each arm, each arm's pooled lift, spread
+    and cost, the lift of every draw pairing and against each control, and the seeds' convergence. `baseline`
+    holds each task's score averaged over the draws (`baseline_draws`).
 
     `runs` holds finished arms only. The control arm is `exact` when every seed ends byte-identical to the
     baseline workspace (same content key) and so with exactly the baseline's test scores.
@@ -101,6 +105,7 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
     by_arm = {arm: [r for r in runs if r.arm == arm] for arm in plan.arms}
     report: dict[str, Any] = {
         "plan": plan.to_dict(),
+        "registration": dict(evidence or {"plan_id": "", "registered": False}),
         "benchmark": plan.benchmark,
         "agent": plan.agent,
         "engine": plan.engine,
@@ -110,11 +115,13 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
         "baseline_cost": dict(baseline_cost or {}),
         "runs": [run_row(baseline, r, resamples, baseline_key) for r in by_arm[EVOLVED]],
         "control": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(CONTROL, [])],
+        "matched": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(MATCHED, [])],
         "arms": {arm: arm_summary(baseline, rs, resamples) for arm, rs in by_arm.items() if rs},
     }
     report["tasks"] = paired_tasks(baseline, runs)
     control = by_arm.get(CONTROL, [])
     report["control_exact"] = bool(control) and all(
-        r.test_key == baseline_key and r.test_scores == dict(baseline) for r in control)
+        r.test_key == baseline_key and r.draws == list(baseline_draws or [baseline]) for r in control)
     report["mean_lift"] = report["arms"][EVOLVED]["mean_lift"] if by_arm[EVOLVED] else 0.0
+    report["evidence"] = draw_evidence(list(baseline_draws) or [dict(baseline)], by_arm, resamples)
     return report

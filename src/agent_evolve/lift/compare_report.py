@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.lift.evidence_report import registration_lines
 from agent_evolve.lift.report import write_report
 
 HEADER = ("| engine | seeds | test score | mean lift | pooled 95% CI | p (sign test) | wins / losses / ties "
@@ -36,6 +37,7 @@ def comparison_markdown(report: dict[str, Any]) -> str:
         f"{plan['cycles']} cycle(s) each, one config (splits and budgets) for all. Baseline test score "
         f"{report['baseline_test']:.3f}, scored once and shared; every arm is compared with it task by task "
         "(lift, CI and p over the test tasks, each task averaged over the seeds; cost summed over seeds).", "",
+        *registration_lines(report.get("registration") or {}),
         HEADER, "|---|" + "---:|" * 16, *(_row(r) for r in report["table"]),
     ]
     if report["control"]:

@@ -19,30 +19,34 @@ from agent_evolve.engine.loop import Progress
 from agent_evolve.lift.compare_report import write_comparison
 from agent_evolve.lift.comparison import compare, engine_params_for
 from agent_evolve.lift.plan import CONTROL, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan
-from agent_evolve.lift.run import arm_once, open_experiment, run_arm, score_baseline
-from agent_evolve.lift.scoring import store_cost
+from agent_evolve.lift.opening import open_experiment
+from agent_evolve.lift.run import arm_once, run_arm, score_baseline
 from agent_evolve.registry import engine_class
 
 
 def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
                    progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
     """Run (or resume) every engine and the control for every seed; returns the comparison report."""
-    source, tests, config = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
+    experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+    config = experiment.config
     for engine in plan.engines:   # an unknown or misnamed engine fails before any work
         engine_class(engine)
         engine_params_for(engine, config.engine_params, plan.engines)
-    baseline, baseline_key, store = score_baseline(source, benchmark, tests, config, out_dir, progress)
+    baseline = score_baseline(experiment, out_dir, progress)
     runs: dict[str, list[ArmRun]] = {engine: [] for engine in plan.engines}
     controls: list[ArmRun] = []
     report: dict = {}
 
     def arm(engine: str, kind: str, seed: int, arm_config: EvolveConfig) -> ArmRun:
         folder = out_dir / (CONTROL if kind == CONTROL else engine) / f"seed-{seed}"
-        return arm_once(folder / "arm.json", partial(run_arm, plan.lift_plan(engine), kind, seed, source, benchmark,
-                                                     tests, arm_config, out_dir, progress, folder))
+        done = arm_once(folder / "arm.json", partial(run_arm, plan.lift_plan(engine), kind, seed, experiment,
+                                                     benchmark, arm_config, out_dir, progress, folder))
+        experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), done.test_key, done.draws)
+        return done
 
     def rewrite() -> dict:
-        result = compare(plan, baseline, runs, controls, baseline_key=baseline_key, baseline_cost=store_cost(store))
+        result = compare(plan, baseline.scores, runs, controls, baseline_key=baseline.key, baseline_cost=baseline.cost,
+                         baseline_draws=baseline.draws, evidence=experiment.evidence())
         write_comparison(result, out_dir)
         return result
 

@@ -46,12 +46,14 @@ def table_row(name: str, runs: Sequence[ArmRun], arm: Mapping[str, Any]) -> dict
 
 def compare(plan: ComparisonPlan, baseline: Mapping[str, float], runs: Mapping[str, Sequence[ArmRun]],
             controls: Sequence[ArmRun], *, baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
-            resamples: int = 10_000) -> dict[str, Any]:
+            resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
+            evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The comparison report: one row per engine with finished seeds (and the control), each engine's own lift
     report (as a single-engine experiment would write it), and the per-task table over every engine and seed."""
     reports = {
         engine: summarize(plan.lift_plan(engine), baseline, [*done, *controls], baseline_key=baseline_key,
-                          baseline_cost=baseline_cost, resamples=resamples)
+                          baseline_cost=baseline_cost, resamples=resamples, baseline_draws=baseline_draws,
+                          evidence=evidence)
         for engine, done in runs.items() if done
     }
     rows = [table_row(engine, runs[engine], report["arms"][EVOLVED]) for engine, report in reports.items()]
@@ -59,6 +61,7 @@ def compare(plan: ComparisonPlan, baseline: Mapping[str, float], runs: Mapping[s
     named = [dataclasses.replace(r, arm=engine) for engine, done in runs.items() for r in done]
     return {
         "plan": plan.to_dict(),
+        "registration": dict(evidence or {}),
         "benchmark": plan.benchmark,
         "agent": plan.agent,
         "engines": list(plan.engines),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.lift.evidence_report import evidence_lines
 from agent_evolve.lift.plot import plot_lift
 
 RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test) | wins / losses / ties "
@@ -42,6 +43,7 @@ def markdown_table(report: dict[str, Any]) -> str:
         f"engine {report['engine']}", "",
         f"Seeds {seeds}, {plan['cycles']} cycle(s) each. Baseline test score {report['baseline_test']:.3f}; every "
         "arm is scored on the same test tasks and compared with the baseline task by task.", "",
+        *evidence_lines(report),
     ]
     arms = report["arms"]
     if "evolved" in arms:
@@ -49,8 +51,11 @@ def markdown_table(report: dict[str, Any]) -> str:
     if "control" in arms:
         lines += _arm_lines("Control arm (same loop, an engine that never edits)", report["control"], arms["control"])
         verdict = "yes" if report["control_exact"] else "NO"
-        lines += [f"Control arm ends exactly at its baseline (byte-identical workspace, same per-task scores): "
-                  f"**{verdict}**.", ""]
+        lines += [f"Control arm ends exactly at its baseline (byte-identical workspace, same per-task scores in "
+                  f"every draw): **{verdict}**.", ""]
+    if "matched" in arms:
+        lines += _arm_lines("Compute-matched control (the baseline workspace voting over sampled replies at the "
+                            "evolved arm's tokens per test task)", report["matched"], arms["matched"])
     lines += ["## Cost per arm (all seeds)", "",
               "| arm | solves | evolution solves | test solves | engine calls | tokens | seconds | lift per 100 solves |",
               "|---|---:|---:|---:|---:|---:|---:|---:|"]

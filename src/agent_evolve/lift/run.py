@@ -1,11 +1,15 @@
-"""Run a lift experiment, resumably: baseline once, then per seed the evolved and the control arm, then the report.
-The steps (open the folder, score the baseline, run an arm once) are shared with the side-by-side comparison.
+"""Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
+evolved arm, the no-evolution control and the compute-matched control, then the report. The steps (score the
+baseline, run an arm once) are shared with the side-by-side comparison.
 
-Layout of the output folder: plan.json; .gitignore (what to commit); baseline/workspace (a copy of the seed
-workspace); scores/<key>.jsonl (per-task test scores of each distinct workspace content);
-<arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command again after
-a kill: finished arms are read back, an interrupted evolution resumes from its journal, and test tasks already
-scored are not solved again.
+Layout of the output folder: plan.json (the registered plan, its id); test-views.jsonl (the hash-chained ledger
+of every test scoring); .gitignore (what to commit); baseline/workspace (a copy of the seed workspace);
+scores/draw-<d>/<arm>-seed-<n>.jsonl and scores/draw-<d>/baseline.jsonl (per-task test scores of each arm in
+each draw: no arm reads another's); replies/ (the evolution's reply cache) and replies/draw-<d>/ (each test
+draw's); <arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command
+again after a kill: finished arms are read back, an interrupted evolution resumes from its journal, and test
+tasks already scored are not solved again. An unregistered folder (from before plans were registered) keeps its
+old layout: scores/<content key>.jsonl and one draw.
 """
 
 from __future__ import annotations
@@ -19,55 +23,22 @@ from pathlib import Path
 
 from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.config import EvolveConfig, with_reply_cache
-from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
-from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import summarize
-from agent_evolve.lift.checkpoint import CHECKPOINT, restore_checkpoint, save_checkpoint
+from agent_evolve.lift.checkpoint import restore_checkpoint, save_checkpoint
 from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
-from agent_evolve.lift.plan import (
-    BASELINE, CONTROL, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan, check_test_split,
-)
+from agent_evolve.lift.matched import matched_agent
+from agent_evolve.lift.opening import Experiment, open_experiment
+from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
-from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
-from agent_evolve.registry import seed_path
-from agent_evolve.types import Task
+from agent_evolve.lift.scorer import Drawn
 
 
-# Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
-# and to report (plan, baseline copy, per-task scores, each finished arm's arm.json, each arm's checkpoint, the
-# report), and leaves out the arms' working folders (workspaces with their own git, journals, partial costs),
-# which the checkpoint carries.
-EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
-/*/seed-*/*
-!/*/seed-*/arm.json
-!/*/seed-*/{CHECKPOINT}
-"""
-
-
-def source_workspace(agent: str) -> Path:
-    """The folder of a seed name or a workspace path."""
-    return Path(agent) if Path(agent).is_dir() else seed_path(agent)
-
-
-def check_same_plan(out_dir: Path, plan: LiftPlan | ComparisonPlan, config: EvolveConfig) -> None:
-    """Write plan.json, or refuse to resume into a folder that holds a different experiment."""
-    wanted = {"plan": plan.to_dict(), "config": config.to_dict()}
-    path = out_dir / "plan.json"
-    saved = read_json(path, None)
-    if isinstance(saved, dict) and isinstance(saved.get("config"), dict):  # settings added since keep their defaults
-        saved["config"] = {**json.loads(json.dumps(EvolveConfig().to_dict())), **saved["config"]}
-    if saved is not None and saved != json.loads(json.dumps(wanted)):
-        raise ConfigError(f"{path}: this folder holds another experiment (other plan or config); "
-                          "use another --out or remove the folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(wanted, indent=1))
-
-
-def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: BenchmarkAdapter, tests: list[Task],
+def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchmark: BenchmarkAdapter,
             config: EvolveConfig, out_dir: Path, progress: Progress | None, folder: Path | None = None) -> ArmRun:
     """Evolve (or resume) one arm's workspace for one seed (in `folder`, by default `<out>/<arm>/seed-<n>`), then
     score it on the test tasks. The arm's folder is checkpointed after every cycle and at a stop, and a clone
@@ -90,60 +61,57 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, source: Path, benchmark: Benchm
             progress(event)
 
     try:
-        evolver = Evolver(str(source), meter, seeded, engine, workspace_dir=str(workspace), progress=checkpointing)
+        evolver = Evolver(str(experiment.source), meter, seeded, engine, workspace_dir=str(workspace),
+                          progress=checkpointing)
         result = evolver.run(plan.cycles)
     finally:
         meter.flush()
         save_checkpoint(folder)
-    key = workspace_key(workspace)
-    store, made_by = out_dir / "scores" / f"{key}.jsonl", folder.relative_to(out_dir).as_posix()
-    scores = score_tasks(workspace, benchmark, tests, store, seeded, made_by, progress)
+    drawn = experiment.scorer.score(workspace, folder.relative_to(out_dir).as_posix())
     return ArmRun(
         arm=arm,
         seed=seed,
         workspace=str(workspace),
-        test_key=key,
-        test_scores=scores,
+        test_key=drawn.key,
+        test_scores=drawn.scores,
+        draw_scores=drawn.draws,
+        test_tokens=drawn.tokens_per_task,
         baseline_holdout=float(result.details.get("baseline_score", 0.0)),
         final_holdout=result.final_score,
         accepted=int(result.details.get("accepted", 0)),
         rejected=int(result.details.get("rejected", 0)),
         cycles=result.cycles_completed,
         score_curve=list(result.score_history),
-        cost=arm_cost(meter, result.details, store_cost(store, made_by)),
+        cost=arm_cost(meter, result.details, drawn.cost),
         finished=True,
     )
 
 
-def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
-                    out_dir: Path, min_test_tasks: int) -> tuple[Path, list[Task], EvolveConfig]:
-    """Check the test split and the folder's plan; the source workspace, the test tasks and the config every arm
-    runs with. That config shares one response cache, under the folder and committed with it, between the
-    baseline, every arm and every test scoring: a workspace that asks what the baseline asked gets the baseline's
-    reply, so a paired lift holds what the edits changed and not the churn of asking again (common random
-    numbers: the same expected lift, a narrower interval), and a fresh clone resumes without asking again."""
-    tests = benchmark.get_tasks("test", limit=plan.test_limit)
-    train = benchmark.get_tasks("train", limit=config.task_pool_limit)
-    check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
-    check_same_plan(out_dir, plan, config)
-    ignore = out_dir / ".gitignore"
-    if not ignore.is_file() or ignore.read_text(encoding="utf-8") != EXPERIMENT_GITIGNORE:
-        atomic_write(ignore, EXPERIMENT_GITIGNORE)  # an older folder's rules are brought up to date
-    return source_workspace(plan.agent), tests, with_reply_cache(config, out_dir / REPLIES_DIR)
-
-
-def score_baseline(source: Path, benchmark: BenchmarkAdapter, tests: list[Task], config: EvolveConfig,
-                   out_dir: Path, progress: Progress | None = None) -> tuple[dict[str, float], str, Path]:
-    """The seed workspace's test scores (copied once to `<out>/baseline`), its content key and its score store."""
+def score_baseline(experiment: Experiment, out_dir: Path, progress: Progress | None = None) -> Drawn:
+    """The seed workspace (copied once to `<out>/baseline`) scored in every draw."""
     baseline_ws = out_dir / BASELINE / "workspace"
     if not baseline_ws.is_dir():
-        shutil.copytree(source, baseline_ws, ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
-    baseline_key = workspace_key(baseline_ws)
-    store = out_dir / "scores" / f"{baseline_key}.jsonl"
+        shutil.copytree(experiment.source, baseline_ws,
+                        ignore=shutil.ignore_patterns(".git", "evolution", "__pycache__"))
     if progress is not None:
         progress(ProgressEvent(0, ARM_PHASE, message=BASELINE))
-    baseline = score_tasks(baseline_ws, benchmark, tests, store, config, BASELINE, progress)
-    return baseline, baseline_key, store
+    return experiment.scorer.score(baseline_ws, BASELINE)
+
+
+def run_matched(seed: int, evolved: ArmRun, experiment: Experiment, out_dir: Path,
+                progress: Progress | None) -> ArmRun:
+    """The compute-matched control of one seed: the baseline workspace voting over sampled replies, in each draw
+    at the evolved arm's mean tokens per test task of that draw; no evolution."""
+    if progress is not None:
+        progress(ProgressEvent(0, ARM_PHASE, message=f"{MATCHED} seed {seed}"))
+    budgets = evolved.test_tokens or [0.0]
+    drawn = experiment.scorer.score(out_dir / BASELINE / "workspace", f"{MATCHED}/seed-{seed}",
+                                    lambda draw: matched_agent(budgets[min(draw, len(budgets) - 1)]))
+    return ArmRun(arm=MATCHED, seed=seed, workspace=str(out_dir / BASELINE / "workspace"), test_key=drawn.key,
+                  test_scores=drawn.scores, draw_scores=drawn.draws, test_tokens=drawn.tokens_per_task,
+                  cost={"evolution_solves": 0, "test_solves": drawn.cost["solves"], "solves": drawn.cost["solves"],
+                        "engine_calls": 0, "tokens": drawn.cost["tokens"], "seconds": drawn.cost["seconds"]},
+                  finished=True)
 
 
 def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
@@ -158,15 +126,29 @@ def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
 
 def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
              progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
-    """Run (or resume) every arm of every seed and write the report after each; returns the report."""
-    source, tests, config = open_experiment(plan, benchmark, config, out_dir, min_test_tasks)
-    baseline, baseline_key, baseline_store = score_baseline(source, benchmark, tests, config, out_dir, progress)
+    """Register the plan (or check it), then run (or resume) every arm of every seed and write the report after
+    each; returns the report."""
+    experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+    if experiment.scorer.layout.legacy:
+        plan = dataclasses.replace(plan, draws=1, matched=False, test_reserve=None)  # as the folder was run
+    baseline = score_baseline(experiment, out_dir, progress)
     runs: list[ArmRun] = []
     report: dict = {}
     for seed in plan.seeds:
+        evolved: ArmRun | None = None
         for arm in plan.arms:
-            runs.append(arm_once(out_dir / arm / f"seed-{seed}" / "arm.json", partial(
-                run_arm, plan, arm, seed, source, benchmark, tests, config, out_dir, progress)))
-            report = summarize(plan, baseline, runs, baseline_key=baseline_key, baseline_cost=store_cost(baseline_store))
+            record = out_dir / arm / f"seed-{seed}" / "arm.json"
+            if arm == MATCHED:
+                if evolved is None or experiment.scorer.layout.legacy:
+                    continue
+                done = arm_once(record, partial(run_matched, seed, evolved, experiment, out_dir, progress))
+            else:
+                done = arm_once(record, partial(run_arm, plan, arm, seed, experiment, benchmark, experiment.config,
+                                                out_dir, progress))
+            experiment.scorer.record_run(f"{arm}/seed-{seed}", done.test_key, done.draws)
+            evolved = done if arm == EVOLVED else evolved
+            runs.append(done)
+            report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,
+                               baseline_draws=baseline.draws, evidence=experiment.evidence())
             write_report(report, out_dir)
     return report

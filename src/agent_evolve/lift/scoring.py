@@ -10,17 +10,22 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import LayerSnapshot
-from agent_evolve.api import RunClients, agent_from_workspace
+from agent_evolve.api import RoleClient, RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import TEST_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
 from agent_evolve.llm.usage import UsageLedger
-from agent_evolve.types import Observation, Task
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Observation, Task, Trajectory
+
+AgentMaker = Callable[[Path, EvolveConfig, RoleClient], BaseAgent]
+"""Builds the agent that scores a workspace (default: the workspace's own agent)."""
 
 
 def workspace_key(path: Path) -> str:
@@ -33,12 +38,22 @@ def workspace_key(path: Path) -> str:
 
 def tokens_of(obs: Observation) -> int:
     """Input plus output tokens the trajectory's steps report."""
+    return trajectory_tokens(obs.trajectory)
+
+
+def trajectory_tokens(trajectory: Trajectory) -> int:
+    """Input plus output tokens a trajectory's steps report."""
     total = 0
-    for step in obs.trajectory.steps:
+    for step in trajectory.steps:
         usage = step.get("usage") if isinstance(step, dict) else None
         if isinstance(usage, dict):
             total += int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
     return total
+
+
+def own_agent(workspace: Path, config: EvolveConfig, roles: RoleClient) -> BaseAgent:
+    """The agent the workspace's manifest names."""
+    return agent_from_workspace(workspace, config, roles)[0]
 
 
 def stored_scores(path: Path) -> dict[str, float]:
@@ -64,19 +79,21 @@ def drop_torn_tail(path: Path) -> None:
 
 def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
-    made_by: str, progress: Progress | None = None,
+    made_by: str, progress: Progress | None = None, *, sampling_seed: int = 0, make_agent: AgentMaker | None = None,
 ) -> dict[str, float]:
     """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; each new row names who
     made it (`made_by`, e.g. ``evolved/seed-0``) so `store_cost` can charge it to that arm. An infrastructure
     failure is not an answer: it is not stored, so the task is left out of the scores and solved again by the
-    next run. `progress` hears a ``TEST_PHASE`` event as each solve finishes."""
+    next run. `progress` hears a ``TEST_PHASE`` event as each solve finishes. Every role samples with
+    `sampling_seed`; `make_agent` builds the agent (default: the workspace's own)."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
     if todo:
         store.parent.mkdir(parents=True, exist_ok=True)
         drop_torn_tail(store)
         ledger = UsageLedger(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
-        agent, _ = agent_from_workspace(workspace, config, RunClients(config, ledger))
+        roles = RunClients(config, ledger, seed=sampling_seed)
+        agent = (make_agent or own_agent)(workspace, config, roles)
         lock = threading.Lock()
         finished = 0
         tell = progress or (lambda event: None)

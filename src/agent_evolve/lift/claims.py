@@ -1,0 +1,139 @@
+"""Claims from data: the lift numbers a document quotes, checked against the lift.json files they come from, and
+a results table generated from those files.
+
+A quote is a lift followed within a few words by its interval, ``+0.125 ... 95% CI [+0.058, +0.200]``. A quote
+written as a link to its file, ``[+0.125, 95% CI [+0.058, +0.200]](experiments/x/lift.json)``, must match that
+file; any other quote must match some committed lift.json. The table sits between two markers and is rewritten
+by `agent-evolve experiment table --write FILE`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NUMBER = r"[+\-−]\d+\.\d{3}"
+QUOTE = re.compile(rf"({NUMBER})(?:(?!{NUMBER}).){{0,60}}?95% CI \[({NUMBER}), ({NUMBER})\]", re.S)
+LINKED = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(([^)\s]*lift\.json)\)")
+START, END = "<!-- lift-results:start (generated: agent-evolve experiment table) -->", "<!-- lift-results:end -->"
+Triple = tuple[float, float, float]
+
+
+def _number(text: str) -> float:
+    return round(float(text.replace("−", "-")), 3)
+
+
+def quotes(text: str) -> list[tuple[Triple, int]]:
+    """Every quoted (lift, CI low, CI high) of `text` with the offset where it starts."""
+    return [((_number(m[1]), _number(m[2]), _number(m[3])), m.start()) for m in QUOTE.finditer(text)]
+
+
+def _rounded(*values: float) -> Triple:
+    return tuple(round(float(v), 3) for v in values)  # type: ignore[return-value]
+
+
+def triples(report: Any) -> set[Triple]:
+    """Every (lift, CI low, CI high) a lift.json holds: per-seed rows, pooled arms, lifts against controls."""
+    found: set[Triple] = set()
+    if isinstance(report, dict):
+        lift = next((report[k] for k in ("lift", "mean_difference") if isinstance(report.get(k), int | float)), None)
+        if lift is not None and isinstance(report.get("ci_low"), int | float):
+            found.add(_rounded(lift, report["ci_low"], report["ci_high"]))
+        pooled = report.get("pooled")
+        if isinstance(report.get("mean_lift"), int | float) and isinstance(pooled, dict) and "ci_low" in pooled:
+            found.add(_rounded(report["mean_lift"], pooled["ci_low"], pooled["ci_high"]))
+        for value in report.values():
+            found |= triples(value)
+    elif isinstance(report, list):
+        for value in report:
+            found |= triples(value)
+    return found
+
+
+def lift_files(root: Path) -> dict[str, Path]:
+    """Every lift.json under `root`, keyed by its path relative to `root`'s parent (as documents cite it)."""
+    return {path.relative_to(root.parent).as_posix(): path for path in sorted(root.glob("*/lift.json"))}
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A quote no lift.json holds (or not the one it links to)."""
+
+    document: str
+    line: int
+    quote: Triple
+    cited: str
+
+    def __str__(self) -> str:
+        where = f"its file {self.cited}" if self.cited else "any committed lift.json"
+        lift, low, high = self.quote
+        return f"{self.document}:{self.line}: {lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}] is not in {where}"
+
+
+def check(document: Path, text: str, files: dict[str, Path], repo: Path, *,
+          every_quote: bool = True) -> Iterator[Mismatch]:
+    """The quotes of `text` that their lift.json files do not hold: linked quotes against the file they link to,
+    and (with `every_quote`) any other quote against every file in `files`."""
+    every: set[Triple] = set()
+    cache: dict[str, set[Triple]] = {}
+    for key, path in files.items():
+        cache[key] = triples(json.loads(path.read_text(encoding="utf-8")))
+        every |= cache[key]
+    linked_spans = []
+    for link in LINKED.finditer(text):
+        path = next((p for p in (document.parent / link[2], repo / link[2]) if p.is_file()), repo / link[2])
+        cited = path.resolve().relative_to(repo.resolve()).as_posix() if path.is_file() else link[2]
+        held = cache.get(cited) or (triples(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else set())
+        linked_spans.append((link.start(), link.end()))
+        for quote, _ in quotes(link[1]):
+            if quote not in held:
+                yield Mismatch(str(document), text.count("\n", 0, link.start()) + 1, quote, cited)
+    for quote, start in quotes(text) if every_quote else []:
+        if any(a <= start < b for a, b in linked_spans):
+            continue
+        if quote not in every:
+            yield Mismatch(str(document), text.count("\n", 0, start) + 1, quote, "")
+
+
+def _fmt(lift: float, low: float, high: float) -> str:
+    return f"{lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}]"
+
+
+def table_row(name: str, report: dict[str, Any]) -> str:
+    """One experiment's row: tasks, seeds, registration, draws, mean lift with its pooled CI, the headline."""
+    registration = report.get("registration") or {}
+    evolved = (report.get("arms") or {}).get("evolved")
+    if evolved:
+        pooled = evolved["pooled"]
+        mean = _fmt(evolved["mean_lift"], pooled["ci_low"], pooled["ci_high"])
+    else:
+        mean = f"{report.get('mean_lift', 0.0):+.3f} (per-seed CIs only)"
+    head = (report.get("evidence") or {}).get("headline")
+    headline = (f"{_fmt(head['mean_difference'], head['ci_low'], head['ci_high'])} (against {head['against']})"
+                if head and registration.get("registered") else "unregistered: none")
+    plan = registration.get("plan_id") if registration.get("registered") else "unregistered"
+    seeds = len(report.get("runs", []))
+    draws = registration.get("draws", 1) if registration.get("registered") else 1
+    return (f"| [{name}]({name}) | {report.get('benchmark')} | {report.get('test_tasks')} | {seeds} | {plan} "
+            f"| {draws} | {mean} | {headline} |")
+
+
+def results_table(root: Path) -> str:
+    """The generated table of every lift.json under `root`, between its markers."""
+    head = ("| experiment | benchmark | test tasks | seeds | plan | draws | mean lift, pooled 95% CI "
+            "| headline (smaller against the controls) |")
+    rows = [table_row(Path(key).parent.name + "/lift.json", json.loads(path.read_text(encoding="utf-8")))
+            for key, path in lift_files(root).items()]
+    return "\n".join([START, head, "|---|---|---:|---:|---|---:|---|---|", *rows, END])
+
+
+def with_table(text: str, table: str, where: str) -> str:
+    """`text` with the part between the markers replaced by `table`; a ValueError when the markers are missing."""
+    if START not in text or END not in text:
+        raise ValueError(f"{where}: no results-table markers ({START} ... {END})")
+    before, rest = text.split(START, 1)
+    return before + table + rest.split(END, 1)[1]

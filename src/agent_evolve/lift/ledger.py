@@ -1,0 +1,187 @@
+"""The test-view ledger: every scoring of test tasks, by any plan, appended as a hash-chained JSONL row.
+
+A row names the plan, who was scored (``baseline``, ``evolved/seed-0``, ``eval``), the workspace's content key,
+the draw, the time, the scored task ids (and their hash) and the mean score. Each row holds the hash of the row
+before it and its own, so rewriting, dropping or reordering a row breaks the chain at that row (`verify`). One
+ledger lives in the experiment folder (committed with it); a second, per user, is keyed by the hash of the
+benchmark's whole test split, so plans run in other folders count when a plan asks who looked before it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.errors import ConfigError
+from agent_evolve.lift.scoring import drop_torn_tail
+
+LEDGER_FILE = "test-views.jsonl"
+VIEWS_ENV = "AGENT_EVOLVE_TEST_VIEWS"  # the per-user store's folder (default ~/.cache/agent-evolve/test-views)
+GENESIS = "0" * 64
+
+
+def ids_hash(task_ids: Iterable[str]) -> str:
+    """A short content hash of a set of task ids (their order does not matter)."""
+    return hashlib.sha256("\n".join(sorted(set(task_ids))).encode()).hexdigest()[:16]
+
+
+def user_store(split_hash: str) -> Path:
+    """The per-user ledger of the test split whose ids hash to `split_hash`."""
+    root = os.environ.get(VIEWS_ENV) or Path.home() / ".cache" / "agent-evolve" / "test-views"
+    return Path(root) / f"{split_hash}.jsonl"
+
+
+def row_hash(row: Mapping[str, Any]) -> str:
+    """The sha256 of a row's canonical JSON, its own `hash` left out."""
+    body = {k: v for k, v in row.items() if k != "hash"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Every row of a ledger (none when it does not exist); a line that is not a JSON object is a ConfigError."""
+    if not path.is_file():
+        return []
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise ConfigError(f"{path}: row {number} is not JSON") from None
+        if not isinstance(row, dict):
+            raise ConfigError(f"{path}: row {number} is not a JSON object")
+        rows.append(row)
+    return rows
+
+
+def first_bad_row(rows: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
+    """The 1-based number of the first row whose hash or link to the row before it is wrong, and why; None when
+    the chain holds."""
+    previous = GENESIS
+    for number, row in enumerate(rows, 1):
+        if row.get("prev") != previous:
+            return number, "its link to the row before it does not match (a row was removed, added or reordered)"
+        if row.get("hash") != row_hash(row):
+            return number, "its content does not match its hash (the row was rewritten)"
+        previous = str(row["hash"])
+    return None
+
+
+@dataclass(frozen=True)
+class View:
+    """One scoring of test tasks: which plan, who, which workspace content and draw, the tasks and the score."""
+
+    plan: str
+    who: str
+    workspace: str
+    draw: int
+    task_ids: tuple[str, ...]
+    score: float
+    split: str = ""  # the hash of the benchmark's whole test split
+
+    def same_scoring(self, row: Mapping[str, Any]) -> bool:
+        """Whether `row` records this scoring already (a resumed or re-reported plan appends no second row)."""
+        return (row.get("plan"), row.get("who"), row.get("draw"), row.get("tasks")) == (
+            self.plan, self.who, self.draw, ids_hash(self.task_ids))
+
+
+def append_view(path: Path, view: View) -> bool:
+    """Append `view` to the ledger at `path`, chained to its last row, unless it records that scoring already;
+    True when a row was added. Appends are serialised by a lock on the file (two experiments on one test split
+    may run at once); a last line a kill left half-written is cut first. A broken chain is refused, naming the
+    row."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as sink:
+        fcntl.flock(sink, fcntl.LOCK_EX)
+        drop_torn_tail(path)
+        row = _chained(path, view)
+        if row is not None:
+            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return row is not None
+
+
+def _chained(path: Path, view: View) -> dict[str, Any] | None:
+    """The row that records `view` after the ledger's last row; None when the ledger holds that scoring."""
+    rows = read_rows(path)
+    if any(view.same_scoring(row) for row in rows):
+        return None
+    bad = first_bad_row(rows)
+    if bad is not None:
+        raise ConfigError(f"{path}: row {bad[0]} is broken ({bad[1]}); the ledger cannot be extended")
+    row: dict[str, Any] = {
+        "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
+        "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
+        "score": round(view.score, 6)}
+    row["hash"] = row_hash(row)
+    return row
+
+
+@dataclass(frozen=True)
+class ViewLedgers:
+    """The ledgers of one experiment: its folder's, the per-user store of its benchmark's test split (whose hash
+    is `split`), and those of the folders next to it (committed experiments count on any machine)."""
+
+    folder: Path
+    store: Path
+    split: str = ""
+
+    def record(self, view: View) -> None:
+        """Append the scoring to the folder's ledger and the store (each skips it when it holds it already)."""
+        view = dataclasses.replace(view, split=self.split)
+        append_view(self.folder, view)
+        append_view(self.store, view)
+
+    def neighbours(self) -> list[dict[str, Any]]:
+        """The rows of the ledgers in the folders next to this one that scored the same test split."""
+        paths = sorted(p for p in self.folder.parent.parent.glob(f"*/{self.folder.name}") if p != self.folder)
+        return [row for path in paths for row in read_rows(path) if row.get("split") == self.split]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row of every ledger, each scoring once."""
+        seen: dict[str, dict[str, Any]] = {}
+        for row in [*read_rows(self.store), *read_rows(self.folder), *self.neighbours()]:
+            seen.setdefault(f"{row.get('plan')}|{row.get('who')}|{row.get('draw')}|{row.get('tasks')}", row)
+        return sorted(seen.values(), key=lambda row: str(row.get("time", "")))
+
+
+def scored_ids(rows: Iterable[Mapping[str, Any]], except_plan: str = "") -> set[str]:
+    """Every task id a plan other than `except_plan` has scored."""
+    return {str(t) for row in rows if row.get("plan") != except_plan for t in row.get("task_ids", [])}
+
+
+def reserve(split_ids: Sequence[str], rows: Iterable[Mapping[str, Any]], size: int, where: str) -> list[str]:
+    """The first `size` ids of the test split (in its order) that no plan in the ledger has scored; a ConfigError
+    when fewer are left."""
+    seen = scored_ids(rows)
+    fresh = [t for t in split_ids if t not in seen]
+    if len(fresh) < size:
+        raise ConfigError(f"--test-reserve {size}: only {len(fresh)} of the {len(split_ids)} test tasks were never "
+                          f"scored by an earlier plan ({len(seen)} were, per {where}); the reserve is exhausted")
+    return fresh[:size]
+
+
+def earlier_plans(rows: Iterable[Mapping[str, Any]], test_ids: Iterable[str], plan_id: str) -> dict[str, Any]:
+    """The plans that scored any of `test_ids`: how many (this one included) and, for each other plan, when it
+    first did, how many of these tasks, and the mean score of each scoring."""
+    wanted = set(test_ids)
+    plans: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        overlap = wanted & {str(t) for t in row.get("task_ids", [])}
+        if not overlap:
+            continue
+        entry = plans.setdefault(str(row.get("plan")), {"plan": str(row.get("plan")), "first": row.get("time"),
+                                                         "tasks": 0, "scores": {}})
+        entry["tasks"] = max(entry["tasks"], len(overlap))
+        entry["scores"][f"{row.get('who')} draw {row.get('draw')}"] = row.get("score")
+    others = [entry for key, entry in plans.items() if key != plan_id]
+    return {"plans": len(others) + 1, "earlier": others}

@@ -1,0 +1,121 @@
+"""Opening an experiment folder: choose the test tasks, register the plan before anything runs (or check it on a
+resume), and set up the draws and the test-view ledgers every scoring writes to."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig, with_reply_cache
+from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
+from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
+from agent_evolve.engine.records import read_json
+from agent_evolve.errors import ConfigError
+from agent_evolve.lift.checkpoint import CHECKPOINT
+from agent_evolve.lift.draws import DrawLayout
+from agent_evolve.lift.ledger import LEDGER_FILE, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
+from agent_evolve.lift.plan import MATCHED, ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
+from agent_evolve.lift.scorer import DrawScorer
+from agent_evolve.registry import seed_path
+from agent_evolve.types import Task
+
+# Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
+# and to report (plan, ledger, baseline copy, per-task scores, each finished arm's arm.json, each arm's
+# checkpoint, the report), and leaves out the arms' working folders (workspaces with their own git, journals,
+# partial costs), which the checkpoint carries.
+EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
+/*/seed-*/*
+!/*/seed-*/arm.json
+!/*/seed-*/{CHECKPOINT}
+"""
+NEW_PLAN_FIELDS = ("draws", "matched", "test_reserve")  # what plans gained with registration
+
+
+@dataclass
+class Experiment:
+    """An opened folder: the seed workspace, the test tasks, the config every arm runs with, the scorer of test
+    draws, and the registration (plan id, whether registered, who scored these test tasks before)."""
+
+    source: Path
+    tests: list[Task]
+    config: EvolveConfig
+    scorer: DrawScorer
+    registration: dict[str, Any]
+
+    def evidence(self) -> dict[str, Any]:
+        """The registration with the test tasks' view count, read from the ledgers now."""
+        return {**self.registration, **earlier_plans(self.scorer.views.rows(), [t.id for t in self.tests],
+                                                      self.registration["plan_id"])}
+
+
+def source_workspace(agent: str) -> Path:
+    """The folder of a seed name or a workspace path."""
+    return Path(agent) if Path(agent).is_dir() else seed_path(agent)
+
+
+def legacy_plan(plan: LiftPlan | ComparisonPlan) -> dict[str, Any]:
+    """The plan as a folder from before registration wrote it (no draws, reserve or compute-matched control)."""
+    old = {k: v for k, v in plan.to_dict().items() if k not in NEW_PLAN_FIELDS}
+    if "arms" in old:
+        old["arms"] = [arm for arm in old["arms"] if arm != MATCHED]
+    return old
+
+
+def check_legacy_plan(path: Path, saved: dict[str, Any], plan: LiftPlan | ComparisonPlan,
+                      config: EvolveConfig) -> None:
+    """Refuse to resume an unregistered folder under another experiment (settings added since keep defaults)."""
+    if isinstance(saved.get("config"), dict):
+        saved = {**saved, "config": {**json.loads(json.dumps(EvolveConfig().to_dict())), **saved["config"]}}
+    if saved != json.loads(json.dumps({"plan": legacy_plan(plan), "config": config.to_dict()})):
+        raise ConfigError(f"{path}: this folder holds another experiment (other plan or config); "
+                          "use another --out or remove the folder")
+
+
+def choose_tests(plan: LiftPlan | ComparisonPlan, split: list[Task], saved: Any, views: ViewLedgers) -> list[Task]:
+    """The test tasks: the registered ones on a resume of a reserve, a fresh reserve, or the first test_limit."""
+    if plan.test_reserve is None:
+        return split[: plan.test_limit]
+    if is_registered(saved) and saved["plan"].get("test_reserve") == plan.test_reserve:
+        chosen = set(saved["test"]["ids"])
+    else:
+        where = f"{views.store} and {views.folder}"
+        chosen = set(reserve([t.id for t in split], views.rows(), plan.test_reserve, where))
+    return [t for t in split if t.id in chosen]
+
+
+def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
+                    out_dir: Path, min_test_tasks: int, progress: Progress | None = None) -> Experiment:
+    """Check the test split, register the plan (or check it on a resume) and open the ledgers and draws.
+
+    Every arm runs with one response cache under the folder (committed with it), each test draw in a namespace
+    of its own: within a draw an arm that asks what the baseline asked gets the baseline's reply, so a paired
+    lift holds what the edits changed (common random numbers), and a fresh clone resumes without asking again."""
+    split = benchmark.get_tasks("test", limit=None)
+    split_hash = ids_hash([t.id for t in split])
+    views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash), split_hash)
+    path = out_dir / PLAN_FILE
+    saved = read_json(path, None)
+    legacy = saved is not None and not is_registered(saved)
+    tests = split[: plan.test_limit] if legacy else choose_tests(plan, split, saved, views)
+    train = benchmark.get_tasks("train", limit=config.task_pool_limit)
+    check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
+    if legacy:
+        check_legacy_plan(path, saved, plan, config)
+        registration = {"plan_id": legacy_id(saved), "registered": False, "draws": 1}
+    else:
+        record = register(path, plan_record(plan.to_dict(), config, [t.id for t in tests], split_hash))
+        registration = {"plan_id": record["id"], "registered": True, "draws": plan.draws, "code": record["code"],
+                        "test_ids_hash": record["test"]["ids_hash"], "registered_at": record["registered"]}
+    ignore = out_dir / ".gitignore"
+    if not ignore.is_file() or ignore.read_text(encoding="utf-8") != EXPERIMENT_GITIGNORE:
+        atomic_write(ignore, EXPERIMENT_GITIGNORE)  # an older folder's rules are brought up to date
+    if progress is not None:
+        progress(ProgressEvent(0, ARM_PHASE, message=f"plan {registration['plan_id']} ({path})"))
+    cached = with_reply_cache(config, out_dir / REPLIES_DIR)
+    layout = DrawLayout(out_dir, registration["draws"], legacy)
+    scorer = DrawScorer(benchmark, tests, cached, layout, views, registration["plan_id"], progress)
+    return Experiment(source_workspace(plan.agent), tests, cached, scorer, registration)

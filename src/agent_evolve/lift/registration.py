@@ -1,0 +1,127 @@
+"""Registered plans: everything that decides an experiment's numbers, written to plan.json before anything runs.
+
+The record holds the code (a hash of the package's source, with the git commit and whether the tree was dirty),
+the plan (agent, benchmark, engine, seeds, cycles, test limit or reserve, draws, controls), the config (engine
+parameters included), the test task ids with their hash, and the metric. Its hash, over all of it but the commit
+and the time, is the plan id: any change makes a new plan, and a folder refuses to resume under another plan,
+listing what differs. A folder from before registration (plan.json without an id) is *unregistered*: it resumes
+under the checks it was made with and its reports say so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.config import EvolveConfig
+from agent_evolve.errors import ConfigError
+from agent_evolve.lift.ledger import ids_hash
+
+PLAN_FILE = "plan.json"
+PLAN_FORMAT = 2
+METRIC = ("mean per-task test score; lift = arm minus control, paired task by task, each task's score averaged "
+          "over the draws and seeds; 95% bootstrap CI over tasks; sign-test p")
+UNREGISTERED = "unregistered"
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def source_hash(package: Path = PACKAGE) -> str:
+    """A hash of every Python file of the package: the code that ran, with or without git."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def git_state(where: Path = PACKAGE) -> dict[str, Any]:
+    """The commit checked out where the package lives and whether its tree differs from it; None without git."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=where, capture_output=True, text=True, timeout=30, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit.strip() if commit else None, "dirty": None if status is None else bool(status.strip())}
+
+
+def plan_record(plan: Mapping[str, Any], config: EvolveConfig, test_ids: list[str], split_hash: str) -> dict[str, Any]:
+    """plan.json's content, its id included; `split_hash` names the benchmark's whole test split (its ledger)."""
+    record: dict[str, Any] = {
+        "format": PLAN_FORMAT,
+        "code": {"source": source_hash(), **git_state()},
+        "plan": json.loads(json.dumps(dict(plan))),
+        "config": json.loads(json.dumps(config.to_dict())),
+        "test": {"ids_hash": ids_hash(test_ids), "count": len(test_ids), "split_hash": split_hash,
+                 "ids": list(test_ids)},
+        "metric": METRIC,
+        "registered": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    record["id"] = plan_id(record)
+    return record
+
+
+def plan_id(record: Mapping[str, Any]) -> str:
+    """The hash of what decides the numbers: the record but its id, time, commit and dirty flag."""
+    body = {k: v for k, v in record.items() if k not in ("id", "registered", "code")}
+    body["code"] = {"source": record["code"]["source"]}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def is_registered(saved: Any) -> bool:
+    return isinstance(saved, dict) and saved.get("format") == PLAN_FORMAT and "id" in saved
+
+
+def legacy_id(saved: Mapping[str, Any]) -> str:
+    """The name an unregistered folder's plan goes by in a ledger."""
+    return f"{UNREGISTERED}-{hashlib.sha256(json.dumps(saved, sort_keys=True).encode()).hexdigest()[:12]}"
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in _flat(item, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): value}
+
+
+def differences(saved: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
+    """What differs between two plan records, as `key: saved -> wanted` lines. A config key the saved plan lacks
+    (a setting added since) that keeps its default is no difference; nor are the id, time, commit and dirty flag."""
+    defaults = _flat({"config": json.loads(json.dumps(EvolveConfig().to_dict()))})
+    old, new = _flat(dict(saved)), _flat(dict(wanted))
+    skip = {"id", "registered", "code.commit", "code.dirty"}
+    lines = []
+    for key in sorted(set(old) | set(new)):
+        if key in skip or key.startswith("test.ids"):
+            continue
+        before = old.get(key, defaults.get(key, "(absent)"))
+        after = new.get(key, "(absent)")
+        if before != after:
+            lines.append(f"{key}: {before!r} -> {after!r}")
+    return lines
+
+
+def register(path: Path, wanted: dict[str, Any]) -> dict[str, Any]:
+    """The folder's registered plan: `wanted` written when the folder has none, the saved one when `wanted` is the
+    same plan; a ConfigError listing the differences when it is not."""
+    saved = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if saved is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(wanted, indent=1), encoding="utf-8")
+        return wanted
+    if saved.get("id") == wanted["id"]:
+        return saved
+    lines = differences(saved, wanted)
+    if saved.get("test", {}).get("ids_hash") != wanted["test"]["ids_hash"]:
+        lines.append(f"test.ids_hash: {saved.get('test', {}).get('ids_hash')!r} -> {wanted['test']['ids_hash']!r}")
+    if lines:
+        raise ConfigError(f"{path}: this folder holds another experiment (plan {saved.get('id')}); the plan asked "
+                          f"for now differs in:\n  " + "\n  ".join(lines) + "\nuse another --out (a new plan) or the "
+                          "plan as registered")
+    return saved

@@ -1,0 +1,17 @@
+"""Every test keeps the per-user test-view ledger (experiments and `eval` on a test split write it) in a temporary
+folder of its own, never in ~/.cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_evolve.lift.ledger import VIEWS_ENV
+
+
+@pytest.fixture(autouse=True)
+def private_test_views(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    store = tmp_path_factory.mktemp("test-views")
+    monkeypatch.setenv(VIEWS_ENV, str(store))
+    return store
