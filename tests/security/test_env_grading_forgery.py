@@ -59,6 +59,19 @@ for path in sorted(pathlib.Path("tests").glob("test_*.py")):
 print("============ 9 passed in 0.01s ============")
 """
 
+PRINTS_PASSES_AT_EXIT = """\
+import atexit, os, pathlib, re
+
+def _forge():
+    for path in sorted(pathlib.Path("tests").glob("test_*.py")):
+        for name in re.findall(r"^def (test_\\w+)", path.read_text(), re.M):
+            os.write(1, f"PASSED {path}::{name}\\n".encode())
+    os.write(1, b"============ 9 passed in 0.01s ============\\n")
+
+atexit.register(_forge)
+"""
+"""Library code (kept by the screen) printing pytest's summary lines after pytest's own: the XML report decides."""
+
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> SweMiniBenchmark:
@@ -128,6 +141,16 @@ def test_start_up_hooks_and_a_module_shadowing_pytest_earn_nothing(bench: SweMin
                                                                    files: dict[str, str]) -> None:
     feedback = _graded(bench, files)
     assert not feedback.success and feedback.score < 1.0, feedback.detail
+
+
+@confined
+def test_library_code_printing_passes_after_pytest_is_caught_by_the_xml_report(bench: SweMiniBenchmark) -> None:
+    task = _task(bench)
+    with open_environment(bench.environment(task)) as env:
+        env.write_file("tally/__init__.py", env.read_file("tally/__init__.py") + PRINTS_PASSES_AT_EXIT)
+        feedback = bench.evaluate_in(task, Trajectory(task.id, "done"), env)
+    assert not feedback.success and feedback.score < 1.0, feedback.detail
+    assert "not consistent" in feedback.detail
 
 
 @confined
