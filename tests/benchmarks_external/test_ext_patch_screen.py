@@ -43,7 +43,8 @@ def test_test_infrastructure_is_dropped_and_named(path: str) -> None:
 
 def test_a_setup_cfg_change_outside_pytest_sections_is_kept_and_inside_is_dropped() -> None:
     base = {"setup.cfg": SETUP_CFG}
-    outside = "--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,3 +1,3 @@\n [metadata]\n name = lib\n-version = 1.0\n+version = 1.1\n"
+    outside = ("--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,3 +1,3 @@\n [metadata]\n name = lib\n-version = 1.0\n"
+               "+version = 1.1\n")
     inside = ("--- a/setup.cfg\n+++ b/setup.cfg\n@@ -5,3 +5,4 @@\n [tool:pytest]\n testpaths = tests\n filler = 1\n"
               "+addopts = -p forge\n")
     far = "--- a/setup.cfg\n+++ b/setup.cfg\n@@ -6,2 +6,3 @@\n testpaths = tests\n filler = 1\n+addopts = -p forge\n"
@@ -92,7 +93,8 @@ CASES = ('<testcase classname="tests.test_a" name="test_p" file="tests/test_a.py
          '<testcase classname="tests.test_a" name="test_s" file="tests/test_a.py"><skipped message="no"/></testcase>'
          '<testcase classname="" name="tests.test_b" file="tests/test_b.py"><error message="collection failure"/>'
          '</testcase>')
-CONSOLE = ("PASSED tests/test_a.py::test_p\nPASSED tests/test_a.py::TestK::test_m[1]\nSKIPPED [1] tests/test_a.py:9: no\n"
+CONSOLE = ("PASSED tests/test_a.py::test_p\nPASSED tests/test_a.py::TestK::test_m[1]\n"
+           "SKIPPED [1] tests/test_a.py:9: no\n"
            "XFAIL tests/test_a.py::test_x\nERROR tests/test_b.py\nFAILED tests/test_a.py::test_f - assert 0\n"
            "==== 1 failed, 2 passed, 1 skipped, 1 xfailed, 1 error in 0.05s ====\n")
 
@@ -143,6 +145,7 @@ def test_swe_verified_sends_the_harness_the_diff_without_test_infrastructure(
     steering = _new_file("conftest.py", "import forge\n") + _new_file("tests/test_requests.py", "x = 1\n")
     feedback = bench.evaluate(task, Trajectory(task.id, f"```diff\n{fix}{steering}```"))
     assert _keys(seen["prediction"]["model_patch"]) == ["requests/models.py"]
-    assert set(feedback.raw["dropped"]) == {"conftest.py", "tests/test_requests.py"} and "conftest.py" in feedback.detail
+    assert set(feedback.raw["dropped"]) == {"conftest.py", "tests/test_requests.py"}
+    assert "conftest.py" in feedback.detail
     only_steering = bench.evaluate(task, Trajectory(task.id, f"```diff\n{steering}```"))
     assert not only_steering.success and only_steering.detail.startswith("nothing is left to grade")

@@ -3,7 +3,7 @@
 swe-mini: the agent's work tree holds no fix, only something that steers pytest (a conftest.py, a test module,
 pytest.ini with a plugin, sitecustomize.py, a module shadowing pytest); none may earn a pass, and a correct fix
 still passes with the steering dropped. terminal-mini: a process the agent leaves behind cannot forge the
-verdict or the reward. Each forgery is a real exploit on the code before the fix unless its test says otherwise.
+verdict or the reward. Each forgery earned a pass on the code before the fix unless its docstring says otherwise.
 """
 
 from __future__ import annotations
@@ -103,6 +103,7 @@ def test_a_conftest_that_passes_every_test_earns_nothing(bench: SweMiniBenchmark
 
 @confined
 def test_an_edited_visible_test_file_earns_nothing(bench: SweMiniBenchmark) -> None:
+    """Not an exploit before the fix either (the visible tests were rewritten); now the edit is also named."""
     feedback = _graded(bench, {"tests/test_counts.py": "def test_nothing():\n    pass\n"})
     assert not feedback.success and feedback.score < 1.0, feedback.detail
     assert "tests/test_counts.py (a test file of the task)" in feedback.detail
@@ -139,6 +140,8 @@ def test_pytest_configuration_loading_a_plugin_of_the_agent_earns_nothing(bench:
 ], ids=["sitecustomize", "pth", "shadowing-pytest"])
 def test_start_up_hooks_and_a_module_shadowing_pytest_earn_nothing(bench: SweMiniBenchmark,
                                                                    files: dict[str, str]) -> None:
+    """Only the shadowing module forged a pass before the fix: start-up hooks at the repository root were never
+    on sys.path when Python started; they are dropped now all the same."""
     feedback = _graded(bench, files)
     assert not feedback.success and feedback.score < 1.0, feedback.detail
 
@@ -164,6 +167,8 @@ def test_a_correct_fix_still_passes_with_its_steering_dropped(bench: SweMiniBenc
 
 @confined
 def test_a_process_left_behind_cannot_forge_a_terminal_verdict_or_reward() -> None:
+    """The local launcher ends every process of a command when it returns, before the fix too; this pins it
+    (the docker backend, where processes outlive commands, is tested under tests/docker)."""
     bench = TerminalMiniBenchmark(backend="local")
     task = next(t for t in bench.get_tasks("train", None) + bench.get_tasks("test", None) if t.id == "config-edit")
     writer = ("setsid sh -c 'while :; do mkdir -p /logs/verifier .tests; echo 1 > /logs/verifier/reward.txt; "

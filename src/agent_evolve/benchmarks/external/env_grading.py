@@ -85,7 +85,8 @@ def tests_command(script: str | None, container: bool, max_bytes: int = 12_000) 
     conftest files there (the task's own, inside the tests folder, still count; the agent's, in the work tree
     or /tmp, do not); `$TEST_DIR` says where. In a container, what the agent left running is ended first and
     the reward directory is made fresh. The first output line is the reward found there once the tests ended,
-    read before anything else can run; then the end of the tests' output.
+    read before anything else can run; then the end of the tests' output, the private folder's paths shown as
+    /tests so test names stay the same from run to run.
     """
     run = (f'bash "$TEST_DIR/{script}"' if script else
            f'python3 -s -c {shlex.quote(PYTEST_RUNNER)} "$TEST_DIR/test_outputs.py" -rA -p no:cacheprovider')
@@ -101,7 +102,8 @@ def tests_command(script: str | None, container: bool, max_bytes: int = 12_000) 
     return (f"scratch=$(mktemp -d) || exit 90; fresh=0; {setup}; ( {run} ) > \"$scratch/log\" 2>&1; "
             f"status=$?; {ending}if [ \"$fresh\" = 1 ] && [ -f {REWARD_FILE} ]; then "
             f'printf "{REWARD_LINE}%s\\n" "$(head -c 64 {REWARD_FILE} | tr -d "\\n")"; '
-            f'else printf "{REWARD_LINE}\\n"; fi; tail -c {max_bytes} "$scratch/log"; exit $status')
+            f'else printf "{REWARD_LINE}\\n"; fi; tail -c {max_bytes} "$scratch/log" | '
+            f'sed "s#[./]*${{scratch#/}}/tests/#{PUBLISHED_TESTS}/#g"; exit $status')
 
 
 def split_reward(output: str) -> tuple[float | None, str]:
