@@ -34,7 +34,7 @@ def _keys(patch: str) -> list[str]:
 
 @pytest.mark.parametrize("path", ["conftest.py", "pkg/sub/conftest.py", "pytest.ini", ".pytest.ini",
                                   "sitecustomize.py", "lib/usercustomize.py", "evil.pth", "setup.py",
-                                  "lib.egg-info/entry_points.txt", "tests/test_core.py", "tests"])
+                                  "lib.egg-info/entry_points.txt", "tests/test_core.py", "tests", ".git/config"])
 def test_test_infrastructure_is_dropped_and_named(path: str) -> None:
     screened = screen_patch(LIBRARY + _new_file(path, "x = 1\n"), {"tests/test_core.py"}, lambda p: None)
     assert _keys(screened.patch) == ["lib/core.py"] and list(screened.dropped) == [path]
@@ -116,6 +116,10 @@ def test_a_console_that_differs_from_the_report_is_named() -> None:
     console = parse_pytest_output("PASSED t.py::test_p\n==== 1 passed in 0.01s ====\n")
     assert disagreement(clean, console, 0) is None and "exited with 1" in str(disagreement(clean, console, 1))
     assert "no closing summary" in str(disagreement(clean, parse_pytest_output("PASSED t.py::test_p\n"), 0))
+    spaced = parse_junit_report(_xml('<testcase classname="t" name="test_p" file="t.py"/>'
+                                     '<testcase classname="t" name="test_q[a b]" file="t.py"/>'))
+    shown = parse_pytest_output("PASSED t.py::test_p\nPASSED t.py::test_q[a b]\n==== 2 passed in 0.01s ====\n")
+    assert disagreement(spaced, shown, 0) is None
 
 
 @pytest.mark.parametrize("text", ["", "<testsuites>", "<html/>", "<a>" + "x" * (9 * 2**20) + "</a>"])

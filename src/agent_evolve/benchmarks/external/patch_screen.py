@@ -25,6 +25,8 @@ check sees (an install at grading time, as SWE-bench's harness does for some rep
 SECTIONED_CONFIG = frozenset({"setup.cfg", "tox.ini", "pyproject.toml"})
 """Files whose pytest sections are dropped (the whole file change when those sections change or the base is unknown)."""
 METADATA_SUFFIXES = (".egg-info", ".dist-info")
+VERSION_CONTROL = frozenset({".git", ".hg", ".svn"})
+"""Folders whose files are a repository's own machinery (git configuration can name programs to run)."""
 SYMLINK_MODE = "120000"
 BaseText = Callable[[str], "str | None"]
 """Repository path -> its text at the base commit, None when the base has no such file."""
@@ -99,6 +101,8 @@ def infrastructure_reason(path: str, protected: set[str]) -> str | None:
     parts = normal.split("/")
     if path.startswith("/") or ".." in parts or any(c in path for c in "\"\\\n\t"):
         return "a path outside the repository or with quoting"
+    if any(part in VERSION_CONTROL for part in parts):
+        return "version-control metadata"
     if normal in protected:
         return "a test file of the task"
     if any(test.startswith(normal + "/") for test in protected):
