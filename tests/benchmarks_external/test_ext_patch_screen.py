@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from agent_evolve.benchmarks.external.junit_report import ReportError, disagreement, parse_junit_report
-from agent_evolve.benchmarks.external.patch_screen import apply_file_patch, screen_patch
 from agent_evolve.benchmarks.external.patch import parse_file_patches
+from agent_evolve.benchmarks.external.patch_screen import apply_file_patch, screen_patch
 from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
 from agent_evolve.benchmarks.swe_verified import SweVerifiedBenchmark
 from agent_evolve.types import Task, Trajectory

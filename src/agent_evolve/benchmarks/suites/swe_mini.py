@@ -24,7 +24,7 @@ from agent_evolve.benchmarks.external.patch_screen import screen_patch
 from agent_evolve.benchmarks.external.staging import STAGING_ROOT, digest_of
 from agent_evolve.benchmarks.suites.git_base import base_repository
 from agent_evolve.benchmarks.suites.hidden_grade import grade_isolated_run
-from agent_evolve.benchmarks.suites.swe_tasks import VISIBLE_TESTS, SweTask, load_swe_tasks
+from agent_evolve.benchmarks.suites.swe_tasks import SweTask, load_swe_tasks
 from agent_evolve.environments.task_env import BACKENDS, EnvironmentSpec, TaskEnvironment, open_environment
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
