@@ -95,3 +95,42 @@ def test_skill_bench_skills_are_in_the_container_workdir(task_folder: Path, cont
     with open_environment(bench.environment(task)) as env:
         shown = env.exec("cat /app/.claude/skills/conf-files/SKILL.md && ls /app")
     assert shown.exit_code == 0 and "Use sed -i." in shown.output and "server.conf" in shown.output
+
+
+PASS_EVERYTHING = ("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                   "    outcome = yield\n    report = outcome.get_result()\n"
+                   "    report.outcome, report.longrepr = 'passed', None\n")
+LEFT_RUNNING = ("nohup sh -c 'while :; do mkdir -p .tests; "
+                "printf \"def test_ok():\\n    pass\\n\" > .tests/test_outputs.py; "
+                "echo \"==== 3 passed in 0.01s ====\" >> /tmp/agent-evolve-tests.log; sleep 0.02; done' "
+                "> /dev/null 2>&1 < /dev/null &")
+"""What an agent may leave running in its container: a writer of the copied tests and of the old fixed log path."""
+
+
+def test_a_swe_mini_container_with_steering_and_a_process_left_running_earns_nothing(
+        pytest_image: str, containers: Any, tmp_path: Path) -> None:
+    bench = SweMiniBenchmark("docker", image=pytest_image, repos_dir=tmp_path / "repos")
+    task = next(t for t in bench.get_tasks("train", None) + bench.get_tasks("test", None) if t.id == "tally-top-ties")
+    with open_environment(bench.environment(task)) as env:
+        env.write_file("conftest.py", PASS_EVERYTHING)
+        env.write_file("pytest.ini", "[pytest]\naddopts = -p forge\n")
+        env.write_file("forge.py", PASS_EVERYTHING)
+        assert env.exec(LEFT_RUNNING).exit_code == 0
+        feedback = bench.evaluate_in(task, Trajectory(task.id, ""), env)
+    assert not feedback.success and feedback.score < 1.0, feedback.detail
+    assert {"conftest.py", "pytest.ini"} <= set(feedback.raw["dropped"])
+
+
+def test_a_terminal_container_with_a_process_left_running_and_planted_config_earns_nothing(
+        task_folder: Path, containers: Any) -> None:
+    bench = Terminal2Benchmark(data_path=str(task_folder), backend="docker")
+    task = (bench.get_tasks("train", None) + bench.get_tasks("test", None))[0]
+    with open_environment(bench.environment(task)) as env:
+        for folder in ("/tmp", "/app"):
+            env.exec(f"printf '%s' {shlex.quote(PASS_EVERYTHING)} > {folder}/conftest.py")
+        assert env.exec(LEFT_RUNNING).exit_code == 0
+        feedback = bench.evaluate_in(task, Trajectory(task.id, ""), env)
+        survivors = env.exec("sleep 0.5; for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done "
+                             "| grep -c 'agent-evolve-tests[.]log'")
+    assert not feedback.success and feedback.score < 1.0 and feedback.raw["reward"] is None, feedback.detail
+    assert survivors.output.strip() == "0", "the agent's writer outlived the grading"

@@ -2,7 +2,11 @@
 
 Closed loop: the agent acts in the instance's own environment image (SWE-bench's `sweb.eval.*` images, the
 repository at its base commit in /testbed, the conda env `testbed` first on PATH) through the docker task
-environment; its work tree's diff is the prediction the official harness (`swebench`, extra `[swe]`) grades.
+environment; its work tree's diff is the prediction the official harness (`swebench`, extra `[swe]`) grades, in a
+fresh container at the base commit. Before that, the diff loses its changes to test infrastructure
+(`patch_screen`: the instance's test files, conftest.py, pytest configuration files, setup.py, start-up hooks;
+the base is not on this machine, so a change to setup.cfg, tox.ini or pyproject.toml is dropped whole), since
+the harness runs the repository's own pytest configuration; the feedback names what was dropped.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from typing import Any
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
 from agent_evolve.benchmarks.external.data import DataSource, load_records
-from agent_evolve.benchmarks.external.patch import extract_patch
+from agent_evolve.benchmarks.external.patch import extract_patch, parse_file_patches
+from agent_evolve.benchmarks.external.patch_screen import paths_of, screen_patch
 from agent_evolve.environments.docker_task_client import docker_problem
 from agent_evolve.environments.spec import Limits
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
@@ -68,6 +73,12 @@ def parse_test_list(value: Any) -> list[str]:
     if not isinstance(value, list):
         raise ValueError(f"expected a list of test names, got {type(value).__name__}")
     return [str(name) for name in value]
+
+
+def instance_test_files(instance: dict[str, Any]) -> set[str]:
+    """The repository paths the instance's test patch touches (the harness resets and rewrites them)."""
+    return {path for file_patch in parse_file_patches(str(instance.get("test_patch") or ""))
+            for path in paths_of(file_patch)}
 
 
 def _names(tests: list[str]) -> str:
@@ -214,7 +225,15 @@ class SweVerifiedBenchmark(BenchmarkAdapter):
             raise MissingDependencyError(
                 f"Grading swe-verified needs Docker and the official SWE-bench harness ({HARNESS_HINT}); "
                 "missing: " + "; ".join(problems) + ".")
-        return self._run_harness(instance, patch)
+        screened = screen_patch(patch, instance_test_files(instance))
+        if not screened.patch.strip():
+            return Feedback(False, 0.0, f"nothing is left to grade: {screened.note()}",
+                            raw={"dropped": screened.dropped})
+        feedback = self._run_harness(instance, screened.patch)
+        feedback.raw = {**feedback.raw, "dropped": screened.dropped}
+        if screened.dropped:
+            feedback.detail = f"{feedback.detail}; {screened.note()}"
+        return feedback
 
     def _run_harness(self, instance: dict[str, Any], patch: str) -> Feedback:
         """One `python -m swebench.harness.run_evaluation` run for one instance in its own folder."""

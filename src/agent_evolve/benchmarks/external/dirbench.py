@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,8 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path, split_ids, take
 from agent_evolve.benchmarks.external.container import ImageBuilder, extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.external.docker import DockerCLI, docker_problem
-from agent_evolve.benchmarks.external.env_grading import (TESTS_DIR, folder_files, keep_tail, put_files, read_reward,
-                                                          tests_command)
+from agent_evolve.benchmarks.external.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
+                                                          put_files, split_reward, tests_command)
 from agent_evolve.benchmarks.external.task_tree import local_tree, skills_tree, workdir_of
 from agent_evolve.benchmarks.external.taskdir import TaskDir, find_task_dirs
 from agent_evolve.environments.detect import backend_for_untrusted_code
@@ -112,15 +113,19 @@ class TaskDirBenchmark(BenchmarkAdapter):
                                workdir=workdir)
 
     def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
-        """Copy the task's tests in, run its test script in the environment, read the reward or pytest's verdict."""
+        """End what the agent left running, copy the task's tests in, run its test script in the environment and
+        read the reward (in that same command) or pytest's verdict."""
         task_dir = self._index.get(task.id, self.name)
         files = folder_files(task_dir.tests_dir, TESTS_DIR) if task_dir.tests_dir is not None else {}
         script = task_dir.test_script.name if task_dir.test_script is not None else None
         if task_dir.test_script is not None and task_dir.test_script.parent != task_dir.tests_dir:
             files[f"{TESTS_DIR}/{task_dir.test_script.name}"] = task_dir.test_script.read_bytes()
+        container = in_container(environment)
+        environment.exec(prepare_command(container), timeout_s=60)
         put_files(environment, files)
-        result = environment.exec(keep_tail(tests_command(script)), timeout_s=task_dir.test_timeout)
-        feedback = feedback_from_test_run(result, read_reward(environment), task_dir.test_timeout)
+        result = environment.exec(tests_command(script, container), timeout_s=task_dir.test_timeout)
+        reward, output = split_reward(result.output)
+        feedback = feedback_from_test_run(replace(result, output=output), reward, task_dir.test_timeout)
         feedback.raw["backend"] = environment.backend
         return feedback
 

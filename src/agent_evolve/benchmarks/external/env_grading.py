@@ -1,7 +1,8 @@
 """Grade inside the environment the agent acted in: copy test files in after its turn, run them, read the verdict.
 
-Shared by the task-folder benchmarks (terminal2, skill-bench, terminal-mini) and swe-mini. Files go in through
-the environment's own file methods, so the same code serves the local and the docker backend.
+For the task-folder benchmarks (terminal2, skill-bench, terminal-mini), whose grade is the state the agent left;
+swe-mini grades a diff in a fresh checkout instead (`fresh_grading`). Files go in through the environment's own
+file methods, so the same code serves the local and the docker backend.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ TESTS_DIR = ".tests"
 """Where a task's tests are copied in the work tree after the agent's turn (they are not there before)."""
 PUBLISHED_TESTS = "/tests"
 """Where Terminal-Bench and Harbor test scripts expect them; filled too where the backend can write it."""
-REWARD_FILE = "/logs/verifier/reward.txt"
+REWARD_DIR = "/logs/verifier"
+REWARD_FILE = f"{REWARD_DIR}/reward.txt"
+REWARD_LINE = "agent-evolve-reward:"
+"""Starts the first output line of the tests' command: the reward that command read (empty when none)."""
+KILL_ALL = "kill -9 -1 2>/dev/null"
+PYTEST_RUNNER = ("import os, sys; cwd = os.getcwd(); "
+                 "sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != cwd]; "
+                 "import pytest; sys.path.insert(0, cwd); raise SystemExit(pytest.console_main())")
+"""`python -m pytest` without the work tree shadowing pytest or its dependencies while they are imported."""
 
 
 def put_file(environment: TaskEnvironment, path: str, data: bytes) -> None:
@@ -46,31 +55,63 @@ def folder_files(folder: Path, prefix: str) -> dict[str, bytes]:
     return {f"{prefix}/{p.relative_to(folder)}": p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def tests_command(script: str | None) -> str:
-    """Put the copied tests at /tests where the backend can write there (docker), then run the task's script.
+def in_container(environment: TaskEnvironment) -> bool:
+    """Whether the environment is a container, whose system paths and leftover processes the grader may touch.
 
-    Published test scripts read `$TEST_DIR` or `/tests` and may write the Harbor reward file; in the local backend
-    only the work tree is writable, so the tests stay in `.tests/` and `$TEST_DIR` points there.
+    In the local backend the launcher ends every process of a command when it returns and the system paths are
+    read-only; outside namespaces (AGENT_EVOLVE_ALLOW_UNCONFINED=1) they and `kill -1` would reach the host.
     """
-    run = f'bash "$TEST_DIR/{script}"' if script else 'python3 -m pytest "$TEST_DIR/test_outputs.py" -rA'
-    return (f"rm -f {REWARD_FILE} 2>/dev/null; "
-            f"if mkdir -p {PUBLISHED_TESTS} /logs/verifier 2>/dev/null && cp -r {TESTS_DIR}/. {PUBLISHED_TESTS}/ "
-            f'2>/dev/null; then export TEST_DIR={PUBLISHED_TESTS}; else export TEST_DIR="$PWD/{TESTS_DIR}"; fi; '
-            f"{run}")
+    return environment.backend == "docker"
 
 
-def read_reward(environment: TaskEnvironment) -> float | None:
-    """The Harbor verifier's reward, when the test script wrote one."""
-    found = environment.exec(f"cat {REWARD_FILE}", timeout_s=30)
-    if found.exit_code != 0:
-        return None
+def end_leftovers(environment: TaskEnvironment) -> str:
+    """Shell words ending every process the environment still runs but the caller's shell (a container's init is
+    spared by the kernel), or "" where nothing is left running (see `in_container`)."""
+    return KILL_ALL if in_container(environment) else ""
+
+
+def prepare_command(container: bool) -> str:
+    """Before the tests are copied in: end what the agent left running and remove what it left where they go."""
+    if not container:
+        return f"rm -rf {TESTS_DIR}"
+    return f"{KILL_ALL}; rm -rf {TESTS_DIR} {PUBLISHED_TESTS} {REWARD_DIR} 2>/dev/null; true"
+
+
+def tests_command(script: str | None, container: bool, max_bytes: int = 12_000) -> str:
+    """Run the task's script (or pytest on test_outputs.py) and report the reward in the same command.
+
+    The tests go to /tests in a container whose root is writable, else into a folder made fresh under /tmp,
+    outside the work tree, next to an empty `pytest.ini` that ends pytest's search for configuration and
+    conftest files there (the task's own, inside the tests folder, still count; the agent's, in the work tree
+    or /tmp, do not); `$TEST_DIR` says where. In a container, what the agent left running is ended first and
+    the reward directory is made fresh. The first output line is the reward found there once the tests ended,
+    read before anything else can run; then the end of the tests' output, the private folder's paths shown as
+    /tests so test names stay the same from run to run.
+    """
+    run = (f'bash "$TEST_DIR/{script}"' if script else
+           f'python3 -s -c {shlex.quote(PYTEST_RUNNER)} "$TEST_DIR/test_outputs.py" -rA -p no:cacheprovider')
+    private = (f'cp -r {TESTS_DIR} "$scratch/tests" && printf "[pytest]\\n" > "$scratch/pytest.ini" || exit 90; '
+               'export TEST_DIR="$scratch/tests"')
+    if container:
+        setup = (f"{KILL_ALL}; rm -rf {REWARD_DIR} 2>/dev/null && mkdir -p {REWARD_DIR} 2>/dev/null && fresh=1; "
+                 f"if mkdir -p {PUBLISHED_TESTS} 2>/dev/null && cp -r {TESTS_DIR}/. {PUBLISHED_TESTS}/ "
+                 f"2>/dev/null; then export TEST_DIR={PUBLISHED_TESTS}; else {private}; fi")
+        ending = f"{KILL_ALL}; "
+    else:
+        setup, ending = private, ""
+    return (f"scratch=$(mktemp -d) || exit 90; fresh=0; {setup}; ( {run} ) > \"$scratch/log\" 2>&1; "
+            f"status=$?; {ending}if [ \"$fresh\" = 1 ] && [ -f {REWARD_FILE} ]; then "
+            f'printf "{REWARD_LINE}%s\\n" "$(head -c 64 {REWARD_FILE} | tr -d "\\n")"; '
+            f'else printf "{REWARD_LINE}\\n"; fi; tail -c {max_bytes} "$scratch/log" | '
+            f'sed "s#[./]*${{scratch#/}}/tests/#{PUBLISHED_TESTS}/#g"; exit $status')
+
+
+def split_reward(output: str) -> tuple[float | None, str]:
+    """The reward on the first output line of `tests_command` (None when none was written) and the rest."""
+    first, _, rest = output.partition("\n")
+    if not first.startswith(REWARD_LINE):
+        return None, output
     try:
-        return float(found.output.strip())
+        return float(first[len(REWARD_LINE):].strip()), rest
     except ValueError:
-        return None
-
-
-def keep_tail(command: str, max_bytes: int = 12_000) -> str:
-    """`command` with only the end of its output shown (where pytest's summary is), its exit status kept."""
-    log = "/tmp/agent-evolve-tests.log"
-    return f"( {command} ) > {log} 2>&1; status=$?; tail -c {max_bytes} {log}; exit $status"
+        return None, rest

@@ -2,14 +2,17 @@
 
 Like SWE-bench's FAIL_TO_PASS / PASS_TO_PASS: the hidden tests must pass and the visible ones must keep
 passing. `score` is the fraction of hidden tests that pass, and 0 when any visible test fails (a fix that
-breaks the library is no fix); `success` needs every test of both kinds to pass.
+breaks the library is no fix); `success` needs every test of both kinds to pass. An isolated run
+(`grade_isolated_run`) is read from its JUnit XML report, which must agree with its console summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from agent_evolve.benchmarks.external.pytest_output import PytestReport
+from agent_evolve.benchmarks.external.junit_report import ReportError, disagreement, parse_junit_report
+from agent_evolve.benchmarks.external.pytest_output import PytestReport, parse_pytest_output
+from agent_evolve.environments.task_env import CommandResult
 from agent_evolve.types import Feedback
 
 FAILING = ("failed", "error", "xpassed")
@@ -40,3 +43,25 @@ def grade_hidden(report: PytestReport, hidden_files: Collection[str], *, timed_o
         parts.append(f"visible tests broken: {', '.join(visible_failing)}")
     parts.append(report.describe())
     return Feedback(success, round(score, 4), "; ".join(parts), raw=raw)
+
+
+def grade_isolated_run(xml: str | None, console: str, result: CommandResult, hidden_files: Collection[str]) -> Feedback:
+    """Score a `fresh_grading` run: its XML report decides, and fails the run when missing or unlike the console."""
+    shown = parse_pytest_output(console)
+    raw = {"exit_code": result.exit_code, "test_output": console[-4000:]}
+    if result.timed_out:
+        feedback = grade_hidden(shown, hidden_files, timed_out=True)
+        feedback.raw.update(raw)
+        return feedback
+    try:
+        if xml is None:
+            raise ReportError("pytest wrote no XML report")
+        report = parse_junit_report(xml)
+    except ReportError as exc:
+        return Feedback(False, 0.0, f"no usable test report: {exc}; {shown.describe()}", raw=raw)
+    problem = disagreement(report, shown, result.exit_code)
+    if problem is not None:
+        return Feedback(False, 0.0, f"the test run is not consistent: {problem}", raw={**raw, "tests": report.tests})
+    feedback = grade_hidden(report, hidden_files)
+    feedback.raw.update(raw)
+    return feedback

@@ -1,10 +1,12 @@
-"""swe-mini: fix a GitHub-style issue in a tiny Python repository; graded by hidden tests in the same environment.
+"""swe-mini: fix a GitHub-style issue in a tiny Python repository; graded by hidden tests in a fresh checkout.
 
 Each task's repository becomes a git repository at load time (one deterministic commit: the base). The agent
-works in a checkout of it (the local backend by default, `swe-mini:docker` for the docker backend); after its
-turn the hidden tests, which the agent never saw (they are neither in the tree nor in the task), are copied
-into `tests/` with the visible tests restored, and pytest runs in the agent's environment. Scoring: see
-`hidden_grade`.
+works in a checkout of it (the local backend by default, `swe-mini:docker` for the docker backend). Its work
+tree's diff is graded as SWE-bench's harness grades a prediction, never in the environment it acted in: a
+fresh checkout at the base, the diff applied without its changes to test infrastructure (`patch_screen`; the
+feedback names what was dropped), the visible tests as the base has them and the hidden ones, which the agent
+never saw, written next to them, and only those files run by an isolated pytest whose JUnit XML report decides
+(`fresh_grading`). Scoring: see `hidden_grade`.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
-from agent_evolve.benchmarks.external.env_grading import keep_tail, put_files
+from agent_evolve.benchmarks.external.env_grading import put_files
+from agent_evolve.benchmarks.external.fresh_grading import apply_patch, run_isolated_pytest
 from agent_evolve.benchmarks.external.patch import extract_patch
-from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
+from agent_evolve.benchmarks.external.patch_screen import screen_patch
 from agent_evolve.benchmarks.external.staging import STAGING_ROOT, digest_of
 from agent_evolve.benchmarks.suites.git_base import base_repository
-from agent_evolve.benchmarks.suites.hidden_grade import grade_hidden
-from agent_evolve.benchmarks.suites.swe_tasks import VISIBLE_TESTS, SweTask, load_swe_tasks
+from agent_evolve.benchmarks.suites.hidden_grade import grade_isolated_run
+from agent_evolve.benchmarks.suites.swe_tasks import SweTask, load_swe_tasks
 from agent_evolve.environments.task_env import BACKENDS, EnvironmentSpec, TaskEnvironment, open_environment
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -29,8 +32,6 @@ from agent_evolve.types import Feedback, Task, Trajectory
 DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "swe_mini")))
 DEFAULT_IMAGE = "agent-evolve/python-pytest:latest"
 """The docker backend's image: any image with `python3`, `pytest` and `git` (the Docker section of the README)."""
-TEST_COMMAND = f"python3 -m pytest -rA -p no:cacheprovider {VISIBLE_TESTS}"
-PATCH_FILE = ".agent-evolve-fix.patch"
 QUIET_PYTHON = {"PYTHONDONTWRITEBYTECODE": "1"}
 """No byte-code caches in the tree, so the diff holds only what the agent changed."""
 ISSUE_NOTE = ("\n\n---\nThe repository is checked out at its base commit in your working directory. Fix the issue "
@@ -96,27 +97,40 @@ class SweMiniBenchmark(BenchmarkAdapter):
                                image=self.image if self.backend == "docker" else None, env=QUIET_PYTHON)
 
     def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
-        """Restore the visible tests, add the hidden ones, run pytest in the environment and grade."""
-        record = self._index.get(task.id, self.name)
-        hidden = record.hidden_tests()
-        tests = {**record.visible_tests(), **hidden}
-        put_files(environment, {path: text.encode("utf-8") for path, text in tests.items()})
-        result = environment.exec(keep_tail(TEST_COMMAND), timeout_s=self.test_timeout_s)
-        feedback = grade_hidden(parse_pytest_output(result.output), set(hidden), timed_out=result.timed_out)
-        feedback.raw["exit_code"] = result.exit_code
-        feedback.raw["test_output"] = result.output[-4000:]
-        return feedback
+        """Grade the work tree's diff in a fresh checkout (see the module docstring), never in `environment`."""
+        return self._grade_patch(task, environment.diff())
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Grade a diff answered in text: apply it to a fresh checkout, then grade there as `evaluate_in` does."""
+        """Grade a diff answered in text the same way."""
         patch = extract_patch(trajectory.output)
         if patch is None:
             return Feedback(False, 0.0, "the answer holds no diff to apply", raw={"applied": False})
-        with open_environment(self.environment(task)) as environment:
-            environment.write_file(PATCH_FILE, patch)
-            applied = environment.exec(f"git apply --whitespace=nowarn {PATCH_FILE}; status=$?; "
-                                       f"rm -f {PATCH_FILE}; exit $status")
-            if applied.exit_code != 0:
-                return Feedback(False, 0.0, f"the diff does not apply at the base commit: {applied.output.strip()}",
-                                raw={"applied": False})
-            return self.evaluate_in(task, trajectory, environment)
+        return self._grade_patch(task, patch)
+
+    def _grade_patch(self, task: Task, patch: str) -> Feedback:
+        """Screen the diff, apply it to a fresh checkout, write the tests, run them isolated and grade."""
+        record = self._index.get(task.id, self.name)
+        hidden = record.hidden_tests()
+        tests = {**record.visible_tests(), **hidden}
+        screened = screen_patch(patch, set(tests), lambda path: _base_text(record.repo_dir, path))
+        with open_environment(self.environment(task)) as fresh:
+            problem = apply_patch(fresh, screened.patch)
+            if problem is not None:
+                return Feedback(False, 0.0, f"the diff does not apply at the base commit: {problem}",
+                                raw={"applied": False, "dropped": screened.dropped})
+            put_files(fresh, {path: text.encode("utf-8") for path, text in tests.items()})
+            run = run_isolated_pytest(fresh, sorted(tests), self.test_timeout_s)
+        feedback = grade_isolated_run(run.xml, run.console, run.result, set(hidden))
+        feedback.raw["dropped"] = screened.dropped
+        if screened.dropped:
+            feedback.detail = f"{feedback.detail}; {screened.note()}"
+        return feedback
+
+
+def _base_text(repo_dir: Path, path: str) -> str | None:
+    """A file's text at the base (the task's repository folder); None when the base has no such file."""
+    root = repo_dir.resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root) or not target.is_file():
+        return None
+    return target.read_text(encoding="utf-8", errors="replace")
