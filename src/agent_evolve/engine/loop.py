@@ -19,7 +19,7 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
-from agent_evolve.engine.convergence import _is_score_converged
+from agent_evolve.engine.convergence import accepted_score_plateaued
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
@@ -46,7 +46,7 @@ from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent", "_is_score_converged"]
+__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent"]
 
 ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
 TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
@@ -123,7 +123,7 @@ class EvolutionLoop:
                 except BudgetExceededError as exc:
                     self._record_out_of_budget(cycle, str(exc))
                     status = "out_of_budget"
-                converged = _is_score_converged(self._curve(), self.config.egl_window, self.config.egl_threshold)
+                converged = accepted_score_plateaued(self._curve(), self.config.egl_window, self.config.egl_threshold)
                 stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
             session.finalize(self.state)
@@ -163,8 +163,9 @@ class EvolutionLoop:
         return ""
 
     def _curve(self) -> list[float]:
-        """The page's score curve: each scored cycle's average score (cycles with nothing graded are left out)."""
-        return [float(r["score"]) for r in self.history.cycle_records() if r["metadata"].get("graded", 0)]
+        """The accepted score: the baseline's (with a holdout), then after each recorded cycle."""
+        start = [self.state.baseline_score] if self.state.has_holdout else []
+        return start + [float(r["metadata"]["accepted_score"]) for r in self.history.cycle_records()]
 
     # -- one cycle ---------------------------------------------------------------------------------------
 
