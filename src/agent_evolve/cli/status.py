@@ -6,7 +6,13 @@ import json
 
 import click
 
-from agent_evolve.userview.status import run_status
+from agent_evolve.userview.status import RunStatus, run_status
+
+
+def _state(status: RunStatus) -> str:
+    if status.live:
+        return "running"
+    return f"finished ({status.ended})" if status.finished else "not running"
 
 
 @click.command("status")
@@ -20,7 +26,7 @@ def status_command(workspace: str, as_json: bool) -> None:
         return
     score = "-" if status.accepted_score is None else f"{status.accepted_score:.3f}"
     click.echo(
-        f"{'running' if status.live else 'not running'} | cycle {status.cycle} | {status.phase}"
+        f"{_state(status)} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"
         f" | {status.cycles_recorded} cycles recorded | {status.tasks_done} train tasks done"
         f" | accepted {status.accepted_tag} ({score}) | {status.tokens:,} tokens | ${status.cost:.4f}"
     )

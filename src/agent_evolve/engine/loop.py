@@ -23,7 +23,7 @@ from agent_evolve.engine.convergence import accepted_score_plateaued
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
-from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
+from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
 from agent_evolve.engine.run_usage import UsageMeter, sum_usage
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
@@ -50,6 +50,7 @@ __all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEven
 
 ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
 TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
+ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran every cycle it was asked for
 
 
 @dataclass
@@ -114,6 +115,7 @@ class EvolutionLoop:
             self._cycle = 0
             self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
             self.state = self._baseline() if session.needs_baseline else self._resume()
+            self._reopen()
             stop_reason, converged = "", False
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
@@ -127,7 +129,9 @@ class EvolutionLoop:
                 stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
             session.finalize(self.state)
-            return self._result(converged, stop_reason)
+            result = self._result(converged, stop_reason)
+            write_json_atomic(self.records.metrics, {**self._metrics(), "ended": stop_reason or ALL_CYCLES_DONE})
+            return result
 
     def _baseline(self) -> RunState:
         """Measure the starting version (after any bootstrap) on the holdout; the first accepted score."""
@@ -150,6 +154,12 @@ class EvolutionLoop:
         self.meter = UsageMeter(self.ledger)
         self.agent = self._reload_agent()
         return state
+
+    def _reopen(self) -> None:
+        """A resumed run is no longer ended: drop the `ended` mark its last return left in metrics.json."""
+        metrics = read_json(self.records.metrics, {})
+        if isinstance(metrics, dict) and "ended" in metrics:
+            write_json_atomic(self.records.metrics, {k: v for k, v in metrics.items() if k != "ended"})
 
     def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
         if status == "out_of_budget" and self.meter.budget_spent():
