@@ -6,6 +6,7 @@ import json
 
 import click
 
+from agent_evolve.cli.workspace import workspace_option_or_argument
 from agent_evolve.userview.status import RunStatus, run_status
 
 
@@ -16,7 +17,7 @@ def _state(status: RunStatus) -> str:
 
 
 @click.command("status")
-@click.argument("workspace", default=".", type=click.Path(exists=True, file_okay=False))
+@workspace_option_or_argument
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status_command(workspace: str, as_json: bool) -> None:
     """Cycle, phase, tasks done, accepted version and spending of the run in WORKSPACE."""
