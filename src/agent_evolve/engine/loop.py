@@ -115,7 +115,6 @@ class EvolutionLoop:
             self._cycle = 0
             self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
             self.state = self._baseline() if session.needs_baseline else self._resume()
-            self._reopen()
             stop_reason, converged = "", False
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
@@ -153,13 +152,10 @@ class EvolutionLoop:
             self.ledger.restore(state.usage)
         self.meter = UsageMeter(self.ledger)
         self.agent = self._reload_agent()
+        metrics = read_json(self.records.metrics, {})  # a resumed run is no longer ended
+        if isinstance(metrics, dict) and metrics.pop("ended", None) is not None:
+            write_json_atomic(self.records.metrics, metrics)
         return state
-
-    def _reopen(self) -> None:
-        """A resumed run is no longer ended: drop the `ended` mark its last return left in metrics.json."""
-        metrics = read_json(self.records.metrics, {})
-        if isinstance(metrics, dict) and "ended" in metrics:
-            write_json_atomic(self.records.metrics, {k: v for k, v in metrics.items() if k != "ended"})
 
     def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
         if status == "out_of_budget" and self.meter.budget_spent():
