@@ -212,3 +212,21 @@ def test_the_names_the_config_checks_are_those_the_engine_builds() -> None:
 
     assert set(config.GATE_STRATEGIES) == set(STRATEGY_NAMES)
     assert set(config.EXECUTORS) == set(EXECUTORS)
+
+
+def test_a_refused_seed_run_leaves_no_runs_folder(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start refused after the seed was copied (here: an engine parameter the engine cannot take)."""
+    monkeypatch.setattr("agent_evolve.api.client_from_config", lambda *args, **kwargs: object())
+    before = files_under(home)
+    result = CliRunner().invoke(cli, ["run", "--agent", "jsonl", "--benchmark", "jsonl:tasks.jsonl", "--engine",
+                                      "adaptive", "--engine-param", "no_such_param=1", "--cycles", "1"])
+    assert result.exit_code == 2, result.output
+    assert "no_such_param" in result.stderr
+    assert files_under(home) == before and not (home / "runs").exists()
+
+
+def test_the_same_tasks_file_named_another_way_is_the_same_setting(started: Path) -> None:
+    args = resume_args(started)
+    args[args.index("jsonl:tasks.jsonl")] = f"jsonl:{started.parent / 'tasks.jsonl'}"
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output

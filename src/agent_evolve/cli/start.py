@@ -50,6 +50,9 @@ def run_settings(config: EvolveConfig, benchmark: str, engine: str) -> dict[str,
     """What a resumed run must share with the run it continues: the benchmark, engine and every config key that
     changes what is measured (not `RESUMABLE_KEYS`)."""
     kept = {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_KEYS}
+    name, sep, argument = benchmark.partition(":")
+    if sep and Path(argument).exists():
+        benchmark = f"{name}:{Path(argument).resolve()}"  # the same file named from another folder is the same
     return json.loads(json.dumps({"benchmark": benchmark, "engine": engine, **kept}, default=str))
 
 
@@ -82,7 +85,7 @@ def removed_unless_started(workspace: Path) -> Iterator[None]:
     """Remove `workspace` (and its sealed records) when they did not exist before and the block fails before the
     run journaled anything: a refused start leaves nothing behind; a started run stays resumable."""
     records = RunRecords(workspace)
-    created = [p for p in (workspace, records.sealed) if not p.exists()]
+    created = [_first_missing(p) for p in (workspace, records.sealed) if not p.exists()]
     try:
         yield
     except BaseException:
@@ -90,6 +93,14 @@ def removed_unless_started(workspace: Path) -> Iterator[None]:
             for path in created:
                 shutil.rmtree(path, ignore_errors=True)
         raise
+
+
+def _first_missing(path: Path) -> Path:
+    """The outermost folder of `path` that does not exist yet (`runs/` when ./runs/gsm8k is made)."""
+    path = path.absolute()
+    while not path.parent.exists():
+        path = path.parent
+    return path
 
 
 def tasks_to_accept(config: EvolveConfig, holdout_size: int) -> int | None:
