@@ -4,6 +4,7 @@ that prints the resume command and exits 130."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -15,9 +16,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
+from agent_evolve.cli import progress as progress_module
 from agent_evolve.cli.main import cli
+from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.engine.loop import BASELINE_SCORED, ProgressEvent
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import ENGINE_REGISTRY
+from agent_evolve.types import EvolutionResult, Usage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 from wire_servers import Reply, WireServer  # noqa: E402 - the shared loopback model server
@@ -45,6 +52,7 @@ def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     result = CliRunner().invoke(cli, ["run", "--agent", str(workspace), "--benchmark", f"jsonl:{tmp_path / 'tasks.jsonl'}",
                                       "--engine", "shout", "--cycles", "2", "--batch-size", "4", "--holdout-limit", "5"])
     assert result.exit_code == 0, result.output
+    (tmp_path / "run.out").write_text(result.output)
     return workspace
 
 
@@ -127,3 +135,40 @@ def test_ctrl_c_prints_the_resume_command_and_exits_130(tmp_path: Path) -> None:
     assert "Aborted!" not in stderr
     resume = next(line for line in stderr.splitlines() if "resume with:" in line)
     assert resume.endswith(shlex.join(["agent-evolve", *command])), resume
+
+
+def test_the_live_clock_is_read_at_each_redraw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow phase sends no events; the terminal line must still tick, so it is built when drawn."""
+    now = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: now[0])
+    progress = LiveProgress(Console(file=io.StringIO(), force_terminal=True), 2, UsageLedger())
+    progress(ProgressEvent(1, "solve", done=1, total=4))
+    now[0] += 5
+    first = progress._render().plain
+    now[0] += 7
+    assert first.endswith("| 5s") and progress._render().plain.endswith("| 12s")
+
+
+def test_the_baseline_score_is_printed_when_known() -> None:
+    out = io.StringIO()
+    progress = LiveProgress(Console(file=out, force_terminal=False), 2)
+    progress(ProgressEvent(0, BASELINE_SCORED, score=0.25, total=8))
+    assert out.getvalue().strip() == "baseline holdout score 0.250 (8 tasks)"
+
+
+def test_a_run_prints_its_baseline_score_before_its_cycles(finished: Path) -> None:
+    lines = (finished.parent / "run.out").read_text().splitlines()
+    baseline = lines.index("baseline holdout score 0.000 (5 tasks)")
+    assert baseline < next(i for i, line in enumerate(lines) if line.startswith("cycle 1/2 recorded"))
+
+
+def test_the_summary_counts_the_tokens_the_live_line_counted() -> None:
+    ledger = UsageLedger()
+    ledger.record("agent", Usage(input_tokens=4000, output_tokens=894))
+    recorded_by_cycles = {"agent": {"input_tokens": 4000, "output_tokens": 826}}
+    result = EvolutionResult(1, 0.5, details={"usage": recorded_by_cycles, "workspace": "."})
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(summary_table(result, 1.0, ledger))
+    line = next(row for row in console.export_text().splitlines() if "tokens" in row)
+    live = LiveProgress(Console(file=io.StringIO()), 1, ledger).line(ProgressEvent(1, "solve"))
+    assert "4,894" in line and "4,894 tokens" in live

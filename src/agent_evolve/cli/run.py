@@ -193,7 +193,7 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
         with LiveProgress(console, total, evolver.ledger) as progress:
             evolver.progress = progress
             result = run_tracked(evolver, trackers, cycles)
-    console.print(summary_table(result, time.monotonic() - started))
+    console.print(summary_table(result, time.monotonic() - started, evolver.ledger))
 
 
 def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str, cycles: int) -> None:

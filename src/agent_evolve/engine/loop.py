@@ -46,10 +46,11 @@ from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent"]
+__all__ = ["ARM_PHASE", "BASELINE_SCORED", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent"]
 
 ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
 TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
+BASELINE_SCORED = "baseline_scored"  # the baseline's holdout score is known (the event's score and total)
 ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran every cycle it was asked for
 
 
@@ -142,6 +143,7 @@ class EvolutionLoop:
         if state.has_holdout:
             score = self.gate.baseline(self.agent).mean
             state.accepted_score = state.baseline_score = score
+            self.emit(0, BASELINE_SCORED, score=score, total=len(session.plan.holdout_ids))
         state.usage = self.ledger.to_dict()
         session.journal.record(0, "baseline", **state.accepted_fields())
         return state
