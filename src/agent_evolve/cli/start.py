@@ -151,7 +151,8 @@ class RunPlan:
     def describe(self, engine: str) -> str:
         gate = f"the gate scores each candidate on {self.holdout_size} holdout tasks" + (
             f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")
-        line = (f"plan: {self.cycles} cycles of {engine}; each solves {self.batch_size} train tasks and {gate}: "
+        cycles = f"{self.cycles} cycle{'s' if self.cycles != 1 else ''}"
+        line = (f"plan: {cycles} of {engine}; each solves {self.batch_size} train tasks and {gate}: "
                 f"at most {self.solves:,} agent solves plus the engine's own model calls")
         if self.local_model:
             hours = self.solves * LOCAL_SECONDS_PER_SOLVE / 3600
