@@ -48,10 +48,10 @@ class _Commands(click.Group):
     """A group whose commands report an error as one line on stderr: a usage or configuration error (exit 2),
     any other AgentEvolveError (exit 1); Ctrl-C prints the command that resumes and exits 130."""
 
-    argv: list[str] = []
+    argv: tuple[str, ...] = ()  # the command line, for the resume hint
 
     def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
-        self.argv = list(sys.argv[1:] if args is None else args)
+        self.argv = tuple(sys.argv[1:] if args is None else args)
         return super().main(args, *rest, **options)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -65,8 +65,8 @@ class _Commands(click.Group):
             _error(str(exc))
             ctx.exit(EXIT_USAGE if isinstance(exc, (ConfigError, UnknownNameError)) else EXIT_ERROR)
         except KeyboardInterrupt:
-            command = self.argv[0] if self.argv else ""
-            again = f"; resume with: {shlex.join(['agent-evolve', *self.argv])}" if command in _RESUMABLE else ""
+            resumable = ctx.invoked_subcommand in _RESUMABLE
+            again = f"; resume with: {shlex.join(['agent-evolve', *self.argv])}" if resumable else ""
             click.echo(f"agent-evolve: interrupted{again}", err=True)
             ctx.exit(EXIT_INTERRUPTED)
 
