@@ -165,6 +165,10 @@ def resolve_benchmark(
         if not _accepts(cls, "grader"):
             raise ConfigError(f"benchmark {name!r} takes no grader (grader {grader!r}); graders apply to jsonl:PATH")
         kwargs["grader"] = grader
+    for option, value in (config.grader_options if config is not None else {}).items():
+        if not _accepts(cls, option):
+            raise ConfigError(f"benchmark {name!r} takes no grader option {option!r}; grader options apply to jsonl:PATH")
+        kwargs[option] = value
     if config is not None and _accepts(cls, "config"):
         kwargs["config"] = config  # benchmarks with a model of their own (a judge) default to the run's models
     native_subset = subset is not None and _accepts(cls, "subset")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import types
 import typing
@@ -15,6 +16,11 @@ from agent_evolve.errors import ConfigError
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 DEFAULT_AGENT_MAX_TOKENS = 1024  # the agent's answer limit when neither the config nor the manifest sets one
+# Names a key may take, checked when the config is built (before anything loads); engine.acceptance and
+# engine.executors define the same names, and a test keeps them equal.
+GATE_STRATEGIES = ("strict", "min_improvement", "paired", "best_so_far", "keep")
+EXECUTORS = ("threads", "processes", "ray")
+GRADER_OPTIONS = ("ignore_case", "strip_punctuation")  # options of the jsonl exact grader
 
 
 @dataclass
@@ -83,6 +89,7 @@ class EvolveConfig:
     # Engine and grader parameters
     engine_params: dict[str, Any] = field(default_factory=dict)
     grader: str | None = None  # jsonl benchmarks: exact | regex | numeric | python:module:function
+    grader_options: dict[str, Any] = field(default_factory=dict)  # jsonl exact grader: ignore_case, strip_punctuation
 
     # Execution
     concurrency: int = 4
@@ -99,7 +106,7 @@ class EvolveConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> EvolveConfig:
-        """Load a YAML file; unknown top-level keys go to `extra`, wrong types or values raise ConfigError."""
+        """Load a YAML file; unknown keys, wrong types or values raise ConfigError naming the file and the key."""
         path = Path(path)
         try:
             text = path.read_bytes().decode("utf-8")
@@ -114,22 +121,21 @@ class EvolveConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "config") -> EvolveConfig:
-        """Build from a mapping; unknown keys go to `extra`, wrong types or values raise ConfigError naming the key."""
+        """Build from a mapping; an unknown key (with the nearest known one), a wrong type or value raises
+        ConfigError naming the key. A run's own extension settings go under `extra:`."""
         if not isinstance(data, dict):
             raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
         odd = [k for k in data if not isinstance(k, str)]
         if odd:
             raise ConfigError(f"{source}: keys must be names, got {odd[0]!r} ({type(odd[0]).__name__})")
-        known = {f.name for f in dataclasses.fields(cls)}
-        kwargs = {k: v for k, v in data.items() if k in known}
-        extra = kwargs.pop("extra", None)
-        if extra is None:
-            extra = {}
-        if not isinstance(extra, dict):
-            raise ConfigError(f"{source}: key 'extra' must be a mapping, got {type(extra).__name__}")
-        extra = {**extra, **{k: v for k, v in data.items() if k not in known}}
+        known = [f.name for f in dataclasses.fields(cls)]
+        unknown = [k for k in data if k not in known]
+        if unknown:
+            raise ConfigError(f"{source}: {unknown_key_message(unknown[0], known, _OWN_SETTINGS)}")
+        if data.get("extra") is None:
+            data = {**data, "extra": {}}
         try:
-            return cls(**kwargs, extra=extra)
+            return cls(**data)
         except ConfigError as exc:
             raise ConfigError(f"{source}: {exc}") from None
 
@@ -166,6 +172,16 @@ _RULES: dict[str, tuple[str, float | None, float | None]] = {
 }
 
 
+def unknown_key_message(key: str, known: list[str], otherwise: str) -> str:
+    """`unknown key 'batch_sise' (did you mean 'batch_size'?)` when a known name is close, else `otherwise`."""
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f"unknown key '{key}'" + (f" (did you mean '{close[0]}'?)" if close else f"; {otherwise}")
+
+
+_OWN_SETTINGS = "put a setting of your own under 'extra:'"
+_CHOICES: dict[str, tuple[str, ...]] = {"gate_strategy": GATE_STRATEGIES, "executor": EXECUTORS}
+
+
 def _type_ok(value: Any, annotation: Any) -> bool:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -198,15 +214,23 @@ def validate_config(config: EvolveConfig) -> None:
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
         if not _type_ok(value, hints[f.name]):
-            raise ConfigError(
-                f"key '{f.name}' must be of type {hints[f.name]}, got {type(value).__name__} ({value!r})"
-            )
+            expected = "a mapping" if typing.get_origin(hints[f.name]) is dict else f"of type {hints[f.name]}"
+            raise ConfigError(f"key '{f.name}' must be {expected}, got {type(value).__name__} ({value!r})")
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"key '{f.name}' must be a finite number, got {value!r}")
         if f.name in _RULES and value is not None:
             description, low, high = _RULES[f.name]
             if (low is not None and value < low) or (high is not None and value >= high):
                 raise ConfigError(f"key '{f.name}' must be {description}, got {value!r}")
+    for key, choices in _CHOICES.items():
+        if getattr(config, key) not in choices:
+            raise ConfigError(f"key '{key}' must be one of {', '.join(choices)}, got {getattr(config, key)!r}")
+    for option, value in config.grader_options.items():
+        if option not in GRADER_OPTIONS:
+            known = f"grader options are {', '.join(GRADER_OPTIONS)}"
+            raise ConfigError(f"grader_options: {unknown_key_message(str(option), list(GRADER_OPTIONS), known)}")
+        if not isinstance(value, bool):
+            raise ConfigError(f"grader_options: '{option}' must be true or false, got {value!r}")
     for model_key in ("evolver_model", "agent_model"):
         if not getattr(config, model_key).strip():
             raise ConfigError(f"key '{model_key}' must name a model, got an empty string")

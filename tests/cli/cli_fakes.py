@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import agent_evolve as ae
 from agent_evolve.types import StepResult, Task, Trajectory
 
@@ -27,3 +29,11 @@ class NoopEngine(ae.EvolutionEngine):
 
     def step(self, workspace, observations, history, trial=None) -> StepResult:
         return StepResult(mutated=False, summary="nothing to do")
+
+
+class SlowLastWordAgent(LastWordAgent):
+    """LastWordAgent taking two seconds a task: phases with long silences between progress events."""
+
+    def solve(self, task: Task) -> Trajectory:
+        time.sleep(2.0)
+        return super().solve(task)

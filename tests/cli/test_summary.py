@@ -42,4 +42,4 @@ def test_an_accepted_change_is_shown_with_the_diff_command_that_prints_it(tmp_pa
 def test_nothing_accepted_says_so_and_points_at_the_history(tmp_path: Path) -> None:
     details = {"accepted": 0, "rejected": 2, "accepted_tag": "evo-0", "workspace": str(tmp_path)}
     line = next(l for l in rendered(EvolutionResult(2, 0.25, details=details)).splitlines() if "what changed" in l)
-    assert "nothing was accepted" in line and f"agent-evolve history {tmp_path}" in line
+    assert "nothing was accepted" in line and f"agent-evolve history -w {tmp_path}" in line

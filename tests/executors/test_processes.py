@@ -95,7 +95,7 @@ def test_an_evolution_on_processes_keeps_the_records_of_threads(tmp_path: Path) 
 def test_the_config_names_the_executor(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(make_executor(ae.EvolveConfig(), KeywordAgent), ThreadExecutor)
     assert isinstance(make_executor(ae.EvolveConfig(executor="processes"), KeywordAgent), ProcessExecutor)
-    with pytest.raises(ConfigError, match="executor must be one of threads, processes, ray"):
+    with pytest.raises(ConfigError, match="'executor' must be one of threads, processes, ray"):
         make_executor(ae.EvolveConfig(executor="slurm"), KeywordAgent)
     monkeypatch.setitem(sys.modules, "ray", None)
     monkeypatch.delitem(sys.modules, "agent_evolve.engine.executors.ray_cluster", raising=False)

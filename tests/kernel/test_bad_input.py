@@ -62,15 +62,25 @@ def test_ill_typed_yaml_config_names_file_and_key(tmp_path: Path) -> None:
         ae.EvolveConfig.from_yaml(config)
 
 
-def test_yaml_config_from_the_page_loads_with_unknown_keys_in_extra(tmp_path: Path) -> None:
+def test_yaml_config_loads_and_keeps_own_settings_in_extra(tmp_path: Path) -> None:
     config = tmp_path / "evolve.yaml"
     config.write_text(
         "batch_size: 15\nmax_cycles: 30\nevolve_memory: false\nevolver_model: us.anthropic.claude-opus-4-6-v1\n"
-        "egl_threshold: 0.03\negl_window: 5\nextra:\n  solver_proposed: true\nmy_flag: 3\n"
+        "egl_threshold: 0.03\negl_window: 5\nextra:\n  solver_proposed: true\n  my_flag: 3\n"
     )
     loaded = ae.EvolveConfig.from_yaml(config)
     assert (loaded.batch_size, loaded.max_cycles, loaded.evolve_memory, loaded.egl_window) == (15, 30, False, 5)
     assert loaded.extra == {"solver_proposed": True, "my_flag": 3}
+
+
+def test_an_unknown_top_level_key_is_refused_with_the_nearest_known_one(tmp_path: Path) -> None:
+    config = tmp_path / "evolve.yaml"
+    config.write_text("batch_sise: 4\n")
+    with pytest.raises(ConfigError, match=r"evolve\.yaml: unknown key 'batch_sise' \(did you mean 'batch_size'\?\)"):
+        ae.EvolveConfig.from_yaml(config)
+    config.write_text("my_flag: 3\n")
+    with pytest.raises(ConfigError, match="my_flag.*under 'extra:'"):
+        ae.EvolveConfig.from_yaml(config)
 
 
 def test_negative_batch_size_is_refused() -> None:

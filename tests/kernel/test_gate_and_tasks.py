@@ -1,13 +1,11 @@
-"""Pure decisions of the loop: the gate, convergence, holdout carving and the batch cursor."""
+"""Pure decisions of the loop: the gate, holdout carving and the batch cursor."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_evolve.engine.convergence import _is_score_converged
 from agent_evolve.engine.gate import gate
-from agent_evolve.engine.loop import _is_score_converged as loop_converged
 from agent_evolve.engine.tasks import next_batch, plan_tasks
 
 
@@ -30,13 +28,6 @@ def test_gate_min_improvement_is_a_margin() -> None:
     assert gate(0.65, 0.5, min_improvement=0.1).strategy == "min_improvement" and gate(0.6, 0.5).strategy == "strict"
     assert gate(0.6, 0.5, min_improvement=0.1).action == "reject"
     assert gate(0.6, 0.5, min_improvement=0.1, accept_ties=True).action == "accept"
-
-
-def test_convergence_as_the_page_defines_it() -> None:
-    assert loop_converged is _is_score_converged
-    assert not _is_score_converged([0.5, 0.5], window=3)
-    assert _is_score_converged([0.1, 0.5, 0.51, 0.5], window=3, epsilon=0.05)
-    assert not _is_score_converged([0.5, 0.6, 0.5], window=3, epsilon=0.05)
 
 
 @given(st.integers(2, 200), st.floats(0.0, 0.95), st.integers(0, 10_000))

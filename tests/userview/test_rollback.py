@@ -52,3 +52,12 @@ def test_rollback_to_the_baseline(run_copy: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (run_copy / "prompts" / "system.md").read_text() == "Answer.\n"
     assert json.loads((run_copy / "evolution" / "metrics.json").read_text())["accepted_tag"] == "evo-0"
+
+
+def test_rollback_takes_any_name_of_an_accepted_commit(run_copy: Path) -> None:
+    vc = ae.VersionControl(run_copy)
+    assert vc.resolve("cand-1") == vc.resolve("evo-1"), "the gate accepted cycle 1's candidate as it was"
+    result = CliRunner().invoke(cli, ["rollback", "cand-1", "-w", str(run_copy)])
+    assert result.exit_code == 0, result.output
+    assert "accepted version: evo-1" in result.output
+    assert journal(run_copy)[-1]["accepted_tag"] == "evo-1"

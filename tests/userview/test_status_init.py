@@ -50,7 +50,7 @@ def test_status_reads_a_live_run_without_disturbing_it(tmp_path: Path) -> None:
     assert {s["phase"] for s in live} - {"scoring the baseline"}, "a phase past the baseline was seen"
     final = cli_status(workspace)
     assert final["live"] is False and final["cycles_recorded"] == 2 and final["tasks_done"] == 8
-    assert final["phase"] == "stopped; next: solving train tasks" and final["cycle"] == 3
+    assert final["finished"] and final["phase"] == "finished: all cycles done" and final["cycle"] == 2
 
 
 def test_status_tolerates_a_torn_last_line(run_copy: Path) -> None:

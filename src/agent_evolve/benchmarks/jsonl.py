@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,10 +171,12 @@ class JsonlBenchmark(BenchmarkAdapter):
         test_fraction: float = 0.2,
         subset: PathLike | None = None,
         ignore_case: bool = False,
+        strip_punctuation: bool = False,
     ) -> None:
         self.path = Path(path)
         self.grader = load_grader(grader)
         self.ignore_case = ignore_case
+        self.strip_punctuation = strip_punctuation
         self._grader_name = self.grader if isinstance(self.grader, str) else getattr(grader, "__name__", str(grader))
         rows = read_rows(self.path, self.grader, re.IGNORECASE if ignore_case else 0)
         self._rows = {row.task.id: row for row in rows}
@@ -196,6 +199,13 @@ class JsonlBenchmark(BenchmarkAdapter):
         except KeyError:
             raise ConfigError(f"{task_id!r} is not a task of {self.path}") from None
 
+    def _exact_key(self, text: str) -> str:
+        """What the exact grader compares: `text`, case-folded with ignore_case, without the punctuation at its
+        ends with strip_punctuation (`Paris.` then matches `Paris`)."""
+        if self.strip_punctuation:
+            text = text.strip(string.punctuation + string.whitespace)
+        return text.casefold() if self.ignore_case else text
+
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Grade the output with the configured grader."""
         row = self._row(task.id)
@@ -210,7 +220,7 @@ class JsonlBenchmark(BenchmarkAdapter):
         expected = str(row.answer)
         if self.grader == "exact":
             got, want = output.strip(), expected.strip()
-            success = got.casefold() == want.casefold() if self.ignore_case else got == want
+            success = self._exact_key(got) == self._exact_key(want)
             detail = "exact match" if success else f"expected {_short(want)!r}, got {_short(got)!r}"
         elif self.grader == "regex":
             success = row.pattern is not None and row.pattern.search(output) is not None

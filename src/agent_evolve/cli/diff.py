@@ -6,12 +6,9 @@ import click
 from rich.console import Console
 from rich.syntax import Syntax
 
+from agent_evolve.cli.workspace import workspace_option
 from agent_evolve.userview.versions import layer_diff, show_at
 
-_WORKSPACE = click.option(
-    "--workspace", "-w", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
-    help="The run's workspace.",
-)
 
 
 def _print(text: str, lexer: str) -> None:
@@ -25,7 +22,7 @@ def _print(text: str, lexer: str) -> None:
 @click.command("diff")
 @click.argument("a")
 @click.argument("b")
-@_WORKSPACE
+@workspace_option
 @click.option("--all-files", is_flag=True, help="Every file, not only the evolvable layers.")
 def diff_command(a: str, b: str, workspace: str, all_files: bool) -> None:
     """The diff of the evolvable layers between versions A and B (evo-N, cand-N, pre-evo-N, baseline, final)."""
@@ -35,7 +32,7 @@ def diff_command(a: str, b: str, workspace: str, all_files: bool) -> None:
 @click.command("show")
 @click.argument("version")
 @click.argument("path", default="")
-@_WORKSPACE
+@workspace_option
 def show_command(version: str, path: str, workspace: str) -> None:
     """A file (or folder listing) as it is at VERSION; without PATH, the workspace's top folder."""
     _print(show_at(workspace, version, path), "markdown" if path.endswith(".md") else "text")

@@ -1,4 +1,5 @@
-"""`agent-evolve doctor`: a table of which providers, local models and Docker are usable here, with fixes."""
+"""`agent-evolve doctor`: a table of which providers, local models, Docker, the confinement that grading
+untrusted code needs and the bundled data sets are usable here, with fixes."""
 
 from __future__ import annotations
 
@@ -21,11 +22,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_backend
+from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 from agent_evolve.llm.local_model import cache_dir, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import DEFAULT_MODEL, LOCAL_MODELS, PROVIDERS, LocalModelSpec, llama_install_hint
+from agent_evolve.registry import benchmark_class
 
 Status = Literal["ok", "missing", "warn", "skip"]
+DATA_BENCHMARKS = ("gsm8k", "humaneval")  # built-in benchmarks whose tasks come from a data package
 _STYLE = {"ok": "green", "missing": "red", "warn": "yellow", "skip": "dim"}
 
 
@@ -165,6 +169,30 @@ def _docker_row(timeout_s: float) -> CheckRow:
     return CheckRow("docker", "daemon reachable", "missing", done.stderr.strip()[:120], "start the Docker daemon")
 
 
+def _confinement_row() -> CheckRow:
+    """Whether untrusted code (humaneval tests, tool commands) can run confined here, as grading requires."""
+    backend, why = confining_backend()
+    if backend is not None:
+        return CheckRow("confinement", "grading untrusted code", "ok", f"{backend.name} works")
+    return CheckRow("confinement", "grading untrusted code", "missing", why[:160],
+                    f"allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root; "
+                    f"{ALLOW_UNCONFINED_ENV}=1 runs it unconfined at your own risk")
+
+
+def _data_rows() -> list[CheckRow]:
+    """Whether each built-in data set loads (its package installed and readable)."""
+    rows = []
+    for name in DATA_BENCHMARKS:
+        try:
+            count = len(benchmark_class(name)().get_tasks("train", limit=None))
+        except AgentEvolveError as exc:
+            fix = "pip install 'agent-evolve[data]'" if isinstance(exc, MissingDependencyError) else ""
+            rows.append(CheckRow(f"data: {name}", "tasks load", "missing", str(exc)[:160], fix))
+            continue
+        rows.append(CheckRow(f"data: {name}", "tasks load", "ok", f"{count:,} train tasks"))
+    return rows
+
+
 def run_checks(
     env: Mapping[str, str] | None = None, *, probe: bool = True, verify: bool = True, timeout_s: float = 2.0
 ) -> list[CheckRow]:
@@ -183,6 +211,8 @@ def run_checks(
     directory = cache_dir(Path(override) / "models" if override else None)
     rows += [_local_model_row(spec, directory, verify) for spec in LOCAL_MODELS.values()]
     rows.append(_docker_row(max(timeout_s, 5.0)))
+    rows.append(_confinement_row())
+    rows += _data_rows()
     return rows
 
 
@@ -202,5 +232,6 @@ def render(rows: list[CheckRow], console: Console) -> None:
 @click.option("--no-verify", is_flag=True, help="Skip hashing the local model parts.")
 @click.option("--timeout", "timeout_s", default=2.0, show_default=True, help="Seconds per network probe.")
 def doctor(no_probe: bool, no_verify: bool, timeout_s: float) -> None:
-    """Show which model providers, local models and Docker are usable here, and how to fix what is not."""
+    """Show which model providers, local models, Docker, confinement and data sets are usable here, and how to
+    fix what is not."""
     render(run_checks(probe=not no_probe, verify=not no_verify, timeout_s=timeout_s), Console())

@@ -1,7 +1,11 @@
 """The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor.
 
 Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
-workspace), 2 a usage or configuration error, 143 stopped by SIGTERM. Errors are one line on stderr.
+workspace), 2 a usage or configuration error (an unknown option, key or name, a value out of range), 130 stopped
+by Ctrl-C, 143 stopped by SIGTERM. Errors are one line on stderr.
+
+Ctrl-C prints the command that resumes the run, gives the tasks running on worker threads
+`INTERRUPT_GRACE_S` seconds to finish and then exits 130 without waiting for the rest.
 
 SIGTERM (`kill`, a container or service stop) stops a command the way Ctrl-C does: the task running in the
 main thread is interrupted, task environments (folders, containers) are closed and the workspace lock is
@@ -12,7 +16,12 @@ stopped run resumes when the same command is run again.
 from __future__ import annotations
 
 import logging
+import os
+import shlex
 import signal
+import sys
+import threading
+import time
 from types import FrameType
 from typing import Any
 
@@ -25,22 +34,45 @@ from agent_evolve.cli.ratchet import RATCHET_COMMANDS
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
-from agent_evolve.errors import AgentEvolveError, ConfigError
+from agent_evolve.errors import AgentEvolveError, ConfigError, UnknownNameError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM
+INTERRUPT_GRACE_S = 2.0
+_RESUMABLE = ("run",)  # commands whose interrupted work the same command line resumes
 
 
 class _Commands(click.Group):
-    """A group whose commands report an AgentEvolveError as one line on stderr and a non-zero exit status."""
+    """A group whose commands report an error as one line on stderr: a usage or configuration error (exit 2),
+    any other AgentEvolveError (exit 1); Ctrl-C prints the command that resumes and exits 130."""
+
+    argv: tuple[str, ...] = ()  # the command line, for the resume hint
+
+    def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
+        self.argv = tuple(sys.argv[1:] if args is None else args)
+        return super().main(args, *rest, **options)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            command = exc.ctx.info_name if exc.ctx is not None and exc.ctx.parent is not None else ""
+            _error(f"{exc.format_message()} (see agent-evolve {command + ' ' if command else ''}--help)")
+            ctx.exit(EXIT_USAGE)
         except AgentEvolveError as exc:
-            click.echo(f"agent-evolve: error: {' '.join(str(exc).split())}", err=True)
-            ctx.exit(EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR)
+            _error(str(exc))
+            ctx.exit(EXIT_USAGE if isinstance(exc, (ConfigError, UnknownNameError)) else EXIT_ERROR)
+        except KeyboardInterrupt:
+            resumable = ctx.invoked_subcommand in _RESUMABLE
+            again = f"; resume with: {shlex.join(['agent-evolve', *self.argv])}" if resumable else ""
+            click.echo(f"agent-evolve: interrupted{again}", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+
+
+def _error(message: str) -> None:
+    click.echo(f"agent-evolve: error: {' '.join(message.split())}", err=True)
 
 
 @click.group(cls=_Commands)
@@ -69,9 +101,26 @@ def _terminate(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(EXIT_TERMINATED)
 
 
+def _leave_soon(grace_s: float) -> None:
+    """Give worker threads (tasks waiting on a model call) `grace_s` seconds, then exit 130 without them."""
+    deadline = time.monotonic() + grace_s
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+
+
 def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
-    cli()
+    try:
+        cli()
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:
+            _leave_soon(INTERRUPT_GRACE_S)
+        raise
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_evolve.contract.paths import RECORDS_DIR
-from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
+from agent_evolve.engine.loop import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, ProgressEvent
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
 
@@ -34,8 +34,10 @@ PLAIN_EVERY_TASKS = 10  # without a terminal: one line per phase change and ever
 class LiveProgress:
     """Progress of a run: a live status line on a terminal, plain log lines when stdout is a file or a pipe.
 
-    Each line shows cycle, phase, tasks done, accepted score, the run's tokens and elapsed time. In an
-    experiment each arm's lines start with its name and seed, and its score and clock start afresh.
+    Each line shows cycle, phase, tasks done, accepted score, the run's tokens and elapsed time; on a terminal
+    the line is redrawn four times a second, so its clock ticks while a slow phase has no news. The baseline's
+    holdout score is printed once it is known. In an experiment each arm's lines start with its name and seed,
+    and its score and clock start afresh.
     """
 
     def __init__(self, console: Console, total_cycles: int, ledger: UsageLedger | None = None):
@@ -47,7 +49,8 @@ class LiveProgress:
         self.arm = ""
         self.plain = not console.is_terminal
         self._last: tuple[int, str] | None = None
-        self.live = Live(Text(""), console=console, refresh_per_second=4, transient=False)
+        self._event: ProgressEvent | None = None
+        self.live = Live(console=console, refresh_per_second=4, transient=False, get_renderable=self._render)
 
     def __enter__(self) -> LiveProgress:
         if not self.plain:
@@ -65,16 +68,22 @@ class LiveProgress:
             return
         if event.score is not None:
             self.score = event.score
+        if event.phase == BASELINE_SCORED:
+            self.console.print(f"{self._prefix()}baseline holdout score {event.score:.3f} ({event.total} tasks)",
+                               markup=False, highlight=False)
+            return
         if event.phase == "recorded":
             self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} recorded, accepted holdout "
                                f"score {event.score:.3f}", markup=False, highlight=False)
             self._last = (event.cycle, event.phase)
             return
-        line = self.line(event)
-        if not self.plain:
-            self.live.update(Text(line))
-        elif self._plain_due(event):
-            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        self._event = event
+        if self.plain and self._plain_due(event):
+            self.console.print(self.line(event), markup=False, highlight=False, soft_wrap=True)
+
+    def _render(self) -> Text:
+        """The live line as of now: the last event, with the tokens and the clock read at each refresh."""
+        return Text(self.line(self._event) if self._event is not None else "")
 
     def _plain_due(self, event: ProgressEvent) -> bool:
         """A plain line at each phase change, every PLAIN_EVERY_TASKS tasks, and at a phase's last task."""
@@ -100,15 +109,18 @@ class LiveProgress:
 def _where_to_look(details: dict, workspace: Path) -> str:
     """The command that shows the accepted change, or why there is none."""
     if not details.get("accepted", 0):
-        return f"nothing was accepted (each cycle's verdict: agent-evolve history {shlex.quote(str(workspace))})"
+        return f"nothing was accepted (each cycle's verdict: agent-evolve history -w {shlex.quote(str(workspace))})"
     return f"agent-evolve diff -w {shlex.quote(str(workspace))} baseline {details.get('accepted_tag', 'final')}"
 
 
-def summary_table(result: EvolutionResult, wall_seconds: float) -> Table:
-    """The closing summary: scores, accepted and rejected cycles, tokens, wall time, where things are."""
+def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLedger | None = None) -> Table:
+    """The closing summary: scores, accepted and rejected cycles, tokens, wall time, where things are.
+
+    With the run's `ledger` the tokens are its totals, the same count the live line showed (pre-flight and
+    baseline calls included); without, the sum of the cycles' recorded usage."""
     details = result.details
     workspace = Path(details.get("workspace", "."))
-    usage = details.get("usage", {})
+    usage = {r: u.to_dict() for r, u in ledger.by_role().items()} if ledger is not None else details.get("usage", {})
     tokens = sum(int(u.get("input_tokens", 0) + u.get("output_tokens", 0)) for u in usage.values())
     table = Table(title="evolution summary", show_header=False)
     table.add_column("what", style="bold")

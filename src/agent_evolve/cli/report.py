@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import click
 
+from agent_evolve.cli.workspace import workspace_option_or_argument
 from agent_evolve.report.build import build_report
 
 
 @click.command("report")
-@click.argument("workspace", default=".", type=click.Path(exists=True, file_okay=False))
+@workspace_option_or_argument
 @click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False))
 @click.option("--png", "png_dir", type=click.Path(file_okay=False), help="Also write the figures as PNG files here.")
 def report_command(workspace: str, output: str, png_dir: str | None) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
+from agent_evolve.cli.workspace import workspace_option
 from agent_evolve.userview.rollback import rollback
 
 
 @click.command("rollback")
 @click.argument("version")
-@click.option("--workspace", "-w", default=".", show_default=True, type=click.Path(exists=True, file_okay=False))
+@workspace_option
 @click.option("--force", is_flag=True, help="Also accept a version the gate never accepted (a candidate).")
 def rollback_command(version: str, workspace: str, force: bool) -> None:
     """Make VERSION (evo-N, baseline, or with --force cand-N) the accepted version of the run in WORKSPACE."""

@@ -15,17 +15,29 @@ from agent_evolve.api import (
     Evolver,
     RunClients,
     agent_from_workspace,
+    named_target,
     resolve_benchmark,
     resolve_config,
 )
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.cli.start import (
+    RunPlan,
+    check_names,
+    check_resume,
+    holdout_warning,
+    removed_unless_started,
+    run_settings,
+    save_settings,
+)
 from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import preflight
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.solving import mean_score, solve_all
+from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.eval_views import record_eval
 from agent_evolve.llm.factory import apply_config_limits
@@ -54,6 +66,7 @@ _OVERRIDES = {
     "executor": "executor",
     "ray_address": "ray_address",
 }
+GRADER_FLAGS = ("ignore_case", "strip_punctuation")  # command-line flags that set config.grader_options
 
 
 def parse_engine_params(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
@@ -75,6 +88,9 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
         changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
     if options.get("no_preflight"):
         changes["preflight"] = False
+    graded = {key: True for key in GRADER_FLAGS if options.get(key)}
+    if graded:
+        changes["grader_options"] = {**config.grader_options, **graded}
     ratchet = {key: options[key] for key in ("no_synth", "meta_every") if options.get(key)}  # Ratchet's run flags
     if ratchet:
         changes["engine_params"] = {**changes.get("engine_params", config.engine_params), **ratchet}
@@ -86,7 +102,7 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
 
 def benchmark_from_options(name: str, options: dict[str, Any], config: EvolveConfig) -> BenchmarkAdapter:
     """The named benchmark with the config's grader, narrowed to a subset file when --subset was given."""
-    return resolve_benchmark(name, subset=options.get("subset"), grader=config.grader)
+    return resolve_benchmark(name, subset=options.get("subset"), grader=config.grader, config=config)
 
 
 def model_options(func: Any) -> Any:
@@ -101,6 +117,9 @@ def model_options(func: Any) -> Any:
             click.option("--agent-temperature", type=float, help="Agent sampling temperature (beats the manifest)."),
             click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
             click.option("--grader", help="jsonl:PATH grader: exact, regex, numeric or python:module:function."),
+            click.option("--ignore-case", is_flag=True, help="Grader: compare answers ignoring case (exact, regex)."),
+            click.option("--strip-punctuation", is_flag=True,
+                         help="Exact grader: ignore punctuation at the answer's ends ('Paris.' matches 'Paris')."),
             click.option("--subset", type=click.Path(exists=True, dir_okay=False), help="Benchmark subset file (hard-subset)."),
             click.option("--no-preflight", is_flag=True, help="Skip the check of model roles and benchmark before starting."),
         ]
@@ -129,8 +148,8 @@ def engine_options(func: Any) -> Any:
 @click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or workspace path.")
 @click.option("--benchmark", default="gsm8k", show_default=True, help="Benchmark name (or jsonl:PATH).")
 @click.option("--engine", default="skillforge", show_default=True, help="Evolution engine name.")
-@click.option("--cycles", type=int, help="Total cycles for the workspace (default: config max_cycles).")
-@click.option("--workspace", type=click.Path(file_okay=False), help="Working directory of the evolved workspace.")
+@click.option("--cycles", type=click.IntRange(min=1), help="Total cycles for the workspace (default: config max_cycles).")
+@click.option("-w", "--workspace", type=click.Path(file_okay=False), help="Working directory of the evolved workspace.")
 @click.option("--batch-size", type=int)
 @click.option("--holdout-ratio", type=float)
 @click.option("--holdout-limit", type=int, help="At most this many holdout tasks for the gate.")
@@ -139,29 +158,60 @@ def engine_options(func: Any) -> Any:
 @click.option("--seed", type=int)
 @click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
+@click.option("--force", is_flag=True, help="Resume a run even though its settings differ from those it started with.")
 @click.option("--no-synth", is_flag=True, help="Ratchet: audit only (capsules, verdicts, curator; no new skills).")
 @click.option("--meta-every", type=int, help="Ratchet: refresh the meta-skill every N rounds (default off).")
 @engine_options
 @model_options
 @track_option
-def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, **options: Any) -> None:
-    """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace)."""
+def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, force: bool,
+                **options: Any) -> None:
+    """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace).
+
+    Everything is checked before a folder is made or a model is called: the config, the names, and for a
+    resumed run that its settings are those it started with (--force continues with the new ones).
+    """
     console = Console()
     trackers = trackers_from(options.pop("track"))
     config = build_config(options.pop("config_path"), **options)
-    target = benchmark_from_options(benchmark, options, config) if options.get("subset") else benchmark
-    evolver = Evolver(agent, target, config, engine, workspace_dir=workspace)
+    check_names(agent, benchmark, engine)
+    target = named_target(agent, workspace)
+    settings = run_settings(config, benchmark, engine)
+    changed = check_resume(target, settings, force)
+    adapter = benchmark_from_options(benchmark, options, config)
     total = cycles if cycles is not None else config.max_cycles
-    console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
-    started = time.monotonic()
-    with LiveProgress(console, total, evolver.ledger) as progress:
-        evolver.progress = progress
-        result = run_tracked(evolver, trackers, cycles)
-    console.print(summary_table(result, time.monotonic() - started))
+    resumed = RunRecords(target).journal.exists()
+    if not resumed:
+        _state_the_plan(console, config, adapter, engine, total)
+    with removed_unless_started(target):
+        evolver = Evolver(agent, adapter, config, engine, workspace_dir=workspace)
+        if changed:
+            console.print(f"continuing with changed settings (--force): {'; '.join(changed)}", markup=False)
+        if changed or not resumed:
+            save_settings(target, settings)
+        console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
+        started = time.monotonic()
+        with LiveProgress(console, total, evolver.ledger) as progress:
+            evolver.progress = progress
+            result = run_tracked(evolver, trackers, cycles)
+    console.print(summary_table(result, time.monotonic() - started, evolver.ledger))
+
+
+def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str, cycles: int) -> None:
+    """Before a fresh run spends anything: what it will do, and a warning when its gate cannot judge."""
+    pool = [task.id for task in adapter.get_tasks("train", limit=config.task_pool_limit)]
+    plan = plan_tasks(pool, config.holdout_ratio, config.seed, config.holdout_limit, config.val_ratio, config.val_limit)
+    holdout = len(plan.holdout_ids)
+    local = config.agent_model.startswith("local/")
+    console.print(RunPlan(cycles, config.batch_size, holdout, config.gate_repeats, local).describe(engine),
+                  markup=False, highlight=False, soft_wrap=True)
+    warning = holdout_warning(config, holdout)
+    if warning:
+        click.echo(f"agent-evolve: warning: {warning}", err=True)
 
 
 @click.command("eval")
-@click.option("--workspace", required=True, type=click.Path(exists=True, file_okay=False), help="Workspace to score.")
+@click.option("-w", "--workspace", required=True, type=click.Path(exists=True, file_okay=False), help="Workspace to score.")
 @click.option("--benchmark", required=True, help="Benchmark name (or jsonl:PATH).")
 @click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test"]))
 @click.option("--limit", type=int, default=100_000, help="Score at most this many tasks.")

@@ -19,11 +19,11 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
-from agent_evolve.engine.convergence import _is_score_converged
+from agent_evolve.engine.convergence import accepted_score_plateaued
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
-from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
+from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
 from agent_evolve.engine.run_usage import UsageMeter, sum_usage
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
@@ -46,10 +46,12 @@ from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ARM_PHASE", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent", "_is_score_converged"]
+__all__ = ["ARM_PHASE", "BASELINE_SCORED", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent"]
 
 ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
 TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
+BASELINE_SCORED = "baseline_scored"  # the baseline's holdout score is known (the event's score and total)
+ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran every cycle it was asked for
 
 
 @dataclass
@@ -123,11 +125,13 @@ class EvolutionLoop:
                 except BudgetExceededError as exc:
                     self._record_out_of_budget(cycle, str(exc))
                     status = "out_of_budget"
-                converged = _is_score_converged(self._curve(), self.config.egl_window, self.config.egl_threshold)
+                converged = accepted_score_plateaued(self._curve(), self.config.egl_window, self.config.egl_threshold)
                 stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
             session.finalize(self.state)
-            return self._result(converged, stop_reason)
+            result = self._result(converged, stop_reason)
+            write_json_atomic(self.records.metrics, {**self._metrics(), "ended": stop_reason or ALL_CYCLES_DONE})
+            return result
 
     def _baseline(self) -> RunState:
         """Measure the starting version (after any bootstrap) on the holdout; the first accepted score."""
@@ -139,6 +143,7 @@ class EvolutionLoop:
         if state.has_holdout:
             score = self.gate.baseline(self.agent).mean
             state.accepted_score = state.baseline_score = score
+            self.emit(0, BASELINE_SCORED, score=score, total=len(session.plan.holdout_ids))
         state.usage = self.ledger.to_dict()
         session.journal.record(0, "baseline", **state.accepted_fields())
         return state
@@ -149,6 +154,9 @@ class EvolutionLoop:
             self.ledger.restore(state.usage)
         self.meter = UsageMeter(self.ledger)
         self.agent = self._reload_agent()
+        metrics = read_json(self.records.metrics, {})  # a resumed run is no longer ended
+        if isinstance(metrics, dict) and metrics.pop("ended", None) is not None:
+            write_json_atomic(self.records.metrics, metrics)
         return state
 
     def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
@@ -163,8 +171,9 @@ class EvolutionLoop:
         return ""
 
     def _curve(self) -> list[float]:
-        """The page's score curve: each scored cycle's average score (cycles with nothing graded are left out)."""
-        return [float(r["score"]) for r in self.history.cycle_records() if r["metadata"].get("graded", 0)]
+        """The accepted score: the baseline's (with a holdout), then after each recorded cycle."""
+        start = [self.state.baseline_score] if self.state.has_holdout else []
+        return start + [float(r["metadata"]["accepted_score"]) for r in self.history.cycle_records()]
 
     # -- one cycle ---------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.recovery import recover_git
 from agent_evolve.engine.versioning import VersionControl, candidate_tag
 from agent_evolve.errors import WorkspaceError
-from agent_evolve.userview.labels import is_accepted, parse_tag, resolve_label
+from agent_evolve.userview.labels import accepted_name, parse_tag, resolve_label
 from agent_evolve.engine.run_lock import holding_run_lock
 from agent_evolve.userview.run import ACCEPTING_PHASES, load_run
 
@@ -71,8 +71,10 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
                 f"{path}: cycle {half_done} stopped halfway; run again to finish it before rolling back"
             )
         tag = resolve_label(path, label)
-        if not force and not is_accepted(path, tag):
+        accepted = accepted_name(path, tag)
+        if accepted is None and not force:
             raise WorkspaceError(f"{label} was never accepted; pass --force to make it the accepted version anyway")
+        tag = accepted or tag
         cycles = [int(e["cycle"]) for e in run.journal if e.get("phase") in ("baseline", "recorded")]
         gates = {c: run.gate_file(c) for c in cycles}
         fields = accepted_fields(run.journal, gates, tag)

@@ -23,9 +23,12 @@ _CYCLE_DONE = ("baseline", "recorded", "finished")
 
 @dataclass(frozen=True)
 class RunStatus:
-    """A run's position and spending; `phase` is what the run is doing (live) or would do next (stopped)."""
+    """A run's position and spending; `phase` is what the run is doing (live), would do next (stopped), or
+    why it ended (`finished`: it returned from its last cycle, with `ended` the stop reason)."""
 
     live: bool
+    finished: bool
+    ended: str
     cycle: int
     phase: str
     last_phase: str
@@ -40,20 +43,25 @@ class RunStatus:
         return asdict(self)
 
 
-def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: bool) -> RunStatus:
-    """The status a journal describes (pure)."""
+def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: bool, ended: str = "") -> RunStatus:
+    """The status a journal describes (pure); `ended` is the stop reason a run that returned recorded."""
     last = journal[-1] if journal else {"cycle": 0, "phase": "started"}
     last_phase = str(last.get("phase", ""))
     cycle = int(last.get("cycle", 0))
-    if last_phase in _CYCLE_DONE:
+    finished = bool(ended) and not live and last_phase in _CYCLE_DONE
+    if finished:
+        phase = f"finished: {ended}"
+    elif last_phase in _CYCLE_DONE:
         cycle, phase = cycle + 1, _NEXT_PHASE["recorded"]
     else:
         phase = _NEXT_PHASE.get(last_phase, last_phase)
-    if not live:
+    if not live and not finished:
         phase = f"stopped; next: {phase}"
     tag, score = accepted_version(journal)
     return RunStatus(
         live=live,
+        finished=finished,
+        ended=ended if finished else "",
         cycle=cycle,
         phase=phase,
         last_phase=last_phase,
@@ -70,4 +78,7 @@ def run_status(workspace: str | Path) -> RunStatus:
     """The status of the run in `workspace`, safe while that run is writing (torn last lines are skipped)."""
     run = load_run(workspace)
     rows = run.rows
-    return status_of(run.journal, sum(r.tokens for r in rows), sum(r.cost for r in rows), run_is_live(run.paths))
+    journal = run.paths.journal
+    writing = journal.exists() and journal.read_bytes()[-1:] not in (b"", b"\n")  # a line is half-appended
+    ended = "" if writing else str(run.metrics.get("ended") or "")
+    return status_of(run.journal, sum(r.tokens for r in rows), sum(r.cost for r in rows), run_is_live(run.paths), ended)

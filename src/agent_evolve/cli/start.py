@@ -1,0 +1,161 @@
+"""What `agent-evolve run` checks before it creates a folder or calls a model, and what it says it will do.
+
+Every check here is a decision on values (pure) or a read; the only writes are the run's settings record and
+the removal of a folder this very command created when its start was refused.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.acceptance.factory import strategy_from_config
+from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.errors import ConfigError
+from agent_evolve.registry import benchmark_class, engine_class, is_seed_name, known_names
+from agent_evolve.stats import PairedTable
+
+SETTINGS_FILE = "settings.json"  # in the workspace's records folder: what the run was started with
+# Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
+RESUMABLE_KEYS = frozenset({
+    "max_cycles", "max_total_tokens", "max_cost_usd", "concurrency", "executor", "ray_address", "agent_timeout_s",
+    "evolver_timeout_s", "llm_timeout_s", "llm_max_retries", "preflight", "llm_cache", "llm_cache_dir", "prices",
+    "patience", "egl_threshold", "egl_window", "allow_early_stop",
+})
+SMALL_HOLDOUT = 10  # below this many tasks one holdout task moves the gate's score by more than 0.1
+LOCAL_SECONDS_PER_SOLVE = 20  # rough: a ~200-token answer at the embedded model's ~10 tokens/s on 2 cores
+
+
+def check_names(agent: str, benchmark: str, engine: str) -> None:
+    """ConfigError or UnknownNameError for a name the run cannot resolve, before anything is built."""
+    if not is_seed_name(agent) and not Path(agent).is_dir():
+        raise ConfigError(f"--agent {agent!r}: not a workspace folder and not a seed name "
+                          f"(seeds: {', '.join(known_names('agent'))})")
+    name, _, argument = benchmark.partition(":")
+    missing = [p.name for p in inspect.signature(benchmark_class(name)).parameters.values()
+               if p.default is inspect.Parameter.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+    if missing and not argument:
+        raise ConfigError(f"--benchmark {name} needs its {missing[0]}: --benchmark {name}:{missing[0].upper()}")
+    engine_class(engine)
+
+
+def run_settings(config: EvolveConfig, benchmark: str, engine: str) -> dict[str, Any]:
+    """What a resumed run must share with the run it continues: the benchmark, engine and every config key that
+    changes what is measured (not `RESUMABLE_KEYS`)."""
+    kept = {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_KEYS}
+    name, sep, argument = benchmark.partition(":")
+    if sep and Path(argument).exists():
+        benchmark = f"{name}:{Path(argument).resolve()}"  # the same file named from another folder is the same
+    return json.loads(json.dumps({"benchmark": benchmark, "engine": engine, **kept}, default=str))
+
+
+def settings_differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """`key: was -> now` for each setting that differs (pure)."""
+    return [f"{key}: {saved.get(key)!r} -> {current.get(key)!r}"
+            for key in sorted(set(saved) | set(current)) if saved.get(key) != current.get(key)]
+
+
+def check_resume(workspace: Path, current: dict[str, Any], force: bool) -> list[str]:
+    """The differences between a started run's settings and `current`; ConfigError listing them unless `force`.
+    A workspace with no started run (or none recorded) has none."""
+    records = RunRecords(workspace)
+    saved = read_json(records.root / SETTINGS_FILE, None)
+    if not records.journal.exists() or not isinstance(saved, dict):
+        return []
+    differences = settings_differences(saved, current)
+    if differences and not force:
+        raise ConfigError(f"{workspace}: this run was started with other settings ({'; '.join(differences)}); "
+                          "run it with the same options, or pass --force to continue with the new ones")
+    return differences
+
+
+def save_settings(workspace: Path, current: dict[str, Any]) -> None:
+    write_json_atomic(RunRecords(workspace).root / SETTINGS_FILE, current)
+
+
+@contextmanager
+def removed_unless_started(workspace: Path) -> Iterator[None]:
+    """Remove `workspace` (and its sealed records) when they did not exist before and the block fails before the
+    run journaled anything: a refused start leaves nothing behind; a started run stays resumable."""
+    records = RunRecords(workspace)
+    created = [_first_missing(p) for p in (workspace, records.sealed) if not p.exists()]
+    try:
+        yield
+    except BaseException:
+        if not records.journal.exists():
+            for path in created:
+                shutil.rmtree(path, ignore_errors=True)
+        raise
+
+
+def _first_missing(path: Path) -> Path:
+    """The outermost folder of `path` that does not exist yet (`runs/` when ./runs/gsm8k is made)."""
+    path = path.absolute()
+    while not path.parent.exists():
+        path = path.parent
+    return path
+
+
+def tasks_to_accept(config: EvolveConfig, holdout_size: int) -> int | None:
+    """The fewest holdout tasks a candidate must newly solve for the configured gate to accept it (0/1 scores,
+    nothing else changed), or None when no number of the `holdout_size` tasks is enough (pure)."""
+    strategy = strategy_from_config(config)
+    incumbent = {f"t{i}": 0.0 for i in range(holdout_size)}
+    for solved in range(1, holdout_size + 1):
+        candidate = {f"t{i}": float(i < solved) for i in range(holdout_size)}
+        if strategy.decide(PairedTable.pair(incumbent, candidate), best_so_far=None).accepted:
+            return solved
+    return None
+
+
+def holdout_warning(config: EvolveConfig, holdout_size: int) -> str:
+    """A warning when the gate on `holdout_size` tasks can never, or hardly, accept a change; "" when it can."""
+    if holdout_size == 0:
+        return ""
+    needed = tasks_to_accept(config, holdout_size)
+    how = f"gate_strategy {config.gate_strategy} on {holdout_size} holdout tasks"
+    fix = "use more tasks, or raise holdout_ratio / holdout_limit"
+    if needed is None:
+        return f"the gate can never accept a change ({how}: even solving all of them is not enough); {fix}"
+    if needed > holdout_size / 2:
+        return f"the gate accepts only a candidate that solves {needed} more of the {holdout_size} tasks ({how}); {fix}"
+    if holdout_size < SMALL_HOLDOUT:
+        return (f"the gate decides on {holdout_size} holdout tasks: one task moves its score by "
+                f"{1 / holdout_size:.2f}, so what it accepts is mostly chance; {fix}")
+    return ""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run will do, stated before it spends: cycles, tasks per cycle and agent solves in all."""
+
+    cycles: int
+    batch_size: int
+    holdout_size: int
+    gate_repeats: int
+    local_model: bool
+
+    @property
+    def solves(self) -> int:
+        """Baseline on the holdout, then each cycle's batch and its candidate on the holdout."""
+        gate = self.holdout_size * self.gate_repeats
+        return gate + self.cycles * (self.batch_size + gate)
+
+    def describe(self, engine: str) -> str:
+        gate = f"the gate scores each candidate on {self.holdout_size} holdout tasks" + (
+            f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")
+        cycles = f"{self.cycles} cycle{'s' if self.cycles != 1 else ''}"
+        line = (f"plan: {cycles} of {engine}; each solves {self.batch_size} train tasks and {gate}: "
+                f"at most {self.solves:,} agent solves plus the engine's own model calls")
+        if self.local_model:
+            hours = self.solves * LOCAL_SECONDS_PER_SOLVE / 3600
+            line += (f"; on the embedded local model (about {LOCAL_SECONDS_PER_SOLVE} s a solve on 2 cores) "
+                     f"that is roughly {hours:,.1f} h; fewer --cycles or a smaller --holdout-limit cost less")
+        return line
