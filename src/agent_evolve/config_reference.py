@@ -21,8 +21,9 @@ MEANINGS: dict[str, str] = {
     "trajectory_only": "hide scores and feedback from the engine",
     "evolver_model": "the engine's (and judges') model",
     "evolver_max_tokens": "the engine's output limit",
-    "egl_threshold": "converged when the accepted score moved less than this over `egl_window` cycles",
-    "egl_window": "cycles the convergence rule looks back over",
+    "egl_threshold": "converged when the best accepted score of the last `egl_window` cycles beats the best before "
+                     "them (the baseline included) by less than this (docs/configuration-notes.md)",
+    "egl_window": "cycles the convergence rule looks back over; above the number of cycles, it never stops a run",
     "extra": "free-form settings: engines see it in `context.config.extra`; `extra: {agent: {...}}` gives the "
              "reference agent defaults for its `agent.config` keys",
     "agent_model": "the agent's model (`local/...`, `openai/...`, `anthropic/...`, `bedrock/...`, `ollama/...`, "
@@ -64,6 +65,8 @@ MEANINGS: dict[str, str] = {
                      "an error naming the accepted ones",
     "grader": "the grader of `jsonl:PATH`: `exact` (its default), `regex`, `numeric` or "
               "`python:module:function` (`--grader`)",
+    "grader_options": "options of the `jsonl` exact grader: `ignore_case`, `strip_punctuation` (each true or "
+                      "false; `--ignore-case`, `--strip-punctuation`)",
     "concurrency": "tasks solved at once, and model calls in flight across the process",
     "executor": "how tasks are solved: `threads`, `processes` or `ray`",
     "ray_address": "the Ray cluster of `executor: ray` (none: a local one)",
@@ -79,7 +82,8 @@ _HEADER = """\
 
 Generated from `EvolveConfig` by `python -m agent_evolve.config_reference > docs/configuration.md`; a test fails
 when this page and the code differ. Set keys in Python (`ae.EvolveConfig(batch_size=4)`), in a YAML file of the
-same keys (`--config FILE`), or with the command-line options that name them. Which value wins, when several
+same keys (`--config FILE`), or with the command-line options that name them. An unknown key is refused with
+the nearest known one; settings of your own go under `extra`. Which value wins, when several
 places set one, is at the end of this page.
 
 | key | type | default | meaning |

@@ -141,3 +141,11 @@ def test_the_plan_sorts_every_changed_path() -> None:
     with_prompt = plan_export(changed, present, {"units"}, host, with_prompt=True)
     assert set(with_prompt.dropped) == {"tools/registry.yaml"}
     assert with_prompt.carried["prompts/fragments/demos.md"] == "CLAUDE.md section"
+
+
+def test_the_workspace_is_named_with_w_as_in_every_command(main_job: Path, tmp_path: Path) -> None:
+    code, stdout, err = export("-w", str(main_job), str(tmp_path / "out"), "--to", "codex", "--with-prompt")
+    assert code == 0, err
+    assert "accepted version evo-1" in stdout
+    code, _, err = export("-w", str(main_job), str(main_job), str(tmp_path / "two"), "--to", "codex")
+    assert code == 2 and "-w WORKSPACE" in err
