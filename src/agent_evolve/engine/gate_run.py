@@ -14,10 +14,13 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.acceptance import strategy_from_config
+from agent_evolve.engine.curtailment import ScoreRange, scoring_order
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.gate import no_holdout_decision
+from agent_evolve.engine.gate_curtail import GateCurtailer
 from agent_evolve.engine.gating import decide_gate, decision_summary
-from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expected_seconds, measure
+from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, StopRule, expected_seconds, measure
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.solving import graded_mean, graded_only, solve_all, too_many_infrastructure_failures
 from agent_evolve.engine.state import RunState
@@ -70,23 +73,33 @@ class GateRun:
             message = f"the gate will take about {eta / 60:.0f} min ({attempts} holdout attempts); see holdout_limit"
             log.warning("cycle %d: %s", cycle, message)
             self.announce("gate_warning", {"message": message})
+        curtailer = self._curtailer(state) if self.config.gate_curtail else None
         cached = read_json(self.records.holdout_table(state.accepted_tag), None)
         incumbent_scores: dict[str, list[float]] = cached or {}
         measures: dict[str, Any] = {}
+        phases: dict[str, HoldoutMeasure | None] = {}
         if remeasure or cached is None:
             self.vc.reset_to(state.accepted_tag)
-            incumbent = self._measure(self.load_agent(), "gate")
+            incumbent = self._scored(self.load_agent(), curtailer, curtailer.incumbent_rule() if curtailer else None)
             self.vc.reset_to(candidate_tag(cycle))
             agent = self.load_agent()
+            phases["incumbent"] = incumbent
             measures["incumbent"] = incumbent.to_dict()
             incumbent_scores = incumbent.scores
             if failure := self._infrastructure_problem(incumbent, "gate (incumbent)"):
                 return self._sealed_failure(cycle, failure, measures)
-        candidate = self._measure(agent, "gate")
-        measures["candidate"] = candidate.to_dict()
+        if curtailer is not None and curtailer.rejected():
+            candidate = HoldoutMeasure(unscored=[t.id for t in self.holdout])
+            phases["candidate"] = None
+        else:
+            rule = curtailer.candidate_rule(incumbent_scores) if curtailer else None
+            candidate = phases["candidate"] = self._scored(agent, curtailer, rule)
+            measures["candidate"] = candidate.to_dict()
         if failure := self._infrastructure_problem(candidate, "gate (candidate)"):
             return self._sealed_failure(cycle, failure, measures)
         decision = decide_gate(self.config, candidate.scores, incumbent_scores, best_so_far=state.accepted_score)
+        if curtailer is not None:
+            decision = curtailer.decided(decision, curtailer.record(phases))
         write_json_atomic(
             self.records.gate / f"cycle_{cycle}.json",
             {"decision": decision.to_dict(), "remeasured_incumbent": "incumbent" in measures, **measures},
@@ -95,6 +108,24 @@ class GateRun:
             write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
         return {"decision": decision_summary(decision), "failure": "", "accepted_score": candidate.mean,
                 "accepted_count": 0}
+
+    def _curtailer(self, state: RunState) -> GateCurtailer:
+        low, high = self.benchmark.score_range
+        order = scoring_order([t.id for t in self.holdout], self.config.seed)
+        return GateCurtailer(strategy_from_config(self.config), ScoreRange(low, high), state.accepted_score, order,
+                             self.config.gate_repeats, self.config.seed)
+
+    def _scored(self, agent: BaseAgent, curtailer: GateCurtailer | None, rule: StopRule | None) -> HoldoutMeasure:
+        """One phase of the gate: every holdout task, or (curtailed, in the run's fixed random order) until its
+        rejection is settled; should the tasks that finished in flight unsettle it, the rest is scored in full."""
+        if curtailer is None or rule is None:
+            return self._measure(agent, "gate")
+        by_id = {t.id: t for t in self.holdout}
+        result = self._measure(agent, "gate", [by_id[i] for i in curtailer.task_ids], rule)
+        if result.unscored and not rule(result.scores, result.unscored):
+            rest = [by_id[i] for i in curtailer.task_ids if i in set(result.unscored)]
+            result = result.merged(self._measure(agent, "gate", rest))
+        return result
 
     def _train_only(self, batch: list[Observation]) -> GateResult:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
@@ -113,17 +144,20 @@ class GateRun:
         return {"decision": decision_summary(no_holdout_decision()), "failure": "",
                 "accepted_score": graded_mean(graded), "accepted_count": len(graded)}
 
-    def _measure(self, agent: BaseAgent, phase: str) -> HoldoutMeasure:
-        total = len(self.holdout) * self.config.gate_repeats
+    def _measure(self, agent: BaseAgent, phase: str, tasks: list[Task] | None = None,
+                 stop: StopRule | None = None) -> HoldoutMeasure:
+        holdout = self.holdout if tasks is None else tasks
+        total = len(holdout) * self.config.gate_repeats
         self.announce(phase, {"total": total})
         return measure(
             agent,
             self.benchmark,
-            self.holdout,
+            holdout,
             repeats=self.config.gate_repeats,
             concurrency=self.config.concurrency,
             on_progress=lambda n: self.announce(phase, {"done": n, "total": total}),
             executor=self.executor,
+            stop=stop,
         )
 
     def _infrastructure_problem(self, result: HoldoutMeasure, what: str) -> str:

@@ -1,0 +1,92 @@
+"""Curtailment: a gate may stop scoring once no outcome of its unscored tasks can change its decision.
+
+A strategy is monotone when raising the candidate's score (or lowering the incumbent's) on any one task never
+turns an accept into a reject. For a monotone strategy, the decision over every way the unscored tasks can be
+graded lies between two completions of the table: every unscored task at the candidate's worst (candidate at the
+low end of the score range, incumbent at the high end) and every one at its best. `settle` evaluates the gate's
+own decision on those two and on the table scored so far; when all three agree, that is the full gate's
+decision whatever the unscored tasks score. It is pure and knows no executor; `GateCurtailer` (gate_curtail.py)
+applies it while tasks are being solved.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from agent_evolve.engine.acceptance import AcceptanceStrategy
+from agent_evolve.engine.gate import GateDecision, decide
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ScoreRange:
+    """The lowest and highest score one task can get (a benchmark's `score_range`, [0, 1] by default)."""
+
+    low: float = 0.0
+    high: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low <= self.high):
+            raise ValueError(f"score range [{self.low}, {self.high}] must be two finite numbers, low <= high")
+
+    def contains(self, score: float) -> bool:
+        return self.low <= score <= self.high
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """Whether the decision is settled: `action` is "accept" or "reject" when it is, None while it is open."""
+
+    action: Literal["accept", "reject"] | None
+    reason: str
+
+    @property
+    def settled(self) -> bool:
+        return self.action is not None
+
+
+def settle(
+    strategy: AcceptanceStrategy,
+    candidate: Mapping[str, Sequence[float]],
+    incumbent: Mapping[str, Sequence[float]],
+    *,
+    unscored_candidate: Collection[str],
+    unscored_incumbent: Collection[str] = (),
+    score_range: ScoreRange = ScoreRange(),
+    best_so_far: float | None = None,
+) -> Settlement:
+    """Is the decision on the full table already known from the tasks scored so far?
+
+    `candidate` and `incumbent` hold the tasks scored so far (task id -> repeat scores); `unscored_*` name the
+    tasks each side has still to score, each of which will get a score in `score_range`. A strategy that does
+    not declare itself monotone is never settled early.
+    """
+    if not getattr(strategy, "monotone", False):
+        return Settlement(None, f"strategy {strategy.name} is not declared monotone: every task is scored")
+    low, high = score_range.low, score_range.high
+    worst = decide(_completed(candidate, unscored_candidate, low), _completed(incumbent, unscored_incumbent, high),
+                   strategy, best_so_far=best_so_far)
+    best = decide(_completed(candidate, unscored_candidate, high), _completed(incumbent, unscored_incumbent, low),
+                  strategy, best_so_far=best_so_far)
+    scored = decide(candidate, incumbent, strategy, best_so_far=best_so_far)
+    if not worst.action == best.action == scored.action:
+        return Settlement(None, f"open: {worst.action} if every unscored task goes against the candidate, "
+                                f"{best.action} if every one goes its way")
+    if scored.accepted:
+        return Settlement("accept", f"accepted even if every unscored task goes against the candidate: {worst.reason}")
+    return Settlement("reject", f"rejected even if every unscored task goes the candidate's way: {best.reason}")
+
+
+def scoring_order(items: Sequence[T], seed: int) -> list[T]:
+    """`items` in a random order fixed by `seed`: decisions come early without favouring any task."""
+    return random.Random(f"curtailment-order:{seed}").sample(list(items), len(items))
+
+
+def _completed(scores: Mapping[str, Sequence[float]], unscored: Collection[str], value: float) -> dict[str, list[float]]:
+    """`scores` with every unscored task given `value`."""
+    return {**{task_id: list(values) for task_id, values in scores.items()}, **{t: [value] for t in unscored}}

@@ -1,0 +1,257 @@
+"""Curtailment: a gate that stops once its decision is settled decides exactly as the full gate would.
+
+Property tests draw random per-task tables (0/1 and fractional scores, repeats, score ranges, sizes, scoring
+orders) for every acceptance strategy; the integration tests run the loop with a scripted agent.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids, make_workspace
+
+import agent_evolve as ae
+from agent_evolve.engine.acceptance import BestSoFar, MinImprovement, PairedSignTest, StrictImprovement, Verdict
+from agent_evolve.engine.acceptance.keep import KeepEvery
+from agent_evolve.engine.curtailment import ScoreRange, scoring_order, settle
+from agent_evolve.engine.gate import decide
+from agent_evolve.engine.records import RunRecords
+from agent_evolve.stats import PairedTable
+from agent_evolve.types import Feedback, Task, Trajectory
+
+STRATEGIES = st.one_of(
+    st.builds(StrictImprovement, st.booleans()),
+    st.builds(MinImprovement, st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.25, 0.5]), st.booleans()),
+    st.builds(PairedSignTest, st.sampled_from([0.01, 0.05, 0.1, 0.5])),
+    st.builds(BestSoFar, st.sampled_from([0.0, 0.05, 0.1]), st.booleans()),
+    st.just(KeepEvery()),
+)
+RANGES = st.sampled_from([ScoreRange(), ScoreRange(0.0, 100.0), ScoreRange(-1.0, 1.0)])
+
+
+@st.composite
+def gates(draw: st.DrawFn) -> dict:
+    """A random gate: strategy, score range, per-task repeat scores of both sides, a scoring order."""
+    strategy, bounds = draw(STRATEGIES), draw(RANGES)
+    n = draw(st.integers(1, 30))
+    binary = draw(st.booleans())
+    scale = bounds.high - bounds.low
+
+    def score() -> st.SearchStrategy[float]:
+        if binary:
+            return st.sampled_from([bounds.low, bounds.high])
+        steps = st.integers(0, 8).map(lambda k: bounds.low + scale * k / 8)  # ties happen often
+        return st.one_of(steps, st.floats(bounds.low, bounds.high, allow_nan=False))
+
+    def table() -> dict[str, list[float]]:
+        return {f"t{i}": draw(st.lists(score(), min_size=1, max_size=3)) for i in range(n)}
+
+    candidate, incumbent = table(), table()
+    order = draw(st.permutations(sorted(candidate)))
+    best_so_far = draw(st.one_of(st.none(), score()))
+    return {"strategy": strategy, "range": bounds, "candidate": candidate, "incumbent": incumbent, "order": order,
+            "best_so_far": best_so_far}
+
+
+def full_action(g: dict, candidate: dict | None = None, incumbent: dict | None = None) -> str:
+    return decide(candidate or g["candidate"], incumbent or g["incumbent"], g["strategy"],
+                  best_so_far=g["best_so_far"]).action
+
+
+@settings(max_examples=200, deadline=None)
+@given(gates())
+def test_a_settled_candidate_phase_always_has_the_full_gates_decision(g: dict) -> None:
+    full = full_action(g)
+    for k in range(len(g["order"]) + 1):
+        scored = {t: g["candidate"][t] for t in g["order"][:k]}
+        s = settle(g["strategy"], scored, g["incumbent"], unscored_candidate=g["order"][k:],
+                   score_range=g["range"], best_so_far=g["best_so_far"])
+        if s.settled:
+            assert s.action == full, (k, s.reason)
+            assert decide(scored, g["incumbent"], g["strategy"], best_so_far=g["best_so_far"]).action == full
+    assert settle(g["strategy"], g["candidate"], g["incumbent"], unscored_candidate=[], score_range=g["range"],
+                  best_so_far=g["best_so_far"]).action == full, "with every task scored it is the full decision"
+
+
+@settings(max_examples=200, deadline=None)
+@given(gates())
+def test_a_settled_incumbent_phase_always_has_the_full_gates_decision(g: dict) -> None:
+    full = full_action(g)
+    for k in range(len(g["order"]) + 1):
+        scored = {t: g["incumbent"][t] for t in g["order"][:k]}
+        s = settle(g["strategy"], {}, scored, unscored_candidate=g["order"], unscored_incumbent=g["order"][k:],
+                   score_range=g["range"], best_so_far=g["best_so_far"])
+        if s.settled:
+            assert s.action == full, (k, s.reason)
+
+
+@settings(max_examples=200, deadline=None)
+@given(gates(), st.data())
+def test_once_settled_no_completion_of_the_unscored_tasks_changes_the_decision(g: dict, data: st.DataObject) -> None:
+    """Out-of-order completion (concurrent solves) scores any subset first; every grading of the rest agrees."""
+    tasks = g["order"]
+    scored_ids = data.draw(st.sets(st.sampled_from(tasks)))
+    scored = {t: g["candidate"][t] for t in scored_ids}
+    unscored = [t for t in tasks if t not in scored_ids]
+    s = settle(g["strategy"], scored, g["incumbent"], unscored_candidate=unscored, score_range=g["range"],
+               best_so_far=g["best_so_far"])
+    if not s.settled:
+        return
+    bounds = g["range"]
+    for _ in range(5):
+        rest = {t: [data.draw(st.one_of(st.sampled_from([bounds.low, bounds.high]),
+                                        st.floats(bounds.low, bounds.high, allow_nan=False)))] for t in unscored}
+        assert full_action(g, {**scored, **rest}) == s.action
+
+
+def test_a_clear_loser_is_settled_with_20_of_80_tasks_to_go() -> None:
+    """10 more losses than wins on 60 tasks, and the incumbent solved 14 of the 20 left: at best -4 of 80."""
+    incumbent = {f"t{i:02}": [1.0 if i < 40 or 60 <= i < 74 else 0.0] for i in range(80)}
+    candidate = {f"t{i:02}": [0.0 if i < 15 else 1.0 if 40 <= i < 45 else incumbent[f"t{i:02}"][0]] for i in range(60)}
+    unscored = [f"t{i:02}" for i in range(60, 80)]
+    s = settle(MinImprovement(0.05), candidate, incumbent, unscored_candidate=unscored)
+    assert s.action == "reject" and "rejected even if every unscored task goes the candidate's way" in s.reason
+    assert not settle(MinImprovement(0.05), dict(list(candidate.items())[:40]), incumbent,
+                      unscored_candidate=[t for t in incumbent if t not in list(candidate)[:40]]).settled
+
+
+def test_a_small_holdout_can_settle_a_paired_gate_before_anything_is_scored() -> None:
+    """On 5 tasks even 5 wins give p = 0.0625: the paired test at 0.05 can never accept there."""
+    tasks = [f"t{i}" for i in range(5)]
+    s = settle(PairedSignTest(0.05), {}, {}, unscored_candidate=tasks, unscored_incumbent=tasks)
+    assert s.action == "reject" and "p = 0.0625" in s.reason
+
+
+@dataclass(frozen=True)
+class MajorityOfTies:
+    """Not monotone: accepts when most tasks tie (a better candidate score can turn accept into reject)."""
+
+    name = "ties"
+
+    def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
+        return Verdict(table.ties * 2 > table.n, "ties", "ties", float(table.ties))
+
+
+def test_a_strategy_not_declared_monotone_is_never_curtailed() -> None:
+    incumbent = {f"t{i}": [1.0] for i in range(10)}
+    candidate = {f"t{i}": [0.0] for i in range(9)}
+    s = settle(MajorityOfTies(), candidate, incumbent, unscored_candidate=["t9"])
+    assert not s.settled and "not declared monotone" in s.reason
+
+
+def test_the_scoring_order_is_random_but_fixed_by_the_seed() -> None:
+    ids = [f"t{i}" for i in range(50)]
+    assert scoring_order(ids, 3) == scoring_order(ids, 3) != ids
+    assert scoring_order(ids, 3) != scoring_order(ids, 4) and sorted(scoring_order(ids, 3)) == sorted(ids)
+
+
+class LosingAgent(KeywordAgent):
+    """Solves by keyword; a prompt containing 'lose' answers nothing right. Counts its holdout solves."""
+
+    solved: list[str] = []
+
+    def solve(self, task: Task) -> Trajectory:
+        LosingAgent.solved.append(task.id)
+        if "lose" in self.system_prompt:
+            return Trajectory(task_id=task.id, output="?")
+        return super().solve(task)
+
+
+def run_gate(tmp_path: Path, prompt: str, **config) -> tuple[Path, dict]:
+    LosingAgent.solved = []
+    workspace = make_workspace(tmp_path / "ws", prompt="k0 k1\n")
+    settings_ = ae.EvolveConfig(**{"batch_size": 4, "holdout_ratio": 0.5, "holdout_limit": 40, "concurrency": 1,
+                                   "gate_strategy": "min_improvement", "gate_min_improvement": 0.05, **config})
+    benchmark = KeywordBenchmark(n=100)
+    ae.Evolver(LosingAgent(workspace), benchmark, settings_, PlanEngine([("prompt", prompt)])).run(1)
+    record = json.loads((RunRecords(workspace).gate / "cycle_1.json").read_text())
+    return workspace, record
+
+
+def test_a_clearly_losing_candidate_stops_early_and_the_record_says_why(tmp_path: Path) -> None:
+    workspace, record = run_gate(tmp_path, "lose k0 k1\n")
+    holdout = holdout_ids(workspace)
+    curtailment = record["decision"]["curtailment"]
+    assert record["decision"]["action"] == "reject"
+    assert curtailment["stopped"] == "settled" and "rejected even if every unscored task" in curtailment["reason"]
+    scored = curtailment["candidate"]["scored"]
+    assert 0 < scored < len(holdout) and curtailment["candidate"]["skipped"] == len(holdout) - scored
+    assert len(record["candidate"]["scores"]) == scored == len(holdout) - len(record["candidate"]["unscored"])
+    assert curtailment["solves_skipped"] == len(holdout) - scored
+    assert record["decision"]["reason"] == curtailment["reason"]
+    history = ae.EvolutionHistory(workspace).cycle_records()[0]["metadata"]["gate"]
+    assert history["curtailment"]["candidate"]["scored"] == scored, "the journal shows the counts too"
+    # 4 batch solves, the baseline holdout once, the candidate only until its rejection was settled
+    assert len(LosingAgent.solved) == 4 + len(holdout) + scored
+
+
+def test_curtailment_off_scores_every_task_with_the_same_decision(tmp_path: Path) -> None:
+    workspace, record = run_gate(tmp_path, "lose k0 k1\n", gate_curtail=False)
+    holdout = holdout_ids(workspace)
+    assert record["decision"]["action"] == "reject" and "curtailment" not in record["decision"]
+    assert len(record["candidate"]["scores"]) == len(holdout)
+    assert len(LosingAgent.solved) == 4 + 2 * len(holdout)
+
+
+def test_an_accepted_candidate_is_scored_to_the_end(tmp_path: Path) -> None:
+    """Its table becomes the next incumbent, so an accept is never curtailed."""
+    workspace = make_workspace(tmp_path / "ws", prompt="k0\n")
+    LosingAgent.solved = []
+    settings_ = ae.EvolveConfig(batch_size=4, holdout_ratio=0.5, holdout_limit=40, concurrency=2)
+    ae.Evolver(LosingAgent(workspace), KeywordBenchmark(n=100), settings_, PlanEngine([("prompt", "k0 k1")])).run(1)
+    record = json.loads((RunRecords(workspace).gate / "cycle_1.json").read_text())
+    holdout = holdout_ids(workspace)
+    assert record["decision"]["action"] == "accept"
+    assert record["decision"]["curtailment"]["stopped"] == "all scored"
+    assert len(record["candidate"]["scores"]) == len(holdout)
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_a_remeasured_incumbent_and_in_flight_tasks_keep_the_decision(tmp_path: Path, concurrency: int) -> None:
+    _, curtailed = run_gate(tmp_path / "on", "lose k0 k1\n", gate_remeasure_incumbent=True, concurrency=concurrency)
+    _, full = run_gate(tmp_path / "off", "lose k0 k1\n", gate_remeasure_incumbent=True, concurrency=concurrency,
+                       gate_curtail=False)
+    assert curtailed["decision"]["action"] == full["decision"]["action"] == "reject"
+    record = curtailed["decision"]["curtailment"]
+    # the incumbent solves every task: once all but 2 of 40 are re-measured, even a perfect candidate gains at
+    # most 2/40 = 0.05, a tie with the margin, so the candidate is not scored at all (tasks in flight when that
+    # was settled may still finish)
+    skipped = record["incumbent"]["skipped"]
+    assert (skipped == 2 if concurrency == 1 else skipped <= 2) and record["solves_skipped"] == 40 + skipped
+    assert record["candidate"] == {"scored": 0, "skipped": 40, "solves": 0} and "candidate" not in curtailed
+
+
+class OutOfRangeBenchmark(KeywordBenchmark):
+    """Declares [0, 1] but grades a right answer 2.0: curtailment must not trust its bounds."""
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        ok = trajectory.output == task.metadata["keyword"]
+        return Feedback(success=ok, score=2.0 * ok)
+
+
+def test_a_score_outside_the_declared_range_turns_curtailment_off(tmp_path: Path) -> None:
+    LosingAgent.solved = []
+    workspace = make_workspace(tmp_path / "ws", prompt="k0 k1\n")
+    settings_ = ae.EvolveConfig(batch_size=4, holdout_ratio=0.5, holdout_limit=40, concurrency=1,
+                                gate_remeasure_incumbent=True)
+    ae.Evolver(LosingAgent(workspace), OutOfRangeBenchmark(n=100), settings_,
+               PlanEngine([("prompt", "lose k0 k1\n")])).run(1)
+    record = json.loads((RunRecords(workspace).gate / "cycle_1.json").read_text())
+    assert record["decision"]["curtailment"]["stopped"] == "all scored"
+    assert "outside the benchmark's score_range" in record["decision"]["curtailment"]["reason"]
+    assert len(record["candidate"]["scores"]) == len(holdout_ids(workspace))
+
+
+def test_a_process_pool_stops_and_keeps_the_decision(tmp_path: Path) -> None:
+    """Worker processes report to the driver, which stops the pool once the rejection is settled."""
+    _, curtailed = run_gate(tmp_path / "on", "lose k0 k1\n", executor="processes", concurrency=2)
+    _, full = run_gate(tmp_path / "off", "lose k0 k1\n", executor="processes", concurrency=2, gate_curtail=False)
+    assert curtailed["decision"]["action"] == full["decision"]["action"] == "reject"
+    record = curtailed["decision"]["curtailment"]
+    assert record["stopped"] == "settled" and record["candidate"]["skipped"] > 0
+    assert len(curtailed["candidate"]["scores"]) == record["candidate"]["scored"] < len(full["candidate"]["scores"])
