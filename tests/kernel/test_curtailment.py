@@ -16,11 +16,19 @@ from hypothesis import strategies as st
 from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids, make_workspace
 
 import agent_evolve as ae
+from agent_evolve.algorithms.common.candidate_search import (
+    Candidate,
+    SearchResult,
+    out_of_the_running,
+    pick_best,
+    search,
+)
 from agent_evolve.engine.acceptance import BestSoFar, MinImprovement, PairedSignTest, StrictImprovement, Verdict
 from agent_evolve.engine.acceptance.keep import KeepEvery
-from agent_evolve.engine.curtailment import ScoreRange, scoring_order, settle
+from agent_evolve.engine.curtailment import PrefixWatch, ScoreRange, scoring_order, settle
 from agent_evolve.engine.gate import decide
 from agent_evolve.engine.records import RunRecords
+from agent_evolve.engine.trial import TrialRunner, trial_mean
 from agent_evolve.stats import PairedTable
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -107,6 +115,27 @@ def test_once_settled_no_completion_of_the_unscored_tasks_changes_the_decision(g
         rest = {t: [data.draw(st.one_of(st.sampled_from([bounds.low, bounds.high]),
                                         st.floats(bounds.low, bounds.high, allow_nan=False)))] for t in unscored}
         assert full_action(g, {**scored, **rest}) == s.action
+
+
+@settings(max_examples=200, deadline=None)
+@given(gates(), st.integers(1, 3), st.data())
+def test_the_stopping_point_does_not_depend_on_the_order_tasks_finish_in(g: dict, repeats: int,
+                                                                           data: st.DataObject) -> None:
+    """Concurrent solves finish in any order; the watch stops at the same prefix of the scoring order."""
+    order = g["order"]
+    scores = {t: [g["candidate"][t][i % len(g["candidate"][t])] for i in range(repeats)] for t in order}
+
+    def rule(scored: dict, unscored: list[str]) -> bool:
+        return settle(g["strategy"], scored, g["incumbent"], unscored_candidate=unscored, score_range=g["range"],
+                      best_so_far=g["best_so_far"]).action == "reject"
+
+    def stop_point(arrivals: list[tuple[str, int]]) -> tuple[int, set[str]]:
+        watch = PrefixWatch(order, repeats, rule)
+        next((t for t, i in arrivals if watch.add(t, scores[t][i])), None)
+        return watch.prefix, watch.kept()
+
+    in_order = [(t, i) for t in order for i in range(repeats)]
+    assert stop_point(data.draw(st.permutations(in_order))) == stop_point(in_order)
 
 
 def test_a_clear_loser_is_settled_with_20_of_80_tasks_to_go() -> None:
@@ -219,11 +248,11 @@ def test_a_remeasured_incumbent_and_in_flight_tasks_keep_the_decision(tmp_path: 
     assert curtailed["decision"]["action"] == full["decision"]["action"] == "reject"
     record = curtailed["decision"]["curtailment"]
     # the incumbent solves every task: once all but 2 of 40 are re-measured, even a perfect candidate gains at
-    # most 2/40 = 0.05, a tie with the margin, so the candidate is not scored at all (tasks in flight when that
-    # was settled may still finish)
-    skipped = record["incumbent"]["skipped"]
-    assert (skipped == 2 if concurrency == 1 else skipped <= 2) and record["solves_skipped"] == 40 + skipped
+    # most 2/40 = 0.05, a tie with the margin, so the candidate is not scored at all; tasks in flight when that
+    # was settled may finish, but the table is the settled prefix of the scoring order at any concurrency
+    assert record["incumbent"] == {"scored": 38, "skipped": 2, "solves": 38} and record["solves_skipped"] == 42
     assert record["candidate"] == {"scored": 0, "skipped": 40, "solves": 0} and "candidate" not in curtailed
+    assert len(curtailed["incumbent"]["scores"]) == 38
 
 
 class OutOfRangeBenchmark(KeywordBenchmark):
@@ -255,3 +284,50 @@ def test_a_process_pool_stops_and_keeps_the_decision(tmp_path: Path) -> None:
     record = curtailed["decision"]["curtailment"]
     assert record["stopped"] == "settled" and record["candidate"]["skipped"] > 0
     assert len(curtailed["candidate"]["scores"]) == record["candidate"]["scored"] < len(full["candidate"]["scores"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_curtailed_trial_search_picks_the_same_winner(data: st.DataObject) -> None:
+    """Candidates scored one after another, each stopped once it cannot be picked: the same winner as in full."""
+    bounds = data.draw(RANGES)
+    n = data.draw(st.integers(1, 12))
+    tasks = [f"t{i}" for i in range(n)]
+    values = st.one_of(st.sampled_from([bounds.low, bounds.high]), st.floats(bounds.low, bounds.high))
+    current = [data.draw(values) for _ in tasks]
+    tables = {f"c{j}": {t: data.draw(values) for t in tasks} for j in range(data.draw(st.integers(1, 4)))}
+    min_gain = data.draw(st.sampled_from([0.0, 0.05, 0.2]))
+    full = pick_best(trial_mean(current), {c: trial_mean([table[t] for t in tasks]) for c, table in tables.items()},
+                     min_gain)
+    result = SearchResult(tasks, trial_mean(current))
+    for name, table in tables.items():
+        order = data.draw(st.permutations(tasks))
+        stop = out_of_the_running(result, min_gain, (bounds.low, bounds.high))
+        k = next((k for k in range(1, n) if stop({t: [table[t]] for t in order[:k]}, order[k:])), None)
+        if k is None:
+            result.scores[name] = trial_mean([table[t] for t in tasks])
+        else:
+            result.stopped[name] = k
+    assert pick_best(result.incumbent, result.scores, min_gain) == full
+
+
+def trial_runner(tmp_path: Path) -> TrialRunner:
+    workspace = make_workspace(tmp_path / "ws", prompt="k0\n")
+    benchmark = KeywordBenchmark(n=20)
+    tasks = {t.id: t for t in benchmark.get_tasks(limit=None)}
+    return TrialRunner(tasks, benchmark, KeywordAgent, workspace, concurrency=2)
+
+
+@pytest.mark.parametrize("curtail", [True, False])
+def test_a_trial_stops_a_candidate_that_can_no_longer_win(tmp_path: Path, curtail: bool) -> None:
+    trial = trial_runner(tmp_path)
+    ids = sorted(trial.train_tasks)
+    candidates = [Candidate("both", {"prompts/system.md": "k0 k1\n"}), Candidate("none", {"prompts/system.md": "x\n"})]
+    scratch = trial.workspace_root / "evolution" / "engine" / "scratch"
+    result = search(trial, trial.workspace_root, scratch, candidates, ids, curtail=curtail)
+    assert result.best == "both" and result.scores["both"] == 1.0 and result.incumbent == 0.5
+    if curtail:  # after a perfect candidate, the next one is out after its first task (a second was in flight)
+        assert result.stopped == {"none": 1} and trial.solved <= 2 * 20 + 2
+    else:
+        assert result.scores["none"] == 0.0 and trial.solved == 3 * 20
+    assert result.to_dict()["cost"]["both"] == {"calls": 0.0, "tokens": 0.0}, "no model: no calls, no tokens"

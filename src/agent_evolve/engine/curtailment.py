@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Collection, Mapping, Sequence
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -21,6 +22,13 @@ from agent_evolve.engine.acceptance import AcceptanceStrategy
 from agent_evolve.engine.gate import GateDecision, decide
 
 T = TypeVar("T")
+
+StopRule = Callable[[dict[str, list[float]], list[str]], bool]
+"""Given the tasks scored so far (task id -> repeat scores) and those still unscored: stop scoring now?"""
+
+
+class StopScoring(Exception):  # noqa: N818 - a signal, not an error
+    """Raised from a solve's `on_done` once a stop rule says stop: the executor starts no further task."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,44 @@ def settle(
     if scored.accepted:
         return Settlement("accept", f"accepted even if every unscored task goes against the candidate: {worst.reason}")
     return Settlement("reject", f"rejected even if every unscored task goes the candidate's way: {best.reason}")
+
+
+class PrefixWatch:
+    """Follows attempts as they finish, in any order, and asks a stop rule about each longer complete prefix of the
+    scoring order, shortest first: the stopping point is the same on any executor and at any concurrency.
+
+    Tasks that finish in flight after the stop are not part of the prefix, so the scored table never depends on
+    timing. Safe to call from several threads.
+    """
+
+    def __init__(self, order: Sequence[str], repeats: int, stop: StopRule):
+        self.order, self.repeats, self.stop = list(order), repeats, stop
+        self.scores: dict[str, list[float]] = {}
+        self.returned: dict[str, int] = {}
+        self.prefix = 0
+        self.stopped = False
+        self._lock = threading.Lock()
+
+    def add(self, task_id: str, score: float | None) -> bool:
+        """One attempt of `task_id` returned (`score` None: not graded); True when scoring stops here."""
+        with self._lock:
+            self.returned[task_id] = self.returned.get(task_id, 0) + 1
+            if score is not None:
+                self.scores.setdefault(task_id, []).append(score)
+            while not self.stopped and self.prefix < len(self.order) and self._complete(self.order[self.prefix]):
+                self.prefix += 1
+                scored = {t: self.scores[t] for t in self.order[:self.prefix] if t in self.scores}
+                self.stopped = self.stop(scored, self.order[self.prefix:])
+                if self.stopped:
+                    return True
+            return False
+
+    def kept(self) -> set[str]:
+        """The tasks of the prefix scoring stopped at (all tasks while it has not stopped)."""
+        return set(self.order[:self.prefix] if self.stopped else self.order)
+
+    def _complete(self, task_id: str) -> bool:
+        return self.returned.get(task_id, 0) >= self.repeats
 
 
 def scoring_order(items: Sequence[T], seed: int) -> list[T]:

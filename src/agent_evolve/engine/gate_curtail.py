@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_evolve.engine.acceptance import AcceptanceStrategy
-from agent_evolve.engine.curtailment import ScoreRange, Settlement, settle
+from agent_evolve.engine.curtailment import ScoreRange, Settlement, StopRule, settle
 from agent_evolve.engine.gate import GateDecision
-from agent_evolve.engine.holdout import HoldoutMeasure, StopRule
+from agent_evolve.engine.holdout import HoldoutMeasure
 
 log = logging.getLogger(__name__)
 

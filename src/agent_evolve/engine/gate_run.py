@@ -15,12 +15,12 @@ from typing import Any
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config
-from agent_evolve.engine.curtailment import ScoreRange, scoring_order
+from agent_evolve.engine.curtailment import ScoreRange, StopRule, scoring_order
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.gate import no_holdout_decision
 from agent_evolve.engine.gate_curtail import GateCurtailer
 from agent_evolve.engine.gating import decide_gate, decision_summary
-from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, StopRule, expected_seconds, measure
+from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expected_seconds, measure
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.solving import graded_mean, graded_only, solve_all, too_many_infrastructure_failures
 from agent_evolve.engine.state import RunState
@@ -116,16 +116,12 @@ class GateRun:
                              self.config.gate_repeats, self.config.seed)
 
     def _scored(self, agent: BaseAgent, curtailer: GateCurtailer | None, rule: StopRule | None) -> HoldoutMeasure:
-        """One phase of the gate: every holdout task, or (curtailed, in the run's fixed random order) until its
-        rejection is settled; should the tasks that finished in flight unsettle it, the rest is scored in full."""
+        """One phase of the gate: every holdout task, or (curtailed) the run's fixed random order until its
+        rejection is settled."""
         if curtailer is None or rule is None:
             return self._measure(agent, "gate")
         by_id = {t.id: t for t in self.holdout}
-        result = self._measure(agent, "gate", [by_id[i] for i in curtailer.task_ids], rule)
-        if result.unscored and not rule(result.scores, result.unscored):
-            rest = [by_id[i] for i in curtailer.task_ids if i in set(result.unscored)]
-            result = result.merged(self._measure(agent, "gate", rest))
-        return result
+        return self._measure(agent, "gate", [by_id[i] for i in curtailer.task_ids], rule)
 
     def _train_only(self, batch: list[Observation]) -> GateResult:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""

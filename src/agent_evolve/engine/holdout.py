@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.engine.curtailment import PrefixWatch, StopRule, StopScoring
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
 from agent_evolve.protocol.base_agent import BaseAgent
@@ -15,19 +16,13 @@ from agent_evolve.types import Observation, Task
 GATE_WARN_SECONDS = 900.0
 """A gate evaluation expected to take longer than this (at the batch's measured speed) is announced first."""
 
-StopRule = Callable[[dict[str, list[float]], list[str]], bool]
-"""Given the tasks scored so far (task id -> repeat scores) and those still unscored: stop scoring now?"""
-
-
-class StopScoring(Exception):  # noqa: N818 - a signal, not an error
-    """Raised from a solve's `on_done`: the executor starts no further task (see `Executor`)."""
-
 
 @dataclass
 class HoldoutMeasure:
     """Per-task scores (infrastructure failures left out) and how many attempts failed for infrastructure.
 
-    `unscored` lists the tasks a stop rule left without all their repeats; they have no scores here.
+    `unscored` lists the tasks a stop rule left out of the table; `discarded` counts attempts that finished in
+    flight after it stopped (solved, but not in the table).
     """
 
     scores: dict[str, list[float]] = field(default_factory=dict)
@@ -35,6 +30,7 @@ class HoldoutMeasure:
     infrastructure_failures: int = 0
     first_error: str = ""
     unscored: list[str] = field(default_factory=list)
+    discarded: int = 0
 
     @property
     def mean(self) -> float:
@@ -49,13 +45,9 @@ class HoldoutMeasure:
             "infrastructure_failures": self.infrastructure_failures,
             "first_error": self.first_error,
         }
-        return {**data, "unscored": self.unscored} if self.unscored else data
-
-    def merged(self, more: HoldoutMeasure) -> HoldoutMeasure:
-        """This measure and `more` (of other tasks) as one."""
-        return HoldoutMeasure({**self.scores, **more.scores}, self.attempts + more.attempts,
-                              self.infrastructure_failures + more.infrastructure_failures,
-                              self.first_error or more.first_error, list(more.unscored))
+        if self.unscored:
+            data.update(unscored=self.unscored, discarded=self.discarded)
+        return data
 
 
 def measure(
@@ -71,28 +63,35 @@ def measure(
 ) -> HoldoutMeasure:
     """Solve each task `repeats` times; memories and drafts the agent buffered meanwhile are discarded.
 
-    With `stop`, it is asked each time a task has all its repeats; once it says stop, no further task starts
-    (those in flight may finish) and the tasks without all their repeats are `unscored`.
+    With `stop`, it is asked about each longer prefix of `tasks` whose repeats have all returned; once it says
+    stop, no further task starts and only that prefix is tabled (the tasks after it are `unscored`; those that
+    finished in flight count in `discarded`), so the table is the same whatever order the tasks finish in.
     """
     attempts = [t for t in tasks for _ in range(repeats)]
     returned: list[Observation] = []
     lock = threading.Lock()
+    watch = PrefixWatch([t.id for t in tasks], repeats, stop) if stop is not None else None
 
     def done(o: Observation) -> None:
         with lock:
             returned.append(o)
             count = len(returned)
-            stopping = stop is not None and _stop_now(stop, tasks, repeats, returned, o.task.id)
         if on_progress:
             on_progress(count)
-        if stopping:
+        if watch is not None and watch.add(o.task.id, None if is_infrastructure_failure(o) else o.feedback.score):
             raise StopScoring
 
     try:
         observations = solve_all(agent, benchmark, attempts, concurrency, done, executor)
     except StopScoring:
+        kept = watch.kept() if watch is not None else {t.id for t in tasks}
         order = {t.id: i for i, t in enumerate(tasks)}
-        observations = sorted(returned, key=lambda o: order[o.task.id])
+        with lock:
+            observations = sorted((o for o in returned if o.task.id in kept), key=lambda o: order[o.task.id])
+            discarded = len(returned) - len(observations)
+        result = _tabled(observations, tasks, repeats)
+        result.discarded = discarded
+        return result
     finally:
         agent.discard_buffers()
     return _tabled(observations, tasks, repeats)
@@ -113,14 +112,6 @@ def _tabled(observations: list[Observation], tasks: list[Task], repeats: int) ->
     result.unscored = [task_id for task_id, n in returned.items() if n < repeats]
     result.scores = {task_id: s for task_id, s in result.scores.items() if s and returned[task_id] >= repeats}
     return result
-
-
-def _stop_now(stop: StopRule, tasks: list[Task], repeats: int, returned: list[Observation], task_id: str) -> bool:
-    """Ask `stop` when `task_id` has just got its last repeat (infrastructure failures leave a task unscored)."""
-    if sum(1 for o in returned if o.task.id == task_id) < repeats:
-        return False
-    table = _tabled(returned, tasks, repeats)
-    return stop(table.scores, table.unscored)
 
 
 def expected_seconds(observations: list[Observation], attempts: int, concurrency: int) -> float:
