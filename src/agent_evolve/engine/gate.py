@@ -25,6 +25,7 @@ class GateDecision:
     over the repeats); `statistic` is `{"name", "value", "p_value", "wins", "losses", "ties", "n"}`;
     `excluded` lists the tasks one side has no score for (infrastructure failures), left out of the comparison.
     `curtailment` (empty when off) says how many tasks each side scored and skipped, and why scoring stopped.
+    `cost` has each side's model calls and tokens per holdout solve and the candidate's extra (empty: unknown).
     """
 
     action: Literal["accept", "reject"]
@@ -38,19 +39,18 @@ class GateDecision:
     statistic: dict[str, Any] = field(default_factory=dict)
     excluded: tuple[str, ...] = ()
     curtailment: dict[str, Any] = field(default_factory=dict)
+    cost: dict[str, Any] = field(default_factory=dict)
 
     @property
     def accepted(self) -> bool:
         return self.action == "accept"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (tuples as lists, no `curtailment` when off); `from_dict` reads it back."""
+        """A JSON-ready dict (tuples as lists, no empty `curtailment` or `cost`); `from_dict` reads it back."""
         data = asdict(self)
         data["per_task"] = list(data["per_task"])
         data["excluded"] = list(data["excluded"])
-        if not data["curtailment"]:
-            del data["curtailment"]
-        return data
+        return {key: value for key, value in data.items() if key not in ("curtailment", "cost") or value}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GateDecision:

@@ -8,8 +8,8 @@ decision are sealed (outside the workspace); the journal and the engine get only
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
@@ -59,6 +59,7 @@ class GateRun:
         result = self._measure(agent, "baseline")
         self._check_infrastructure(result, "baseline")
         write_json_atomic(self.records.holdout_table(accepted_tag(0)), result.scores)
+        write_json_atomic(self.records.holdout_cost(accepted_tag(0)), result.cost_per_task())
         return result
 
     def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateResult:
@@ -76,6 +77,7 @@ class GateRun:
         curtailer = self._curtailer(state) if self.config.gate_curtail else None
         cached = read_json(self.records.holdout_table(state.accepted_tag), None)
         incumbent_scores: dict[str, list[float]] = cached or {}
+        incumbent_cost: dict[str, float] = read_json(self.records.holdout_cost(state.accepted_tag), {})
         measures: dict[str, Any] = {}
         phases: dict[str, HoldoutMeasure | None] = {}
         if remeasure or cached is None:
@@ -85,7 +87,7 @@ class GateRun:
             agent = self.load_agent()
             phases["incumbent"] = incumbent
             measures["incumbent"] = incumbent.to_dict()
-            incumbent_scores = incumbent.scores
+            incumbent_scores, incumbent_cost = incumbent.scores, incumbent.cost_per_task()
             if failure := self._infrastructure_problem(incumbent, "gate (incumbent)"):
                 return self._sealed_failure(cycle, failure, measures)
         if curtailer is not None and curtailer.rejected():
@@ -100,12 +102,15 @@ class GateRun:
         decision = decide_gate(self.config, candidate.scores, incumbent_scores, best_so_far=state.accepted_score)
         if curtailer is not None:
             decision = curtailer.decided(decision, curtailer.record(phases))
+        if candidate.attempts:
+            decision = replace(decision, cost=extra_cost(candidate.cost_per_task(), incumbent_cost))
         write_json_atomic(
             self.records.gate / f"cycle_{cycle}.json",
             {"decision": decision.to_dict(), "remeasured_incumbent": "incumbent" in measures, **measures},
         )
         if decision.accepted:
             write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
+            write_json_atomic(self.records.holdout_cost(accepted_tag(cycle)), candidate.cost_per_task())
         return {"decision": decision_summary(decision), "failure": "", "accepted_score": candidate.mean,
                 "accepted_count": 0}
 
@@ -170,3 +175,10 @@ class GateRun:
     def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateResult:
         write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"failure": failure, **measures})
         return {"decision": None, "failure": failure, "accepted_score": None, "accepted_count": 0}
+
+
+def extra_cost(candidate: Mapping[str, float], incumbent: Mapping[str, float]) -> dict[str, Any]:
+    """Each side's model calls and tokens per holdout solve, and the candidate's extra (None where the incumbent's
+    cost was never measured, e.g. a run resumed from before costs were kept)."""
+    extra = {key: candidate[key] - incumbent[key] if key in incumbent else None for key in ("calls", "tokens")}
+    return {"candidate": dict(candidate), "incumbent": dict(incumbent), "extra": extra}

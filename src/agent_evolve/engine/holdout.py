@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.curtailment import PrefixWatch, StopRule, StopScoring
 from agent_evolve.engine.executors.base import Executor
-from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
+from agent_evolve.engine.solving import is_infrastructure_failure, model_usage, solve_all
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
@@ -31,6 +31,8 @@ class HoldoutMeasure:
     first_error: str = ""
     unscored: list[str] = field(default_factory=list)
     discarded: int = 0
+    calls: int = 0
+    tokens: int = 0
 
     @property
     def mean(self) -> float:
@@ -38,12 +40,19 @@ class HoldoutMeasure:
         means = [sum(s) / len(s) for s in self.scores.values() if s]
         return sum(means) / len(means) if means else 0.0
 
+    def cost_per_task(self) -> dict[str, float]:
+        """Model calls and tokens per solve of the tabled attempts (what this version costs to run)."""
+        n = max(1, self.attempts)
+        return {"calls": self.calls / n, "tokens": self.tokens / n}
+
     def to_dict(self) -> dict:
         data = {
             "scores": self.scores,
             "attempts": self.attempts,
             "infrastructure_failures": self.infrastructure_failures,
             "first_error": self.first_error,
+            "calls": self.calls,
+            "tokens": self.tokens,
         }
         if self.unscored:
             data.update(unscored=self.unscored, discarded=self.discarded)
@@ -104,6 +113,9 @@ def _tabled(observations: list[Observation], tasks: list[Task], repeats: int) ->
     for o in observations:
         result.attempts += 1
         returned[o.task.id] += 1
+        usage = model_usage(o.trajectory)
+        result.calls += usage.calls
+        result.tokens += usage.total_tokens
         if is_infrastructure_failure(o):
             result.infrastructure_failures += 1
             result.first_error = result.first_error or o.feedback.detail
