@@ -29,6 +29,7 @@ from agent_evolve.engine.curtailment import PrefixWatch, ScoreRange, scoring_ord
 from agent_evolve.engine.gate import decide
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.trial import TrialRunner, trial_mean
+from agent_evolve.errors import ConfigError
 from agent_evolve.stats import PairedTable
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -331,3 +332,16 @@ def test_a_trial_stops_a_candidate_that_can_no_longer_win(tmp_path: Path, curtai
     else:
         assert result.scores["none"] == 0.0 and trial.solved == 3 * 20
     assert result.to_dict()["cost"]["both"] == {"calls": 0.0, "tokens": 0.0}, "no model: no calls, no tokens"
+
+
+class BackwardsRangeBenchmark(KeywordBenchmark):
+    name = "backwards"
+    score_range = (1.0, 0.0)
+
+
+def test_a_benchmark_with_a_bad_score_range_is_named_in_the_error(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", prompt="k0 k1\n")
+    settings_ = ae.EvolveConfig(batch_size=4, holdout_ratio=0.5, holdout_limit=40, concurrency=1)
+    with pytest.raises(ConfigError, match="benchmark 'backwards': score_range"):
+        ae.Evolver(LosingAgent(workspace), BackwardsRangeBenchmark(n=100), settings_,
+                   PlanEngine([("prompt", "lose\n")])).run(1)

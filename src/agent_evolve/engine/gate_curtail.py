@@ -9,7 +9,7 @@ candidate phase then is not run at all.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,7 +20,7 @@ from agent_evolve.engine.holdout import HoldoutMeasure
 
 log = logging.getLogger(__name__)
 
-ALL_SCORED = "every task was scored: the decision stayed open until the end"
+ALL_SCORED = "every task was scored (only a rejection settled before the last task stops a gate)"
 
 
 @dataclass
@@ -52,7 +52,8 @@ class GateCurtailer:
         """The last check settled a rejection (and no score has left the declared range)."""
         return not self.out_of_range and self.settlement is not None and self.settlement.action == "reject"
 
-    def _stop(self, scored: Mapping[str, Sequence[float]], check: Any) -> bool:
+    def _stop(self, scored: Mapping[str, Sequence[float]], check: Callable[[], Settlement]) -> bool:
+        """Stop on a settled rejection; never once a score has left the declared range."""
         if self.out_of_range:
             return False
         for task_id, values in scored.items():

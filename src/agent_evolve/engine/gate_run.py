@@ -25,7 +25,7 @@ from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.solving import graded_mean, graded_only, solve_all, too_many_infrastructure_failures
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.versioning import VersionControl, accepted_tag, candidate_tag
-from agent_evolve.errors import AgentEvolveError
+from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
@@ -115,9 +115,16 @@ class GateRun:
                 "accepted_count": 0}
 
     def _curtailer(self, state: RunState) -> GateCurtailer:
-        low, high = self.benchmark.score_range
+        """The gate's curtailment: the configured strategy, the benchmark's score range, the run's task order."""
+        try:
+            low, high = self.benchmark.score_range
+            bounds = ScoreRange(float(low), float(high))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"benchmark {self.benchmark.name!r}: score_range {self.benchmark.score_range!r} must "
+                              f"be (low, high), two finite numbers with low <= high ({exc}); or set "
+                              "gate_curtail: false") from exc
         order = scoring_order([t.id for t in self.holdout], self.config.seed)
-        return GateCurtailer(strategy_from_config(self.config), ScoreRange(low, high), state.accepted_score, order,
+        return GateCurtailer(strategy_from_config(self.config), bounds, state.accepted_score, order,
                              self.config.gate_repeats, self.config.seed)
 
     def _scored(self, agent: BaseAgent, curtailer: GateCurtailer | None, rule: StopRule | None) -> HoldoutMeasure:
