@@ -9,8 +9,9 @@ the holdout (`scoring_order` with the arm's seed). A gate stops at the first tas
 settled; an accepted candidate is scored in full. "In flight" adds the tasks still running when it stops (the
 run's concurrency minus one), which a real gate finishes. The last column averages the saving over `--orders`
 random orders, so the run's own order is not a lucky draw; the next column is what stopping accepted gates at
-their settled acceptance would add (the loop does not: an accepted table is the next gate's incumbent). Every
-replayed decision is checked against the recorded one.
+their settled acceptance would add (the loop does not: an accepted table is the next gate's incumbent); the
+last, the optional futility test (`gate_sprt_beta` 0.1, not exact) in the run's order, with the accepted
+candidates it would have rejected. Every replayed decision is checked against the recorded one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from agent_evolve.engine.curtailment import ScoreRange, scoring_order, settle
 from agent_evolve.engine.gate import decide
 from agent_evolve.engine.gate_curtail import GateCurtailer
 
+SPRT_BETA = 0.1
+"""The futility test's error rate the last column replays (`gate_sprt_beta`, off by default)."""
 EXPERIMENTS = ("experiments/lift-demos-gsm8k", "experiments/lift-demos-gsm8k-h80", "experiments/lift-demos-humaneval")
 
 
@@ -69,9 +72,10 @@ def gates_of(experiment: Path) -> list[Gate]:
     return found
 
 
-def scored_until_settled(gate: Gate, config: EvolveConfig, order: list[str]) -> int:
-    """Candidate tasks a curtailed gate scores in `order` before its rejection is settled (all when accepted)."""
-    curtailer = GateCurtailer(strategy_from_config(config), ScoreRange(), None, order, 1, config.seed)
+def scored_until_settled(gate: Gate, config: EvolveConfig, order: list[str], sprt_beta: float | None = None) -> int:
+    """Candidate tasks a curtailed gate scores in `order` before its rejection is settled (all when accepted);
+    with `sprt_beta`, also before the futility test stops it."""
+    curtailer = GateCurtailer(strategy_from_config(config), ScoreRange(), None, order, 1, config.seed, sprt_beta)
     rule = curtailer.candidate_rule(gate.incumbent)
     for k in range(1, len(order) + 1):
         if rule({t: gate.candidate[t] for t in order[:k]}, order[k:]):
@@ -107,12 +111,14 @@ def replay(experiment: Path, orders: int) -> tuple[dict[str, Any], list[dict[str
         order = scoring_order(tasks, gate.seed)
         scored = scored_until_settled(gate, config, order)
         accept_settled = scored_until_accepted(gate, config, order) if gate.action == "accept" else scored
+        sprt = scored_until_settled(gate, config, order, SPRT_BETA)
         draws = random.Random(f"{experiment.name}:{gate.seed}:{gate.cycle}")
         mean_scored = sum(scored_until_settled(gate, config, draws.sample(tasks, n)) for _ in range(orders)) / orders
         rows.append({"seed": gate.seed, "cycle": gate.cycle, "action": gate.action, "delta": gate.delta, "tasks": n,
                      "solves": n * (2 if gate.remeasured else 1), "scored": scored,
                      "scored_in_flight": min(n, scored + in_flight) if scored < n else n, "mean_scored": mean_scored,
-                     "accept_settled": accept_settled})
+                     "accept_settled": accept_settled, "sprt": sprt,
+                     "sprt_flips": gate.action == "accept" and sprt < n})
     solves = sum(r["solves"] for r in rows)
     totals = {
         "experiment": experiment.name, "gates": len(rows), "accepted": sum(r["action"] == "accept" for r in rows),
@@ -121,6 +127,7 @@ def replay(experiment: Path, orders: int) -> tuple[dict[str, Any], list[dict[str
         "saved_in_flight": sum(r["tasks"] - r["scored_in_flight"] for r in rows),
         "mean_saved": sum(r["tasks"] - r["mean_scored"] for r in rows),
         "saved_with_accepts": sum(r["tasks"] - r["accept_settled"] for r in rows),
+        "saved_sprt": sum(r["tasks"] - r["sprt"] for r in rows), "sprt_flips": sum(r["sprt_flips"] for r in rows),
     }
     return totals, rows
 
@@ -136,24 +143,29 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     results = [replay(Path(e), args.orders) for e in args.experiments]
     print("| experiment | gates (accepted) | gate solves | saved, run's order | saved, with tasks in flight "
-          f"| saved, mean of {args.orders} orders | saved if accepts stopped too |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    all_solves = all_saved = all_flight = all_mean = all_accepts = 0.0
+          f"| saved, mean of {args.orders} orders | saved if accepts stopped too "
+          f"| with SPRT beta {SPRT_BETA} (accepts lost) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    all_solves = all_saved = all_flight = all_mean = all_accepts = all_sprt = all_flips = 0.0
     for t, _ in results:
         print(f"| {t['experiment']} | {t['gates']} ({t['accepted']}) | {t['solves']} "
               f"| {t['saved']} ({share(t['saved'], t['solves'])}) "
               f"| {t['saved_in_flight']} ({share(t['saved_in_flight'], t['solves'])}, concurrency {t['concurrency']}) "
               f"| {t['mean_saved']:.1f} ({share(t['mean_saved'], t['solves'])}) "
-              f"| {t['saved_with_accepts']} ({share(t['saved_with_accepts'], t['solves'])}) |")
+              f"| {t['saved_with_accepts']} ({share(t['saved_with_accepts'], t['solves'])}) "
+              f"| {t['saved_sprt']} ({share(t['saved_sprt'], t['solves'])}; {t['sprt_flips']}) |")
         all_solves += t["solves"]
         all_saved += t["saved"]
         all_flight += t["saved_in_flight"]
         all_mean += t["mean_saved"]
         all_accepts += t["saved_with_accepts"]
+        all_sprt += t["saved_sprt"]
+        all_flips += t["sprt_flips"]
     print(f"| all | {sum(t['gates'] for t, _ in results)} ({sum(t['accepted'] for t, _ in results)}) "
           f"| {all_solves:.0f} | {all_saved:.0f} ({share(all_saved, all_solves)}) "
           f"| {all_flight:.0f} ({share(all_flight, all_solves)}) | {all_mean:.1f} ({share(all_mean, all_solves)}) "
-          f"| {all_accepts:.0f} ({share(all_accepts, all_solves)}) |")
+          f"| {all_accepts:.0f} ({share(all_accepts, all_solves)}) "
+          f"| {all_sprt:.0f} ({share(all_sprt, all_solves)}; {all_flips:.0f}) |")
     print()
     print("| experiment | seed | cycle | decision | delta | candidate tasks scored, run's order | mean over orders "
           "| accept settled after |")

@@ -25,7 +25,7 @@ from agent_evolve.algorithms.common.candidate_search import (
 )
 from agent_evolve.engine.acceptance import BestSoFar, MinImprovement, PairedSignTest, StrictImprovement, Verdict
 from agent_evolve.engine.acceptance.keep import KeepEvery
-from agent_evolve.engine.curtailment import PrefixWatch, ScoreRange, scoring_order, settle
+from agent_evolve.engine.curtailment import PrefixWatch, ScoreRange, futile, scoring_order, settle
 from agent_evolve.engine.gate import decide
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.trial import TrialRunner, trial_mean
@@ -192,9 +192,9 @@ class LosingAgent(KeywordAgent):
         return super().solve(task)
 
 
-def run_gate(tmp_path: Path, prompt: str, **config) -> tuple[Path, dict]:
+def run_gate(tmp_path: Path, prompt: str, start: str = "k0 k1\n", **config) -> tuple[Path, dict]:
     LosingAgent.solved = []
-    workspace = make_workspace(tmp_path / "ws", prompt="k0 k1\n")
+    workspace = make_workspace(tmp_path / "ws", prompt=start)
     settings_ = ae.EvolveConfig(**{"batch_size": 4, "holdout_ratio": 0.5, "holdout_limit": 40, "concurrency": 1,
                                    "gate_strategy": "min_improvement", "gate_min_improvement": 0.05, **config})
     benchmark = KeywordBenchmark(n=100)
@@ -345,3 +345,45 @@ def test_a_benchmark_with_a_bad_score_range_is_named_in_the_error(tmp_path: Path
     with pytest.raises(ConfigError, match="benchmark 'backwards': score_range"):
         ae.Evolver(LosingAgent(workspace), BackwardsRangeBenchmark(n=100), settings_,
                    PlanEngine([("prompt", "lose\n")])).run(1)
+
+
+def test_the_sprt_futility_bound_is_the_likelihood_ratio() -> None:
+    """Against a 2-of-3 winner each loss multiplies the likelihood ratio by 2/3, each win by 4/3."""
+    assert not futile(0, 5, 0.1) and futile(0, 6, 0.1), "(2/3)^5 = 0.13 > 0.1 >= (2/3)^6 = 0.088"
+    assert not futile(1, 6, 0.1), "a win puts it back above: 4/3 * (2/3)^6 = 0.117"
+    with pytest.raises(ValueError):
+        futile(0, 1, 1.5)
+
+
+def test_a_candidate_that_does_win_two_of_three_is_rarely_stopped_by_sprt() -> None:
+    """The stated error: a 2-of-3 winner is ever stopped with probability at most beta (here far below)."""
+    import random
+
+    draws, beta, stopped = random.Random(7), 0.1, 0
+    for _ in range(2000):
+        wins = losses = 0
+        for _ in range(80):
+            if draws.random() < 2 / 3:
+                wins += 1
+            else:
+                losses += 1
+            if futile(wins, losses, beta):
+                stopped += 1
+                break
+    assert stopped / 2000 <= beta
+
+
+def test_sprt_stops_a_loser_sooner_and_says_so(tmp_path: Path) -> None:
+    """The incumbent solves half the tasks, so a candidate that solves none could still win the other half:
+    the exact rule waits, the futility test stops after 6 losses and no win."""
+    _, exact = run_gate(tmp_path / "exact", "lose k0\n", start="k0\n")
+    _, sprt = run_gate(tmp_path / "sprt", "lose k0\n", start="k0\n", gate_sprt_beta=0.1)
+    record = sprt["decision"]["curtailment"]
+    assert sprt["decision"]["action"] == "reject" and record["stopped"] == "sprt"
+    assert "futile by SPRT after 0 wins and 6 losses" in record["reason"] == sprt["decision"]["reason"]
+    assert record["candidate"]["scored"] < exact["decision"]["curtailment"]["candidate"]["scored"]
+
+
+def test_a_bad_sprt_beta_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="gate_sprt_beta"):
+        run_gate(tmp_path, "lose k0 k1\n", gate_sprt_beta=2.0)

@@ -128,6 +128,25 @@ class PrefixWatch:
         return self.returned.get(task_id, 0) >= self.repeats
 
 
+SPRT_WIN_SHARE = 2 / 3
+"""The alternative a futility stop guards: the candidate wins 2 of every 3 tasks on which the two sides differ."""
+
+
+def futile(wins: int, losses: int, beta: float, win_share: float = SPRT_WIN_SHARE) -> bool:
+    """Wald's sequential test, futility side: stop once the likelihood ratio of "wins a `win_share` of the
+    differing tasks" to "a fair coin" is at most `beta`.
+
+    Not exact like `settle`: it can reject a candidate the full gate would accept. Its error is stated: a
+    candidate that does win a `win_share` of differing tasks (tasks drawn independently) is ever stopped with
+    probability at most `beta`, however long scoring goes on (Ville's inequality: the inverse ratio is a
+    non-negative martingale of mean 1 under that alternative).
+    """
+    if not 0.0 < beta < 1.0 or not 0.5 < win_share < 1.0:
+        raise ValueError(f"futility needs 0 < beta < 1 and 0.5 < win_share < 1, got {beta}, {win_share}")
+    log_ratio = wins * math.log(2 * win_share) + losses * math.log(2 * (1 - win_share))
+    return log_ratio <= math.log(beta)
+
+
 def scoring_order(items: Sequence[T], seed: int) -> list[T]:
     """`items` in a random order fixed by `seed`: decisions come early without favouring any task."""
     return random.Random(f"curtailment-order:{seed}").sample(list(items), len(items))

@@ -3,7 +3,8 @@
 Scoring stops only on a settled rejection (`curtailment.settle`): an accepted candidate is scored to the end,
 because its per-task table becomes the next gate's incumbent and its mean the run's accepted score. The
 incumbent phase (when re-measured) stops once even a candidate that won every task would be rejected; the
-candidate phase then is not run at all.
+candidate phase then is not run at all. With `sprt_beta` the candidate phase also stops, rejecting, once
+Wald's futility test says so (`curtailment.futile`: not exact, its error rate is stated there).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_evolve.engine.acceptance import AcceptanceStrategy
-from agent_evolve.engine.curtailment import ScoreRange, Settlement, StopRule, settle
-from agent_evolve.engine.gate import GateDecision
+from agent_evolve.engine.curtailment import SPRT_WIN_SHARE, ScoreRange, Settlement, StopRule, futile, settle
+from agent_evolve.engine.gate import GateDecision, decide
 from agent_evolve.engine.holdout import HoldoutMeasure
 
 log = logging.getLogger(__name__)
@@ -33,8 +34,10 @@ class GateCurtailer:
     task_ids: list[str]
     repeats: int
     seed: int
+    sprt_beta: float | None = None
     settlement: Settlement | None = None
     out_of_range: str = ""
+    futility: str = ""
 
     def incumbent_rule(self) -> StopRule:
         """Stop re-measuring the incumbent once even the best candidate imaginable would be rejected."""
@@ -43,14 +46,30 @@ class GateCurtailer:
             score_range=self.score_range, best_so_far=self.best_so_far))
 
     def candidate_rule(self, incumbent: Mapping[str, Sequence[float]]) -> StopRule:
-        """Stop scoring the candidate once its rejection is settled, given the incumbent's whole table."""
-        return lambda scored, unscored: self._stop(scored, lambda: settle(
-            self.strategy, scored, incumbent, unscored_candidate=unscored, score_range=self.score_range,
-            best_so_far=self.best_so_far))
+        """Stop scoring the candidate once its rejection is settled, given the incumbent's whole table (or, with
+        `sprt_beta`, once it is futile)."""
+        def rule(scored: dict[str, list[float]], unscored: list[str]) -> bool:
+            return self._stop(scored, lambda: settle(
+                self.strategy, scored, incumbent, unscored_candidate=unscored, score_range=self.score_range,
+                best_so_far=self.best_so_far)) or self._futile(scored, incumbent)
+
+        return rule
 
     def rejected(self) -> bool:
-        """The last check settled a rejection (and no score has left the declared range)."""
-        return not self.out_of_range and self.settlement is not None and self.settlement.action == "reject"
+        """The last check settled a rejection or found it futile (and no score has left the declared range)."""
+        settled = self.settlement is not None and self.settlement.action == "reject"
+        return not self.out_of_range and (settled or bool(self.futility))
+
+    def _futile(self, scored: Mapping[str, Sequence[float]], incumbent: Mapping[str, Sequence[float]]) -> bool:
+        if self.sprt_beta is None or self.out_of_range or not scored:
+            return False
+        statistic = decide(scored, incumbent, self.strategy, best_so_far=self.best_so_far).statistic
+        wins, losses = statistic["wins"], statistic["losses"]
+        if futile(wins, losses, self.sprt_beta):
+            self.futility = (f"futile by SPRT after {wins} wins and {losses} losses: a candidate winning "
+                             f"{SPRT_WIN_SHARE:.0%} of differing tasks stops here with probability at most "
+                             f"{self.sprt_beta:g}")
+        return bool(self.futility)
 
     def _stop(self, scored: Mapping[str, Sequence[float]], check: Callable[[], Settlement]) -> bool:
         """Stop on a settled rejection; never once a score has left the declared range."""
@@ -76,15 +95,19 @@ class GateCurtailer:
             counts[name] = {"scored": scored_tasks, "skipped": total - scored_tasks, "solves": attempts}
             solves += attempts
             skipped += total * self.repeats - attempts
-        stopped = self.rejected() and skipped > 0
-        reason = self.out_of_range or (self.settlement.reason if stopped and self.settlement else ALL_SCORED)
-        return {**counts, "solves": solves, "solves_skipped": skipped, "stopped": "settled" if stopped else "all scored",
-                "reason": reason}
+        if not (self.rejected() and skipped > 0):
+            how, reason = "all scored", self.out_of_range or ALL_SCORED
+        elif self.futility:
+            how, reason = "sprt", self.futility
+        else:
+            how, reason = "settled", self.settlement.reason if self.settlement else ALL_SCORED
+        return {**counts, "solves": solves, "solves_skipped": skipped, "stopped": how, "reason": reason}
 
     def decided(self, decision: GateDecision, record: dict[str, Any]) -> GateDecision:
-        """The decision on the tasks scored, with the curtailment record (and the settled reason when it stopped)."""
-        if record["stopped"] != "settled":
+        """The decision on the tasks scored, with the curtailment record; when scoring stopped, a rejection with
+        the reason it stopped (settled: the strategy's own verdict; sprt: futile at the stated error rate)."""
+        if record["stopped"] == "all scored":
             return replace(decision, curtailment=record)
-        if decision.accepted:
+        if record["stopped"] == "settled" and decision.accepted:
             raise AssertionError(f"a curtailed gate accepted: {decision.reason}")
-        return replace(decision, reason=record["reason"], curtailment=record)
+        return replace(decision, action="reject", reason=record["reason"], curtailment=record)
