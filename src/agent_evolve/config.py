@@ -80,6 +80,8 @@ class EvolveConfig:
     gate_repeats: int = 1  # score each holdout task k times
     gate_alpha: float = 0.05  # significance level of the paired strategy
     gate_remeasure_incumbent: bool | None = None  # None: only when the agent or grader is not deterministic
+    gate_curtail: bool = True  # stop a gate or trial once no outcome of its unscored tasks can change it
+    gate_sprt_beta: float | None = None  # off; else also stop (reject) once an SPRT says futile: a candidate winning 2 of 3 differing tasks is stopped with probability <= this
 
     # Stopping and faults
     patience: int | None = None  # stop after this many cycles without an accepted improvement (off by default)

@@ -114,7 +114,9 @@ def test_the_best_candidate_by_trial_score_is_left_in_the_workspace(ws) -> None:
     assert "question 2" in text and "question 1" not in text
     search = result.metadata["search"]
     assert search["best"] == "demos-2" and search["incumbent"] == 0.0 and set(search["scores"]) == {
-        "demos-1", "demos-2", "rule-unit_scale"}
+        "demos-1", "demos-2"}
+    assert search["stopped"] == {"rule-unit_scale": 1}, "after a perfect demos-2 the rule cannot win: one task"
+    assert "rule-unit_scale out after 1 of 6 tasks" in result.summary
     assert not {"t1", "t2"} & set(search["task_ids"])  # a demo's source never scores a candidate
     assert engine.load_state()["pool"] == [d.to_dict() for d in verified_demos(batch())]
 

@@ -97,3 +97,27 @@ def test_a_long_gate_is_announced_before_it_starts(tmp_path: Path, monkeypatch: 
     evolve(tmp_path, [("prompt", "k0 k1")], 1, progress=events.append)
     warnings = [e for e in events if e.phase == "gate_warning"]
     assert len(warnings) == 1 and "holdout attempts" in warnings[0].message
+
+
+class SpendingAgent(KeywordAgent):
+    """Reports one model call of 100 tokens per solve, two calls of 150 each when its prompt says 'twice'."""
+
+    def solve(self, task: Task) -> Trajectory:
+        trajectory = super().solve(task)
+        twice = "twice" in self.system_prompt
+        usage = {"calls": 2 if twice else 1, "input_tokens": 200 if twice else 80, "output_tokens": 100 if twice else 20}
+        trajectory.steps.append({"type": "answer", "usage": usage})
+        return trajectory
+
+
+def test_an_accepted_change_reports_its_extra_calls_and_tokens_per_task(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", prompt="k0\n")
+    settings = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1)
+    plan = [("prompt", "k0 k1 twice"), ("prompt", "twice: k0 k1")]
+    ae.Evolver(SpendingAgent(workspace), KeywordBenchmark(), settings, PlanEngine(plan)).run(2)
+    first, second = (r["metadata"]["gate"] for r in ae.EvolutionHistory(workspace).cycle_records())
+    assert first["accepted"] and first["cost"] == {"candidate": {"calls": 2.0, "tokens": 300.0},
+                                                    "incumbent": {"calls": 1.0, "tokens": 100.0},
+                                                    "extra": {"calls": 1.0, "tokens": 200.0}}
+    assert second["cost"]["incumbent"] == {"calls": 2.0, "tokens": 300.0}, "the accepted version's cost is kept"
+    assert second["cost"]["extra"] == {"calls": 0.0, "tokens": 0.0}

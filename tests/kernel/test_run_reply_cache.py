@@ -32,7 +32,7 @@ def evolve_once(workspace: Path, server: WireServer, **settings: object) -> tupl
 
 
 def test_an_edit_that_changes_no_request_is_scored_on_the_incumbents_replies(tmp_path: Path, server: WireServer) -> None:
-    records, requests = evolve_once(tmp_path / "cached", server)
+    records, requests = evolve_once(tmp_path / "cached", server, gate_curtail=False)  # every holdout task scored
     gate = records[-1]["metadata"]["gate"]
     assert gate["statistic"]["ties"] == 8 and gate["candidate_score"] == gate["incumbent_score"], gate
     assert requests == 8 + 4, "the holdout and the batch are asked once; the candidate's gate asks nothing"
@@ -40,7 +40,7 @@ def test_an_edit_that_changes_no_request_is_scored_on_the_incumbents_replies(tmp
 
 
 def test_without_the_cache_the_candidate_asks_again(tmp_path: Path, server: WireServer) -> None:
-    records, requests = evolve_once(tmp_path / "uncached", server, llm_cache=False)
+    records, requests = evolve_once(tmp_path / "uncached", server, llm_cache=False, gate_curtail=False)
     assert requests == 8 + 4 + 8
     assert records[-1]["metadata"]["gate"]["statistic"]["ties"] < 8, "the churn shows up as wins and losses"
     assert not (tmp_path / "uncached" / "evolution" / "replies").exists()

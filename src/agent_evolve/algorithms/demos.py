@@ -134,9 +134,10 @@ class DemoSearchEngine(ModelEngine):
                         f"{self.config.seed}:{self.cycle}")
         if any(c.name == "check" for c in candidates):
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids))
-        result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]))
+        result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]),
+                        curtail=self.config.gate_curtail)
         self.record(result.to_dict())
-        scores = ", ".join(f"{name} {score:.2f}" for name, score in result.scores.items())
+        scores = ", ".join(result.describe(c.name) for c in candidates)
         measured = f"trial on {len(ids)} train tasks: current {result.incumbent:.2f}; {scores}"
         if result.best is None:
             return StepResult(mutated=False, summary=f"no candidate beat the current workspace ({measured})",

@@ -17,6 +17,8 @@ class BenchmarkAdapter:
     """
 
     name: str = ""
+    score_range: tuple[float, float] = (0.0, 1.0)
+    """The lowest and highest score `evaluate` gives; curtailment bounds a task not yet scored by it."""
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Return tasks from the benchmark dataset (`limit=None`: all of them)."""

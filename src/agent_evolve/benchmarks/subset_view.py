@@ -17,6 +17,7 @@ class SubsetView(BenchmarkAdapter):
         self.inner = inner
         self.subset = subset
         self.name = inner.name
+        self.score_range = inner.score_range
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] | None = None
         self._splits: TaskSplits | None = None

@@ -24,6 +24,8 @@ class GateDecision:
     `per_task` rows are `{"task_id", "candidate", "incumbent", "repeats", "incumbent_repeats"}` (scores averaged
     over the repeats); `statistic` is `{"name", "value", "p_value", "wins", "losses", "ties", "n"}`;
     `excluded` lists the tasks one side has no score for (infrastructure failures), left out of the comparison.
+    `curtailment` (empty when off) says how many tasks each side scored and skipped, and why scoring stopped.
+    `cost` has each side's model calls and tokens per holdout solve and the candidate's extra (empty: unknown).
     """
 
     action: Literal["accept", "reject"]
@@ -36,17 +38,19 @@ class GateDecision:
     per_task: tuple[dict[str, Any], ...] = ()
     statistic: dict[str, Any] = field(default_factory=dict)
     excluded: tuple[str, ...] = ()
+    curtailment: dict[str, Any] = field(default_factory=dict)
+    cost: dict[str, Any] = field(default_factory=dict)
 
     @property
     def accepted(self) -> bool:
         return self.action == "accept"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (tuples as lists); `from_dict` reads it back."""
+        """A JSON-ready dict (tuples as lists, no empty `curtailment` or `cost`); `from_dict` reads it back."""
         data = asdict(self)
         data["per_task"] = list(data["per_task"])
         data["excluded"] = list(data["excluded"])
-        return data
+        return {key: value for key, value in data.items() if key not in ("curtailment", "cost") or value}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GateDecision:

@@ -82,6 +82,10 @@ class RunRecords:
         """Per-task holdout scores of the version tagged `tag` (the gate's cached incumbent)."""
         return self.sealed / "tables" / f"{tag}.json"
 
+    def holdout_cost(self, tag: str) -> Path:
+        """Model calls and tokens per holdout solve of the version tagged `tag` (beside its cached table)."""
+        return self.sealed / "tables" / f"{tag}.cost.json"
+
     @property
     def engine(self) -> Path:
         return self.root / "engine"

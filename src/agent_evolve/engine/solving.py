@@ -18,7 +18,7 @@ from agent_evolve.errors import BudgetExceededError, is_fatal
 from agent_evolve.llm.errors import LLMError
 from agent_evolve.protocol.acting import bound_environment
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import Feedback, Observation, Task, Trajectory
+from agent_evolve.types import Feedback, Observation, Task, Trajectory, Usage
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,18 @@ def solve_all(
     """Attempt every task on `executor` (default: `concurrency` threads here); results come back in task order."""
     runner = executor if executor is not None else ThreadExecutor(concurrency)
     return runner.run(attempt, agent, benchmark, tasks, on_done)
+
+
+def model_usage(trajectory: Trajectory) -> Usage:
+    """The model calls and tokens a solve spent, as its trajectory's steps report them (a step without a call
+    count is one call)."""
+    total = Usage()
+    for step in trajectory.steps:
+        usage = step.get("usage") if isinstance(step, dict) else None
+        if isinstance(usage, dict):
+            total += Usage(int(usage.get("calls", 1)), int(usage.get("input_tokens", 0)),
+                           int(usage.get("output_tokens", 0)), float(usage.get("cost", 0.0)))
+    return total
 
 
 def is_infrastructure_failure(observation: Observation) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.lift.evidence_report import evidence_lines
 from agent_evolve.lift.plot import plot_lift
+from agent_evolve.lift.token_lift import token_lift_lines
 
 RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test) | wins / losses / ties "
               "| baseline holdout | evolved holdout | accepted | rejected | cycles | solves | seconds |")
@@ -68,6 +69,7 @@ def markdown_table(report: dict[str, Any]) -> str:
     if base:
         lines.append(f"| baseline (test split, once) | {base['solves']:.0f} | 0 | {base['solves']:.0f} | 0 "
                      f"| {base['tokens']:.0f} | {base['seconds']:.0f} | |")
+    lines += ["", *token_lift_lines(report)]
     return "\n".join(lines) + "\n"
 
 

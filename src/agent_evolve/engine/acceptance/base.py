@@ -25,9 +25,12 @@ class AcceptanceStrategy(Protocol):
 
     `table` pairs the incumbent (baseline arm) and the candidate task by task, repeats already averaged; it has
     at least one row. `best_so_far` is the best holdout score measured earlier in the run, None before any.
-    A strategy is pure: same table, same verdict.
+    A strategy is pure: same table, same verdict. `monotone` declares that raising the candidate's score (or
+    lowering the incumbent's) on any one task never turns an accept into a reject; the gate's curtailment stops
+    scoring early only for a monotone strategy (`agent_evolve.engine.curtailment`).
     """
 
     name: str
+    monotone: bool
 
     def decide(self, table: PairedTable, *, best_so_far: float | None) -> Verdict: ...

@@ -20,6 +20,7 @@ class BestSoFar:
     margin: float = 0.0
     accept_ties: bool = False
     name = "best_so_far"
+    monotone = True
 
     def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
         bar = table.baseline_mean if best_so_far is None else max(best_so_far, table.baseline_mean)

@@ -13,6 +13,7 @@ class KeepEvery:
     """Accept every candidate the holdout scored; the difference is still measured and reported."""
 
     name = "keep"
+    monotone = True
 
     def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
         delta = table.candidate_mean - table.baseline_mean

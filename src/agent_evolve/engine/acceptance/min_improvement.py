@@ -24,6 +24,7 @@ class MinImprovement:
     margin: float
     accept_ties: bool = False
     name = "min_improvement"
+    monotone = True
 
     def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
         delta = table.mean_difference

@@ -17,6 +17,7 @@ class PairedSignTest:
 
     alpha: float = 0.05
     name = "paired"
+    monotone = True
 
     def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
         wins, losses = table.wins, table.losses

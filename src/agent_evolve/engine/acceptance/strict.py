@@ -15,6 +15,7 @@ class StrictImprovement:
 
     accept_ties: bool = False
     name = "strict"
+    monotone = True
 
     def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
         return MinImprovement(0.0, self.accept_ties).decide(table, best_so_far=best_so_far)

@@ -20,7 +20,9 @@ class Executor(Protocol):
     """Runs `work` on every task and returns the observations in task order, calling `on_done` as each finishes.
 
     Buffered memories and drafts of remote agents end up in `agent`'s buffers, as if it had solved the tasks.
-    Exceptions that `work` lets through (a spent budget, a fatal error) propagate to the caller.
+    Exceptions that `work` lets through (a spent budget, a fatal error) propagate to the caller. An exception
+    raised by `on_done` does too, and no further task starts (those in flight may finish or be cancelled): a
+    curtailed gate stops this way once its decision is settled.
     """
 
     def run(

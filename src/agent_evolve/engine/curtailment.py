@@ -1,0 +1,157 @@
+"""Curtailment: a gate may stop scoring once no outcome of its unscored tasks can change its decision.
+
+A strategy is monotone when raising the candidate's score (or lowering the incumbent's) on any one task never
+turns an accept into a reject. For a monotone strategy, the decision over every way the unscored tasks can be
+graded lies between two completions of the table: every unscored task at the candidate's worst (candidate at the
+low end of the score range, incumbent at the high end) and every one at its best. `settle` evaluates the gate's
+own decision on those two and on the table scored so far; when all three agree, that is the full gate's
+decision whatever the unscored tasks score. It is pure and knows no executor; `GateCurtailer` (gate_curtail.py)
+applies it while tasks are being solved.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from agent_evolve.engine.acceptance import AcceptanceStrategy
+from agent_evolve.engine.gate import GateDecision, decide
+
+T = TypeVar("T")
+
+StopRule = Callable[[dict[str, list[float]], list[str]], bool]
+"""Given the tasks scored so far (task id -> repeat scores) and those still unscored: stop scoring now?"""
+
+
+class StopScoring(Exception):  # noqa: N818 - a signal, not an error
+    """Raised from a solve's `on_done` once a stop rule says stop: the executor starts no further task."""
+
+
+@dataclass(frozen=True)
+class ScoreRange:
+    """The lowest and highest score one task can get (a benchmark's `score_range`, [0, 1] by default)."""
+
+    low: float = 0.0
+    high: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low <= self.high):
+            raise ValueError(f"score range [{self.low}, {self.high}] must be two finite numbers, low <= high")
+
+    def contains(self, score: float) -> bool:
+        return self.low <= score <= self.high
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """Whether the decision is settled: `action` is "accept" or "reject" when it is, None while it is open."""
+
+    action: Literal["accept", "reject"] | None
+    reason: str
+
+    @property
+    def settled(self) -> bool:
+        return self.action is not None
+
+
+def settle(
+    strategy: AcceptanceStrategy,
+    candidate: Mapping[str, Sequence[float]],
+    incumbent: Mapping[str, Sequence[float]],
+    *,
+    unscored_candidate: Collection[str],
+    unscored_incumbent: Collection[str] = (),
+    score_range: ScoreRange = ScoreRange(),
+    best_so_far: float | None = None,
+) -> Settlement:
+    """Is the decision on the full table already known from the tasks scored so far?
+
+    `candidate` and `incumbent` hold the tasks scored so far (task id -> repeat scores); `unscored_*` name the
+    tasks each side has still to score, each of which will get a score in `score_range`. A strategy that does
+    not declare itself monotone is never settled early.
+    """
+    if not getattr(strategy, "monotone", False):
+        return Settlement(None, f"strategy {strategy.name} is not declared monotone: every task is scored")
+    low, high = score_range.low, score_range.high
+    worst = decide(_completed(candidate, unscored_candidate, low), _completed(incumbent, unscored_incumbent, high),
+                   strategy, best_so_far=best_so_far)
+    best = decide(_completed(candidate, unscored_candidate, high), _completed(incumbent, unscored_incumbent, low),
+                  strategy, best_so_far=best_so_far)
+    scored = decide(candidate, incumbent, strategy, best_so_far=best_so_far)
+    if not worst.action == best.action == scored.action:
+        return Settlement(None, f"open: {worst.action} if every unscored task goes against the candidate, "
+                                f"{best.action} if every one goes its way")
+    if scored.accepted:
+        return Settlement("accept", f"accepted even if every unscored task goes against the candidate: {worst.reason}")
+    return Settlement("reject", f"rejected even if every unscored task goes the candidate's way: {best.reason}")
+
+
+class PrefixWatch:
+    """Follows attempts as they finish, in any order, and asks a stop rule about each longer complete prefix of the
+    scoring order, shortest first: the stopping point is the same on any executor and at any concurrency.
+
+    Tasks that finish in flight after the stop are not part of the prefix, so the scored table never depends on
+    timing. Safe to call from several threads.
+    """
+
+    def __init__(self, order: Sequence[str], repeats: int, stop: StopRule):
+        self.order, self.repeats, self.stop = list(order), repeats, stop
+        self.scores: dict[str, list[float]] = {}
+        self.returned: dict[str, int] = {}
+        self.prefix = 0
+        self.stopped = False
+        self._lock = threading.Lock()
+
+    def add(self, task_id: str, score: float | None) -> bool:
+        """One attempt of `task_id` returned (`score` None: not graded); True when scoring stops here."""
+        with self._lock:
+            self.returned[task_id] = self.returned.get(task_id, 0) + 1
+            if score is not None:
+                self.scores.setdefault(task_id, []).append(score)
+            while not self.stopped and self.prefix < len(self.order) and self._complete(self.order[self.prefix]):
+                self.prefix += 1
+                scored = {t: self.scores[t] for t in self.order[:self.prefix] if t in self.scores}
+                self.stopped = self.stop(scored, self.order[self.prefix:])
+                if self.stopped:
+                    return True
+            return False
+
+    def kept(self) -> set[str]:
+        """The tasks of the prefix scoring stopped at (all tasks while it has not stopped)."""
+        return set(self.order[:self.prefix] if self.stopped else self.order)
+
+    def _complete(self, task_id: str) -> bool:
+        return self.returned.get(task_id, 0) >= self.repeats
+
+
+SPRT_WIN_SHARE = 2 / 3
+"""The alternative a futility stop guards: the candidate wins 2 of every 3 tasks on which the two sides differ."""
+
+
+def futile(wins: int, losses: int, beta: float, win_share: float = SPRT_WIN_SHARE) -> bool:
+    """Wald's sequential test, futility side: stop once the likelihood ratio of "wins a `win_share` of the
+    differing tasks" to "a fair coin" is at most `beta`.
+
+    Not exact like `settle`: it can reject a candidate the full gate would accept. Its error is stated: a
+    candidate that does win a `win_share` of differing tasks (tasks drawn independently) is ever stopped with
+    probability at most `beta`, however long scoring goes on (Ville's inequality: the inverse ratio is a
+    non-negative martingale of mean 1 under that alternative).
+    """
+    if not 0.0 < beta < 1.0 or not 0.5 < win_share < 1.0:
+        raise ValueError(f"futility needs 0 < beta < 1 and 0.5 < win_share < 1, got {beta}, {win_share}")
+    log_ratio = wins * math.log(2 * win_share) + losses * math.log(2 * (1 - win_share))
+    return log_ratio <= math.log(beta)
+
+
+def scoring_order(items: Sequence[T], seed: int) -> list[T]:
+    """`items` in a random order fixed by `seed`: decisions come early without favouring any task."""
+    return random.Random(f"curtailment-order:{seed}").sample(list(items), len(items))
+
+
+def _completed(scores: Mapping[str, Sequence[float]], unscored: Collection[str], value: float) -> dict[str, list[float]]:
+    """`scores` with every unscored task given `value`."""
+    return {**{task_id: list(values) for task_id, values in scores.items()}, **{t: [value] for t in unscored}}

@@ -1,0 +1,27 @@
+"""Lift per 1,000 tokens: an arm's mean lift against the tokens one seed of it spent (evolution and test scoring).
+
+Shown beside `lift per 100 solves`, so a technique that buys its lift with more model calls per task (a
+cross-check, redraws, votes) shows its price next to its gain.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def lift_per_thousand_tokens(lift: float, tokens: float) -> float | None:
+    """`lift` per 1,000 `tokens` (None when no token was counted: a model that reports no usage)."""
+    return 1000 * lift / tokens if tokens > 0 else None
+
+
+def token_lift_lines(report: dict[str, Any]) -> list[str]:
+    """lift.md's section: each arm's mean lift, its tokens per seed and its lift per 1,000 tokens."""
+    seeds = max(1, len(report["plan"]["seeds"]))
+    lines = ["## Lift per 1,000 tokens", "", "| arm | mean lift | tokens per seed | lift per 1,000 tokens |",
+             "|---|---:|---:|---:|"]
+    for name, arm in report["arms"].items():
+        tokens = float(arm["cost"].get("tokens", 0)) / seeds
+        value = lift_per_thousand_tokens(arm["mean_lift"], tokens)
+        shown = "-" if value is None else f"{value:+.2e}"
+        lines.append(f"| {name} | {arm['mean_lift']:+.3f} | {tokens:,.0f} | {shown} |")
+    return [*lines, ""]
