@@ -55,6 +55,10 @@ MEANINGS: dict[str, str] = {
     "gate_accept_ties": "keep a candidate that exactly ties",
     "gate_repeats": "score each holdout task this many times",
     "gate_alpha": "significance level of the `paired` strategy",
+    "gate_curtail": "stop scoring a gate or a trial once no outcome of the remaining tasks can change its decision "
+                    "(exact: the same decision as scoring all; docs/curtailment.md)",
+    "gate_sprt_beta": "none: off; else a futility test (SPRT) that also rejects early: a candidate winning 2 of 3 "
+                      "differing tasks is stopped with probability at most this (not exact)",
     "gate_remeasure_incumbent": "re-measure the accepted version in each gate (none: only when the agent or "
                                 "grader is not deterministic)",
     "patience": "stop after this many cycles without an accepted improvement (none: off)",
