@@ -11,7 +11,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.config", "agent_evolve.contract.safe_yaml"),
     ("agent_evolve.contract", "agent_evolve.environments", "agent_evolve.text", "agent_evolve.stats"),
     ("agent_evolve.llm", "agent_evolve.testing"),
-    ("agent_evolve.protocol", "agent_evolve.benchmarks.base"),
+    ("agent_evolve.protocol", "agent_evolve.benchmarks.base", "agent_evolve.benchmarks.answer_kinds"),
     ("agent_evolve.engine",),
     ("agent_evolve.agents", "agent_evolve.benchmarks", "agent_evolve.algorithms", "agent_evolve.seed_workspaces"),
     ("agent_evolve.registry", "agent_evolve.api", "agent_evolve.cli", "agent_evolve.experiment", "agent_evolve",

@@ -17,6 +17,7 @@ class SubsetView(BenchmarkAdapter):
         self.inner = inner
         self.subset = subset
         self.name = inner.name
+        self.answer_kind = inner.answer_kind
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] | None = None
         self._splits: TaskSplits | None = None
