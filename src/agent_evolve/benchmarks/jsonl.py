@@ -185,9 +185,9 @@ class JsonlBenchmark(BenchmarkAdapter):
         grader: str | GraderFunction = "exact",
         seed: int = 0,
         test_fraction: float = 0.2,
+        answer_kind: str | None = None,
         subset: PathLike | None = None,
         ignore_case: bool = False,
-        answer_kind: str | None = None,
     ) -> None:
         self.path = Path(path)
         self.grader = load_grader(grader)
