@@ -45,7 +45,8 @@ def test_the_six_kinds_and_the_undeclared_default() -> None:
 def test_a_benchmark_declares_a_kind_for_all_tasks_and_a_task_overrides_it() -> None:
     bench = Declared()
     assert kinds(bench) == {"a": "choice", "b": "number"}
-    assert bench.kind_of(Task("x", "q")) == "choice" and bench.kind_of(Task("y", "q", {ANSWER_KIND_KEY: "code"})) == "code"
+    assert bench.kind_of(Task("x", "q")) == "choice"
+    assert bench.kind_of(Task("y", "q", {ANSWER_KIND_KEY: "code"})) == "code"
 
 
 def test_an_unknown_kind_is_an_error_naming_the_task() -> None:
