@@ -28,6 +28,8 @@ AGENT_REGISTRY: dict[str, str] = {
     "gsm8k": "seed_workspaces/gsm8k",
     "humaneval": "seed_workspaces/humaneval",
     "jsonl": "seed_workspaces/jsonl",
+    "reasoning": "seed_workspaces/reasoning",
+    "reasoning-mini": "seed_workspaces/reasoning",
 }
 
 BENCHMARK_REGISTRY: dict[str, str] = {
@@ -42,6 +44,7 @@ BENCHMARK_REGISTRY: dict[str, str] = {
     "gsm8k": "agent_evolve.benchmarks.gsm8k.GSM8KBenchmark",
     "humaneval": "agent_evolve.benchmarks.humaneval.HumanEvalBenchmark",
     "jsonl": "agent_evolve.benchmarks.jsonl.JsonlBenchmark",
+    "reasoning-mini": "agent_evolve.benchmarks.suites.reasoning_mini.ReasoningMiniBenchmark",
 }
 
 ENGINE_REGISTRY: dict[str, str] = {

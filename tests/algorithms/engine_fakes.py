@@ -44,5 +44,5 @@ def gsm_obs(task_id: str, question: str, output: str, *, expected: str = "18", e
         feedback = Feedback(True, 1.0, f"correct: {expected}", raw)
     else:
         feedback = Feedback(False, 0.0, f"expected {expected}, got {extracted}", raw)
-    task = Task(task_id, f"{INSTRUCTION}\n\n{question}", {"question": question})
+    task = Task(task_id, f"{INSTRUCTION}\n\n{question}", {"question": question, "answer_kind": "number"})
     return Observation(task, Trajectory(task_id, output, steps=steps), feedback)

@@ -197,7 +197,8 @@ WRONG_CODE = "```python\ndef double(x: int) -> int:\n    return x + 2\n```"
 
 
 def code_obs(task_id: str, output: str) -> Observation:
-    task = Task(task_id, f"Complete:\n```python\n{DOUBLE}```", {"prompt": DOUBLE, "entry_point": "double"})
+    task = Task(task_id, f"Complete:\n```python\n{DOUBLE}```",
+                {"prompt": DOUBLE, "entry_point": "double", "answer_kind": "code"})
     ok = output == RIGHT_CODE
     return Observation(task, Trajectory(task_id, output), Feedback(ok, float(ok)))
 
@@ -239,7 +240,7 @@ def test_the_form_of_right_answers_catches_wrong_answers_that_break_it() -> None
     assert caught_failures(right + wrong, form) == ["neg", "half", "none"], "a plausible wrong answer is not caught"
     assert caught_failures(right + wrong) == [], "no form: plain answers are not checked"
     assert learned_form(right[:2] + wrong) is None, "two right answers are too few to trust their form"
-    worded = Observation(Task("w", "q"), Trajectory("w", "Paris"), Feedback(True, 1.0))
+    worded = Observation(Task("w", "q", {"answer_kind": "number"}), Trajectory("w", "Paris"), Feedback(True, 1.0))
     assert learned_form([*right, worded]) is None, "a right answer without a number: answers are not numbers"
     negative = gsm_obs("r-", "q", "Answer: -4", expected="-4", extracted="-4")
     assert learned_form([*right, negative]) == AnswerForm(whole=True, min=None)

@@ -46,7 +46,7 @@ def test_splits_are_disjoint_deterministic_and_seeded(bench: GSM8KBenchmark) -> 
 def test_tasks_carry_the_question_but_not_the_answer(bench: GSM8KBenchmark) -> None:
     task = bench.get_tasks("train", 1)[0]
     assert task.metadata["question"] in task.input and "Answer:" in task.input
-    assert "####" not in task.input and set(task.metadata) == {"question"}
+    assert "####" not in task.input and set(task.metadata) == {"question", "answer_kind"}
 
 
 def test_evaluate_correct_wrong_and_missing(bench: GSM8KBenchmark) -> None:

@@ -39,7 +39,7 @@ def test_dataset_and_splits(bench: HumanEvalBenchmark) -> None:
 
 def test_tasks_never_carry_the_canonical_solution_or_the_tests(bench: HumanEvalBenchmark) -> None:
     for task in bench.get_tasks("train", None) + bench.get_tasks("test", None):
-        assert set(task.metadata) == {"entry_point", "prompt"}
+        assert set(task.metadata) == {"entry_point", "prompt", "answer_kind"}
         assert "def check(candidate)" not in task.input + str(task.metadata)
         assert task.metadata["prompt"] in task.input and "```python" in task.input
         solution = bench.canonical_solution(task.id)

@@ -32,7 +32,8 @@ def test_loading_ids_splits_and_metadata() -> None:
     assert [t.id for t in test] == ["capital-jp"]  # its own "split" wins even at fraction 0
     assert {t.id for t in train} == {"capital-fr", "7", "5"}  # 7 from an int id, 5 from its line number
     task = next(t for t in train if t.id == "capital-fr")
-    assert task.input == "What is the capital of France?" and task.metadata == {"topic": "geography"}
+    assert task.input == "What is the capital of France?"
+    assert task.metadata == {"topic": "geography", "answer_kind": "text"}
     assert all("answer" not in t.metadata for t in train + test)
     assert bench.answer("7") == "Red"
 

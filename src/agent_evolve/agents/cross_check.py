@@ -18,9 +18,13 @@ from typing import Any
 
 from agent_evolve.agents.answer_check import answer_value, value_failure
 from agent_evolve.agents.program import PROGRAM_STOP, finish_program
+from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.types import Usage
+
+CROSS_CHECK_KINDS: tuple[AnswerKind, ...] = ("number",)
+"""Answers compared and voted on as numbers; other kinds are not cross-checked."""
 
 
 @dataclass

@@ -7,10 +7,17 @@ gate to measure. The embedded 1.5B model solved 18 of 30 GSM8K train tasks with 
 ``prompts/program.md`` (see ``AgentWorkspace.read_program_prompt``). The program runs in the same confinement as
 graders (no network, no files but a small scratch folder, time and memory limits). When the reply has no
 program, or the program fails or prints nothing, the reply stands as a text answer, so nothing is lost.
+
+The answer follows the task's declared kind (``benchmarks.answer_kinds``): a number is appended to the reply as
+``Answer: <printed>`` (the graders read it there); a text or choice answer is the printed answer alone (a printed
+Python list becomes items separated by commas, quotes dropped), since such graders compare the whole reply, and
+the prompt asks for that form (``kind_instruction``). Other kinds (code, free text, actions) are not answered
+with programs.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import tempfile
@@ -18,11 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.environments import Confinement, Limits, Mount, python_executable, run_confined
 
 PROGRAM_STOP: tuple[str, ...] = ("\n```\n", "```output")
 """Stop once the program's block is closed, before the model imagines the program's output."""
 ANSWER_PREFIX = "Answer: "
+PROGRAM_KINDS: tuple[AnswerKind, ...] = ("number", "text", "choice")
+"""The answer kinds a program can print."""
+KIND_INSTRUCTIONS: dict[str, str] = {
+    "text": "The program must print only the answer, written as the question asks (a word, a name, a date, or "
+            "items separated by commas), with no label.",
+    "choice": "The program must print only the chosen option, written as the task gives it, with no label.",
+}
+"""What the program must print, added to the program prompt for a task of a kind other than number."""
 PROGRAM_LIMITS = Limits(timeout_s=5.0, memory_mb=512, processes=8, file_size_mb=1, output_bytes=8192)
 _BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _ERROR_CHARS = 300
@@ -69,17 +85,42 @@ def run_program(code: str, limits: Limits = PROGRAM_LIMITS) -> ProgramRun:
     return ProgramRun(code, printed[-1])
 
 
-def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS) -> tuple[str, ProgramRun]:
-    """The reply with ``Answer: <printed>`` appended when its program ran and printed; else the reply as it is."""
+def program_applies(kind: AnswerKind | None) -> bool:
+    """Whether a task of ``kind`` is answered with a program (undeclared: yes, as before kinds were declared)."""
+    return kind is None or kind in PROGRAM_KINDS
+
+
+def kind_instruction(kind: AnswerKind | None) -> str:
+    """The line the program prompt gets for a task of ``kind`` ("" for numbers and undeclared kinds)."""
+    return KIND_INSTRUCTIONS.get(kind or "", "")
+
+
+def printed_answer(printed: str) -> str:
+    """A printed line as a text answer: a Python list or tuple as its items separated by commas, quotes dropped."""
+    try:
+        value = ast.literal_eval(printed)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return printed
+    if isinstance(value, list | tuple):
+        return ", ".join(str(item) for item in value)
+    return str(value) if isinstance(value, str) else printed
+
+
+def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS,
+                        kind: AnswerKind | None = None) -> tuple[str, ProgramRun]:
+    """The answer when the reply's program ran and printed: for a number (or an undeclared kind) the reply with
+    ``Answer: <printed>`` appended, for other kinds the printed answer alone; else the reply as it is."""
     code = last_program(reply)
     if code is None:
         return reply, ProgramRun(None, None, "the reply has no Python block")
     run = run_program(code, limits)
     if run.printed is None:
         return reply, run
-    return f"{reply.rstrip()}\n{ANSWER_PREFIX}{run.printed}", run
+    if kind is None or kind == "number":
+        return f"{reply.rstrip()}\n{ANSWER_PREFIX}{run.printed}", run
+    return printed_answer(run.printed), run
 
 
-def finish_program(reply: str) -> str:
-    """The reply as the agent answers it: with its program's printed result appended when there is one."""
-    return answer_with_program(reply)[0]
+def finish_program(reply: str, kind: AnswerKind | None = None) -> str:
+    """The reply as the agent answers it: with its program's printed result, in ``kind``, when there is one."""
+    return answer_with_program(reply, kind=kind)[0]

@@ -5,7 +5,8 @@ right what the greedy one got wrong. Two checks tell which sample to keep withou
 against its docstring's examples (``agents.example_check``), and a numeric answer against the form right
 answers take (``agents.answer_check``). When no sample passes, the greedy reply stands, so a task the agent
 already solved can only change when its reply failed the check. The workspace turns this on with
-``prompts/check.yaml`` (see ``contract.check_settings``).
+``prompts/check.yaml`` (see ``contract.check_settings``). The answer form applies only to tasks whose declared
+kind is a number (or that declare none); a text answer is never checked for a number.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from typing import Any
 
 from agent_evolve.agents.answer_check import answer_failure
 from agent_evolve.agents.example_check import code_task, first_failure
+from agent_evolve.benchmarks.answer_kinds import AnswerKind, declared_kind
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.types import Task, Usage
 
 Check = Callable[[str], str | None]
 """Why a reply fails the check, or None when it passes."""
+CHECK_KINDS: tuple[AnswerKind, ...] = ("code", "number")
+"""Code (its docstring's examples) and numbers (the answer form) can be checked without the grader."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,8 @@ class Redrawn:
 
 
 def reply_check(task: Task, settings: CheckSettings) -> ReplyCheck | None:
-    """Code tasks: their docstring's examples; other tasks: the answer form, when the settings give one."""
+    """Code tasks: their docstring's examples; number tasks (and undeclared ones): the answer form, when the
+    settings give one."""
     code = code_task(task)
     if code is not None:
         def failed_example(reply: str) -> str | None:
@@ -59,7 +64,7 @@ def reply_check(task: Task, settings: CheckSettings) -> ReplyCheck | None:
             return None if failure is None else failure.describe()
         return ReplyCheck("example_check", failed_example, settings)
     form = settings.answer
-    if form is not None:
+    if form is not None and declared_kind(task) in (None, "number"):
         return ReplyCheck("answer_check", lambda reply: answer_failure(reply, form), settings)
     return None
 

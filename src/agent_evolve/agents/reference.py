@@ -24,10 +24,12 @@ config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line
 
 With ``prompts/program.md`` in the workspace (and no tools, outside a task environment) that text replaces the
 system prompt and the agent answers with a program (``agents.program``): the model writes Python, the agent runs
-it confined and appends what it prints as the answer line. With ``prompts/check.yaml`` (plain answers only) a
-code reply that fails an example of its task's docstring, or a numeric answer that breaks the file's answer form,
-is drawn again (``agents.redraw``); with its ``cross_check`` a program answer is instead cross-checked by a text
-answer, sampled programs settling a disagreement (``agents.cross_check``).
+it confined and appends what it prints as the answer line (a task of a declared kind other than number, text or
+choice is answered without one; a text or choice answer is what the program prints, and the prompt says so).
+With ``prompts/check.yaml`` (plain answers only) a code reply that fails an example of its task's docstring, or a
+numeric answer that breaks the file's answer form, is drawn again (``agents.redraw``); with its ``cross_check`` a
+program answer to a number task is instead cross-checked by a text answer, sampled programs settling a
+disagreement (``agents.cross_check``).
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -41,12 +43,19 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
-from agent_evolve.agents.cross_check import cross_check
-from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, finish_program
+from agent_evolve.agents.cross_check import CROSS_CHECK_KINDS, cross_check
+from agent_evolve.agents.program import (
+    PROGRAM_STOP,
+    answer_with_program,
+    finish_program,
+    kind_instruction,
+    program_applies,
+)
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
     AssembledPrompt,
@@ -64,6 +73,7 @@ from agent_evolve.agents.tools import (
     workspace_tools,
 )
 import agent_evolve.algorithms.ratchet.router as ratchet_router
+from agent_evolve.benchmarks.answer_kinds import declared_kind
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.contract.manifest import MANIFEST_FILE
@@ -264,7 +274,10 @@ class ReferenceAgent(BaseAgent):
         selected, detail = self._select_skills(state, task, client)
         environment = current_environment()
         plain = environment is None and not state.tools  # a single reply, no tool loop
-        program = state.program_prompt if plain else None
+        kind = declared_kind(task)
+        program = state.program_prompt if plain and program_applies(kind) else None
+        if program:
+            program = "\n".join(line for line in (program.rstrip(), kind_instruction(kind)) if line) + "\n"
         prompt = _assemble(state, program or state.system_prompt, selected)
         steps: list[dict[str, Any]] = [{
             "type": "skills",
@@ -299,9 +312,9 @@ class ReferenceAgent(BaseAgent):
             conversation = [*messages, Message("assistant", completion.text)]
         steps.append({"type": "answer", "finish_reason": finish, "usage": usage.to_dict(), **extra})
         if program:
-            output, run = answer_with_program(output)
+            output, run = answer_with_program(output, kind=kind)
             steps.append(run.to_step())
-        if program and state.check is not None and state.check.cross_check:
+        if program and state.check is not None and state.check.cross_check and kind in (None, *CROSS_CHECK_KINDS):
             text_messages = build_messages(_assemble(state, state.system_prompt, selected).text, task.input)
             checked = cross_check(client, messages, text_messages, output, state.check, max_tokens=max_tokens,
                                   text_temperature=settings.temperature)
@@ -310,7 +323,7 @@ class ReferenceAgent(BaseAgent):
         elif plain and state.check is not None and (check := reply_check(task, state.check)) is not None:
             redrawn = redraw_until_checked(client, messages, output, check, max_tokens=max_tokens,
                                            stop=list(PROGRAM_STOP) if program else None,
-                                           finish=finish_program if program else str)
+                                           finish=partial(finish_program, kind=kind) if program else str)
             if redrawn.kept is not None:
                 output, conversation = redrawn.output, [*messages, Message("assistant", redrawn.output)]
             steps.append(redrawn.to_step())

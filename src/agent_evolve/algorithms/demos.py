@@ -8,10 +8,11 @@ step:
 2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
 3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
    current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md), when
-   answers were wrong numbers, program-of-thought answers (prompts/program.md) and program answers
+   answers were wrong, program-of-thought answers (prompts/program.md) and, for numbers, program answers
    cross-checked by a text answer (prompts/check.yaml, cross_check) and, when failed replies fail a
    check the agent can run itself (code its docstring's examples, a number the form of the batch's right
-   answers), drawing again on such a failure (prompts/check.yaml);
+   answers), drawing again on such a failure (prompts/check.yaml); each only from the tasks whose declared
+   answer kind it applies to (`common.techniques`: a text task never gets a number technique);
 4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
    tasks, none of them the source of a demo, plus the batch's tasks whose failures the check caught;
 5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
@@ -43,7 +44,13 @@ from agent_evolve.algorithms.common.demos import (
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.program_answers import cross_check_candidate, program_candidate
+from agent_evolve.algorithms.common.program_answers import (
+    cross_check_candidate,
+    program_candidate,
+    program_instruction,
+)
+from agent_evolve.algorithms.common.techniques import applicable
+from agent_evolve.benchmarks.answer_kinds import kind_of as answer_kind
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Observation, StepResult
@@ -86,7 +93,7 @@ class DemoSearchEngine(ModelEngine):
         "pool_size": 40,       # verified solutions kept in the pool (newest)
         "demo_chars": 700,     # longest solution used as a demo
         "fixes": 1,            # targeted-rule candidates per step
-        "program_min_failures": 2,  # wrong numeric answers in a batch that propose program answers; 0: never
+        "program_min_failures": 2,  # wrong answers (of kinds programs print) that propose program answers; 0: never
         "check_min_failures": 1,    # failed replies caught by the agent's own check that propose it; 0: never
         "cross_check_samples": 2,   # programs that settle a program and a text answer that disagree; 0: never
         "trial_tasks": 8,      # train tasks every candidate is scored on; 0: no trial, the first candidate is written
@@ -119,10 +126,12 @@ class DemoSearchEngine(ModelEngine):
             return StepResult(mutated=False, summary="feedback is hidden: no solution can be verified as a demo")
         state = self.load_state()
         pool = merge_pool([Demo.from_dict(d) for d in state.get("pool", [])],
-                          verified_demos(observations, int(self.params["demo_chars"])), int(self.params["pool_size"]))
+                          verified_demos(applicable("demos", observations), int(self.params["demo_chars"])),
+                          int(self.params["pool_size"]))
         self.save_state({**state, "pool": [d.to_dict() for d in pool]})
         form = learned_form(observations)
-        caught = caught_failures(observations, form) if "prompts" in self.layers(workspace) else []
+        checkable = applicable("check", observations)
+        caught = caught_failures(checkable, form) if "prompts" in self.layers(workspace) else []
         candidates = self.candidates(workspace, observations, pool, caught, form)
         if not candidates:
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
@@ -148,17 +157,20 @@ class DemoSearchEngine(ModelEngine):
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
                    caught: list[str] | None = None, form: AnswerForm | None = None) -> list[Candidate]:
-        """Program answers and their cross-check first (when numbers were wrong), the check (when it caught failed
+        """Program answers and their cross-check first (when answers were wrong), the check (when it caught failed
         replies), then demo sets, then targeted rules, each on top of the current fragments; only the kinds in
-        `candidates`, in its order."""
+        `candidates`, in its order. Each technique sees only the tasks whose answer kind it applies to
+        (`techniques.TECHNIQUES`), so it is never proposed for a batch of other kinds."""
         if "prompts" not in self.layers(workspace):
             return []
-        evidence = analyse(observations, hidden=False)
+        programmable = applicable("program", observations)
+        instruction = program_instruction({answer_kind(o.task) for o in programmable})
         current_program, current_check = workspace.read_program_prompt(), workspace.read_check_settings()
         min_numeric = int(self.params["program_min_failures"])
-        program = program_candidate(evidence, current_program, min_numeric)
-        cross = cross_check_candidate(evidence, current_program, current_check, form,
-                                      int(self.params["cross_check_samples"]), min_numeric)
+        program = program_candidate(analyse(programmable, hidden=False), current_program, min_numeric, instruction)
+        cross = cross_check_candidate(analyse(applicable("cross-check", observations), hidden=False), current_program,
+                                      current_check, form, int(self.params["cross_check_samples"]), min_numeric,
+                                      instruction)
         check = check_candidate(caught or [], current_check, int(self.params["check_min_failures"]), form)
         current_demos = workspace.read_fragment(DEMO_FRAGMENT) if DEMO_FRAGMENT in workspace.list_fragments() else ""
         sets = demo_sets(pool, int(self.params["demos_per_set"]), int(self.params["demo_sets"]),
@@ -170,7 +182,9 @@ class DemoSearchEngine(ModelEngine):
             for i, demos in enumerate(sets, 1)
         ]
         rules = workspace.read_fragment(RULES_FRAGMENT) if RULES_FRAGMENT in workspace.list_fragments() else ""
-        for fix in targeted_fixes(evidence, rules, limit=int(self.params["fixes"])):
+        numbers = {o.task.id for o in observations if answer_kind(o.task) == "number"}
+        for fix in targeted_fixes(analyse(applicable("rule", observations), hidden=False), rules,
+                                  limit=int(self.params["fixes"]), number_tasks=numbers):
             found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
         chosen = [c for c in found if kind_of(c) in self.kinds]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_evolve.benchmarks.answer_kinds import AnswerKind, kind_of
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -14,11 +15,17 @@ class BenchmarkAdapter:
     Splits are 'train' and 'test'; the loop carves holdout from train. `get_tasks` must return the same tasks in
     the same order for the same split, so that the loop's cursor and holdout carving are reproducible.
     `evaluate` must be safe to call from several threads.
+
+    `answer_kind` declares what an answer to every task is (`benchmarks.answer_kinds`: number, text, choice,
+    code, free, actions); a task's `metadata["answer_kind"]` overrides it. The default, None, declares nothing:
+    such tasks read as `free`, so no kind-specific technique (program answers, numeric cross-checks) is used on
+    them. Serve tasks with `benchmarks.splits.serve(..., kind=self.answer_kind)` so they carry the declaration.
     """
 
     name: str = ""
     score_range: tuple[float, float] = (0.0, 1.0)
     """The lowest and highest score `evaluate` gives; curtailment bounds a task not yet scored by it."""
+    answer_kind: AnswerKind | None = None
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Return tasks from the benchmark dataset (`limit=None`: all of them)."""
@@ -27,6 +34,10 @@ class BenchmarkAdapter:
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Evaluate an agent's trajectory on a task."""
         raise NotImplementedError
+
+    def kind_of(self, task: Task) -> AnswerKind:
+        """The answer kind of `task`: its own declaration, else the benchmark's, else `free`."""
+        return kind_of(task, self.answer_kind)
 
     @property
     def deterministic(self) -> bool:

@@ -54,6 +54,7 @@ class GSM8KBenchmark(BenchmarkAdapter):
     """GSM8K tasks; `evaluate` compares the number extracted from the output with the gold answer."""
 
     name = "gsm8k"
+    answer_kind = "number"
 
     def __init__(self, seed: int = 0, test_fraction: float = 0.5, subset: PathLike | None = None) -> None:
         self._problems = {problem.task_id: problem for problem in load_problems()}
@@ -65,7 +66,7 @@ class GSM8KBenchmark(BenchmarkAdapter):
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit)
+        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def gold(self, task_id: str) -> str:
         """The gold answer of `task_id`, for tests and grader checks; never put in the task the agent sees."""

@@ -73,6 +73,7 @@ class HumanEvalBenchmark(BenchmarkAdapter):
     """HumanEval tasks; `evaluate` runs the extracted completion against the task's tests in the sandbox."""
 
     name = "humaneval"
+    answer_kind = "code"
 
     def __init__(
         self,
@@ -100,7 +101,7 @@ class HumanEvalBenchmark(BenchmarkAdapter):
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit)
+        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def canonical_solution(self, task_id: str) -> str:
         """The reference completion (a body continuing the prompt), for tests and grader checks only."""

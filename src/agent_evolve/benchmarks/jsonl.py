@@ -1,8 +1,13 @@
 """A user's own tasks file (one JSON object per line) with a grader: exact, regex, numeric, or a Python function.
 
 Each line: {"id": optional (default: its line number), "input": str, "answer" or "expected": the reference,
-"split": optional "train" | "test", "metadata": optional object}. Answers never appear in the tasks the agent
-sees; a Python grader receives a copy of the task whose metadata also holds "answer".
+"split": optional "train" | "test", "answer_kind": optional (see below), "metadata": optional object}. Answers
+never appear in the tasks the agent sees; a Python grader receives a copy of the task whose metadata also holds
+"answer".
+
+What an answer is (`benchmarks.answer_kinds`) comes from a line's "answer_kind" (or its metadata's), else the
+file-wide `answer_kind` argument, else a documented default: `number` with the numeric grader or when every
+reference answer is a number, `text` with the exact grader, `free` otherwise (regex and Python graders).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.benchmarks.answers import extract_number, numbers_equal
+from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind
+from agent_evolve.benchmarks.answers import extract_number, numbers_equal, parse_number
 from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
 from agent_evolve.benchmarks.splits import (
     PathLike,
@@ -30,7 +36,7 @@ from agent_evolve.types import Feedback, Task, Trajectory
 
 GraderFunction = Callable[[Task, str], "bool | float | Feedback"]
 BUILTIN_GRADERS = ("exact", "regex", "numeric")
-KEYS = frozenset({"id", "input", "answer", "expected", "split", "metadata"})
+KEYS = frozenset({"id", "input", "answer", "expected", "split", ANSWER_KIND_KEY, "metadata"})
 
 
 @dataclass
@@ -98,6 +104,9 @@ def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction |
     metadata = data.get("metadata", {})
     if not isinstance(metadata, dict):
         raise fail("'metadata' must be a JSON object")
+    kind = data.get(ANSWER_KIND_KEY, metadata.get(ANSWER_KIND_KEY))
+    if kind is not None:
+        metadata = {**metadata, ANSWER_KIND_KEY: check_kind(kind, where)}
     pattern = None
     if grader == "regex":
         try:
@@ -135,6 +144,14 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
     return rows
 
 
+def default_kind(grader: GraderFunction | str, answers: list[Any]) -> AnswerKind:
+    """The kind of a file's tasks that declare none: `number` with the numeric grader or when every reference
+    answer is a number, `text` with the exact grader, `free` otherwise."""
+    if grader == "numeric" or (answers and all(parse_number(str(a).strip()) is not None for a in answers)):
+        return "number"
+    return "text" if grader == "exact" else "free"
+
+
 def to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:
     """A Python grader's bool, number in [0, 1] (success only at 1), (score, feedback text) pair or Feedback,
     as Feedback."""
@@ -169,6 +186,7 @@ class JsonlBenchmark(BenchmarkAdapter):
         grader: str | GraderFunction = "exact",
         seed: int = 0,
         test_fraction: float = 0.2,
+        answer_kind: str | None = None,
         subset: PathLike | None = None,
         ignore_case: bool = False,
         strip_punctuation: bool = False,
@@ -179,6 +197,8 @@ class JsonlBenchmark(BenchmarkAdapter):
         self.strip_punctuation = strip_punctuation
         self._grader_name = self.grader if isinstance(self.grader, str) else getattr(grader, "__name__", str(grader))
         rows = read_rows(self.path, self.grader, re.IGNORECASE if ignore_case else 0)
+        self.answer_kind = (default_kind(self.grader, [row.answer for row in rows]) if answer_kind is None
+                            else check_kind(answer_kind, f"tasks file {self.path}"))
         self._rows = {row.task.id: row for row in rows}
         self._tasks = {row.task.id: row.task for row in rows}
         fixed = {row.task.id: row.split for row in rows if row.split is not None}
@@ -186,7 +206,7 @@ class JsonlBenchmark(BenchmarkAdapter):
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit)
+        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def answer(self, task_id: str) -> Any:
         """The reference answer of `task_id`, for graders and tests."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.benchmarks.answer_kinds import AnswerKind, with_kind
 from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
 from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.engine.tasks import is_dev, seeded_order
@@ -129,10 +130,12 @@ def apply_subset(splits: TaskSplits, subset_path: PathLike | None) -> TaskSplits
     return TaskSplits(train=tuple(dict.fromkeys(subset.train)), test=tuple(dict.fromkeys(subset.test)))
 
 
-def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int | None) -> list[Task]:
-    """Fresh copies of the first `limit` tasks of `split`, so callers cannot alter the benchmark's own tasks."""
+def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int | None,
+          kind: AnswerKind | None = None) -> list[Task]:
+    """Fresh copies of the first `limit` tasks of `split`, so callers cannot alter the benchmark's own tasks; a
+    task that declares no answer kind gets `kind` (the benchmark's declaration) in its metadata."""
     return [
-        Task(id=task_id, input=tasks[task_id].input, metadata=copy.deepcopy(tasks[task_id].metadata))
+        Task(id=task_id, input=tasks[task_id].input, metadata=with_kind(copy.deepcopy(tasks[task_id].metadata), kind))
         for task_id in splits.ids(split, limit)
     ]
 

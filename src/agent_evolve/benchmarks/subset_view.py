@@ -18,6 +18,7 @@ class SubsetView(BenchmarkAdapter):
         self.subset = subset
         self.name = inner.name
         self.score_range = inner.score_range
+        self.answer_kind = inner.answer_kind
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] | None = None
         self._splits: TaskSplits | None = None

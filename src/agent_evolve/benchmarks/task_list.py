@@ -4,6 +4,8 @@ A task dict has the keys of a tasks file line (`benchmarks.jsonl`): "input" (req
 "id" (default: its index), "split" ("train" or "test") and "metadata". The metric is called as
 `metric(example, output)` with the item as given and the agent's answer text, and returns a bool, a score in
 [0, 1], a (score, feedback text) pair or a `Feedback`. A metric that raises is a failed grade carrying its message.
+`answer_kind` declares what an answer to every task is (`benchmarks.answer_kinds`); an item's own "answer_kind"
+overrides it, and with neither the tasks read as `free`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_evolve.benchmarks.answer_kinds import check_kind
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.jsonl import parse_row, to_feedback
 from agent_evolve.benchmarks.splits import TaskSplits, serve
@@ -50,7 +53,9 @@ class TaskList(BenchmarkAdapter):
 
     name = "task-list"
 
-    def __init__(self, tasks: Sequence[Example], metric: Metric, *, test: Sequence[Example] = ()) -> None:
+    def __init__(self, tasks: Sequence[Example], metric: Metric, *, test: Sequence[Example] = (),
+                 answer_kind: str | None = None) -> None:
+        self.answer_kind = None if answer_kind is None else check_kind(answer_kind, "TaskList")
         if not callable(metric):
             raise ConfigError(f"metric must be a function metric(example, output), got {type(metric).__name__}")
         if isinstance(tasks, (str, bytes, dict)) or not isinstance(tasks, Sequence) or not tasks:
@@ -74,7 +79,7 @@ class TaskList(BenchmarkAdapter):
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """The first `limit` tasks of `split` (all when None), in the order given."""
-        return serve(self._tasks, self.splits, split, limit)
+        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def example(self, task_id: str) -> Example:
         """The item `task_id` came from, as the metric receives it."""

@@ -25,7 +25,8 @@ class MeteredBenchmark(BenchmarkAdapter):
     def __init__(self, inner: BenchmarkAdapter, ledger: Path) -> None:
         self.inner = inner
         self.name = inner.name
-        self.score_range = inner.score_range  # a class attribute of the base, so __getattr__ never sees it
+        self.score_range = inner.score_range  # class attributes of the base, so __getattr__ never sees them
+        self.answer_kind = inner.answer_kind
         self.ledger = ledger
         saved = read_json(ledger, {}) if ledger.is_file() else {}
         self.solves = int(saved.get("solves", 0))

@@ -17,15 +17,16 @@ from agent_evolve.agents.answer_check import answer_form, answer_value
 from agent_evolve.agents.example_check import code_task
 from agent_evolve.agents.redraw import reply_check
 from agent_evolve.algorithms.common.candidate_search import Candidate
+from agent_evolve.benchmarks.answer_kinds import kind_of
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.types import Observation
 
 
 def learned_form(observations: list[Observation]) -> AnswerForm | None:
-    """The form shared by the answers of the batch's solved tasks that are not code; None when there are too few,
-    or when one of them gives no number (the answers are not numbers)."""
+    """The form shared by the answers of the batch's solved number tasks (their declared kind); None when there
+    are too few, or when one of them gives no number."""
     right = [answer_value(obs.trajectory.output) for obs in observations
-             if obs.feedback.success and code_task(obs.task) is None]
+             if obs.feedback.success and kind_of(obs.task) == "number" and code_task(obs.task) is None]
     return None if None in right else answer_form(value for value in right if value is not None)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.prompts import advice
+from agent_evolve.algorithms.common.techniques import NUMERIC_RULES
 
 RULES_FRAGMENT = "answer-rules.md"  # prompts/fragments/answer-rules.md
 RULES_HEADING = "# Rules learned from mistakes"
@@ -30,13 +31,15 @@ class Fix:
     rule: str
 
 
-def failure_counts(evidence: Evidence) -> Counter[str]:
-    """Failures per targeted kind; a failure cut at the token limit counts as truncated, whatever its kind."""
+def failure_counts(evidence: Evidence, number_tasks: set[str] | None = None) -> Counter[str]:
+    """Failures per targeted kind; a failure cut at the token limit counts as truncated, whatever its kind. With
+    ``number_tasks``, a number rule's kind (``NUMERIC_RULES``) counts only on those tasks."""
     counts: Counter[str] = Counter()
     for finding in evidence.failures:
         if TRUNCATION_PROBLEM in finding.format_problems:
             counts[TRUNCATED] += 1
-        elif finding.kind in TARGETED:
+        elif finding.kind in TARGETED and (number_tasks is None or finding.kind not in NUMERIC_RULES
+                                           or finding.task_id in number_tasks):
             counts[finding.kind] += 1
     return counts
 
@@ -45,10 +48,12 @@ def rule_for(kind: str, marker: str | None) -> str:
     return TRUNCATION_RULE if kind == TRUNCATED else advice(kind, marker)
 
 
-def targeted_fixes(evidence: Evidence, existing: str, min_count: int = 1, limit: int = 2) -> list[Fix]:
-    """Fixes for the most frequent targeted kinds (at least `min_count` failures) whose rule is not yet written."""
+def targeted_fixes(evidence: Evidence, existing: str, min_count: int = 1, limit: int = 2,
+                   number_tasks: set[str] | None = None) -> list[Fix]:
+    """Fixes for the most frequent targeted kinds (at least `min_count` failures) whose rule is not yet written;
+    number rules only from failures on `number_tasks` when given."""
     fixes = []
-    for kind, count in sorted(failure_counts(evidence).items(), key=lambda kv: (-kv[1], kv[0])):
+    for kind, count in sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0])):
         rule = rule_for(kind, evidence.answer_marker)
         if count >= min_count and rule not in existing:
             fixes.append(Fix(kind, count, rule))

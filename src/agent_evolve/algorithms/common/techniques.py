@@ -1,0 +1,56 @@
+"""The techniques the demos engine can turn on, each with the answer kinds it applies to and its cost per task.
+
+A technique is proposed only for a batch holding tasks of a kind it applies to, and its trigger counts only the
+failures of those tasks (``applicable``): an exact-match text task file never gets numeric cross-checks or a
+numeric answer form, whatever its graders' feedback says. Costs are per task against one plain answer, at the
+engine's defaults: ``solves`` the most model answers a task can take, ``tokens`` the usual token multiple.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_evolve.agents.cross_check import CROSS_CHECK_KINDS
+from agent_evolve.agents.program import PROGRAM_KINDS
+from agent_evolve.agents.redraw import CHECK_KINDS
+from agent_evolve.benchmarks.answer_kinds import AnswerKind, kind_of
+from agent_evolve.types import Observation
+
+PLAIN_KINDS: tuple[AnswerKind, ...] = ("number", "text", "choice", "code", "free")
+"""Kinds answered in one reply (every kind but actions in an environment)."""
+
+
+@dataclass(frozen=True)
+class Technique:
+    """One technique: the candidate kind that turns it on, the answer kinds it applies to, and its cost."""
+
+    name: str
+    kinds: tuple[AnswerKind, ...]
+    solves: float
+    tokens: float
+    what: str
+
+
+TECHNIQUES: dict[str, Technique] = {t.name: t for t in (
+    Technique("program", PROGRAM_KINDS, 1.0, 1.0,
+              "answer with a Python program; what it prints, in the task's kind, is the answer"),
+    Technique("cross-check", CROSS_CHECK_KINDS, 4.0, 3.0,
+              "a program answer checked by a text answer; 2 sampled programs vote when the numbers differ"),
+    Technique("check", CHECK_KINDS, 5.0, 1.2,
+              "draw again (up to 4 times) when code fails its docstring's examples or a number breaks the form "
+              "of right answers"),
+    Technique("demos", PLAIN_KINDS, 1.0, 1.5, "the agent's own verified train solutions as worked examples"),
+    Technique("rule", PLAIN_KINDS, 1.0, 1.0, "one short rule per recurring failure kind"),
+)}
+NUMERIC_RULES = frozenset({"reported_intermediate", "unit_scale", "rounding"})
+"""Rules about numbers (an intermediate value, a unit or percent scale, rounding): for number tasks only."""
+
+
+def applies(technique: str, kind: AnswerKind) -> bool:
+    """Whether the named technique applies to answers of ``kind``."""
+    return kind in TECHNIQUES[technique].kinds
+
+
+def applicable(technique: str, observations: list[Observation]) -> list[Observation]:
+    """The observations of tasks whose answer kind the technique applies to."""
+    return [obs for obs in observations if applies(technique, kind_of(obs.task))]

@@ -1,0 +1,49 @@
+"""What an answer to a task is, declared by its benchmark so that techniques apply only where they can help.
+
+The kinds: ``number`` (a value compared numerically), ``text`` (short text compared after normalisation: a word,
+a name, a date, an ordered list), ``choice`` (one of the options the task gives), ``code`` (a program with
+runnable examples), ``free`` (free text judged by a grader) and ``actions`` (work done in a task environment).
+
+A benchmark declares one kind for all its tasks (``BenchmarkAdapter.answer_kind``), and a task's
+``metadata["answer_kind"]`` overrides it; served tasks carry their kind in that key (``benchmarks.splits.serve``
+writes the benchmark's declaration into tasks that have none), which is how the agent and the engines see it.
+A task that declares nothing reads as ``free``: only techniques that apply to every kind are used on it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from agent_evolve.errors import ConfigError
+from agent_evolve.types import Task
+
+AnswerKind = Literal["number", "text", "choice", "code", "free", "actions"]
+ANSWER_KINDS: tuple[str, ...] = get_args(AnswerKind)
+ANSWER_KIND_KEY = "answer_kind"
+UNDECLARED: AnswerKind = "free"
+"""The kind of a task that declares none: judged by its grader, no kind-specific technique applies."""
+
+
+def check_kind(value: object, where: str) -> AnswerKind:
+    """``value`` as an answer kind; a ConfigError naming ``where`` and the known kinds otherwise."""
+    if value not in ANSWER_KINDS:
+        raise ConfigError(f"{where}: answer kind {value!r} is unknown; known kinds: {', '.join(ANSWER_KINDS)}")
+    return value  # type: ignore[return-value]
+
+
+def declared_kind(task: Task) -> AnswerKind | None:
+    """The kind the task's metadata declares; None when it declares none (an unknown value is an error)."""
+    value = task.metadata.get(ANSWER_KIND_KEY)
+    return None if value is None else check_kind(value, f"task {task.id!r}: metadata['{ANSWER_KIND_KEY}']")
+
+
+def kind_of(task: Task, default: AnswerKind | None = None) -> AnswerKind:
+    """The task's own kind, else ``default`` (its benchmark's declaration), else ``UNDECLARED``."""
+    return declared_kind(task) or default or UNDECLARED
+
+
+def with_kind(metadata: dict, kind: AnswerKind | None) -> dict:
+    """``metadata`` with ``kind`` as its answer kind unless it declares one already (or ``kind`` is None)."""
+    if kind is None or ANSWER_KIND_KEY in metadata:
+        return metadata
+    return {**metadata, ANSWER_KIND_KEY: kind}
