@@ -165,6 +165,10 @@ def resolve_benchmark(
         if not _accepts(cls, "grader"):
             raise ConfigError(f"benchmark {name!r} takes no grader (grader {grader!r}); graders apply to jsonl:PATH")
         kwargs["grader"] = grader
+    if config is not None and config.answer_kind is not None:
+        if not _accepts(cls, "answer_kind"):
+            raise ConfigError(f"benchmark {name!r} declares its own answer kinds; answer_kind applies to jsonl:PATH")
+        kwargs["answer_kind"] = config.answer_kind
     for option, value in (config.grader_options if config is not None else {}).items():
         if not _accepts(cls, option):
             raise ConfigError(f"benchmark {name!r} takes no grader option {option!r}; grader options apply to jsonl:PATH")

@@ -69,6 +69,8 @@ MEANINGS: dict[str, str] = {
                      "an error naming the accepted ones",
     "grader": "the grader of `jsonl:PATH`: `exact` (its default), `regex`, `numeric` or "
               "`python:module:function` (`--grader`)",
+    "answer_kind": "what every answer of a `jsonl:PATH` file is: `number`, `text`, `choice`, `code`, `free` or "
+                   "`actions` (none: a line's own `answer_kind`, else inferred; docs/answer-kinds.md)",
     "grader_options": "options of the `jsonl` exact grader: `ignore_case`, `strip_punctuation` (each true or "
                       "false; `--ignore-case`, `--strip-punctuation`)",
     "concurrency": "tasks solved at once, and model calls in flight across the process",

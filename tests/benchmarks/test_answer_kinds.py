@@ -90,3 +90,17 @@ def test_a_task_list_and_a_subset_view_keep_the_declared_kinds(tmp_path: Path) -
     subset.write_text(json.dumps({"train": ["a"], "test": []}))
     view = SubsetView(Declared(), subset)
     assert kinds(view) == {"a": "choice"} and view.kind_of(Task("z", "q")) == "choice"
+
+
+def test_the_command_line_declares_a_task_files_answer_kind(tmp_path: Path) -> None:
+    from agent_evolve.api import resolve_benchmark
+    from agent_evolve.cli.run import build_config
+
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"input": "2+2?", "expected": "4"}\n{"input": "Capital of France?", "expected": "Paris"}\n')
+    config = build_config(None, answer_kind="text")
+    assert resolve_benchmark(f"jsonl:{tasks}", config=config).answer_kind == "text"
+    with pytest.raises(ConfigError, match="answer kind 'word' is unknown"):
+        resolve_benchmark(f"jsonl:{tasks}", config=build_config(None, answer_kind="word"))
+    with pytest.raises(ConfigError, match="answer_kind applies to jsonl"):
+        resolve_benchmark("gsm8k", config=config)

@@ -56,6 +56,7 @@ _OVERRIDES = {
     "evolver_max_tokens": "evolver_max_tokens",
     "agent_temperature": "agent_temperature",
     "grader": "grader",
+    "answer_kind": "answer_kind",
     "batch_size": "batch_size",
     "holdout_ratio": "holdout_ratio",
     "holdout_limit": "holdout_limit",
@@ -117,6 +118,8 @@ def model_options(func: Any) -> Any:
             click.option("--agent-temperature", type=float, help="Agent sampling temperature (beats the manifest)."),
             click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
             click.option("--grader", help="jsonl:PATH grader: exact, regex, numeric or python:module:function."),
+            click.option("--answer-kind", help="jsonl:PATH: what every answer is: number, text, choice, code, free or "
+                                                "actions (default: inferred, docs/answer-kinds.md)."),
             click.option("--ignore-case", is_flag=True, help="Grader: compare answers ignoring case (exact, regex)."),
             click.option("--strip-punctuation", is_flag=True,
                          help="Exact grader: ignore punctuation at the answer's ends ('Paris.' matches 'Paris')."),
