@@ -37,14 +37,15 @@ def run_lift_experiment(
     draws: int = DEFAULT_DRAWS,
     matched: bool = True,
     test_reserve: int | None = None,
+    register_only: bool = False,
 ) -> dict[str, Any]:
     """Register the plan, then for each seed: evolve a fresh copy of the seed workspace (and a no-edit control),
     score it, a compute-matched control and the baseline in `draws` test draws, and write lift.json, lift.md and
-    lift.png into `out_dir` (resumable)."""
+    lift.png into `out_dir` (resumable). `register_only`: write plan.json and stop, so it can be committed first."""
     adapter, name = _benchmark(benchmark, config)
     plan = LiftPlan(agent, name, engine, tuple(seeds), cycles, test_limit, control, allow_small_test, draws, matched,
                     test_reserve)
-    return run_lift(plan, adapter, config, out_dir, progress=progress)
+    return run_lift(plan, adapter, config, out_dir, progress=progress, register_only=register_only)
 
 
 def run_comparison_experiment(

@@ -169,3 +169,13 @@ def test_the_code_version_is_recorded_with_or_without_git(tmp_path: Path) -> Non
     before = source_hash(tmp_path / "pkg")
     (tmp_path / "pkg" / "a.py").write_text("x = 2\n")
     assert source_hash(tmp_path / "pkg") != before, "an edit to the code makes a new plan"
+
+
+def test_a_plan_registered_alone_is_the_plan_the_run_then_keeps_and_scores_nothing_first(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    out = tmp_path / "out"
+    registered = run_lift(plan_of(agent), KeywordBenchmark(test=40), CONFIG, out, register_only=True)
+    assert set(registered) == {"registration"} and (out / "plan.json").is_file()
+    assert not (out / LEDGER_FILE).exists(), "no test task was scored before the plan could be committed"
+    ran = run_lift(plan_of(agent), KeywordBenchmark(test=40), CONFIG, out)
+    assert ran["registration"]["plan_id"] == registered["registration"]["plan_id"]

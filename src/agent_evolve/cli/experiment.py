@@ -39,6 +39,8 @@ from agent_evolve.lift.verify import verify_folder
 @click.option("--no-control", is_flag=True, help="Skip the no-evolution control arm.")
 @click.option("--no-matched", is_flag=True, help="Skip the compute-matched control (baseline voting at the arm's "
                                                   "tokens per task).")
+@click.option("--register-only", is_flag=True,
+              help="Write plan.json (the plan id printed) and stop: commit it, then run the same command.")
 @click.option("--batch-size", type=int)
 @click.option("--holdout-limit", type=int)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="experiments/lift", show_default=True)
@@ -48,7 +50,7 @@ from agent_evolve.lift.verify import verify_folder
 def experiment_command(
     ctx: click.Context, agent: str, benchmark: str, engine: str | None, engines: str | None, seeds: str, cycles: int,
     test_limit: int, test_reserve: int | None, draws: int, allow_small_test: bool, no_control: bool,
-    no_matched: bool, out_dir: str, **options: Any
+    no_matched: bool, register_only: bool, out_dir: str, **options: Any
 ) -> None:
     """Register the plan (plan.json, its id printed), then evolve one fresh workspace per seed (with a no-edit and
     a compute-matched control) and compare its test score with the seed workspace's task by task, in every test
@@ -58,6 +60,8 @@ def experiment_command(
         return
     if engine and engines:
         raise ConfigError("give --engine (one engine) or --engines (several side by side), not both")
+    if register_only and engines:
+        raise ConfigError("--register-only registers one engine's plan; give --engine")
     console = Console()
     config = build_config(options.pop("config_path"), **options)
     common: dict[str, Any] = dict(
@@ -70,8 +74,12 @@ def experiment_command(
             report = run_comparison_experiment(engines=names, progress=progress, **common)
         else:
             report = run_lift_experiment(engine=engine or "skillforge", progress=progress, matched=not no_matched,
-                                         **common)
+                                         register_only=register_only, **common)
     plan_id = (report.get("registration") or {}).get("plan_id", "")
+    if register_only:
+        console.print(f"plan {plan_id} registered in {out_dir}/plan.json; commit it, then run the same command "
+                      "without --register-only")
+        return
     if engines:
         console.print(comparison_markdown(report))
         console.print(f"plan {plan_id}; written to {out_dir}/comparison.json, comparison.md, comparison.png")

@@ -125,10 +125,13 @@ def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
 
 
 def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
-             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
+             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS,
+             register_only: bool = False) -> dict:
     """Register the plan (or check it), then run (or resume) every arm of every seed and write the report after
-    each; returns the report."""
+    each; returns the report. `register_only`: stop once the plan is registered (to commit it before any arm)."""
     experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+    if register_only:
+        return {"registration": experiment.registration}
     if experiment.scorer.layout.legacy:
         plan = dataclasses.replace(plan, draws=1, matched=False, test_reserve=None)  # as the folder was run
     baseline = score_baseline(experiment, out_dir, progress)
