@@ -82,6 +82,7 @@ class EvolveConfig:
 
     # Engine and grader parameters
     engine_params: dict[str, Any] = field(default_factory=dict)
+    engine_resume: bool = False  # hand an engine that supports_resume its previous session handle
     grader: str | None = None  # jsonl benchmarks: exact | regex | numeric | python:module:function
 
     # Execution

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -19,12 +20,13 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
+from agent_evolve.engine.context_fields import step_progress
 from agent_evolve.engine.convergence import _is_score_converged
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_usage import UsageMeter, sum_usage
+from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter, sum_usage
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
     error_counts,
@@ -42,7 +44,7 @@ from agent_evolve.errors import BudgetExceededError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import CycleRecord, EvolutionResult, Observation
+from agent_evolve.types import CycleRecord, EvolutionResult, Observation, Usage
 
 log = logging.getLogger(__name__)
 
@@ -99,14 +101,21 @@ class EvolutionLoop:
         self.history = EvolutionHistory(workspace.path)
         self.engine_history = EvolutionHistory(workspace.path, trajectory_only=config.trajectory_only)
         self.engine_workspace = ScorelessWorkspace(workspace.path) if config.trajectory_only else workspace
+        self.cancel_event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the run to stop (from another thread): the engine sees `context.cancel` set, the loop stops after
+        the cycle in progress and finalizes, as for any controlled stop."""
+        self.cancel_event.set()
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Run until the workspace has `cycles` cycles (default config.max_cycles), converges, or is stopped."""
         total = self.config.max_cycles if cycles is None else cycles
         apply_config_limits(self.config, self.ledger)
         view = (self.config, self.engine_workspace, self.benchmark, self.engine, self.engine_history)
-        with RunSession.open(*view) as session:
+        with RunSession.open(*view, ledger=self.ledger) as session:
             self.session = session
+            session.cancel = self.cancel_event
             self.executor = make_executor(self.config, self.agent_factory, self.ledger)
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self._reload_agent, lambda phase, fields: self.emit(self._cycle, phase, **fields),
@@ -127,6 +136,7 @@ class EvolutionLoop:
                 stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
             session.finalize(self.state)
+            write_json_atomic(self.records.metrics, self._metrics())  # finalize may have picked another version
             return self._result(converged, stop_reason)
 
     def _baseline(self) -> RunState:
@@ -154,6 +164,8 @@ class EvolutionLoop:
     def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
         if status == "out_of_budget" and self.meter.budget_spent():
             return "out_of_budget"
+        if self.cancel_event.is_set():
+            return "cancelled"
         if status == "stop" and self.config.allow_early_stop:
             return "engine_stop"
         if converged:
@@ -178,6 +190,8 @@ class EvolutionLoop:
             session.context(cycle)
             outcome = StepOutcome.from_journal(phases["stepped"])
             session.vc.reset_to(candidate_tag(cycle))
+            if any(outcome.charged_usage.values()):  # the ledger was restored from before this step's charge
+                self.ledger.record(ENGINE_REPORTED_ROLE, Usage(**outcome.charged_usage))
         else:
             at_pre = "solved" not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
             outcome = self._step(cycle, observations, len(observations) - len(graded), at_pre)
@@ -194,6 +208,8 @@ class EvolutionLoop:
         self._record(cycle, observations, graded, batch_rel, outcome, verdict, accepted)
         self._finish_cycle(cycle)
         self.emit(cycle, "recorded", score=state.accepted_score)
+        if outcome.status == "stop":
+            return "stop"  # a stop request stands even when its candidate's gate failed
         return "failed" if verdict.get("failure") else outcome.status
 
     def _solve(self, cycle: int) -> tuple[list[Observation], str]:
@@ -250,16 +266,18 @@ class EvolutionLoop:
             outcome = StepOutcome(status="failed", mutated=False, summary=failure)
         else:
             self.emit(cycle, "step")
+            progress = step_progress(cycle, self.state.cursor, len(observations), len(self.state.plan.train_ids))
             trial = TrialRunner(
                 session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.concurrency,
                 default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
                 validation_tasks=session.val_tasks,
                 on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),
+                ledger=self.ledger, log_dir=session.files.output_dir(cycle) / "trials",
             )
-            ctx = session.context(cycle, trial)
+            ctx = session.context(cycle, trial, progress)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations
             call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
-            outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre)
+            outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre, ledger=self.ledger)
         session.vc.commit(f"cycle {cycle} candidate: {outcome.summary}"[:200], tag=candidate_tag(cycle))
         session.files.snapshot(f"{cycle}-stepped")
         return outcome
@@ -312,7 +330,7 @@ class EvolutionLoop:
                 "changed_paths": outcome.changed_paths,
                 "reverted_paths": outcome.reverted_paths,
                 "step_metadata": outcome.metadata,
-                "usage": self.meter.take(outcome.reported_usage),
+                "usage": self.meter.take(),
             },
         )
         append_jsonl(self.records.history, asdict(record))
