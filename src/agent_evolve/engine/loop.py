@@ -10,7 +10,6 @@ import logging
 import math
 import os
 import threading
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,7 +25,8 @@ from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter, sum_usage
+from agent_evolve.engine.run_metrics import outcome_label, run_metrics
+from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
     error_counts,
@@ -319,7 +319,7 @@ class EvolutionLoop:
             metadata={
                 "status": "failed" if failure else outcome.status,
                 "accepted": accepted,
-                "outcome": _outcome_label(outcome, verdict),
+                "outcome": outcome_label(outcome, verdict),
                 "accepted_tag": state.accepted_tag,
                 "accepted_score": state.accepted_score,
                 "batch_score": batch_score,
@@ -362,25 +362,7 @@ class EvolutionLoop:
         return self.agent
 
     def _metrics(self) -> dict:
-        records = self.history.cycle_records()
-        outcomes = [r["metadata"].get("outcome") for r in records]
-        scored = [r for r in records if r["metadata"].get("graded", 0)]
-        baseline = self.state.baseline_score if self.state.has_holdout else (scored[0]["score"] if scored else 0.0)
-        return {
-            "baseline_score": baseline,
-            "accepted_score": self.state.accepted_score,
-            "accepted_tag": self.state.accepted_tag,
-            "batch_score": scored[-1]["score"] if scored else None,
-            "cycles": len(records),
-            "accepted": outcomes.count("accepted"),
-            "rejected": outcomes.count("rejected"),
-            "unchanged": outcomes.count("unchanged"),
-            "failed": outcomes.count("failed") + outcomes.count("out_of_budget"),
-            "errors": dict(sum((Counter(r["metadata"].get("errors", {})) for r in records), Counter())),
-            "holdout_size": len(self.state.plan.holdout_ids),
-            "usage": sum_usage([r["metadata"].get("usage", {}) for r in records]),
-            "spent": self.ledger.to_dict()["total"],
-        }
+        return run_metrics(self.history.cycle_records(), self.state, self.ledger.to_dict()["total"])
 
     def _result(self, converged: bool, stop_reason: str) -> EvolutionResult:
         records = self.history.cycle_records()
@@ -396,13 +378,3 @@ class EvolutionLoop:
 
     def emit(self, cycle: int, phase: str, **fields: object) -> None:
         self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
-
-
-def _outcome_label(outcome: StepOutcome, verdict: GateResult) -> str:
-    if outcome.status in ("failed", "out_of_budget"):
-        return outcome.status
-    if verdict.get("failure"):
-        return "failed"
-    if verdict.get("decision") is None:
-        return "unchanged"
-    return "accepted" if verdict["decision"]["accepted"] else "rejected"
