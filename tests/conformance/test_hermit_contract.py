@@ -289,13 +289,18 @@ class Resumable(Scripted):
         self.handles.append(self.context.session)
         return StepResult(False, "talked", session=f"s{self.context.cycle}")
 
+    def finalize(self, ctx):
+        self.handles.append(f"finalize:{ctx.session}")
+
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_session_handle_is_given_back_when_resume_is_enabled(tmp_path: Path, enabled: bool) -> None:
     Resumable.handles = []
     evolve(tmp_path, Resumable([]), 2, engine_resume=enabled)
     evolve(tmp_path, Resumable([]), 3, engine_resume=enabled)  # a new process: the handle comes from the journal
-    assert Resumable.handles == ([None, "s1", "s2"] if enabled else [None, None, None])
+    expected = [None, "s1", "finalize:s2", "s2", "finalize:s3"] if enabled else [
+        None, None, "finalize:None", None, "finalize:None"]
+    assert Resumable.handles == expected
 
 
 def test_resume_for_an_engine_without_support_is_refused(tmp_path: Path) -> None:

@@ -173,10 +173,11 @@ class RunSession:
         return ctx
 
     def previous_session(self, cycle: int) -> str | None:
-        """The last session handle an engine call before `cycle` returned, when resume is enabled and supported."""
+        """The last session handle an engine call up to `cycle` returned (a step's own is journaled after it
+        returns), when resume is enabled and supported."""
         if not (self.config.engine_resume and self.engine.supports_resume):
             return None
-        handles = [e.get("session") for e in self.journal.entries("started", "stepped") if e["cycle"] < cycle]
+        handles = [e.get("session") for e in self.journal.entries("started", "stepped") if e["cycle"] <= cycle]
         return next((h for h in reversed(handles) if h), None)
 
     def finalize(self, state: RunState) -> None:
