@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 import agent_evolve as ae
@@ -33,8 +36,18 @@ def test_every_seed_name_is_a_valid_workspace(name: str) -> None:
     assert validate_workspace(path) == []
 
 
+def fake_learner_clis(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Put stand-ins of the learner CLIs (`claude`, `codex`) on PATH: their engines check for them when built."""
+    for executable in ("claude", "codex"):
+        stand_in = folder / executable
+        stand_in.write_text("#!/bin/sh\nexit 0\n")
+        stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
 @pytest.mark.parametrize("name", sorted(ae.ENGINE_REGISTRY))
-def test_every_engine_name_resolves_and_constructs(name: str) -> None:
+def test_every_engine_name_resolves_and_constructs(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_learner_clis(tmp_path, monkeypatch)
     engine = resolve_engine(name, ae.EvolveConfig())
     assert isinstance(engine, engine_class(name)) and isinstance(engine, ae.EvolutionEngine)
 
@@ -43,6 +56,16 @@ def test_the_page_names_are_registered() -> None:
     assert {"swe", "terminal", "mcp", "arc"} <= set(ae.AGENT_REGISTRY)
     assert {"swe-verified", "mcp-atlas", "terminal2", "skill-bench", "arc-agi-3"} <= set(ae.BENCHMARK_REGISTRY)
     assert {"skillforge", "guided_synth", "adaptive", "adaptive_skill"} <= set(ae.ENGINE_REGISTRY)
+
+
+@pytest.mark.parametrize("name", ["codex", "claude"])
+def test_hermit_learner_names_are_the_cli_engine_with_their_preset(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_learner_clis(tmp_path, monkeypatch)
+    engine = resolve_engine(name, ae.EvolveConfig())
+    assert isinstance(engine, engine_class("cli")) and engine.params["preset"] == name
+    assert engine._argv()[0] == str(tmp_path / name)
 
 
 @pytest.mark.parametrize("name", sorted(EXTERNAL))

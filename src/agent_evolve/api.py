@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import os
 import shutil
 import threading
@@ -44,6 +45,8 @@ __all__ = [
     "AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "RunClients", "resolve_benchmark",
     "resolve_engine",
 ]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_ENGINE = "skillforge"
 COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
@@ -86,6 +89,12 @@ class Evolver:
             require_prices([client.model for client in self.clients.values()], self.config.prices)
         self.workspace = AgentWorkspace(self.agent.workspace.path)
         self.progress = progress
+        self.loop: EvolutionLoop | None = None
+
+    def cancel(self) -> None:
+        """Ask a running `run()` (from another thread) to stop after its current cycle, as a controlled stop."""
+        if self.loop is not None:
+            self.loop.cancel()
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Evolve until the workspace has `cycles` cycles (default config.max_cycles); resumes an interrupted run.
@@ -105,6 +114,7 @@ class Evolver:
             progress=self.progress,
             ledger=self.ledger,
         )
+        self.loop = loop
         return loop.run(cycles)
 
 
@@ -204,12 +214,20 @@ def resolve_engine(
 def resolve_agent(
     agent: str | BaseAgent, config: EvolveConfig, workspace_dir: str | None, role_client: RoleClient | None = None
 ) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
-    """Seed names are copied to a working directory; paths are used in place unless `workspace_dir` is given."""
+    """Seed names are copied to a working directory; paths are used in place unless `workspace_dir` is given.
+
+    A name is matched against the seeds first (the page's rule): `swe` is the seed even where a folder `./swe`
+    exists; write `./swe` for the folder. An agent instance evolves its own workspace: a `workspace_dir`
+    elsewhere is refused rather than ignored.
+    """
     if isinstance(agent, BaseAgent):
+        _check_instance_workspace(agent, workspace_dir)
         return agent, AgentBuilder(type(agent), config)
     if not isinstance(agent, str):
         raise ConfigError(f"agent must be a seed name, a workspace path or a BaseAgent, got {type(agent).__name__}")
-    source = seed_path(agent) if is_seed_name(agent) and not Path(agent).exists() else Path(agent)
+    if is_seed_name(agent) and Path(agent).exists():
+        log.warning("%r names the built-in seed; the folder ./%s is not used (pass ./%s for it)", agent, agent, agent)
+    source = seed_path(agent) if is_seed_name(agent) else Path(agent)
     if not source.is_dir():
         raise WorkspaceError(f"{agent}: not a built-in seed name and not a workspace directory")
     target = named_target(agent, workspace_dir)
@@ -218,6 +236,18 @@ def resolve_agent(
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
         copy_tree(source, target, ignore=COPY_IGNORE, dirs_exist_ok=True)
     return agent_from_workspace(target, config, role_client)
+
+
+def _check_instance_workspace(agent: BaseAgent, workspace_dir: str | None) -> None:
+    """ConfigError when `workspace_dir` names a folder other than the agent instance's own workspace."""
+    if workspace_dir is None:
+        return
+    own = Path(agent.workspace.path).resolve()
+    if Path(workspace_dir).resolve() != own:
+        raise ConfigError(
+            f"workspace_dir {workspace_dir!r} applies to a seed name or a workspace path; the {type(agent).__name__} "
+            f"instance evolves its own workspace {own}: build the agent on {workspace_dir!r} instead, or drop "
+            "workspace_dir")
 
 
 def workspace_target(agent: str | BaseAgent, workspace_dir: str | None) -> Path | None:
@@ -232,7 +262,7 @@ def named_target(agent: str, workspace_dir: str | None) -> Path:
     """`workspace_dir` when given; else ./runs/<name> for a seed name and the folder itself for a path."""
     if workspace_dir:
         return Path(workspace_dir)
-    return Path.cwd() / "runs" / agent if is_seed_name(agent) and not Path(agent).exists() else Path(agent)
+    return Path.cwd() / "runs" / agent if is_seed_name(agent) else Path(agent)
 
 
 def agent_from_workspace(

@@ -90,6 +90,7 @@ class EvolveConfig:
 
     # Engine and grader parameters
     engine_params: dict[str, Any] = field(default_factory=dict)
+    engine_resume: bool = False  # hand an engine that supports_resume its previous session handle
     grader: str | None = None  # jsonl benchmarks: exact | regex | numeric | python:module:function
     answer_kind: str | None = None  # jsonl benchmarks: what every answer is (benchmarks.answer_kinds); None: inferred
     grader_options: dict[str, Any] = field(default_factory=dict)  # jsonl exact grader: ignore_case, strip_punctuation

@@ -67,6 +67,8 @@ MEANINGS: dict[str, str] = {
     "preflight": "check every model role and the benchmark before the baseline (`--no-preflight`)",
     "engine_params": "constructor keywords of an engine built by name (`--engine-param k=v`); an unknown one is "
                      "an error naming the accepted ones",
+    "engine_resume": "hand an engine that `supports_resume` its previous session handle (Hermit's "
+                     "`evolver.resume`); an error for an engine that does not",
     "grader": "the grader of `jsonl:PATH`: `exact` (its default), `regex`, `numeric` or "
               "`python:module:function` (`--grader`)",
     "answer_kind": "what every answer of a `jsonl:PATH` file is: `number`, `text`, `choice`, `code`, `free` or "

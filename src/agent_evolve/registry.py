@@ -56,6 +56,8 @@ ENGINE_REGISTRY: dict[str, str] = {
     "gepa": "agent_evolve.algorithms.gepa.GepaEngine",
     "skillopt": "agent_evolve.algorithms.skillopt.SkillOptEngine",
     "cli": "agent_evolve.algorithms.cli_learner.CliLearnerEngine",
+    "codex": "agent_evolve.algorithms.cli_learner.engine.CodexLearnerEngine",
+    "claude": "agent_evolve.algorithms.cli_learner.engine.ClaudeLearnerEngine",
     "ratchet": "agent_evolve.algorithms.ratchet.engine.RatchetEngine",
 }
 

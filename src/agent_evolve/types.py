@@ -119,13 +119,20 @@ class Usage:
 
 @dataclass
 class StepResult:
-    """What one engine step did. Usage through metered model clients is counted by the ledger, not here."""
+    """What one engine step did.
+
+    `usage` is what the engine spent OUTSIDE the run's metered clients (its own CLI, its own API client): the loop
+    charges it to the run's ledger and budgets. Usage through metered clients is already counted; reporting it
+    here again is detected (equal to the step's metered usage) and not charged twice. `session` is a host-session
+    handle (a learner's conversation id) the next call gets back as `context.session` when resume is enabled.
+    """
 
     mutated: bool
     summary: str
     metadata: dict = field(default_factory=dict)
     status: StepStatus = "done"
     usage: Usage = field(default_factory=Usage)
+    session: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STEP_STATUSES:

@@ -29,6 +29,7 @@ def test_import_paths_and_names():
     assert {name: import_object(path).name for name, path in ENGINE_REGISTRY.items()} == {
         "skillforge": "skillforge", "guided_synth": "guided_synth", "adaptive": "adaptive",
         "adaptive_skill": "adaptive_skill", "demos": "demos", "gepa": "gepa", "skillopt": "skillopt", "cli": "cli",
+        "codex": "codex", "claude": "claude",
         "ratchet": "ratchet"}
 
 

@@ -1,6 +1,7 @@
 """Guided synthesis: memory first, then a curator for proposed skills.
 
-Each step: write one minimal episodic lesson per failure cluster (no model); gather proposed skills (the
+Each step: promote lessons that recur in episodic memory to one semantic entry each (no model; the page's
+memory evolution); write one minimal episodic lesson per failure cluster (no model); gather proposed skills (the
 agent's drafts in skills/_drafts/ and, optionally, one skill the engine model writes for the largest failure
 cluster no skill covers); for each, show the curator the closest existing skill and let it ACCEPT (add it),
 MERGE (combine the two into one valid skill that replaces both) or SKIP it; finally let it review the most
@@ -20,6 +21,7 @@ from agent_evolve.algorithms.common.base import ModelEngine
 from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError
 from agent_evolve.algorithms.common.evidence import Evidence, analyse
 from agent_evolve.algorithms.common.memory_ops import lessons
+from agent_evolve.algorithms.common.memory_promotion import stage_promotions
 from agent_evolve.algorithms.common.skill_ops import (
     DUPLICATE_THRESHOLD,
     draft_to_skill,
@@ -56,6 +58,8 @@ class GuidedSynthesisEngine(ModelEngine):
     name = "guided_synth"
     defaults: ClassVar[dict[str, Any]] = {
         "max_memories": 2,         # lessons written per step
+        "promote_repeats": 3,      # an episodic lesson seen this often becomes one semantic entry (0: never)
+        "promote_similarity": 0.6,  # tf-idf cosine from which two episodic entries are the same lesson
         "max_reviews": 3,          # proposed skills the curator reviews per step
         "propose": True,           # the engine model proposes one skill of its own
         "review_pairs": True,      # also review the most similar pair of existing skills
@@ -96,7 +100,11 @@ class GuidedSynthesisEngine(ModelEngine):
                           usage=self.step_usage(mark))
 
     def _remember(self, batch: EditBatch, evidence: Evidence, source: dict[str, Any]) -> None:
-        """Stage one lesson per failure cluster (largest first), skipping lessons memory already holds."""
+        """Stage promotions of recurring lessons, then one lesson per failure cluster (largest first), skipping
+        lessons memory already holds."""
+        if self.params["promote_repeats"]:
+            stage_promotions(batch, float(self.params["promote_similarity"]), int(self.params["promote_repeats"]),
+                             source)
         for entry in lessons(evidence, source, self.params["max_memories"]):
             try:
                 batch.add(Edit("add_memory", entry=entry))

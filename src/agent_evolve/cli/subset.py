@@ -55,7 +55,7 @@ def hard_subset_command(
     Pass the file to any benchmark with `--subset`.
     """
     config = build_config(options.pop("config_path"), **options)
-    workspace = seed_path(agent) if is_seed_name(agent) and not Path(agent).exists() else Path(agent)
+    workspace = seed_path(agent) if is_seed_name(agent) else Path(agent)
     solvers = probe_solvers(workspace, config, k, seed, probe_temperature)
     subset = select_hard_subset(
         solvers, benchmark_from_options(benchmark, {}, config), k=k, n_train=n_train, n_test=n_test, seed=seed,

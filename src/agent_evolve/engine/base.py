@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,12 +17,25 @@ if TYPE_CHECKING:
     from agent_evolve.engine.trial import TrialRunner
 
 
+@dataclass(frozen=True)
+class StepProgress:
+    """Hermit's step `progress`: the epoch (1-based pass over the train tasks), the step (cycle), and whether
+    this step's batch finishes its epoch."""
+
+    epoch: int
+    step: int
+    epoch_end: bool
+
+
 @dataclass
 class EngineContext:
-    """What the loop hands an engine besides the step arguments.
+    """What the loop hands an engine besides the step arguments (Hermit's context; see docs/hermit-mapping.md).
 
     `state_dir` persists across cycles and is restored on resume; `scratch_dir` is emptied before each call;
-    `output_dir` keeps this call's reports with the run records.
+    `output_dir` keeps this call's reports with the run records. `params` are the engine's defaults merged with
+    this run's `engine_params`; `tools` holds `run_agent` (the trial runner, on step calls) and `check_spec`;
+    `cancel` is set when the run is asked to stop; `progress` is given on step calls; `session` is the previous
+    call's session handle when resume is enabled for an engine that `supports_resume`.
     """
 
     config: EvolveConfig
@@ -32,13 +47,24 @@ class EngineContext:
     cycle: int = 0
     trial: TrialRunner | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    task_info: dict[str, Any] = field(default_factory=dict)
+    tools: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    message: str = ""
+    cancel: threading.Event = field(default_factory=threading.Event)
+    progress: StepProgress | None = None
+    session: str | None = None
 
 
 class EvolutionEngine:
-    """Override `step`; the rest is optional. Python attributes do not survive a restart: keep state in state_dir."""
+    """Override `step`; the rest is optional. Python attributes do not survive a restart: keep state in state_dir.
+
+    Set `supports_resume = True` only when the engine can continue a previous host session (the handle it returned
+    in `StepResult.session`); the user enables it with `engine_resume`.
+    """
 
     name: str = ""
     context: EngineContext | None = None
+    supports_resume: bool = False
 
     @property
     def engine_name(self) -> str:

@@ -18,3 +18,12 @@ def accepted_score_plateaued(curve: list[float], window: int, epsilon: float) ->
     if len(scores) <= window:
         return False
     return max(scores[-window:]) - max(scores[:-window]) < epsilon
+
+
+def _is_score_converged(scores: list[float], window: int = 3, epsilon: float = 0.01) -> bool:
+    """The A-Evolve page's plateau test, kept under its name and import path: True if max - min of the last
+    `window` scores is below `epsilon`. The loop stops on `accepted_score_plateaued` instead."""
+    if len(scores) < window:
+        return False
+    recent = scores[-window:]
+    return (max(recent) - min(recent)) < epsilon

@@ -30,7 +30,7 @@ class EngineFiles:
         trial: TrialRunner | None = None,
     ) -> EngineContext:
         """A fresh context for one engine call of `cycle`."""
-        scratch, output = self.root / "scratch", self.root / "output" / f"cycle_{cycle}"
+        scratch, output = self.root / "scratch", self.output_dir(cycle)
         if not _is_empty_dir(scratch):
             shutil.rmtree(scratch, ignore_errors=True)
         for folder in (self.state, scratch, output):
@@ -45,6 +45,10 @@ class EngineFiles:
             cycle=cycle,
             trial=trial,
         )
+
+    def output_dir(self, cycle: int) -> Path:
+        """The reports folder of `cycle`'s engine calls (trial logs included)."""
+        return self.root / "output" / f"cycle_{cycle}"
 
     def wipe_state(self) -> None:
         shutil.rmtree(self.state, ignore_errors=True)

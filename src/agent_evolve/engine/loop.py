@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-from collections import Counter
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,12 +19,14 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EvolutionEngine
-from agent_evolve.engine.convergence import accepted_score_plateaued
+from agent_evolve.engine.context_fields import step_progress
+from agent_evolve.engine.convergence import _is_score_converged, accepted_score_plateaued
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate_run import GateRun, GateResult
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_usage import UsageMeter, sum_usage
+from agent_evolve.engine.run_metrics import outcome_label, run_metrics
+from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
     error_counts,
@@ -42,7 +44,7 @@ from agent_evolve.errors import BudgetExceededError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import CycleRecord, EvolutionResult, Observation
+from agent_evolve.types import CycleRecord, EvolutionResult, Observation, Usage
 
 log = logging.getLogger(__name__)
 
@@ -101,14 +103,21 @@ class EvolutionLoop:
         self.history = EvolutionHistory(workspace.path)
         self.engine_history = EvolutionHistory(workspace.path, trajectory_only=config.trajectory_only)
         self.engine_workspace = ScorelessWorkspace(workspace.path) if config.trajectory_only else workspace
+        self.cancel_event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the run to stop (from another thread): the engine sees `context.cancel` set, the loop stops after
+        the cycle in progress and finalizes, as for any controlled stop."""
+        self.cancel_event.set()
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Run until the workspace has `cycles` cycles (default config.max_cycles), converges, or is stopped."""
         total = self.config.max_cycles if cycles is None else cycles
         apply_config_limits(self.config, self.ledger)
         view = (self.config, self.engine_workspace, self.benchmark, self.engine, self.engine_history)
-        with RunSession.open(*view) as session:
+        with RunSession.open(*view, ledger=self.ledger) as session:
             self.session = session
+            session.cancel = self.cancel_event
             self.executor = make_executor(self.config, self.agent_factory, self.ledger)
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self._reload_agent, lambda phase, fields: self.emit(self._cycle, phase, **fields),
@@ -129,7 +138,7 @@ class EvolutionLoop:
                 stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
             session.finalize(self.state)
-            result = self._result(converged, stop_reason)
+            result = self._result(converged, stop_reason)  # finalize may have picked another version: rewritten
             write_json_atomic(self.records.metrics, {**self._metrics(), "ended": stop_reason or ALL_CYCLES_DONE})
             return result
 
@@ -162,6 +171,8 @@ class EvolutionLoop:
     def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
         if status == "out_of_budget" and self.meter.budget_spent():
             return "out_of_budget"
+        if self.cancel_event.is_set():
+            return "cancelled"
         if status == "stop" and self.config.allow_early_stop:
             return "engine_stop"
         if converged:
@@ -187,6 +198,8 @@ class EvolutionLoop:
             session.context(cycle)
             outcome = StepOutcome.from_journal(phases["stepped"])
             session.vc.reset_to(candidate_tag(cycle))
+            if any(outcome.charged_usage.values()):  # the ledger was restored from before this step's charge
+                self.ledger.record(ENGINE_REPORTED_ROLE, Usage(**outcome.charged_usage))
         else:
             at_pre = "solved" not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
             outcome = self._step(cycle, observations, len(observations) - len(graded), at_pre)
@@ -203,6 +216,8 @@ class EvolutionLoop:
         self._record(cycle, observations, graded, batch_rel, outcome, verdict, accepted)
         self._finish_cycle(cycle)
         self.emit(cycle, "recorded", score=state.accepted_score)
+        if outcome.status == "stop":
+            return "stop"  # a stop request stands even when its candidate's gate failed
         return "failed" if verdict.get("failure") else outcome.status
 
     def _solve(self, cycle: int) -> tuple[list[Observation], str]:
@@ -259,16 +274,18 @@ class EvolutionLoop:
             outcome = StepOutcome(status="failed", mutated=False, summary=failure)
         else:
             self.emit(cycle, "step")
+            progress = step_progress(cycle, self.state.cursor, len(observations), len(self.state.plan.train_ids))
             trial = TrialRunner(
                 session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.concurrency,
                 default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
                 validation_tasks=session.val_tasks,
                 on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),
+                ledger=self.ledger, log_dir=session.files.output_dir(cycle) / "trials",
             )
-            ctx = session.context(cycle, trial)
+            ctx = session.context(cycle, trial, progress)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations
             call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
-            outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre)
+            outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre, ledger=self.ledger)
         session.vc.commit(f"cycle {cycle} candidate: {outcome.summary}"[:200], tag=candidate_tag(cycle))
         session.files.snapshot(f"{cycle}-stepped")
         return outcome
@@ -310,7 +327,7 @@ class EvolutionLoop:
             metadata={
                 "status": "failed" if failure else outcome.status,
                 "accepted": accepted,
-                "outcome": _outcome_label(outcome, verdict),
+                "outcome": outcome_label(outcome, verdict),
                 "accepted_tag": state.accepted_tag,
                 "accepted_score": state.accepted_score,
                 "batch_score": batch_score,
@@ -321,7 +338,7 @@ class EvolutionLoop:
                 "changed_paths": outcome.changed_paths,
                 "reverted_paths": outcome.reverted_paths,
                 "step_metadata": outcome.metadata,
-                "usage": self.meter.take(outcome.reported_usage),
+                "usage": self.meter.take(),
             },
         )
         append_jsonl(self.records.history, asdict(record))
@@ -353,25 +370,7 @@ class EvolutionLoop:
         return self.agent
 
     def _metrics(self) -> dict:
-        records = self.history.cycle_records()
-        outcomes = [r["metadata"].get("outcome") for r in records]
-        scored = [r for r in records if r["metadata"].get("graded", 0)]
-        baseline = self.state.baseline_score if self.state.has_holdout else (scored[0]["score"] if scored else 0.0)
-        return {
-            "baseline_score": baseline,
-            "accepted_score": self.state.accepted_score,
-            "accepted_tag": self.state.accepted_tag,
-            "batch_score": scored[-1]["score"] if scored else None,
-            "cycles": len(records),
-            "accepted": outcomes.count("accepted"),
-            "rejected": outcomes.count("rejected"),
-            "unchanged": outcomes.count("unchanged"),
-            "failed": outcomes.count("failed") + outcomes.count("out_of_budget"),
-            "errors": dict(sum((Counter(r["metadata"].get("errors", {})) for r in records), Counter())),
-            "holdout_size": len(self.state.plan.holdout_ids),
-            "usage": sum_usage([r["metadata"].get("usage", {}) for r in records]),
-            "spent": self.ledger.to_dict()["total"],
-        }
+        return run_metrics(self.history.cycle_records(), self.state, self.ledger.to_dict()["total"])
 
     def _result(self, converged: bool, stop_reason: str) -> EvolutionResult:
         records = self.history.cycle_records()
@@ -387,13 +386,3 @@ class EvolutionLoop:
 
     def emit(self, cycle: int, phase: str, **fields: object) -> None:
         self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
-
-
-def _outcome_label(outcome: StepOutcome, verdict: GateResult) -> str:
-    if outcome.status in ("failed", "out_of_budget"):
-        return outcome.status
-    if verdict.get("failure"):
-        return "failed"
-    if verdict.get("decision") is None:
-        return "unchanged"
-    return "accepted" if verdict["decision"]["accepted"] else "rejected"

@@ -1,11 +1,12 @@
-"""A run's model usage: per-cycle deltas of its own ledger, and their sums for the run records."""
+"""A run's model usage: per-cycle deltas of its own ledger, engine-reported usage charged to it, and sums."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Usage
+
+ENGINE_REPORTED_ROLE = "engine_reported"
+"""The ledger role of usage an engine reports in `StepResult.usage` (calls made outside the metered clients)."""
 
 
 class UsageMeter:
@@ -15,17 +16,32 @@ class UsageMeter:
         self.ledger = ledger
         self._mark = ledger.by_role()
 
-    def take(self, reported: dict[str, Any]) -> dict[str, dict[str, float]]:
-        """Usage since the last call, by role, plus usage the engine reported outside the metered clients."""
+    def take(self) -> dict[str, dict[str, float]]:
+        """Usage since the last call, by role (engine-reported usage is a role of the ledger like the others)."""
         now = self.ledger.by_role()
         delta = {role: (usage - self._mark.get(role, Usage())).to_dict() for role, usage in now.items()}
         self._mark = now
-        if any(reported.values()):
-            delta["engine_reported"] = dict(reported)
         return {role: numbers for role, numbers in delta.items() if any(numbers.values())}
 
     def budget_spent(self) -> bool:
         return self.ledger.budget_problem() is not None
+
+
+def reported_charge(reported: Usage, metered: Usage) -> Usage:
+    """What to charge for usage an engine reported, given what the metered clients recorded during its call.
+
+    Reported usage is meant to be usage outside the metered clients and is charged whole; a report equal to
+    the call's metered usage is that usage reported again (the contract says not to), so nothing is charged.
+    """
+    return Usage() if reported == metered else reported
+
+
+def charge_reported(ledger: UsageLedger, reported: Usage, metered_before: Usage) -> Usage:
+    """Charge an engine's reported usage to the run's ledger (once); returns what was charged."""
+    charge = reported_charge(reported, ledger.total() - metered_before)
+    if charge != Usage():
+        ledger.record(ENGINE_REPORTED_ROLE, charge)
+    return charge
 
 
 def sum_usage(usages: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:

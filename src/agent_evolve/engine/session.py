@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,7 +12,8 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.engine.base import EngineContext, EvolutionEngine
+from agent_evolve.engine.base import EngineContext, EvolutionEngine, StepProgress
+from agent_evolve.engine.context_fields import call_message, engine_params, task_info
 from agent_evolve.engine.engine_files import EngineFiles
 from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.observer import EvolutionHistory
@@ -22,7 +24,8 @@ from agent_evolve.engine.stepping import StepOutcome, guarded_step, workspace_pr
 from agent_evolve.engine.tasks import TaskPlan, plan_tasks
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl, pre_evolution_tag
-from agent_evolve.errors import AgentEvolveError, WorkspaceError
+from agent_evolve.errors import AgentEvolveError, ConfigError, WorkspaceError
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Task
 
 log = logging.getLogger(__name__)
@@ -38,9 +41,12 @@ class RunSession:
         benchmark: BenchmarkAdapter,
         engine: EvolutionEngine,
         history: EvolutionHistory,
+        ledger: UsageLedger | None = None,
     ):
         self.config, self.workspace, self.benchmark, self.engine = config, workspace, benchmark, engine
         self.history = history
+        self.ledger = ledger
+        self.cancel = threading.Event()
         self.path = Path(workspace.path)
         self.records = RunRecords(self.path)
         self.vc = VersionControl(self.path)
@@ -61,13 +67,20 @@ class RunSession:
         benchmark: BenchmarkAdapter,
         engine: EvolutionEngine,
         history: EvolutionHistory,
+        ledger: UsageLedger | None = None,
     ) -> Iterator[RunSession]:
-        """Lock the workspace, then start a fresh run (up to its bootstrap) or load the journaled one's plan."""
+        """Lock the workspace, then start a fresh run (up to its bootstrap) or load the journaled one's plan.
+
+        `ledger` is the run's usage ledger: the usage the engine reports from its bootstrap is charged to it.
+        """
+        if config.engine_resume and not engine.supports_resume:
+            raise ConfigError(f"engine_resume is set but engine {engine.engine_name!r} does not support resume "
+                              "(supports_resume is False)")
         records = RunRecords(Path(workspace.path))
         with holding_run_lock(records):
             if config.trajectory_only and not records.journal.exists():
                 records.seal_scores()
-            session = cls(config, workspace, benchmark, engine, history)
+            session = cls(config, workspace, benchmark, engine, history, ledger)
             session.vc.init()
             session.layers = enabled_layers(config, session.path)
             if session.journal.has(0, "started"):
@@ -103,10 +116,12 @@ class RunSession:
         self.files.wipe_state()
         ctx = self.context(0)
         self.engine.setup(ctx)
-        outcome = guarded_step(self.engine, self.engine.bootstrap, ctx, self.vc, self.layers, pre, allow_none=True)
+        outcome = guarded_step(self.engine, self.engine.bootstrap, ctx, self.vc, self.layers, pre, allow_none=True,
+                               ledger=self.ledger)
         self.vc.commit(f"cycle 0: {outcome.summary or 'starting workspace'}"[:200], tag=BASELINE_TAG)
         self.files.snapshot("0")
-        self.journal.record(0, "started", summary=outcome.summary, status=outcome.status)
+        self.journal.record(0, "started", summary=outcome.summary, status=outcome.status,
+                            charged_usage=outcome.charged_usage, session=outcome.session)
 
     def _make_plan(self) -> None:
         pool = self.benchmark.get_tasks("train", limit=self.config.task_pool_limit)
@@ -140,11 +155,30 @@ class RunSession:
         self.holdout_tasks = [by_id[i] for i in self.plan.holdout_ids]
         self.val_tasks = {i: by_id[i] for i in self.plan.val_ids}
 
-    def context(self, cycle: int, trial: TrialRunner | None = None) -> EngineContext:
+    def context(
+        self, cycle: int, trial: TrialRunner | None = None, progress: StepProgress | None = None
+    ) -> EngineContext:
         """A fresh context for an engine call; also set on the engine for engines that read `self.context`."""
         ctx = self.files.context(self.config, self.workspace, self.history, cycle, trial)
+        ctx.params = engine_params(self.engine, self.config)
+        ctx.task_info = task_info(self.benchmark, self.plan, self.layers)
+        ctx.tools = {"check_spec": lambda: workspace_problems(self.path)}
+        if trial is not None:
+            ctx.tools["run_agent"] = trial
+        ctx.cancel = self.cancel
+        ctx.progress = progress
+        ctx.session = self.previous_session(cycle)
+        ctx.message = call_message(ctx)
         self.engine.context = ctx
         return ctx
+
+    def previous_session(self, cycle: int) -> str | None:
+        """The last session handle an engine call up to `cycle` returned (a step's own is journaled after it
+        returns), when resume is enabled and supported."""
+        if not (self.config.engine_resume and self.engine.supports_resume):
+            return None
+        handles = [e.get("session") for e in self.journal.entries("started", "stepped") if e["cycle"] <= cycle]
+        return next((h for h in reversed(handles) if h), None)
 
     def finalize(self, state: RunState) -> None:
         """Let the engine pick the final version among accepted ones; journal the choice."""

@@ -16,9 +16,11 @@ from typing import Any
 from agent_evolve.contract.manifest import LAYER_PATHS
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
+from agent_evolve.engine.run_usage import charge_reported
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import BudgetExceededError, is_fatal
-from agent_evolve.types import StepResult
+from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.types import StepResult, Usage
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,8 @@ class StepOutcome:
     changed_paths: list[str] = field(default_factory=list)
     reverted_paths: list[str] = field(default_factory=list)
     reported_usage: dict[str, Any] = field(default_factory=dict)
+    charged_usage: dict[str, Any] = field(default_factory=dict)
+    session: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,10 +63,21 @@ def guarded_step(
     pre: str,
     *,
     allow_none: bool = False,
+    ledger: UsageLedger | None = None,
 ) -> StepOutcome:
-    """Run `call(ctx)` on the workspace at tag `pre`; its edits outside `layers` are reverted, an invalid result undone."""
+    """Run `call(ctx)` on the workspace at tag `pre`; its edits outside `layers` are reverted, an invalid result undone.
+
+    With `ledger`, the usage the engine reports is charged to it; a step that leaves the budget spent is
+    `out_of_budget` (its edits are not kept) whatever status it returned.
+    """
     engine.context = ctx
-    return _settle(vc, layers, pre, _guarded(engine, call, ctx, allow_none))
+    before = ledger.total() if ledger is not None else Usage()
+    result = _guarded(engine, call, ctx, allow_none)
+    charged = charge_reported(ledger, result.usage, before) if ledger is not None else Usage()
+    problem = ledger.budget_problem() if ledger is not None else None
+    if problem and result.status not in ("failed", "out_of_budget"):
+        result = replace(result, status="out_of_budget", summary=f"{result.summary} (budget spent: {problem})")
+    return replace(_settle(vc, layers, pre, result), charged_usage=charged.to_dict())
 
 
 def step_call(engine: EvolutionEngine, workspace: Any, observations: list, history: Any) -> EngineCall:
@@ -108,6 +123,7 @@ def _settle(vc: VersionControl, layers: list[str], pre: str, result: StepResult)
         summary=result.summary,
         metadata={**result.metadata, "engine_reported_mutated": result.mutated},
         reported_usage=result.usage.to_dict(),
+        session=result.session,
     )
     if result.status in ("failed", "out_of_budget"):
         vc.reset_to(pre)

@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
+import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.curtailment import PrefixWatch, StopRule, StopScoring
 from agent_evolve.engine.solving import model_usage, solve_all
 from agent_evolve.errors import TrialError
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import Observation, Task
+from agent_evolve.types import Observation, Task, Usage
 
 AgentFactory = Callable[[Path], BaseAgent]
 
 
 @dataclass
 class TrialResult:
-    """One trial attempt; `hidden` (trajectory_only) means success and score carry no grade (score is NaN)."""
+    """One trial attempt; `hidden` (trajectory_only) means success and score carry no grade (score is NaN).
+
+    `calls`, `tokens` and `cost` (US dollars) are the attempt's model usage as its trajectory reports it;
+    `time_s` its wall time; `log_path` the file holding a train task's trajectory ('' for validation tasks, whose
+    trajectories are never shown).
+    """
 
     task_id: str
     success: bool
@@ -30,6 +41,9 @@ class TrialResult:
     hidden: bool = False
     calls: int = 0
     tokens: int = 0
+    cost: float = 0.0
+    time_s: float = 0.0
+    log_path: str = ""
 
 
 def trial_mean(scores: Sequence[float]) -> float:
@@ -39,10 +53,13 @@ def trial_mean(scores: Sequence[float]) -> float:
 
 @dataclass
 class TrialReport:
-    """The graded tasks in task order; `unscored` lists those a stop rule left unsolved."""
+    """The graded tasks in task order; `unscored` lists those a stop rule left unsolved; `usage` is the call's
+    total model usage (charged to the run's budget) and `time_s` its wall time."""
 
     results: list[TrialResult]
     unscored: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    time_s: float = 0.0
 
     @property
     def mean_score(self) -> float:
@@ -71,6 +88,8 @@ class TrialRunner:
         hide_feedback: bool = False,
         validation_tasks: dict[str, Task] | None = None,
         on_solved: Callable[[int], None] | None = None,
+        ledger: UsageLedger | None = None,
+        log_dir: Path | None = None,
     ):
         self.train_tasks = train_tasks
         self.validation_tasks = dict(validation_tasks or {})
@@ -83,6 +102,9 @@ class TrialRunner:
         self.on_solved = on_solved  # gets the count of tasks this runner has graded so far, for a live display
         self.solved = 0
         self._count_lock = threading.Lock()
+        self.ledger = ledger
+        self.log_dir = log_dir
+        self._calls = itertools.count(1)
 
     @property
     def validation_ids(self) -> list[str]:
@@ -116,21 +138,46 @@ class TrialRunner:
         agent = self.agent_factory(path)
         graded: dict[str, Observation] = {}
         watch = PrefixWatch(ids, 1, stop) if stop is not None else None
+        started, before, call_dir = time.monotonic(), self._spent(), self._call_dir()
+        results: dict[int, TrialResult] = {}  # by observation, so a task asked twice keeps both attempts
 
         def done(o: Observation) -> None:
+            result = results[id(o)] = self._result(o, self._log(call_dir, o))
             if on_result is not None:
-                on_result(self._result(o))
+                on_result(result)
             self._count()
             graded[o.task.id] = o
             if watch is not None and watch.add(o.task.id, o.feedback.score):
                 raise StopScoring
 
+        def report(attempts: list[Observation], unscored: list[str]) -> TrialReport:
+            return TrialReport([results[id(o)] for o in attempts], unscored, self._spent() - before,
+                               round(time.monotonic() - started, 3))
+
         try:
             observations = solve_all(agent, self.benchmark, [tasks[i] for i in ids], self.concurrency, done)
         except StopScoring:
             kept = watch.kept() if watch is not None else set(ids)
-            return TrialReport([self._result(graded[i]) for i in ids if i in kept], [i for i in ids if i not in kept])
-        return TrialReport([self._result(o) for o in observations])
+            return report([graded[i] for i in ids if i in kept], [i for i in ids if i not in kept])
+        return report(observations, [])
+
+    def _spent(self) -> Usage:
+        return self.ledger.total() if self.ledger is not None else Usage()
+
+    def _call_dir(self) -> Path | None:
+        return self.log_dir / f"trial_{next(self._calls)}" if self.log_dir is not None else None
+
+    def _log(self, call_dir: Path | None, o: Observation) -> str:
+        """Write a train task's trajectory (never its grade) to the call's log folder; '' when not logged."""
+        if call_dir is None or o.task.id not in self.train_tasks:
+            return ""
+        path = call_dir / f"{re.sub(r'[^A-Za-z0-9._-]', '_', o.task.id)}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        trajectory = o.trajectory
+        atomic_write(path, json.dumps({"task_id": o.task.id, "input": o.task.input, "output": trajectory.output,
+                                       "steps": trajectory.steps, "conversation": trajectory.conversation},
+                                      indent=1, default=str))
+        return str(path)
 
     def _count(self) -> None:
         """One more graded task (from worker threads); tell `on_solved` the running total."""
@@ -140,11 +187,12 @@ class TrialRunner:
         if self.on_solved is not None:
             self.on_solved(solved)
 
-    def _result(self, o: Observation) -> TrialResult:
-        """A graded attempt as the engine may see it (no grade under trajectory_only)."""
-        usage = model_usage(o.trajectory)
+    def _result(self, o: Observation, log_path: str = "") -> TrialResult:
+        """A graded attempt as the engine may see it (no grade under trajectory_only), with its cost."""
+        usage, seconds = model_usage(o.trajectory), float(o.feedback.raw.get("seconds", 0.0))
+        spent = {"calls": usage.calls, "tokens": usage.total_tokens, "cost": usage.cost, "time_s": seconds,
+                 "log_path": log_path}
         if self.hide_feedback:
-            return TrialResult(o.task.id, False, math.nan, "", o.trajectory.output, True, usage.calls,
-                               usage.total_tokens)
+            return TrialResult(o.task.id, False, math.nan, "", o.trajectory.output, True, **spent)
         return TrialResult(o.task.id, o.feedback.success, o.feedback.score, o.feedback.detail, o.trajectory.output,
-                           calls=usage.calls, tokens=usage.total_tokens)
+                           **spent)

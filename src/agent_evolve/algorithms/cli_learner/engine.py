@@ -107,3 +107,17 @@ class CliLearnerEngine(ModelEngine):
         return StepResult(mutated=ok, summary=f"cli learner {Path(argv[0]).name}: {output.splitlines()[0]}",
                           metadata={"cli": {"argv": argv[:1], "output": output[-int(self.params["output_chars"]):]}},
                           status=status)
+
+
+class CodexLearnerEngine(CliLearnerEngine):
+    """Hermit's `codex` learner: the cli engine with the Codex CLI preset."""
+
+    name = "codex"
+    defaults: ClassVar[dict[str, Any]] = {**CliLearnerEngine.defaults, "preset": "codex"}
+
+
+class ClaudeLearnerEngine(CliLearnerEngine):
+    """Hermit's `claude` learner: the cli engine with the Claude Code preset."""
+
+    name = "claude"
+    defaults: ClassVar[dict[str, Any]] = {**CliLearnerEngine.defaults, "preset": "claude"}

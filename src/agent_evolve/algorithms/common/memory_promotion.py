@@ -1,0 +1,85 @@
+"""Memory evolution: a lesson that recurs in episodic memory is promoted to one semantic (general) entry.
+
+The page's memory section: consolidate redundant memories and promote episodic ones to semantic knowledge.
+Decisions are pure; `stage_promotions` stages them as edits, so the gate measures them like any other edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch
+from agent_evolve.text import cosine, tfidf_vectors
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """One semantic entry and the episodic entries (by index) it replaces."""
+
+    entry: dict[str, Any]
+    replaced: tuple[int, ...]
+
+
+def recurring_groups(texts: list[str], similarity: float, min_count: int) -> list[list[int]]:
+    """Groups (indexes, in order) of texts linked by cosine >= `similarity`, with at least `min_count` members,
+    largest first."""
+    vectors = tfidf_vectors(texts)
+    group_of = list(range(len(texts)))
+
+    def root(i: int) -> int:
+        while group_of[i] != i:
+            i = group_of[i]
+        return i
+
+    for i in range(len(texts)):
+        for j in range(i):
+            if texts[i].strip() and cosine(vectors[i], vectors[j]) >= similarity:
+                group_of[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(texts)):
+        groups.setdefault(root(i), []).append(i)
+    recurring = [g for g in groups.values() if len(g) >= min_count]
+    return sorted(recurring, key=lambda g: (-len(g), g[0]))
+
+
+def promotions(
+    episodic: list[dict[str, Any]], semantic: list[dict[str, Any]], similarity: float, min_count: int,
+    source: dict[str, Any],
+) -> list[Promotion]:
+    """A semantic entry for each lesson recurring `min_count` times in episodic memory (its newest wording),
+    unless semantic memory already holds it."""
+    texts = [str(e.get("content", "")) for e in episodic]
+    known = [str(e.get("content", "")) for e in semantic]
+    vectors = tfidf_vectors(texts + known)
+    found = []
+    for group in recurring_groups(texts, similarity, min_count):
+        newest = group[-1]
+        if any(cosine(vectors[newest], vectors[len(texts) + k]) >= similarity for k in range(len(known))):
+            continue
+        task_ids = sorted({str(t) for i in group for t in episodic[i].get("task_ids", [])})
+        entry = {"content": texts[newest], "promoted_from": len(group), **source}
+        if task_ids:
+            entry["task_ids"] = task_ids[:10]
+        found.append(Promotion(entry, tuple(group)))
+    return found
+
+
+def stage_promotions(batch: EditBatch, similarity: float, min_count: int, source: dict[str, Any]) -> int:
+    """Stage the promotions of the batch's episodic memory: its repeats replaced by one semantic entry each.
+    Returns how many lessons were promoted."""
+    episodic = list(batch.memories("episodic"))
+    found = promotions(episodic, batch.memories("semantic"), similarity, min_count, source)
+    if not found:
+        return 0
+    replaced = {i for p in found for i in p.replaced}
+    batch.add(Edit("rewrite_memory", category="episodic",
+                   entries=[e for i, e in enumerate(episodic) if i not in replaced]))
+    promoted = 0
+    for promotion in found:
+        try:
+            batch.add(Edit("add_memory", category="semantic", entry=promotion.entry))
+            promoted += 1
+        except DuplicateEditError:
+            continue
+    return promoted
