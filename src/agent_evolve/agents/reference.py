@@ -27,7 +27,9 @@ system prompt and the agent answers with a program (``agents.program``): the mod
 it confined and appends what it prints as the answer line. With ``prompts/check.yaml`` (plain answers only) a
 code reply that fails an example of its task's docstring, or a numeric answer that breaks the file's answer form,
 is drawn again (``agents.redraw``); with its ``cross_check`` a program answer is instead cross-checked by a text
-answer, sampled programs settling a disagreement (``agents.cross_check``).
+answer, sampled programs settling a disagreement (``agents.cross_check``). With ``memory/experience.jsonl`` the
+k worked examples nearest to the task (``prompts/experience.yaml``) follow the system prompt (``agents.experience``);
+that file is not one of the memory lines.
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -46,6 +48,7 @@ from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
 from agent_evolve.agents.cross_check import cross_check
+from agent_evolve.agents.experience import Experience, with_demonstrations
 from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, finish_program
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
@@ -66,6 +69,7 @@ from agent_evolve.agents.tools import (
 import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
+from agent_evolve.contract.experience import EXPERIENCE_CATEGORY, read_experience, read_experience_settings
 from agent_evolve.contract.manifest import MANIFEST_FILE
 from agent_evolve.contract.skills import (
     Skill,
@@ -185,6 +189,7 @@ class _Snapshot:
     shortlist: BankShortlist = field(default_factory=lambda: BankShortlist([]))  # this version's skill index
     program_prompt: str | None = None  # prompts/program.md: answer with a program (plain answers only)
     check: CheckSettings | None = None  # prompts/check.yaml: draw again when a reply fails its check
+    experience: Experience = field(default_factory=Experience)  # memory/experience.jsonl, its index per version
 
 
 def _assemble(state: _Snapshot, base: str, selected: list[SkillMeta]) -> AssembledPrompt:
@@ -238,13 +243,15 @@ class ReferenceAgent(BaseAgent):
             fragments={name: ws.read_fragment(name) for name in ws.list_fragments()},
             skills=skills,
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
-            memories=ws.read_all_memories(limit=self.memory_limit),
+            memories=[m for m in ws.read_all_memories(limit=self.memory_limit)
+                      if m["category"] != EXPERIENCE_CATEGORY],
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
             ratchet=ratchet_router.workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
             shortlist=BankShortlist(skills),
             program_prompt=ws.read_program_prompt(),
             check=ws.read_check_settings(),
+            experience=Experience(read_experience(ws.path), read_experience_settings(ws.path)),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
@@ -265,7 +272,8 @@ class ReferenceAgent(BaseAgent):
         environment = current_environment()
         plain = environment is None and not state.tools  # a single reply, no tool loop
         program = state.program_prompt if plain else None
-        prompt = _assemble(state, program or state.system_prompt, selected)
+        section, shown = state.experience.demonstrations(task.input)
+        prompt = _assemble(state, with_demonstrations(program or state.system_prompt, section), selected)
         steps: list[dict[str, Any]] = [{
             "type": "skills",
             "mode": settings.skill_mode,
@@ -273,6 +281,7 @@ class ReferenceAgent(BaseAgent):
             "router": detail,
             "dropped_by_cap": prompt.dropped_skills,
             "memories": prompt.memories,
+            "experience": shown,
         }]
         messages = build_messages(prompt.text, task.input)
         max_tokens = settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS
@@ -302,7 +311,8 @@ class ReferenceAgent(BaseAgent):
             output, run = answer_with_program(output)
             steps.append(run.to_step())
         if program and state.check is not None and state.check.cross_check:
-            text_messages = build_messages(_assemble(state, state.system_prompt, selected).text, task.input)
+            text_prompt = _assemble(state, with_demonstrations(state.system_prompt, section), selected)
+            text_messages = build_messages(text_prompt.text, task.input)
             checked = cross_check(client, messages, text_messages, output, state.check, max_tokens=max_tokens,
                                   text_temperature=settings.temperature)
             output, conversation = checked.output, [*messages, Message("assistant", checked.output)]

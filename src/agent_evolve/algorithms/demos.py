@@ -44,6 +44,7 @@ from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
 from agent_evolve.algorithms.common.program_answers import cross_check_candidate, program_candidate
+from agent_evolve.algorithms.experience import experience_candidates
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Observation, StepResult
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from agent_evolve.llm.base import LLMClient
 
 FRAGMENTS = "prompts/fragments"
-KINDS = ("program", "cross-check", "check", "demos", "rule")
+KINDS = ("program", "cross-check", "check", "demos", "rule", "experience")
 
 
 def kind_of(candidate: Candidate) -> str:
@@ -172,6 +173,7 @@ class DemoSearchEngine(ModelEngine):
         for fix in targeted_fixes(evidence, rules, limit=int(self.params["fixes"])):
             found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
+        found += experience_candidates(workspace, observations, pool, self.context, self.layers(workspace))
         chosen = [c for c in found if kind_of(c) in self.kinds]
         return sorted(chosen, key=lambda c: self.kinds.index(kind_of(c)))
 
