@@ -135,3 +135,20 @@ def test_a_malformed_example_names_the_file_and_line(make_ws) -> None:
     with pytest.raises(WorkspaceError) as caught:
         ReferenceAgent(root, llm=ScriptedLLM([]))
     assert f"{EXPERIENCE_FILE}:2" in str(caught.value) and "input, solution" in str(caught.value)
+
+
+PROGRAM = "Count them.\n```python\nprint(200)\n```"
+
+
+def test_examples_go_to_the_text_prompt_only_never_to_the_program_prompt(make_ws) -> None:
+    root = memory(make_ws({"skill_mode": "none"}, prompt="Reason in prose.\n"))
+    (root / "prompts" / "program.md").write_text("Write a Python program that prints the answer.\n")
+    llm = ScriptedLLM([PROGRAM])
+    trajectory = ReferenceAgent(root, llm=llm).solve(TRAIN_TASK)
+    assert "Problem:" not in llm.calls[0].messages[0].content and trajectory.steps[0]["experience"] == []
+    (root / "prompts" / "check.yaml").write_text("cross_check: 2\n")
+    llm = ScriptedLLM([PROGRAM, "50 * 4 = 200\nAnswer: 200"])
+    trajectory = ReferenceAgent(root, llm=llm).solve(TRAIN_TASK)
+    program_call, text_call = (call.messages[0].content for call in llm.calls)
+    assert "Problem:" not in program_call and "Problem: A train travels 60 km" in text_call
+    assert trajectory.steps[0]["experience"] == ["t1", "t4"]

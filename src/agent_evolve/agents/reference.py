@@ -28,8 +28,8 @@ it confined and appends what it prints as the answer line. With ``prompts/check.
 code reply that fails an example of its task's docstring, or a numeric answer that breaks the file's answer form,
 is drawn again (``agents.redraw``); with its ``cross_check`` a program answer is instead cross-checked by a text
 answer, sampled programs settling a disagreement (``agents.cross_check``). With ``memory/experience.jsonl`` the
-k worked examples nearest to the task (``prompts/experience.yaml``) follow the system prompt (``agents.experience``);
-that file is not one of the memory lines.
+k worked examples nearest to the task (``prompts/experience.yaml``) follow the text system prompt, never the
+program prompt, whose replies must be code (``agents.experience``); that file is not one of the memory lines.
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -272,8 +272,10 @@ class ReferenceAgent(BaseAgent):
         environment = current_environment()
         plain = environment is None and not state.tools  # a single reply, no tool loop
         program = state.program_prompt if plain else None
-        section, shown = state.experience.demonstrations(task.input)
-        prompt = _assemble(state, with_demonstrations(program or state.system_prompt, section), selected)
+        cross_checked = program is not None and state.check is not None and state.check.cross_check > 0
+        section, shown = state.experience.demonstrations(task.input) if not program or cross_checked else ("", [])
+        text_base = with_demonstrations(state.system_prompt, section)
+        prompt = _assemble(state, program or text_base, selected)
         steps: list[dict[str, Any]] = [{
             "type": "skills",
             "mode": settings.skill_mode,
@@ -310,9 +312,8 @@ class ReferenceAgent(BaseAgent):
         if program:
             output, run = answer_with_program(output)
             steps.append(run.to_step())
-        if program and state.check is not None and state.check.cross_check:
-            text_prompt = _assemble(state, with_demonstrations(state.system_prompt, section), selected)
-            text_messages = build_messages(text_prompt.text, task.input)
+        if cross_checked:
+            text_messages = build_messages(_assemble(state, text_base, selected).text, task.input)
             checked = cross_check(client, messages, text_messages, output, state.check, max_tokens=max_tokens,
                                   text_temperature=settings.temperature)
             output, conversation = checked.output, [*messages, Message("assistant", checked.output)]
