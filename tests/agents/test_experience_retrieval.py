@@ -28,7 +28,8 @@ from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task
 
 EXAMPLES = [
-    example("t1", "A train travels 60 km per hour for 3 hours. How far does the train go?", "60 * 3 = 180\nAnswer: 180"),
+    example("t1", "A train travels 60 km per hour for 3 hours. How far does the train go?",
+            "60 * 3 = 180\nAnswer: 180"),
     example("t2", "Classify the sentiment of the review: 'the soup was cold and bland'.", "negative"),
     example("t3", "Write a Python function that reverses a list of strings.", "def rev(xs):\n    return xs[::-1]"),
     example("t4", "A bus travels 40 km per hour for 2 hours. How far does the bus go?", "40 * 2 = 80\nAnswer: 80"),
@@ -62,6 +63,12 @@ def test_the_agent_shows_the_nearest_examples_in_their_form_and_records_them(mak
     assert "# Memory" not in system, "the experience file is not read as memory lines"
 
 
+def test_a_task_is_never_shown_its_own_example() -> None:
+    memory_of = retrieval.Experience(EXAMPLES, ExperienceSettings(k=2))
+    assert memory_of.demonstrations(EXAMPLES[0].input, "t1")[1] == ["t4"]
+    assert memory_of.demonstrations(EXAMPLES[0].input, "other")[1] == ["t1", "t4"]
+
+
 def test_the_shown_examples_stay_within_max_chars() -> None:
     long = [example(f"t{i}", f"A train question number {i}", "x" * 400) for i in range(4)]
     text, shown = retrieval.render_examples(long, ExperienceSettings(k=4, max_chars=1000))
@@ -83,8 +90,8 @@ def test_the_engine_never_puts_a_holdout_or_test_task_in_memory(tmp_path: Path, 
     root = make_ws({"skill_mode": "none"})
     pool = [Demo("t1", EXAMPLES[0].input, EXAMPLES[0].solution), Demo("h1", "A holdout train riddle", "42"),
             Demo("x1", "A test-split train riddle", "7")]
-    context = EngineContext(EvolveConfig(), AgentWorkspace(root), None, tmp_path, tmp_path, tmp_path,  # type: ignore[arg-type]
-                            trial=_Trial({"t1", "t2"}))  # type: ignore[arg-type]
+    context = EngineContext(EvolveConfig(), AgentWorkspace(root), None,  # type: ignore[arg-type]
+                            tmp_path, tmp_path, tmp_path, trial=_Trial({"t1", "t2"}))  # type: ignore[arg-type]
     found = experience_candidates(AgentWorkspace(root), [], pool, context, {"prompts", "memory"})
     ids = [json.loads(line)["task_id"] for line in found[0].files[EXPERIENCE_FILE].splitlines()]
     assert ids == ["t1"]

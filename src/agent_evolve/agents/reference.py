@@ -273,7 +273,8 @@ class ReferenceAgent(BaseAgent):
         plain = environment is None and not state.tools  # a single reply, no tool loop
         program = state.program_prompt if plain else None
         cross_checked = program is not None and state.check is not None and state.check.cross_check > 0
-        section, shown = state.experience.demonstrations(task.input) if not program or cross_checked else ("", [])
+        shows_examples = not program or cross_checked  # never in the program prompt: its replies must be code
+        section, shown = state.experience.demonstrations(task.input, task.id) if shows_examples else ("", [])
         text_base = with_demonstrations(state.system_prompt, section)
         prompt = _assemble(state, program or text_base, selected)
         steps: list[dict[str, Any]] = [{
