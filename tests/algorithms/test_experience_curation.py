@@ -33,11 +33,13 @@ def test_contribution_is_the_score_with_an_example_minus_without_it() -> None:
     found = contributions(batch)
     assert found["good"] == 1.0 - 0.0 and found["bad"] == 1 / 3 - 1 / 2
     assert set(found) == {"good", "bad"}
+    assert contributions([solve("q1", ["once"], False), solve("q2", [], True)]) == {}, "one solve is too few"
 
 
 def test_a_task_never_counts_for_its_own_example_and_hidden_grades_never_count() -> None:
-    batch = [solve("self", ["self"], True), solve("q2", [], False), solve("q3", ["self"], True, hidden=True)]
-    assert contributions(batch) == {}
+    batch = [solve("self", ["self"], True), solve("q2", [], True), solve("q3", ["self"], True, hidden=True),
+             solve("q4", ["self"], False), solve("q5", ["self"], False)]
+    assert contributions(batch) == {"self": 0.0 - 1.0}
     everywhere = [solve("q1", ["e"], True), solve("q2", ["e"], False)]
     assert contributions(everywhere) == {}, "shown on every solve: nothing to compare with"
 

@@ -19,6 +19,7 @@ from agent_evolve.types import Observation
 
 DUPLICATE_SIMILARITY = 0.9  # inputs this similar teach the same thing: one of them is enough
 MAX_K = 4  # more examples cost each solve ~200 prompt tokens apiece and crowd a 4k context
+MIN_SHOWN = 2  # one solve says too little about an example to drop it
 
 
 def shown_examples(observation: Observation) -> list[str]:
@@ -32,7 +33,8 @@ def shown_examples(observation: Observation) -> list[str]:
 def contributions(observations: Iterable[Observation]) -> dict[str, float]:
     """Per shown example: mean score where it was shown minus where it was not (graded, visible solves only).
 
-    An example shown on every solve (or on none but its own task) has no comparison and is left out.
+    An example shown on fewer than ``MIN_SHOWN`` other solves, or on every one, has no fair comparison and is
+    left out (unmeasured examples are kept).
     """
     graded = [o for o in observations if not o.feedback.raw.get("hidden")]
     shown = {o.task.id: set(shown_examples(o)) - {o.task.id} for o in graded}
@@ -41,7 +43,7 @@ def contributions(observations: Iterable[Observation]) -> dict[str, float]:
         others = [o for o in graded if o.task.id != example_id]
         with_it = [o.feedback.score for o in others if example_id in shown[o.task.id]]
         without = [o.feedback.score for o in others if example_id not in shown[o.task.id]]
-        if with_it and without:
+        if len(with_it) >= MIN_SHOWN and without:
             result[example_id] = sum(with_it) / len(with_it) - sum(without) / len(without)
     return result
 
