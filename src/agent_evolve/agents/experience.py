@@ -12,8 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-from agent_evolve.contract.experience import Example, ExperienceSettings
+from agent_evolve.contract.experience import (
+    EXPERIENCE_CATEGORY,
+    Example,
+    ExperienceSettings,
+    read_experience,
+    read_experience_settings,
+)
 from agent_evolve.text import TfIdfIndex
 
 EXPERIENCE_HEADING = "# Solved examples\nSimilar problems you solved correctly. Solve the new problem the same way."
@@ -49,6 +57,16 @@ class Experience:
         """
         nearest = [e for e, _ in self.nearest(task_input, self.settings.k + 1) if e.task_id != task_id]
         return render_examples(nearest[: self.settings.k], self.settings)
+
+
+def load_experience(root: Path) -> Experience:
+    """The workspace's experience memory and its settings (no examples when ``memory/experience.jsonl`` is absent)."""
+    return Experience(read_experience(root), read_experience_settings(root))
+
+
+def without_experience(memories: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The memory entries other than worked examples (those are shown by similarity, not as memory lines)."""
+    return [m for m in memories if m.get("category") != EXPERIENCE_CATEGORY]
 
 
 def render_examples(examples: Sequence[Example], settings: ExperienceSettings) -> tuple[str, list[str]]:

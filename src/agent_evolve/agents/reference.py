@@ -27,9 +27,8 @@ system prompt and the agent answers with a program (``agents.program``): the mod
 it confined and appends what it prints as the answer line. With ``prompts/check.yaml`` (plain answers only) a
 code reply that fails an example of its task's docstring, or a numeric answer that breaks the file's answer form,
 is drawn again (``agents.redraw``); with its ``cross_check`` a program answer is instead cross-checked by a text
-answer, sampled programs settling a disagreement (``agents.cross_check``). With ``memory/experience.jsonl`` the
-k worked examples nearest to the task (``prompts/experience.yaml``) follow the text system prompt, never the
-program prompt, whose replies must be code (``agents.experience``); that file is not one of the memory lines.
+answer, sampled programs settling a disagreement (``agents.cross_check``). The worked examples of experience
+memory nearest to the task follow the text system prompt, never the program prompt (``agents.experience``).
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -48,7 +47,7 @@ from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
 from agent_evolve.agents.cross_check import cross_check
-from agent_evolve.agents.experience import Experience, with_demonstrations
+from agent_evolve.agents.experience import Experience, load_experience, with_demonstrations, without_experience
 from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, finish_program
 from agent_evolve.agents.prompting import (
     DEFAULT_PROMPT_CHARS,
@@ -69,7 +68,6 @@ from agent_evolve.agents.tools import (
 import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
-from agent_evolve.contract.experience import EXPERIENCE_CATEGORY, read_experience, read_experience_settings
 from agent_evolve.contract.manifest import MANIFEST_FILE
 from agent_evolve.contract.skills import (
     Skill,
@@ -243,15 +241,14 @@ class ReferenceAgent(BaseAgent):
             fragments={name: ws.read_fragment(name) for name in ws.list_fragments()},
             skills=skills,
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
-            memories=[m for m in ws.read_all_memories(limit=self.memory_limit)
-                      if m["category"] != EXPERIENCE_CATEGORY],
+            memories=without_experience(ws.read_all_memories(limit=self.memory_limit)),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
             ratchet=ratchet_router.workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
             shortlist=BankShortlist(skills),
             program_prompt=ws.read_program_prompt(),
             check=ws.read_check_settings(),
-            experience=Experience(read_experience(ws.path), read_experience_settings(ws.path)),
+            experience=load_experience(ws.path),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
