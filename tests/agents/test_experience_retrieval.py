@@ -21,6 +21,7 @@ from agent_evolve.contract.experience import (
     experience_text,
     parse_experience_settings,
 )
+from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext
 from agent_evolve.errors import WorkspaceError
@@ -133,6 +134,8 @@ def test_bad_settings_name_the_file_and_the_problem(make_ws, text: str, problem:
     with pytest.raises(WorkspaceError) as caught:
         ReferenceAgent(root, llm=ScriptedLLM([]))
     assert EXPERIENCE_SETTINGS in str(caught.value) and problem in str(caught.value)
+    assert [p for p in validate_workspace(root, require_manifest=False) if EXPERIENCE_SETTINGS in p] == [
+        str(caught.value)], "the workspace check finds it before any agent loads it"
     assert parse_experience_settings(None) == ExperienceSettings()
 
 
@@ -142,6 +145,10 @@ def test_a_malformed_example_names_the_file_and_line(make_ws) -> None:
     with pytest.raises(WorkspaceError) as caught:
         ReferenceAgent(root, llm=ScriptedLLM([]))
     assert f"{EXPERIENCE_FILE}:2" in str(caught.value) and "input, solution" in str(caught.value)
+    assert str(caught.value) in validate_workspace(root, require_manifest=False)
+    (root / EXPERIENCE_FILE).write_text("{not json\n{}\n")
+    assert len([p for p in validate_workspace(root, require_manifest=False) if EXPERIENCE_FILE in p]) == 1, \
+        "a line that is not JSON is reported once"
 
 
 PROGRAM = "Count them.\n```python\nprint(200)\n```"

@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_evolve.contract.jsonl import dump_line, read_jsonl
+from agent_evolve.contract.jsonl import dump_line, jsonl_problems, read_jsonl
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import WorkspaceError
 
@@ -101,9 +102,13 @@ def parse_experience_settings(data: Any, where: str = EXPERIENCE_SETTINGS) -> Ex
 def read_experience_settings(root: Path) -> ExperienceSettings:
     """``prompts/experience.yaml`` under the workspace ``root``, or the defaults when it is absent."""
     path = root / EXPERIENCE_SETTINGS
-    if not path.is_file():
+    if not path.exists():
         return ExperienceSettings()
-    return parse_experience_settings(load_yaml(path.read_text(encoding="utf-8"), str(path)), str(path))
+    try:
+        text = read_regular_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WorkspaceError(f"{path}: cannot read: {exc}") from None
+    return parse_experience_settings(load_yaml(text, str(path)), str(path))
 
 
 def parse_examples(entries: Sequence[dict[str, Any]], where: str = EXPERIENCE_FILE) -> list[Example]:
@@ -124,6 +129,22 @@ def read_experience(root: Path) -> list[Example]:
     """The examples of ``memory/experience.jsonl`` under the workspace ``root`` ([] when it is absent)."""
     path = root / EXPERIENCE_FILE
     return parse_examples(read_jsonl(path), str(path))
+
+
+def experience_problems(root: Path) -> list[str]:
+    """What is wrong with the workspace's experience files, each naming its file (a malformed JSON line is left
+    to the memory files' own check)."""
+    problems = []
+    try:
+        read_experience_settings(root)
+    except WorkspaceError as exc:
+        problems.append(str(exc))
+    if not jsonl_problems(root / EXPERIENCE_FILE):
+        try:
+            read_experience(root)
+        except WorkspaceError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def experience_text(examples: Sequence[Example], train_ids: Collection[str]) -> str:
