@@ -29,7 +29,8 @@ choice is answered without one; a text or choice answer is what the program prin
 With ``prompts/check.yaml`` (plain answers only) a code reply that fails an example of its task's docstring, or a
 numeric answer that breaks the file's answer form, is drawn again (``agents.redraw``); with its ``cross_check`` a
 program answer to a number task is instead cross-checked by a text answer, sampled programs settling a
-disagreement (``agents.cross_check``).
+disagreement (``agents.cross_check``). The worked examples of experience memory nearest to the task follow the
+text system prompt, never the program prompt (``agents.experience``).
 
 In a task environment (``current_environment()``, a benchmark whose tasks are acted on) the agent works through
 the tool loop of ``agents.acting`` instead (bash, view, edit, create, search, submit, and with ``use_tools`` the
@@ -49,6 +50,7 @@ from typing import Any, Literal, get_args
 
 from agent_evolve.agents.acting import ActingLimits, OutputMode, act
 from agent_evolve.agents.cross_check import CROSS_CHECK_KINDS, cross_check
+from agent_evolve.agents.experience import Experience, load_experience, with_demonstrations, without_experience
 from agent_evolve.agents.program import (
     PROGRAM_STOP,
     answer_with_program,
@@ -195,6 +197,7 @@ class _Snapshot:
     shortlist: BankShortlist = field(default_factory=lambda: BankShortlist([]))  # this version's skill index
     program_prompt: str | None = None  # prompts/program.md: answer with a program (plain answers only)
     check: CheckSettings | None = None  # prompts/check.yaml: draw again when a reply fails its check
+    experience: Experience = field(default_factory=Experience)  # memory/experience.jsonl, its index per version
 
 
 def _assemble(state: _Snapshot, base: str, selected: list[SkillMeta]) -> AssembledPrompt:
@@ -248,13 +251,14 @@ class ReferenceAgent(BaseAgent):
             fragments={name: ws.read_fragment(name) for name in ws.list_fragments()},
             skills=skills,
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
-            memories=ws.read_all_memories(limit=self.memory_limit),
+            memories=without_experience(ws.read_all_memories(limit=self.memory_limit)),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
             ratchet=ratchet_router.workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
             shortlist=BankShortlist(skills),
             program_prompt=ws.read_program_prompt(),
             check=ws.read_check_settings(),
+            experience=load_experience(ws.path),
         )
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
@@ -278,7 +282,12 @@ class ReferenceAgent(BaseAgent):
         program = state.program_prompt if plain and program_applies(kind) else None
         if program:
             program = "\n".join(line for line in (program.rstrip(), kind_instruction(kind)) if line) + "\n"
-        prompt = _assemble(state, program or state.system_prompt, selected)
+        cross_checked = (program is not None and state.check is not None and state.check.cross_check > 0
+                         and kind in (None, *CROSS_CHECK_KINDS))
+        shows_examples = not program or cross_checked  # never in the program prompt: its replies must be code
+        section, shown = state.experience.demonstrations(task.input, task.id) if shows_examples else ("", [])
+        text_base = with_demonstrations(state.system_prompt, section)
+        prompt = _assemble(state, program or text_base, selected)
         steps: list[dict[str, Any]] = [{
             "type": "skills",
             "mode": settings.skill_mode,
@@ -286,6 +295,7 @@ class ReferenceAgent(BaseAgent):
             "router": detail,
             "dropped_by_cap": prompt.dropped_skills,
             "memories": prompt.memories,
+            "experience": shown,
         }]
         messages = build_messages(prompt.text, task.input)
         max_tokens = settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS
@@ -314,8 +324,8 @@ class ReferenceAgent(BaseAgent):
         if program:
             output, run = answer_with_program(output, kind=kind)
             steps.append(run.to_step())
-        if program and state.check is not None and state.check.cross_check and kind in (None, *CROSS_CHECK_KINDS):
-            text_messages = build_messages(_assemble(state, state.system_prompt, selected).text, task.input)
+        if cross_checked:
+            text_messages = build_messages(_assemble(state, text_base, selected).text, task.input)
             checked = cross_check(client, messages, text_messages, output, state.check, max_tokens=max_tokens,
                                   text_temperature=settings.temperature)
             output, conversation = checked.output, [*messages, Message("assistant", checked.output)]

@@ -18,7 +18,8 @@ step:
 5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
    the holdout, which the engine never sees.
 
-`candidates` narrows the search to some kinds (program, cross-check, check, demos, rule) and orders them. With
+`candidates` narrows the search to some kinds (program, cross-check, check, demos, rule) and orders them;
+experience memory and failure-derived notes (experience, notes) are proposed only when named there. With
 `trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small
 budget that tests one candidate harder: an 8-task trial that must be won before an 8-task gate accepts a helpful
 edit less often than a 16-task gate alone (`benchmarks/gate_power.py`).
@@ -44,12 +45,14 @@ from agent_evolve.algorithms.common.demos import (
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
 from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
+from agent_evolve.algorithms.common.failure_notes import note_candidates
 from agent_evolve.algorithms.common.program_answers import (
     cross_check_candidate,
     program_candidate,
     program_instruction,
 )
 from agent_evolve.algorithms.common.techniques import applicable
+from agent_evolve.algorithms.experience import experience_candidates
 from agent_evolve.benchmarks.answer_kinds import kind_of as answer_kind
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.errors import ConfigError
@@ -65,7 +68,8 @@ if TYPE_CHECKING:
     from agent_evolve.llm.base import LLMClient
 
 FRAGMENTS = "prompts/fragments"
-KINDS = ("program", "cross-check", "check", "demos", "rule")
+KINDS = ("program", "cross-check", "check", "demos", "rule", "experience", "notes")
+OPT_IN = ("experience", "notes")  # learned memory and failure notes (algorithms/experience.py, common/failure_notes.py)
 
 
 def kind_of(candidate: Candidate) -> str:
@@ -97,7 +101,7 @@ class DemoSearchEngine(ModelEngine):
         "check_min_failures": 1,    # failed replies caught by the agent's own check that propose it; 0: never
         "cross_check_samples": 2,   # programs that settle a program and a text answer that disagree; 0: never
         "trial_tasks": 8,      # train tasks every candidate is scored on; 0: no trial, the first candidate is written
-        "candidates": ",".join(KINDS),  # kinds of candidate proposed
+        "candidates": ",".join(k for k in KINDS if k not in OPT_IN),  # kinds of candidate proposed
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
 
@@ -187,6 +191,8 @@ class DemoSearchEngine(ModelEngine):
                                   limit=int(self.params["fixes"]), number_tasks=numbers):
             found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
+        found += experience_candidates(workspace, observations, pool, self.context, self.layers(workspace))
+        found += note_candidates(workspace, applicable("notes", observations), FRAGMENTS)
         chosen = [c for c in found if kind_of(c) in self.kinds]
         return sorted(chosen, key=lambda c: self.kinds.index(kind_of(c)))
 

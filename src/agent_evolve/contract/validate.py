@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_evolve.contract.experience import experience_problems
 from agent_evolve.contract.jsonl import jsonl_problems
 from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
 from agent_evolve.contract.paths import safe_join
@@ -48,6 +49,7 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
                 found.append((WorkspaceError, str(exc)))
                 continue
             found += [(WorkspaceError, p) for p in jsonl_problems(memory_file)]
+    found += [(WorkspaceError, p) for p in experience_problems(root)]
 
     registry = root / "tools" / "registry.yaml"
     if registry.is_file():
@@ -64,7 +66,7 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
 
 
 def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[str]:
-    """Every problem of the workspace at ``path``: manifest, skills, memory lines, tool registry.
+    """Every problem of the workspace at ``path``: manifest, skills, memory lines, experience memory, tool registry.
 
     Each message names the file (and key or line). An empty list means the workspace is valid. With
     ``require_manifest=False`` a missing manifest is allowed (a user's own agent); a present one is still checked.

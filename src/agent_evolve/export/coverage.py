@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from agent_evolve.contract.check_settings import CHECK_SETTINGS
+from agent_evolve.contract.experience import EXPERIENCE_SETTINGS
 from agent_evolve.contract.workspace import DRAFTS_DIR, PROGRAM_PROMPT
 from agent_evolve.export.hosts import Host
 
@@ -31,9 +32,10 @@ class ExportPlan:
 
 
 def is_instruction_file(path: str) -> bool:
-    """Files the instructions section carries: prompts, program prompt, fragments, answer settings, memories."""
+    """Files the instructions section carries: prompts, program prompt, fragments, answer and experience settings,
+    memories (worked examples included)."""
     parts = PurePosixPath(path)
-    if path in (SYSTEM_PROMPT, PROGRAM_PROMPT, CHECK_SETTINGS):
+    if path in (SYSTEM_PROMPT, PROGRAM_PROMPT, CHECK_SETTINGS, EXPERIENCE_SETTINGS):
         return True
     if path.startswith(FRAGMENTS_DIR + "/"):
         return True

@@ -2,7 +2,8 @@
 
 It carries everything the agent reads besides skills: the system prompt, the program prompt (answers written as
 a Python program), prompt fragments (demonstrations, rules), the answer settings of `prompts/check.yaml` (in
-words, with the file itself) and the memories.
+words, with the file itself), the memories and the worked examples of experience memory (a host has no
+retrieval, so all of them, in the form the agent shows them).
 """
 
 from __future__ import annotations
@@ -10,6 +11,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings
+from agent_evolve.contract.experience import (
+    EXPERIENCE_CATEGORY,
+    EXPERIENCE_FILE,
+    read_experience,
+    read_experience_settings,
+)
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.workspace import PROGRAM_PROMPT, AgentWorkspace
 from agent_evolve.export.coverage import FRAGMENTS_DIR
@@ -48,12 +55,27 @@ def instructions_section(workspace: AgentWorkspace) -> str:
     if settings is not None:
         raw = read_regular_text(workspace.path / CHECK_SETTINGS).strip()
         lines += [f"### Answer checks ({CHECK_SETTINGS})", "", *check_lines(settings), "", "```yaml", raw, "```", ""]
-    memories = workspace.read_all_memories(limit=None)
+    lines += experience_lines(workspace)
+    memories = [m for m in workspace.read_all_memories(limit=None) if m["category"] != EXPERIENCE_CATEGORY]
     if memories:
         lines += ["### Memories", ""]
         lines += [f"- {str(m.get('content', m)).strip()}" for m in memories]
         lines.append("")
     return "\n".join([*lines, SECTION_END]) + "\n"
+
+
+def experience_lines(workspace: AgentWorkspace) -> list[str]:
+    """The worked examples of experience memory, each in the form the agent shows it ([] when there are none)."""
+    examples = read_experience(workspace.path)
+    if not examples:
+        return []
+    settings = read_experience_settings(workspace.path)
+    lines = [f"### Solved examples ({EXPERIENCE_FILE})", "",
+             "Problems solved correctly before; when a task resembles one, solve it the same way.", ""]
+    for example in examples:
+        lines += [f"#### {example.task_id}", "", f"Problem: {example.input}", "", "Solution:", "",
+                  example.shown(settings.form), ""]
+    return lines
 
 
 def merge_section(existing: str, section: str) -> str:

@@ -1,0 +1,100 @@
+"""Failure-derived notes: per cluster of train failures, one short note naming the mistake and showing its
+correction on one of the failed tasks, written by deterministic analysis (no model call).
+
+The clusters are `evidence.analyse`'s (failures of one kind, with the words their tasks share). A note says
+what went wrong (the kind, in words, and those words), the rule that targets it, and one failed task of the
+cluster: its problem, how the reply ended and what the grader expected (or, without an expected answer, what
+the grader said). Notes go into the fragment `prompts/fragments/notes.md`, one candidate per new note on top
+of the notes already there; which (if any) is kept is measured by the trial and the gate, not assumed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent_evolve.algorithms.common.candidate_search import Candidate
+from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, analyse
+from agent_evolve.algorithms.common.prompts import advice
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.types import Observation
+
+NOTES_FRAGMENT = "notes.md"  # prompts/fragments/notes.md
+NOTES_HEADING = "# Notes from mistakes"
+PROBLEM_CHARS = 300
+REPLY_CHARS = 120
+_EXPECTED = re.compile(r"\bexpected:?\s+(.{1,80}?)(?:,\s*got\b|$)", re.I | re.M)
+
+
+@dataclass(frozen=True)
+class Note:
+    """One cluster's mistake, the rule against it, and its correction shown on one failed task."""
+
+    kind: str
+    count: int
+    task_id: str
+    text: str
+
+    @property
+    def title(self) -> str:
+        return self.text.splitlines()[0]
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def correction(observation: Observation) -> str | None:
+    """What the right answer was: the grader's expected answer, else its first line of detail; None if neither."""
+    expected = observation.feedback.raw.get("expected")
+    detail = observation.feedback.detail or ""
+    if expected is None and (match := _EXPECTED.search(detail)):
+        expected = match.group(1).strip().rstrip(".")
+    if expected is not None and str(expected).strip():
+        return f"the right answer is {_clip(str(expected), REPLY_CHARS)}"
+    first = detail.strip().splitlines()[0] if detail.strip() else ""
+    return f"the grader said: {_clip(first, REPLY_CHARS)}" if first else None
+
+
+def note_for(cluster: Cluster, observations: Sequence[Observation], marker: str | None) -> Note | None:
+    """The cluster's note, shown on its member with the shortest problem that has a known correction."""
+    members = {o.task.id: o for o in observations if o.task.id in set(cluster.task_ids)}
+    shown = [(o, fix) for o in members.values() if (fix := correction(o)) is not None]
+    if not shown:
+        return None
+    failed, fix = min(shown, key=lambda pair: (len(pair[0].task.input), pair[0].task.id))
+    problem = str(failed.task.metadata.get("question") or failed.task.input)
+    lines = [line for line in (failed.trajectory.output or "").strip().splitlines() if line.strip()]
+    ending = _clip(lines[-1], REPLY_CHARS) if lines else "(nothing)"
+    about = f" (tasks mention: {', '.join(cluster.keywords)})" if cluster.keywords else ""
+    text = (f"## Mistake: {KIND_TEXT.get(cluster.kind, cluster.kind)}{about}\n{advice(cluster.kind, marker)}\n"
+            f"Seen on: {_clip(problem, PROBLEM_CHARS)}\nThe reply ended \"{ending}\"; {fix}.")
+    return Note(cluster.kind, cluster.size, failed.task.id, text)
+
+
+def failure_notes(observations: Sequence[Observation], existing: str, limit: int = 1) -> list[Note]:
+    """Notes for the largest clusters whose mistake the notes fragment does not name yet, at most `limit`."""
+    evidence = analyse(list(observations), hidden=False)
+    notes = []
+    for cluster in evidence.clusters:
+        note = note_for(cluster, observations, evidence.answer_marker)
+        if note is not None and note.title not in existing:
+            notes.append(note)
+    return notes[:limit]
+
+
+def with_note(existing: str, note: Note) -> str:
+    """The notes fragment with one more note (the heading written once)."""
+    body = existing.strip() or NOTES_HEADING
+    return f"{body}\n\n{note.text}\n"
+
+
+def note_candidates(workspace: AgentWorkspace, observations: Sequence[Observation], fragments_dir: str,
+                    limit: int = 1) -> list[Candidate]:
+    """One candidate per new note, each adding it to the workspace's current notes fragment."""
+    existing = workspace.read_fragment(NOTES_FRAGMENT) if NOTES_FRAGMENT in workspace.list_fragments() else ""
+    return [Candidate(f"notes-{note.kind}", {f"{fragments_dir}/{NOTES_FRAGMENT}": with_note(existing, note)},
+                      f"note on {note.kind} (x{note.count}), shown on {note.task_id}: {note.title[3:]}")
+            for note in failure_notes(observations, existing, limit)]

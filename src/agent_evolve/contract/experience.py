@@ -1,0 +1,158 @@
+"""Experience memory: the agent's grader-verified train solutions, kept as worked examples in the memory layer.
+
+``memory/experience.jsonl`` holds one example a line (``task_id``, ``input``, ``solution``, ``short``);
+``prompts/experience.yaml`` says how many nearest examples the agent shows per task and in which form::
+
+    k: 2              # examples shown per task (1-8), the nearest to the task by the shared text index
+    form: full        # full: the whole verified solution | short: its compact form
+    max_chars: 1500   # the longest the shown examples may be together (200-8000)
+
+Every key is optional; an absent file means the defaults. Only train tasks may become examples: the writer
+(:func:`experience_text`) refuses any id outside the train ids it is given, so a holdout, validation, dev or
+test task can never enter the file through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_evolve.contract.jsonl import dump_line, jsonl_problems, read_jsonl
+from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.errors import WorkspaceError
+
+EXPERIENCE_CATEGORY = "experience"
+EXPERIENCE_FILE = f"memory/{EXPERIENCE_CATEGORY}.jsonl"
+EXPERIENCE_SETTINGS = "prompts/experience.yaml"
+SHORT_CHARS = 240  # the compact form: the solution's start and its last line within this length
+Form = Literal["full", "short"]
+FORMS: tuple[str, ...] = ("full", "short")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One train task the agent solved, as the grader verified: what was asked and the solution that passed."""
+
+    task_id: str
+    input: str
+    solution: str
+    short: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+    def shown(self, form: str) -> str:
+        """The solution in ``form`` (the short form falls back to the full one when it has none)."""
+        return (self.short or self.solution) if form == "short" else self.solution
+
+
+def short_form(solution: str, limit: int = SHORT_CHARS) -> str:
+    """The solution itself when it fits ``limit``, else its opening and its last line joined by an ellipsis."""
+    text = solution.strip()
+    if len(text) <= limit:
+        return text
+    last = text.splitlines()[-1].strip()[: limit // 2]
+    head = text[: max(0, limit - len(last) - 5)].rstrip()
+    return f"{head}\n...\n{last}"
+
+
+def example(task_id: str, task_input: str, solution: str) -> Example:
+    """An example with its short form computed."""
+    return Example(task_id, task_input.strip(), solution.strip(), short_form(solution))
+
+
+@dataclass(frozen=True)
+class ExperienceSettings:
+    """How the agent shows its experience: ``k`` nearest examples, in ``form``, within ``max_chars``."""
+
+    k: int = 2
+    form: Form = "full"
+    max_chars: int = 1500
+
+    def to_yaml(self) -> str:
+        return f"k: {self.k}\nform: {self.form}\nmax_chars: {self.max_chars}\n"
+
+
+_RULES: dict[str, tuple[Any, str]] = {
+    "k": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 8, "an integer from 1 to 8"),
+    "form": (lambda v: v in FORMS, f"one of {', '.join(FORMS)}"),
+    "max_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 200 <= v <= 8000,
+                  "an integer from 200 to 8000"),
+}
+
+
+def parse_experience_settings(data: Any, where: str = EXPERIENCE_SETTINGS) -> ExperienceSettings:
+    """The settings of a loaded ``experience.yaml`` (None: the defaults); a WorkspaceError names what is wrong."""
+    if data is None:
+        return ExperienceSettings()
+    if not isinstance(data, dict):
+        raise WorkspaceError(f"{where}: expected a mapping of {', '.join(_RULES)}, got {type(data).__name__}")
+    for key, value in data.items():
+        if key not in _RULES:
+            raise WorkspaceError(f"{where}: key {key!r} is unknown; known keys: {', '.join(_RULES)}")
+        valid, expected = _RULES[key]
+        if not valid(value):
+            raise WorkspaceError(f"{where}: key {key!r} must be {expected}, got {value!r}")
+    return ExperienceSettings(**data)
+
+
+def read_experience_settings(root: Path) -> ExperienceSettings:
+    """``prompts/experience.yaml`` under the workspace ``root``, or the defaults when it is absent."""
+    path = root / EXPERIENCE_SETTINGS
+    if not path.exists():
+        return ExperienceSettings()
+    try:
+        text = read_regular_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WorkspaceError(f"{path}: cannot read: {exc}") from None
+    return parse_experience_settings(load_yaml(text, str(path)), str(path))
+
+
+def parse_examples(entries: Sequence[dict[str, Any]], where: str = EXPERIENCE_FILE) -> list[Example]:
+    """Examples from the file's entries; a WorkspaceError names the line whose entry is not an example."""
+    examples = []
+    for line, entry in enumerate(entries, 1):
+        fields = {key: entry.get(key) for key in ("task_id", "input", "solution")}
+        missing = [key for key, value in fields.items() if not isinstance(value, str) or not value.strip()]
+        if missing:
+            raise WorkspaceError(f"{where}:{line}: an example needs non-empty text in {', '.join(missing)}")
+        short = entry.get("short", "")
+        examples.append(Example(fields["task_id"], fields["input"], fields["solution"],
+                                short if isinstance(short, str) else ""))
+    return examples
+
+
+def read_experience(root: Path) -> list[Example]:
+    """The examples of ``memory/experience.jsonl`` under the workspace ``root`` ([] when it is absent)."""
+    path = root / EXPERIENCE_FILE
+    return parse_examples(read_jsonl(path), str(path))
+
+
+def experience_problems(root: Path) -> list[str]:
+    """What is wrong with the workspace's experience files, each naming its file (a malformed JSON line is left
+    to the memory files' own check)."""
+    problems = []
+    try:
+        read_experience_settings(root)
+    except WorkspaceError as exc:
+        problems.append(str(exc))
+    if not jsonl_problems(root / EXPERIENCE_FILE):
+        try:
+            read_experience(root)
+        except WorkspaceError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def experience_text(examples: Sequence[Example], train_ids: Collection[str]) -> str:
+    """The file's text for ``examples``; a WorkspaceError when one of them is not a train task.
+
+    ``train_ids`` is the run's train split as the engine context knows it (the trial runner's train tasks).
+    """
+    leaked = sorted({e.task_id for e in examples} - set(train_ids))
+    if leaked:
+        raise WorkspaceError(f"{EXPERIENCE_FILE}: only train tasks may become examples; refused: {leaked[:10]}")
+    return "".join(dump_line(e.to_dict(), EXPERIENCE_FILE) for e in examples)
