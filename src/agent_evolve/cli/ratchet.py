@@ -80,21 +80,23 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
     table = Table(title=f"Ratchet skills ({len(skills)})")
     for column in ("name", "status", "origin", "since"):
         table.add_column(column, no_wrap=True)
-    for column in ("trials", "helped", "hurt", "contribution"):
+    for column in ("trials", "successes", "failures", "contribution", "helped", "hurt"):
         table.add_column(column, no_wrap=True, justify="right")
     table.add_column("description", overflow="fold")
     for s, st in zip(skills, stats):
         style = _STATUS_STYLE[s.status]
         status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
         table.add_row(s.name, status_text, s.origin, str(s.created_round), str(st.trials), str(st.successes),
-                      str(st.failures), f"{st.contribution:+.3f}", s.description)
+                      str(st.failures), f"{st.contribution:+.3f}", str(st.helped), str(st.hurt), s.description)
     _print(table)
 
 
 def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillStats]:
-    """Each skill's routed train trials and credits since it was added (what the curator decides on)."""
+    """Each skill's routed train trials and credits since it was added (what the curator decides on), credited as
+    the run credits them; the critic's helped and hurt beside."""
     capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
-    return [skill_stats(s, capsules, verdicts) for s in skills]
+    weighting = _run_settings(ledger).credit_weighting
+    return [skill_stats(s, capsules, verdicts, weighting) for s in skills]
 
 
 @skill_group.command("show")
