@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import click
 from click.testing import CliRunner
 
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.cli.main import cli
+from agent_evolve.cli.ratchet_run import RUN_FLAGS, ratchet_params, ratchet_run_options
 from agent_evolve.cli.run import build_config
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config
@@ -33,3 +35,25 @@ def test_ablate_and_the_run_flags_are_on_the_command_line() -> None:
     assert "--no-synth" in run_help and "--meta-every" in run_help
     bad = runner.invoke(cli, ["ablate", "--arms", "A9"])
     assert bad.exit_code == 2 and "unknown arm" in bad.output
+
+
+def test_every_named_run_flag_of_ratchets_readme_sets_its_engine_param() -> None:
+    """`--skill-retire-contribution-threshold -0.10 --skill-retire-min-tasks 100 --skill-bank-max 50
+    --rollback-threshold 0.10 --rollback-consecutive 5` (the paper's configuration) parse and reach the engine."""
+    captured: dict[str, object] = {}
+
+    @click.command()
+    @ratchet_run_options
+    def probe(**options: object) -> None:
+        captured.update(ratchet_params(options))
+
+    args = ["--skill-retire-contribution-threshold", "-0.2", "--skill-retire-min-tasks", "30", "--skill-bank-max", "7",
+            "--rollback-threshold", "0.05", "--rollback-consecutive", "2", "--meta-every-tasks", "40", "--no-synth"]
+    assert CliRunner().invoke(probe, args).exit_code == 0
+    settings = RatchetEngine(**captured).settings
+    assert (settings.retire_threshold, settings.retire_min_trials, settings.bank_cap) == (-0.2, 30, 7)
+    assert (settings.rollback_threshold, settings.rollback_consecutive) == (0.05, 2)
+    assert settings.meta_every_tasks == 40 and settings.no_synth
+    assert CliRunner().invoke(probe, []).exit_code == 0 and ratchet_params({}) == {}
+    run_help = CliRunner().invoke(cli, ["run", "--help"]).output
+    assert all(flag in run_help for flag, _, _ in RUN_FLAGS.values())

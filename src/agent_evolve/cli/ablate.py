@@ -30,6 +30,7 @@ from agent_evolve.algorithms.ratchet.ablations import (
 from agent_evolve.algorithms.ratchet.bank import round_scores
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress
+from agent_evolve.cli.ratchet_run import ratchet_run_options
 from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
@@ -71,6 +72,7 @@ def run_ablation(
 @click.option("--holdout-limit", type=int)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="experiments/ratchet-ablation",
               show_default=True)
+@ratchet_run_options
 @engine_options
 @model_options
 def ablate_command(agent: str, benchmark: str, arms: str, seeds: str, cycles: int, test_limit: int,

@@ -20,6 +20,7 @@ from agent_evolve.api import (
 )
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.cli.ratchet_run import ratchet_params, ratchet_run_options
 from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.safe_yaml import load_yaml
@@ -75,7 +76,7 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
         changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
     if options.get("no_preflight"):
         changes["preflight"] = False
-    ratchet = {key: options[key] for key in ("no_synth", "meta_every") if options.get(key)}  # Ratchet's run flags
+    ratchet = ratchet_params(options)
     if ratchet:
         changes["engine_params"] = {**changes.get("engine_params", config.engine_params), **ratchet}
     try:
@@ -139,8 +140,7 @@ def engine_options(func: Any) -> Any:
 @click.option("--seed", type=int)
 @click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
-@click.option("--no-synth", is_flag=True, help="Ratchet: audit only (capsules, verdicts, curator; no new skills).")
-@click.option("--meta-every", type=int, help="Ratchet: refresh the meta-skill every N rounds (default off).")
+@ratchet_run_options
 @engine_options
 @model_options
 @track_option
