@@ -1,14 +1,20 @@
 """Scripted multi-round runs that reach what the document's round does inside the engine: the round order
-(meta-skill, synthesis, curator), bank-cap eviction, and meta-skill refresh by rounds and by tasks."""
+(meta-skill, synthesis, curator), bank-cap eviction, meta-skill refresh by rounds and by tasks, and the
+document's round (the whole train set every cycle)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ratchet_world import make_workspace
+import pytest
+from ratchet_world import LoopBenchmark, agent_llm, engine_llm, make_workspace
 from test_scripted_run import run
 
+import agent_evolve as ae
+from agent_evolve.agents.reference import ReferenceAgent
+from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
+from agent_evolve.algorithms.ratchet.rounds import document_round
 
 
 def test_synthesis_runs_before_the_curator_in_a_round(tmp_path: Path) -> None:
@@ -57,3 +63,21 @@ def test_the_meta_skill_is_refreshed_every_m_tasks(tmp_path: Path) -> None:
     run(workspace, cycles=4, meta_every_tasks=24)  # 12 train tasks a round
     with Ledger.open(ledger_path(workspace)) as ledger:
         assert [m.created_round for m in ledger.meta_skills()] == [0, 2, 4]
+
+
+def test_a_document_round_attempts_the_whole_train_set_every_cycle(tmp_path: Path) -> None:
+    """Every cycle solves all train tasks (each a capsule), so trials come at the document's pace."""
+    workspace = make_workspace(tmp_path / "ws")
+    agent = agent_llm()
+    config = ae.EvolveConfig(**{**document_round(6, 3), "concurrency": 1, "preflight": False, "seed": 0})
+    loop = ae.EvolutionLoop(ReferenceAgent(workspace, llm=agent), LoopBenchmark(n=30), RatchetEngine(llm=engine_llm()),
+                            config, ae.AgentWorkspace(str(workspace)),
+                            agent_factory=lambda path: ReferenceAgent(path, llm=agent))
+    loop.run(3)
+    with Ledger.open(ledger_path(workspace)) as ledger:
+        rounds = [sorted(c.task_id for _, c in ledger.capsules(round=r, split="train")) for r in (1, 2, 3)]
+    assert len(rounds[0]) == 6 and rounds[0] == rounds[1] == rounds[2], "the same whole train set each round"
+    records = ae.EvolutionHistory(workspace).cycle_records()
+    assert len(records) == 3
+    with pytest.raises(ValueError, match="needs train and eval tasks"):
+        document_round(0, 3)
