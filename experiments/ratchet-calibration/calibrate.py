@@ -69,7 +69,8 @@ def calibrate(embedder: str, paraphrase: list[list[str]], different: list[list[s
         "paraphrase": summary(same), "different": summary(other),
         "threshold": threshold, "balanced_accuracy": round(accuracy, 4),
         "merged_paraphrases": sum(s >= threshold for s in same), "merged_different": sum(d >= threshold for d in other),
-        "at_0.85": {"merged_paraphrases": sum(s >= 0.85 for s in same), "merged_different": sum(d >= 0.85 for d in other)},
+        "at_0.85": {"merged_paraphrases": sum(s >= 0.85 for s in same),
+                    "merged_different": sum(d >= 0.85 for d in other)},
         "scores": {"paraphrase": same, "different": other},
     }
 

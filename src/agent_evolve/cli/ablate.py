@@ -63,7 +63,8 @@ def run_ablation(
 @click.command("ablate")
 @click.option("--agent", default="humaneval", show_default=True, help="Seed workspace name or path.")
 @click.option("--benchmark", default="humaneval", show_default=True)
-@click.option("--arms", default="A1", show_default=True, help="Comma-separated arms: the paper's A1, A3, A4 and ours (ours-*); the full arm always runs.")
+@click.option("--arms", default="A1", show_default=True,
+              help="Comma-separated arms: the paper's A1, A3, A4 and ours (ours-*); the full arm always runs.")
 @click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated run seeds.")
 @click.option("--cycles", type=int, default=10, show_default=True, help="Ratchet rounds per arm and seed.")
 @click.option("--test-limit", type=int, default=120, show_default=True, help="Test tasks scored per workspace.")

@@ -79,7 +79,8 @@ def retirement(stats: Sequence[SkillStats], min_trials: int, threshold: float) -
     decisions = []
     for s in stats:
         due = s.trials >= min_trials and s.contribution <= threshold + EPSILON
-        numbers = f"contribution {s.contribution:+.3f} over {s.trials} trials (critic: {s.helped} helped, {s.hurt} hurt)"
+        numbers = (f"contribution {s.contribution:+.3f} over {s.trials} trials "
+                   f"(critic: {s.helped} helped, {s.hurt} hurt)")
         verdicts = {"helped": s.helped, "hurt": s.hurt}
         if due and s.do_not_retire:
             decisions.append(CurateDecision(s.name, "protected", s.contribution, s.trials,

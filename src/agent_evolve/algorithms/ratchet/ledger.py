@@ -387,17 +387,11 @@ class Ledger:
         return [e if isinstance(e, str) else e["name"] for e in self._snapshot_at(round)]
 
     def bank_skills_at(self, round: int) -> list[RatchetSkill]:
-        """The skills of the bank as last snapshotted at or before `round`, with their fields and state then (a
-        snapshot of names only gives each skill's latest version)."""
-        found = []
-        for entry in self._snapshot_at(round):
-            if isinstance(entry, str):
-                skill = self.skill(entry)
-                if skill is not None:
-                    found.append(skill)
-            else:
-                found.append(RatchetSkill(name=entry["name"], status=entry["status"], **entry["fields"]))
-        return found
+        """The bank as last snapshotted at or before `round`, each skill with its fields and state then (a snapshot
+        of names only gives each skill's latest version)."""
+        found = [self.skill(e) if isinstance(e, str)
+                 else RatchetSkill(name=e["name"], status=e["status"], **e["fields"]) for e in self._snapshot_at(round)]
+        return [s for s in found if s is not None]
 
     def _snapshot_at(self, round: int) -> list[Any]:
         rows = self._read(
