@@ -14,6 +14,9 @@ from ratchet_world import make_workspace
 from test_scripted_run import run
 
 from agent_evolve.algorithms.ratchet.ledger import Ledger
+from agent_evolve.algorithms.ratchet.rounds import document_round
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.api import resolve_config
 
 EXPERIMENT = Path(__file__).parents[2] / "experiments" / "ratchet-lifecycle"
 
@@ -43,3 +46,11 @@ def test_a_scripted_run_reaches_every_lifecycle_event_and_is_collected(tmp_path:
     assert "rollback" in (out / "audit.txt").read_text() and (out / "bank.png").stat().st_size > 0
     with Ledger.open(out / "ledger.sqlite") as copy:
         assert copy.bank_at(4) == rows[4]["bank"], "the copied ledger is the run's"
+
+
+def test_the_lifecycle_config_is_the_documents_round_with_valid_scaled_thresholds() -> None:
+    config = resolve_config(str(EXPERIMENT / "config.yaml"))
+    assert all(getattr(config, key) == value for key, value in document_round(12, 10).items())
+    settings = RatchetSettings.from_params(config.engine_params)
+    assert settings.retire_min_trials < 100 and settings.bank_cap < 50 and settings.meta_every > 0
+    assert settings.rollback_consecutive < 5 and settings.credit_weighting == "outcome"
