@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
@@ -11,6 +12,7 @@ from agent_evolve.cli.ratchet_run import RUN_FLAGS, ratchet_params, ratchet_run_
 from agent_evolve.cli.run import build_config
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config
+from agent_evolve.errors import ConfigError
 from agent_evolve.stats import PairedTable
 
 
@@ -57,3 +59,14 @@ def test_every_named_run_flag_of_ratchets_readme_sets_its_engine_param() -> None
     assert CliRunner().invoke(probe, []).exit_code == 0 and ratchet_params({}) == {}
     run_help = CliRunner().invoke(cli, ["run", "--help"]).output
     assert all(flag in run_help for flag, _, _ in RUN_FLAGS.values())
+
+
+def test_n_train_and_n_eval_make_each_cycle_the_documents_round() -> None:
+    config = build_config(None, round_train=60, round_eval=40)
+    assert (config.batch_size, config.holdout_limit, config.task_pool_limit, config.gate_strategy) == (
+        60, 40, 100, "keep")
+    assert build_config(None, round_train=60, round_eval=40, batch_size=20).batch_size == 20, "an explicit flag wins"
+    with pytest.raises(ConfigError, match="--n-train and --n-eval go together"):
+        build_config(None, round_train=60)
+    run_help = CliRunner().invoke(cli, ["run", "--help"]).output
+    assert "--n-train" in run_help and "--n-eval" in run_help

@@ -1,6 +1,8 @@
 """Ratchet's run flags (the names of its README), for `agent-evolve run` and `agent-evolve ablate`.
 
 Each flag sets one Ratchet engine parameter; a flag not given leaves the config's `engine_params` alone.
+`--n-train N --n-eval M` make each cycle the document's round (`rounds.document_round`): all N train tasks every
+round and an eval pass over M holdout tasks; `--batch-size` and the other loop flags, when given, win.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+
+from agent_evolve.algorithms.ratchet.rounds import document_round
+from agent_evolve.errors import ConfigError
 
 RUN_FLAGS: dict[str, tuple[str, Any, str]] = {
     "no_synth": ("--no-synth", None, "Ratchet: audit only (capsules, verdicts, curator; no new skills)."),
@@ -30,6 +35,10 @@ RUN_FLAGS: dict[str, tuple[str, Any, str]] = {
 
 def ratchet_run_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add Ratchet's run flags to a command."""
+    func = click.option("--n-eval", "round_eval", type=click.IntRange(min=1),
+                        help="Ratchet: eval tasks of a round (the holdout); with --n-train.")(func)
+    func = click.option("--n-train", "round_train", type=click.IntRange(min=1),
+                        help="Ratchet: train tasks of a round, all attempted every round; with --n-eval.")(func)
     for key, (flag, kind, text) in reversed(RUN_FLAGS.items()):
         option = (click.option(flag, key, is_flag=True, default=None, help=text) if kind is None
                   else click.option(flag, key, type=kind, help=text))
@@ -40,3 +49,13 @@ def ratchet_run_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def ratchet_params(options: dict[str, Any]) -> dict[str, Any]:
     """The Ratchet engine parameters the given flags set."""
     return {key: options[key] for key in RUN_FLAGS if options.get(key) is not None}
+
+
+def round_config(options: dict[str, Any]) -> dict[str, Any]:
+    """The loop settings of the document's round from --n-train and --n-eval (both or neither)."""
+    n_train, n_eval = options.get("round_train"), options.get("round_eval")
+    if n_train is None and n_eval is None:
+        return {}
+    if n_train is None or n_eval is None:
+        raise ConfigError("command line: --n-train and --n-eval go together (a Ratchet round has both)")
+    return document_round(n_train, n_eval)

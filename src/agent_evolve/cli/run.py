@@ -20,7 +20,7 @@ from agent_evolve.api import (
 )
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
-from agent_evolve.cli.ratchet_run import ratchet_params, ratchet_run_options
+from agent_evolve.cli.ratchet_run import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.safe_yaml import load_yaml
@@ -76,6 +76,7 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
         changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
     if options.get("no_preflight"):
         changes["preflight"] = False
+    changes = {**round_config(options), **changes}
     ratchet = ratchet_params(options)
     if ratchet:
         changes["engine_params"] = {**changes.get("engine_params", config.engine_params), **ratchet}
