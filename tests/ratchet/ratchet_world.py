@@ -4,7 +4,8 @@ Tasks are loop tasks; every third one also mentions harm. An answer passes when 
 and nothing injected says POISON. The agent model routes like a (gullible) router: a `shortcut-trick*` skill
 whenever it is listed, `poison-helper` for harm tasks, else `loop-bounds`. The engine model is a critic that
 blames unrouted failures on "off by one in loop bounds", calls poison-helper's failures HURT, is fooled by the
-shortcut (NEUTRAL), and a synthesizer that writes loop-bounds (MAGIC) or shortcut-trick (POISON).
+shortcut (NEUTRAL), a synthesizer that writes loop-bounds (MAGIC) or shortcut-trick (POISON), and a
+meta-synthesizer with one piece of advice.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from pathlib import Path
 
 import agent_evolve as ae
-from agent_evolve.algorithms.ratchet import critic, synthesizer
+from agent_evolve.algorithms.ratchet import critic, meta, synthesizer
 from agent_evolve.llm.base import Message
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -92,6 +93,8 @@ def _engine_reply(messages: list[Message]) -> str:
                            "reason": "looks unrelated"})
     if system == synthesizer.SYSTEM:
         return json.dumps(LOOP_SKILL if "off by one" in user else SHORTCUT_SKILL)
+    if system == meta.SYSTEM:
+        return "Name the failing input, then the smallest check that catches it."
     raise AssertionError(f"unexpected engine prompt: {system[:80]}")
 
 

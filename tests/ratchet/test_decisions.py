@@ -19,12 +19,17 @@ def test_contribution_is_successes_minus_failures_over_routed_trials() -> None:
     assert SkillStats("s", trials=8, successes=1, failures=3).contribution == pytest.approx(-0.25)
 
 
-def test_a_verdict_never_turns_a_graded_failure_into_a_success() -> None:
-    assert credit(True, "HELPED") == 1
-    assert credit(False, "HELPED") == 0
-    assert credit(False, "HURT") == -1
-    assert credit(True, "HURT") == 0
-    assert credit(False, "NEUTRAL") == credit(True, "INAPPLICABLE") == 0
+def test_the_document_credits_the_grade_whatever_the_critic_says() -> None:
+    for label in ("HELPED", "HURT", "NEUTRAL", "INAPPLICABLE"):
+        assert credit(True, label) == 1 and credit(False, label) == -1
+
+
+def test_critic_weighting_never_turns_a_graded_failure_into_a_success() -> None:
+    assert credit(True, "HELPED", "critic") == 1
+    assert credit(False, "HELPED", "critic") == 0
+    assert credit(False, "HURT", "critic") == -1
+    assert credit(True, "HURT", "critic") == 0
+    assert credit(False, "NEUTRAL", "critic") == credit(True, "INAPPLICABLE", "critic") == 0
 
 
 def _actions(stats: list[SkillStats], min_trials: int = 100, threshold: float = -0.10) -> dict[str, str]:

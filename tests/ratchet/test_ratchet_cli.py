@@ -68,7 +68,8 @@ def test_skill_list_shows_every_skill_with_status_and_evidence(ws: Path) -> None
     out = invoke("skill", "list", "--workspace", str(ws)).output
     helpful = next(line for line in out.splitlines() if "helpful" in line)
     harmful = next(line for line in out.splitlines() if "harmful" in line)
-    assert "ACTIVE" in helpful and helpful.split("│")[5].strip() == "2" and helpful.split("│")[6].strip() == "1"
+    assert "ACTIVE" in helpful and helpful.split("│")[5].strip() == "2" and helpful.split("│")[6].strip() == "2"
+    assert helpful.split("│")[9].strip() == "1", "the critic's HELPED beside the credit"
     assert "DEPRECATED" in harmful and harmful.split("│")[7].strip() == "1"
     only = invoke("skill", "list", "-w", str(ws), "--status", "ACTIVE").output
     assert "helpful" in only and "harmful" not in only
@@ -168,7 +169,8 @@ def test_commands_without_a_ledger_say_so(tmp_path: Path) -> None:
 
 
 def routed_trials(ledger: Ledger, name: str, trials: int, hurt: int) -> None:
-    """`trials` routed train attempts of `name` from round 2, the first `hurt` failed and judged HURT."""
+    """`trials` routed train attempts of `name` from round 2, the first `hurt` failed and judged HURT (the
+    contribution is (trials - 2 * hurt) / trials)."""
     ids = ledger.add_capsules([Capsule(2, f"{name}-{i}", "train", "p", "o", float(i >= hurt), i >= hurt, name, name)
                                for i in range(trials)])
     for cid in ids[:hurt]:
@@ -182,9 +184,9 @@ def curated(tmp_path: Path) -> Path:
     with Ledger.open(ledger_path(root)) as ledger:
         for name, locked in (("bad", False), ("locked-bad", True), ("young-bad", False)):
             ledger.put_skill(skill(name, do_not_retire=locked), 1, "synthesised")
-        routed_trials(ledger, "bad", 100, 10)
-        routed_trials(ledger, "locked-bad", 100, 30)
-        routed_trials(ledger, "young-bad", 99, 50)
+        routed_trials(ledger, "bad", 100, 55)
+        routed_trials(ledger, "locked-bad", 100, 65)
+        routed_trials(ledger, "young-bad", 99, 60)
         ledger.audit("start", {"settings": {"retire_min_trials": 100, "retire_threshold": -0.1}}, 0)
     invoke("skill", "unretire", "bad", "-w", str(root))  # puts every active skill on disk
     return root

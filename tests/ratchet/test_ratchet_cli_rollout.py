@@ -54,8 +54,9 @@ def test_audit_then_curated_retirement_then_full_evolution(tmp_path: Path) -> No
 
     evolve(workspace, 2, no_synth=True)  # 1. audit: everything locked, no synthesis
     listed = invoke("skill", "list", "-w", str(workspace)).output
-    _, status, origin, _, trials, _, hurt, contribution, _ = row(listed, "poison-helper")
-    assert status == "ACTIVE (locked)" and origin == "imported" and int(trials) >= 3 and int(hurt) == int(trials)
+    _, status, origin, _, trials, _, failures, contribution, _, hurt, _ = row(listed, "poison-helper")
+    assert status == "ACTIVE (locked)" and origin == "imported" and int(trials) >= 3
+    assert int(failures) == int(hurt) == int(trials)
     assert float(contribution) == -1.0
     assert "protected" in invoke("curate", "-w", str(workspace), "--dry-run").output
     audit = invoke("audit", "--limit", "20", "-w", str(workspace)).output

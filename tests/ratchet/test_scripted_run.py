@@ -19,14 +19,16 @@ CONFIG = dict(batch_size=12, holdout_ratio=0.2, holdout_limit=6, max_cycles=10, 
 
 def run(workspace: Path, cycles: int = 10, **params: object) -> ae.EvolutionResult:
     agent = agent_llm()
-    engine = RatchetEngine(llm=engine_llm(), max_new_skills=1, retire_min_trials=3, **params)
+    engine = RatchetEngine(llm=engine_llm(), **{"max_new_skills": 1, "retire_min_trials": 3, **params})
     loop = ae.EvolutionLoop(ReferenceAgent(workspace, llm=agent), LoopBenchmark(), engine,
                             ae.EvolveConfig(**CONFIG), ae.AgentWorkspace(str(workspace)),
                             agent_factory=lambda path: ReferenceAgent(path, llm=agent))
     return loop.run(cycles)
 
 
-def test_ten_scripted_rounds_birth_credit_retirement_and_rollback(tmp_path: Path) -> None:
+def test_ten_scripted_rounds_birth_credit_and_retirement(tmp_path: Path) -> None:
+    """The document's credit retires a skill whose every routed task fails although the critic, fooled, never
+    says HURT (the critic-gated credit kept it at 0)."""
     workspace = make_workspace(tmp_path / "ws")
     result = run(workspace)
     assert result.cycles_completed == 10
@@ -45,15 +47,33 @@ def test_ten_scripted_rounds_birth_credit_retirement_and_rollback(tmp_path: Path
         assert {v.label for v in ledger.verdicts("poison-helper")} == {"HURT"}
         assert not (workspace / "skills" / "poison-helper").exists(), "retired: off disk, evidence kept"
 
-        rollbacks = ledger.decisions(kind="rollback")
-        assert [(d.round, d.subject) for d in rollbacks][:1] == [(7, "round 1")]
-        assert "shortcut-trick" in rollbacks[0].payload["dropped"]
-        assert ledger.bank_at(7) == ledger.bank_at(1) == ["loop-bounds"]
-        assert not ledger.decisions(kind="curate", round=7) and not ledger.decisions(kind="synth", round=7)
+        fooled = next(d for d in ledger.decisions(kind="retire") if d.subject == "shortcut-trick")
+        assert fooled.round == 3 and fooled.payload["contribution"] == -1.0
+        assert (fooled.payload["helped"], fooled.payload["hurt"]) == (0, 0), "the critic's verdicts, recorded beside"
         assert ledger.decisions(kind="cover_guard"), "the loop cluster was covered by loop-bounds"
-    scores = [r["metadata"]["accepted_score"] for r in ae.EvolutionHistory(workspace).cycle_records()]
-    assert scores[0] == 1.0 and scores[1:6] == [0.0] * 5 and scores[6] == 1.0
     assert plot_path(workspace).is_file(), "the run's plot is written at the end"
+
+
+def test_a_rollback_restores_the_best_bank_with_its_state(tmp_path: Path) -> None:
+    """With retirement out of reach, five regressed rounds restore round 1's bank: the harmful skill leaves, the
+    restored skills keep their version, and the regressed rounds no longer count as their trials."""
+    workspace = make_workspace(tmp_path / "ws")
+    run(workspace, retire_min_trials=1000)
+    with Ledger.open(ledger_path(workspace)) as ledger:
+        [rollback] = ledger.decisions(kind="rollback")
+        assert (rollback.round, rollback.subject) == (7, "round 1")
+        assert rollback.payload["dropped"] == ["shortcut-trick"] and rollback.payload["uncounted_rounds"] == [2, 7]
+        assert ledger.bank_at(7) == ledger.bank_at(1) == ["poison-helper", "loop-bounds"]
+        assert [s.version for s in ledger.bank_skills_at(7)] == [s.version for s in ledger.bank_skills_at(1)]
+        assert not ledger.decisions(kind="curate", round=7) and not ledger.decisions(kind="synth", round=7)
+        loop = ledger.skill("loop-bounds")
+        assert loop is not None and loop.uncounted_rounds == [[2, 7]]
+        stats = skill_stats(loop, ledger.capsules(split="train"), ledger.verdicts())
+        counted = {c.round for _, c in ledger.capsules(skill="loop-bounds", split="train")} - set(range(2, 8))
+        assert stats.trials == sum(1 for _, c in ledger.capsules(skill="loop-bounds", split="train")
+                                   if c.round in counted)
+    scores = [r["metadata"]["accepted_score"] for r in ae.EvolutionHistory(workspace).cycle_records()]
+    assert scores[1:6] == [0.0] * 5 and scores[6] > 0.5, "the restored bank scores again"
 
 
 def test_no_synth_audits_without_new_skills(tmp_path: Path) -> None:

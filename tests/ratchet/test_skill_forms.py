@@ -22,11 +22,12 @@ from agent_evolve.errors import SkillFormatError
 RATCHET_YAML = """\
 id: sliding_window
 name: sliding_window
-version: 0.1.0
+version: 0.2.1
 description: tasks over a fixed-size contiguous span of a list
 intent: maintain a running window
 signals_match: [sliding_window, fixed_length_span]
 tags: [auto]
+preconditions: [input is a list]
 status: active
 author: synthesized
 guidance:
@@ -102,7 +103,8 @@ def test_bad_ratchet_metadata_names_the_file(tmp_path: Path) -> None:
         from_agent_skill(parse_skill(text, path="x/SKILL.md"))
 
 
-def test_a_ratchet_yaml_skill_imports(tmp_path: Path) -> None:
+def test_a_ratchet_yaml_skill_imports_losslessly(tmp_path: Path) -> None:
+    """version, tags, preconditions and author are kept, on the skill and through its SKILL.md."""
     bank = tmp_path / "bank.yaml"
     bank.write_text(RATCHET_YAML)
     [skill] = load_yaml_bank(bank)
@@ -113,8 +115,10 @@ def test_a_ratchet_yaml_skill_imports(tmp_path: Path) -> None:
         key_insight="maintain a running window; slide by one on each step",
         common_pitfalls=["off-by-one on the window edge", "forgetting to shrink on mismatch"],
         verify_before_returning=["window length stays constant; start <= end"], body="", origin="imported",
+        version="0.2.1", tags=["auto"], preconditions=["input is a list"], author="synthesized",
     )
     assert validate_skill(parse_skill(render_skill_md(skill)), dir_name="sliding-window") == []
+    assert from_agent_skill(parse_skill(render_skill_md(skill))) == skill
 
 
 def test_lists_folders_and_missing_optional_fields(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 Each arm (the full recipe first, then the asked arms) is one lift experiment in `<out>/<arm>/` with the engine
 `ratchet` and the arm's settings override (A1, no injection, is Ratchet's own no-skill control, so the lift
-protocol's no-edit control arm is not run). Every arm shares one
-test-score store (`<out>/scores`, keyed by workspace content), so the baseline is scored once. Resumable like
+protocol's no-edit control arm is not run). Each arm is reported as the paper reports it, by its held-out gain
+(read from each seed's journal of per-round held-out pass@1), with the test lift beside. Resumable like
 `agent-evolve experiment`: run the same command again after an interruption.
 """
 
@@ -18,9 +18,19 @@ from typing import Any
 import click
 from rich.console import Console
 
-from agent_evolve.algorithms.ratchet.ablations import FULL, arm_params, markdown, parse_arms, table_row, with_deltas
+from agent_evolve.algorithms.ratchet.ablations import (
+    FULL,
+    arm_params,
+    heldout_gain,
+    markdown,
+    parse_arms,
+    table_row,
+    with_deltas,
+)
+from agent_evolve.algorithms.ratchet.bank import round_scores
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress
+from agent_evolve.cli.ratchet_run import ratchet_run_options
 from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
@@ -34,19 +44,16 @@ def run_ablation(
     progress: Callable[[ProgressEvent], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run (or resume) the full arm and each of ``arms``; write ablation.json and ablation.md; the rows."""
-    shared = out_dir / "scores"
-    shared.mkdir(parents=True, exist_ok=True)
     rows = []
     for arm in [FULL, *[a for a in arms if a != FULL]]:
         folder = out_dir / arm
         folder.mkdir(parents=True, exist_ok=True)
-        if not (folder / "scores").exists():
-            (folder / "scores").symlink_to(shared.resolve(), target_is_directory=True)
         arm_config = dataclasses.replace(config, engine_params=arm_params(arm, config.engine_params))
         report = run_lift_experiment(agent=agent, benchmark=benchmark, engine="ratchet", seeds=seeds, cycles=cycles,
                                      test_limit=test_limit, out_dir=folder, config=arm_config, progress=progress,
                                      control=False, allow_small_test=allow_small_test)
-        rows.append(table_row(arm, report))
+        gains = [g for run in report.get("runs", []) if (g := heldout_gain(round_scores(Path(run["workspace"]))))]
+        rows.append(table_row(arm, report, gains))
         rows = with_deltas(rows)
         atomic_write(out_dir / "ablation.json", json.dumps({"rows": rows}, indent=1))
         atomic_write(out_dir / "ablation.md", markdown(rows))
@@ -56,7 +63,8 @@ def run_ablation(
 @click.command("ablate")
 @click.option("--agent", default="humaneval", show_default=True, help="Seed workspace name or path.")
 @click.option("--benchmark", default="humaneval", show_default=True)
-@click.option("--arms", default="A1", show_default=True, help="Comma-separated arms A1-A8 (the full arm always runs).")
+@click.option("--arms", default="A1", show_default=True,
+              help="Comma-separated arms: the paper's A1, A3, A4 and ours (ours-*); the full arm always runs.")
 @click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated run seeds.")
 @click.option("--cycles", type=int, default=10, show_default=True, help="Ratchet rounds per arm and seed.")
 @click.option("--test-limit", type=int, default=120, show_default=True, help="Test tasks scored per workspace.")
@@ -65,6 +73,7 @@ def run_ablation(
 @click.option("--holdout-limit", type=int)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="experiments/ratchet-ablation",
               show_default=True)
+@ratchet_run_options
 @engine_options
 @model_options
 def ablate_command(agent: str, benchmark: str, arms: str, seeds: str, cycles: int, test_limit: int,

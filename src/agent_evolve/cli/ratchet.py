@@ -1,4 +1,5 @@
-"""Ratchet's commands over a run's evidence ledger: `skill`, `meta list`, `audit`, `curate`, `capsule prune`.
+"""Ratchet's commands over a run's evidence ledger: `skill`, `meta list`, `synth metaskills`, `audit`, `curate`,
+`capsule prune`, and `solver-cache list` over a run's reply cache.
 
 Each takes `--workspace PATH` (the run's workspace; its ledger is `evolution/ratchet.sqlite`). Only `skill
 load` creates a ledger (to bring a bank before the first run); the others need one. A user's action is filed
@@ -18,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_evolve.algorithms.ratchet.capsules import skill_stats
+from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.algorithms.ratchet.curator import SkillStats, retirement
 from agent_evolve.algorithms.ratchet.ledger import Ledger, LedgerError, ledger_path
 from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill, SkillStatus
@@ -27,6 +29,8 @@ from agent_evolve.algorithms.ratchet.skill_forms import (
     render_skill_md,
     write_skills,
 )
+from agent_evolve.api import resolve_config
+from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
 
 __all__ = ["RATCHET_COMMANDS"]
@@ -80,21 +84,23 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
     table = Table(title=f"Ratchet skills ({len(skills)})")
     for column in ("name", "status", "origin", "since"):
         table.add_column(column, no_wrap=True)
-    for column in ("trials", "helped", "hurt", "contribution"):
+    for column in ("trials", "successes", "failures", "contribution", "helped", "hurt"):
         table.add_column(column, no_wrap=True, justify="right")
     table.add_column("description", overflow="fold")
     for s, st in zip(skills, stats):
         style = _STATUS_STYLE[s.status]
         status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
         table.add_row(s.name, status_text, s.origin, str(s.created_round), str(st.trials), str(st.successes),
-                      str(st.failures), f"{st.contribution:+.3f}", s.description)
+                      str(st.failures), f"{st.contribution:+.3f}", str(st.helped), str(st.hurt), s.description)
     _print(table)
 
 
 def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillStats]:
-    """Each skill's routed train trials and credits since it was added (what the curator decides on)."""
+    """Each skill's routed train trials and credits since it was added (what the curator decides on), credited as
+    the run credits them; the critic's helped and hurt beside."""
     capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
-    return [skill_stats(s, capsules, verdicts) for s in skills]
+    weighting = _run_settings(ledger).credit_weighting
+    return [skill_stats(s, capsules, verdicts, weighting) for s in skills]
 
 
 @skill_group.command("show")
@@ -286,5 +292,60 @@ def capsule_prune(workspace: str, keep_days: float) -> None:
     click.echo(f"removed {removed} capsules older than {keep_days:g} days; {left} left")
 
 
-RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, audit_command, curate_command, capsule_group]
+@click.group("synth")
+def synth_group() -> None:
+    """Synthesis on demand."""
+
+
+@synth_group.command("metaskills")
+@_WORKSPACE
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="EvolveConfig YAML naming the engine model [default: the embedded model].")
+@click.option("--suite", help="The meta-skill suite (code, math) [default: the run's].")
+def synth_metaskills(workspace: str, config_path: str | None, suite: str | None) -> None:
+    """Write a new active meta-skill for the suite now (the manual refresh; the old one stays, inactive)."""
+    with _ledger(workspace) as ledger:
+        params = {**_run_settings(ledger).to_dict(), **({"suite": suite} if suite else {})}
+        engine = RatchetEngine(config=resolve_config(config_path), **params)
+        round_ = ledger.last_round()
+        name = engine.refresh_meta(ledger, round_)
+        _user_action(ledger, "synth_metaskills", name or "-", {"suite": suite or params["suite"], "written": name})
+    click.echo(f"new active meta-skill: {name}" if name else "the model's reply was unusable; nothing written")
+
+
+@click.group("solver-cache")
+def solver_cache_group() -> None:
+    """The model reply cache a run keeps (Ratchet's solver cache)."""
+
+
+@solver_cache_group.command("list")
+@click.option("--dir", "directory", type=click.Path(file_okay=False),
+              help="A cache folder [default: the workspace's evolution/replies].")
+@click.option("--workspace", "-w", default=".", show_default=True, type=click.Path(file_okay=False))
+def solver_cache_list(directory: str | None, workspace: str) -> None:
+    """Cached replies by model: how many and the tokens they cost when first asked."""
+    folder = Path(directory) if directory else Path(workspace) / RECORDS_DIR / REPLIES_DIR
+    if not folder.is_dir():
+        raise click.ClickException(f"{folder}: no reply cache here (a run writes one under evolution/replies)")
+    by_model: dict[str, list[int]] = {}
+    for path in folder.glob("*/*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            usage = data.get("usage") or {}
+            tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+        counts = by_model.setdefault(str(data.get("model", "?")), [0, 0])
+        counts[0] += 1
+        counts[1] += tokens
+    table = Table(title=f"reply cache {folder}")
+    for column in ("model", "replies", "tokens"):
+        table.add_column(column, no_wrap=True)
+    for model, (replies, tokens) in sorted(by_model.items()):
+        table.add_row(model, str(replies), str(tokens))
+    _print(table)
+
+
+RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, synth_group, audit_command, curate_command,
+                                         capsule_group, solver_cache_group]
 """Registered by `agent_evolve.cli.main`."""

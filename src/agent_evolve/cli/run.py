@@ -21,6 +21,7 @@ from agent_evolve.api import (
 )
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.cli.ratchet_run import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.cli.start import (
     RunPlan,
     check_names,
@@ -92,7 +93,8 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
     graded = {key: True for key in GRADER_FLAGS if options.get(key)}
     if graded:
         changes["grader_options"] = {**config.grader_options, **graded}
-    ratchet = {key: options[key] for key in ("no_synth", "meta_every") if options.get(key)}  # Ratchet's run flags
+    changes = {**round_config(options), **changes}
+    ratchet = ratchet_params(options)
     if ratchet:
         changes["engine_params"] = {**changes.get("engine_params", config.engine_params), **ratchet}
     try:
@@ -162,8 +164,7 @@ def engine_options(func: Any) -> Any:
 @click.option("--max-tokens-budget", type=int, help="Stop cleanly once this many tokens are spent.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many US dollars are spent.")
 @click.option("--force", is_flag=True, help="Resume a run even though its settings differ from those it started with.")
-@click.option("--no-synth", is_flag=True, help="Ratchet: audit only (capsules, verdicts, curator; no new skills).")
-@click.option("--meta-every", type=int, help="Ratchet: refresh the meta-skill every N rounds (default off).")
+@ratchet_run_options
 @engine_options
 @model_options
 @track_option

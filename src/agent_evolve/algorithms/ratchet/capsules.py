@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agent_evolve.algorithms.ratchet.canonical import Failure
-from agent_evolve.algorithms.ratchet.curator import SkillStats, credit
+from agent_evolve.algorithms.ratchet.curator import CreditWeighting, SkillStats, credit
 from agent_evolve.algorithms.ratchet.records import Capsule, RatchetSkill, Verdict
 from agent_evolve.types import Observation
 
@@ -51,19 +51,29 @@ def capsule(observation: Observation, round_: int, split: str = "train") -> Caps
     )
 
 
-def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]],
-                verdicts: Iterable[Verdict]) -> SkillStats:
-    """A skill's routed train trials since it was added, credited from each trial's grade and verdict."""
+def counted(skill: RatchetSkill, capsule: Capsule) -> bool:
+    """Whether a capsule is one of the skill's trials: routed to it, train, since it was added, and not in a span
+    of rounds a rollback undid for it."""
+    return (capsule.routed_skill == skill.name and capsule.split == "train" and capsule.round >= skill.created_round
+            and not any(first <= capsule.round <= last for first, last in skill.uncounted_rounds))
+
+
+def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict],
+                weighting: CreditWeighting = "outcome") -> SkillStats:
+    """A skill's routed train trials since it was added, credited by `weighting`, with the critic's verdicts."""
     labels = {v.capsule_id: v.label for v in verdicts if v.skill == skill.name}
-    trials = successes = failures = 0
+    trials = successes = failures = helped = hurt = 0
     for capsule_id, c in capsules:
-        if c.routed_skill != skill.name or c.split != "train" or c.round < skill.created_round:
+        if not counted(skill, c):
             continue
         trials += 1
-        value = credit(c.passed, labels.get(capsule_id, "NEUTRAL"))
+        label = labels.get(capsule_id, "NEUTRAL")
+        value = credit(c.passed, label, weighting)
         successes += value > 0
         failures += value < 0
-    return SkillStats(skill.name, trials, successes, failures, skill.do_not_retire, skill.created_round)
+        helped += label == "HELPED"
+        hurt += label == "HURT"
+    return SkillStats(skill.name, trials, successes, failures, skill.do_not_retire, skill.created_round, helped, hurt)
 
 
 def recent_failures(capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict], round_: int,

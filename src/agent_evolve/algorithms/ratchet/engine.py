@@ -6,11 +6,11 @@ Ratchet's router) and, after the step, scores the new bank on the holdout (Ratch
 1. rollback check: the previous round's held-out pass@1 against the best so far (persistence-gated);
 2. capsules: one per graded train attempt (full prompt, answer, grade, routed skill, router decision);
 3. critic: one verdict per routed attempt (and a pattern-only one per unrouted failure);
-4. on a rollback round: restore the best round's bank and skip 5-6; else
-5. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
+4. on a rollback round: restore the best round's bank with its state and skip 5-7; else, in the document's order,
+5. meta-synthesizer: a new meta-skill every `meta_every` rounds or `meta_every_tasks` train tasks (when on);
 6. synthesizer (unless `no_synth`): cluster recent failures, new skills under cover guard, dedup, budget, cap;
-   the meta-skill refreshed every `meta_every` rounds when on;
-7. the active bank written to skills/ as Agent Skills, snapshotted in the ledger, the round's records written.
+7. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
+8. the active bank written to skills/ as Agent Skills, snapshotted with its state, the round's records written.
 
 Ratchet governs its own bank (curator, rollback), so its runs use the `keep` gate (`gate_strategy: keep`).
 """
@@ -79,7 +79,7 @@ class RatchetEngine(ModelEngine):
         write_marker(root, RouterConfig.from_settings(self.settings))
         with Ledger.open(ledger_path(root)) as ledger:
             imported = bank_io.import_workspace_skills(ledger, root)
-            ledger.snapshot_bank(0, [s.name for s in bank_io.write_bank(root, ledger)])
+            ledger.snapshot_bank(0, bank_io.write_bank(root, ledger))
             ledger.audit("start", {"settings": self.settings.to_dict(), "imported": imported}, 0)
         return StepResult(mutated=True, summary=f"Ratchet governs the workspace ({len(imported)} skills imported)")
 
@@ -101,7 +101,7 @@ class RatchetEngine(ModelEngine):
         *,
         context: EngineContext | None = None,
     ) -> StepResult:
-        """Steps 1-7 of the module docstring for round = this cycle."""
+        """Steps 1-8 of the module docstring for round = this cycle."""
         self.bind(context)
         if self.hidden(observations):
             return StepResult(mutated=False, summary="feedback is hidden: Ratchet cannot credit skills")
@@ -116,11 +116,11 @@ class RatchetEngine(ModelEngine):
             if decision is not None and decision.restore:
                 report["restored"] = self._restore(ledger, int(decision.restore_round or 0), round_)
             else:
-                report["curate"] = self._curate(ledger, round_)
-                report["synth"] = self._synth(ledger, round_) if not self.settings.no_synth else {"skipped": "no_synth"}
                 report["meta"] = self._meta_refresh(ledger, round_)
+                report["synth"] = self._synth(ledger, round_) if not self.settings.no_synth else {"skipped": "no_synth"}
+                report["curate"] = self._curate(ledger, round_)
             active = bank_io.write_bank(root, ledger)
-            ledger.snapshot_bank(round_, [s.name for s in active])
+            ledger.snapshot_bank(round_, active)
             report.update(bank=[s.name for s in active], train=_train_summary(observations))
             ledger.audit("round", {k: report[k] for k in ("capsules", "bank", "train")}, round_)
         self.save_state(state)
@@ -170,7 +170,7 @@ class RatchetEngine(ModelEngine):
 
     def _stats(self, ledger: Ledger, skills: list[RatchetSkill]) -> list[Any]:
         capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
-        return [evidence.skill_stats(s, capsules, verdicts) for s in skills]
+        return [evidence.skill_stats(s, capsules, verdicts, self.settings.credit_weighting) for s in skills]
 
     def _curate(self, ledger: Ledger, round_: int) -> list[dict[str, Any]]:
         """Retire what the evidence says hurts; every decision recorded with its numbers."""
@@ -191,7 +191,7 @@ class RatchetEngine(ModelEngine):
         failures = evidence.recent_failures(capsules, verdicts, round_, s.cluster_window)
         patterns = [f.pattern for f in failures]
         vectors = self.embedder.embed(distinct_patterns(patterns)) if s.canonicalise and patterns else None
-        mapping = canonical_map(patterns, vectors, s.canonical_threshold)
+        mapping = canonical_map(patterns, vectors, float(s.canonical_threshold or 0.0))
         found = clusters(failures, mapping, s.min_cluster)
         for pattern, canonical in mapping.items():
             if pattern != canonical:
@@ -235,10 +235,21 @@ class RatchetEngine(ModelEngine):
         return default
 
     def _meta_refresh(self, ledger: Ledger, round_: int) -> str | None:
-        """Every `meta_every` rounds (when on): a new active meta-skill written from the bank's outcomes."""
+        """Every `meta_every` rounds or `meta_every_tasks` train tasks (when on): a new active meta-skill written
+        from the bank's outcomes."""
         s = self.settings
-        if not (s.use_meta and meta.refresh_due(round_, s.meta_every)):
+        if not s.use_meta:
             return None
+        since = self._meta(ledger).created_round
+        tasks = sum(1 for _, c in ledger.capsules(split="train") if c.round > since)
+        if not meta.refresh_due(round_, s.meta_every, s.meta_every_tasks, tasks):
+            return None
+        return self.refresh_meta(ledger, round_)
+
+    def refresh_meta(self, ledger: Ledger, round_: int) -> str | None:
+        """Write a new active meta-skill for the suite from how the bank's skills fared (also `synth metaskills`);
+        its name, or None when the model's reply is unusable (audited)."""
+        s = self.settings
         outcomes = [f"{st.name}: {st.contribution:+.2f} over {st.trials} trials"
                     for st in self._stats(ledger, ledger.skills())]
         new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, s.role_max_tokens)
@@ -249,18 +260,21 @@ class RatchetEngine(ModelEngine):
         return new.name
 
     def _restore(self, ledger: Ledger, best_round: int, round_: int) -> dict[str, Any]:
-        """Make the best round's bank the active one again (statuses only; every row stays)."""
-        wanted = set(ledger.bank_at(best_round))
+        """Make the best round's bank the active one again, each skill with its version and trials then (every row
+        stays; locked skills stay active)."""
+        current = ledger.skills()
+        plan = rollback.restore_plan(ledger.bank_skills_at(best_round), current, best_round, round_)
         reason = f"rollback to the bank of round {best_round}"
-        dropped = [s.name for s in ledger.skills("ACTIVE") if s.name not in wanted]
-        revived = [s.name for s in ledger.skills() if s.name in wanted and s.status != "ACTIVE"]
-        for name in dropped:
+        before = {s.name: s for s in current}
+        revived = [s.name for s in plan.restored if before.get(s.name) is None or before[s.name].status != "ACTIVE"]
+        for name in plan.dropped:
             ledger.set_status(name, "DEPRECATED", round_, reason)
-        for name in revived:
-            ledger.set_status(name, "ACTIVE", round_, reason)
+        for skill in plan.restored:
+            ledger.put_skill(skill, round_, reason)
         ledger.add_decision(Decision(round_, "rollback", f"round {best_round}",
-                                     {"dropped": dropped, "revived": revived}))
-        return {"round": best_round, "dropped": dropped, "revived": revived}
+                                     {"dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked,
+                                      "uncounted_rounds": [best_round + 1, round_]}))
+        return {"round": best_round, "dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked}
 
     def _write_records(self, report: dict[str, Any]) -> None:
         if self.context is not None:

@@ -13,7 +13,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -52,6 +52,11 @@ LEDGER_FILE = "ratchet.sqlite"
 BUSY_TIMEOUT_MS = 30_000  # how long a writer waits for another writer's lock before failing
 _DAY_S = 86_400.0
 _SKILL_FIELDS = tuple(f.name for f in fields(RatchetSkill) if f.name not in ("name", "status"))
+
+
+def _skill_fields(skill: RatchetSkill) -> dict[str, Any]:
+    """A skill's versioned fields (everything but its name and status)."""
+    return {name: value for name, value in asdict(skill).items() if name in _SKILL_FIELDS}
 
 
 def ledger_path(workspace_path: str | Path) -> Path:
@@ -243,7 +248,7 @@ class Ledger:
     def put_skill(self, skill: RatchetSkill, round: int, reason: str) -> None:
         """Record a new skill or a new version of its fields; a changed status is a new status row too."""
         _check(skill.status, SKILL_STATUSES, f"skill {skill.name!r} status")
-        data = {name: value for name, value in asdict(skill).items() if name in _SKILL_FIELDS}
+        data = _skill_fields(skill)
         with self._write() as db:
             db.execute(
                 "INSERT INTO skill_versions (name, fields, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -366,16 +371,29 @@ class Ledger:
         )
         return int(rows[0][0] or 0)
 
-    def snapshot_bank(self, round: int, names: list[str]) -> None:
-        """Record the active bank after `round` (the names, in order), so a rollback can restore it."""
+    def snapshot_bank(self, round: int, skills: Sequence[RatchetSkill | str]) -> None:
+        """Record the active bank after `round` in order, each skill with its fields and state (a name alone is
+        accepted for a bank without state), so a rollback restores the skills as they were."""
+        entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
+                   for s in skills]
         with self._write() as db:
             db.execute(
                 "INSERT INTO bank_snapshots (round, names, created_at) VALUES (?, ?, ?)",
-                (round, _dumps(list(names)), time.time()),
+                (round, _dumps(entries), time.time()),
             )
 
     def bank_at(self, round: int) -> list[str]:
-        """The bank as last snapshotted at or before `round` ([] before the first snapshot)."""
+        """The names of the bank as last snapshotted at or before `round` ([] before the first snapshot)."""
+        return [e if isinstance(e, str) else e["name"] for e in self._snapshot_at(round)]
+
+    def bank_skills_at(self, round: int) -> list[RatchetSkill]:
+        """The bank as last snapshotted at or before `round`, each skill with its fields and state then (a snapshot
+        of names only gives each skill's latest version)."""
+        found = [self.skill(e) if isinstance(e, str)
+                 else RatchetSkill(name=e["name"], status=e["status"], **e["fields"]) for e in self._snapshot_at(round)]
+        return [s for s in found if s is not None]
+
+    def _snapshot_at(self, round: int) -> list[Any]:
         rows = self._read(
             "SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1", (round,)
         )

@@ -1,7 +1,8 @@
 """Meta-skills: the synthesizer's authoring prior, one active per suite; defaults for code and math ship here.
 
 Refresh is off by default (the paper pins it off: it costs much wall time for little measured benefit); with
-`meta_every: N` every N-th round the model rewrites the advice from how the bank's skills fared, and the new
+`meta_every: N` every N-th round, or `meta_every_tasks: M` once M train tasks were attempted since the last
+one, the model rewrites the advice from how the bank's skills fared, and the new
 meta-skill replaces the suite's active one (the old one is kept, inactive).
 """
 
@@ -32,9 +33,11 @@ def default_meta(suite: str) -> MetaSkill:
     return MetaSkill(suite, f"default-{name}", body, True, 0)
 
 
-def refresh_due(round_: int, every: int) -> bool:
-    """True on the rounds a refresh runs (never when `every` is 0)."""
-    return every > 0 and round_ > 0 and round_ % every == 0
+def refresh_due(round_: int, every: int, every_tasks: int = 0, tasks_since: int = 0) -> bool:
+    """True on the rounds a refresh runs: every `every` rounds, or once `every_tasks` train tasks were attempted
+    since the suite's active meta-skill was written (each cadence off at 0)."""
+    by_rounds = every > 0 and round_ > 0 and round_ % every == 0
+    return by_rounds or (every_tasks > 0 and tasks_since >= every_tasks)
 
 
 def refresh_messages(current: MetaSkill, outcomes: Sequence[str]) -> list[Message]:

@@ -80,6 +80,11 @@ class RatchetSkill:
     do_not_retire: bool = False
     origin: SkillOrigin = "synthesized"
     created_round: int = 0
+    version: str = "0.1.0"                                        # Ratchet's schema fields, kept on import
+    tags: list[str] = field(default_factory=list)
+    preconditions: list[str] = field(default_factory=list)
+    author: str = ""
+    uncounted_rounds: list[list[int]] = field(default_factory=list)  # [first, last] round spans a rollback undid
 
 
 @dataclass

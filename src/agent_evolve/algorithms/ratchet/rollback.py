@@ -2,13 +2,19 @@
 
 A round regresses when its score is more than `threshold` below the best so far. After `consecutive` regressed
 rounds in a row the best round's bank is restored (and that round skips synth and curate); any round that is not
-regressed resets the counter: a persistence gate, not a trend check. A restore resets the counter too.
+regressed resets the counter: a persistence gate, not a trend check. A restore resets the counter too. The
+restore brings back each skill of the best round's snapshot with its state then (version, status, trials) and
+never drops a `do_not_retire` skill (`restore_plan`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from agent_evolve.algorithms.ratchet.records import RatchetSkill
 
 EPSILON = 1e-9
 
@@ -58,3 +64,32 @@ def check(state: RollbackState, round_: int, score: float, threshold: float, con
     return RollbackDecision(True, state.best_round, RollbackState(state.best_score, state.best_round, 0),
                             f"{consecutive} rounds in a row more than {threshold:.2f} below the best "
                             f"{state.best_score:.3f} (round {state.best_round}): restore its bank")
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What a rollback writes: the skills restored as the best round had them, and the active skills it drops or
+    keeps because they are locked (`do_not_retire`)."""
+
+    restored: list[RatchetSkill]
+    dropped: list[str]
+    kept_locked: list[str]
+
+
+def restore_plan(best_bank: Sequence[RatchetSkill], current: Sequence[RatchetSkill], best_round: int,
+                 round_: int) -> RestorePlan:
+    """Restore the best round's bank with its state: each of its skills ACTIVE with the version it had then and its
+    trials as they were (the rounds after the best one, up to this one, no longer count for it), keeping the
+    user's current `do_not_retire`; drop every other active skill except the locked ones."""
+    now = {s.name: s for s in current}
+    wanted = {s.name for s in best_bank}
+    restored = []
+    for skill in best_bank:
+        latest = now.get(skill.name, skill)
+        span = [best_round + 1, round_]
+        uncounted = [*latest.uncounted_rounds, *([span] if span not in latest.uncounted_rounds else [])]
+        restored.append(dataclasses.replace(skill, status="ACTIVE", do_not_retire=latest.do_not_retire,
+                                            uncounted_rounds=uncounted))
+    active = [s for s in current if s.status == "ACTIVE" and s.name not in wanted]
+    return RestorePlan(restored, [s.name for s in active if not s.do_not_retire],
+                       [s.name for s in active if s.do_not_retire])

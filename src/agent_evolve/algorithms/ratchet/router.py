@@ -6,6 +6,8 @@ index of the skills' vectors, also built once per bank version), and the model p
 `routing: retrieval` (ablation A2) takes the shortlist's best without a model call; `routing: none` (A1) never
 injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
 versioned with the bank); the reference agent then routes through a :class:`BankRouter` built at each reload.
+Every stage routes on a skill's whole surface (`routing_surface`): its name, description, `intent`,
+`signals_match`, `tags` and `preconditions` from the SKILL.md's `metadata.ratchet`, empty fields dropped.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from agent_evolve.algorithms.ratchet.embedder import Embedder
 from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings, Routing
 from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.types import SkillMeta
@@ -202,7 +205,31 @@ class BankRouter:
         return SkillRouter(client, full_bank_limit=len(shown)).route(task_text, shown)
 
 
+def routing_surface(description: str, fields: Mapping[str, Any]) -> str:
+    """What a skill is routed on besides its name: description, intent, signals, tags and preconditions (the
+    README's retriever surface; empty fields dropped)."""
+    parts = [description.strip()]
+    intent = str(fields.get("intent") or "").strip()
+    if intent and intent != description.strip():
+        parts.append(f"Intent: {intent}.")
+    for key, title in (("signals_match", "Signals"), ("tags", "Tags"), ("preconditions", "Preconditions")):
+        items = fields.get(key) or []
+        words = [str(item).replace("_", " ").strip() for item in (items if isinstance(items, list) else [items])]
+        if any(words):
+            parts.append(f"{title}: {', '.join(w for w in words if w)}.")
+    return " ".join(p for p in parts if p)
+
+
+def routing_views(workspace: str | Path, skills: Sequence[SkillMeta]) -> list[SkillMeta]:
+    """The skills with their routing surface as description (the router's shortlists and prompt read it)."""
+    fields = {entry.folder: entry.skill.metadata.get("ratchet") for entry in scan_bank(Path(workspace))
+              if entry.skill is not None}
+    return [replace(s, description=routing_surface(s.description, f)) if isinstance(f := fields.get(s.name), dict)
+            else s for s in skills]
+
+
 def workspace_router(workspace: str | Path, skills: Sequence[SkillMeta]) -> BankRouter | None:
-    """The router of a workspace Ratchet governs, over its current skills; None when Ratchet does not govern it."""
+    """The router of a workspace Ratchet governs, over its current skills' routing surfaces; None when Ratchet
+    does not govern it."""
     config = read_marker(workspace)
-    return BankRouter(skills, config) if config is not None else None
+    return BankRouter(routing_views(workspace, skills), config) if config is not None else None

@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from agent_evolve.algorithms.ratchet.embeddings import EMBEDDERS
+from agent_evolve.algorithms.ratchet.curator import CreditWeighting
+from agent_evolve.algorithms.ratchet.embeddings import CALIBRATED, EMBEDDERS
 from agent_evolve.errors import ConfigError
 
 Routing = Literal["llm", "retrieval", "none"]
@@ -27,27 +28,41 @@ class RatchetSettings:
     shortlist_lexical: int = 10          # above it: lexical top-k ...
     shortlist_embedding: int = 10        # ... united with the embedding top-k
     canonicalise: bool = True            # merge near-identical failure patterns (A5 turns it off)
-    canonical_threshold: float = 0.85    # cosine at which two failure patterns are one (union-find)
+    canonical_threshold: float | None = None  # cosine at which two failure patterns are one (union-find);
+    #                                      None: the embedder's calibrated one (hashing 0.45, minilm the paper's 0.85)
     cluster_window: int = 6              # rounds of failures the synthesizer clusters
     min_cluster: int = 3                 # failures a cluster needs to become a skill
     cover_guard: bool = True             # skip a cluster an active skill already covers (A6 turns it off)
-    cover_threshold: float = 0.85        # cosine of a cluster and a skill at which the skill covers it
-    dedup_threshold: float = 0.85        # cosine of a new skill and a bank skill at which it is a duplicate
+    cover_threshold: float | None = None  # cosine of a cluster and a skill's pattern at which the skill covers it
+    dedup_threshold: float | None = None  # cosine of a new skill and a bank skill at which it is a duplicate
+    #                                      (None: calibrated, hashing 0.41, minilm 0.85)
     skill_char_budget: int = 1500        # longest rendered guidance; longer drafts are re-synthesised
     synth_attempts: int = 3              # ours: drafts per cluster (the first and up to 2 re-syntheses)
     max_new_skills: int = 2              # new skills per round
     retire_min_trials: int = 100         # routed trials before a skill can be retired
     retire_threshold: float = -0.10      # retire at contribution <= this
+    credit_weighting: CreditWeighting = "outcome"  # outcome: (passes - failures) / trials (the document's);
+    #                                      critic (ours, an option): a pass counts if HELPED, a failure if HURT
     bank_cap: int = 50                   # active skills at most; the lowest contribution is evicted for a new one
     rollback_threshold: float = 0.10     # a round regresses when its eval is more than this below the best
     rollback_consecutive: int = 5        # regressed rounds in a row that restore the best round's bank
     use_meta: bool = True                # the active meta-skill is the authoring prior (A3 turns it off)
     meta_every: int = 0                  # refresh the meta-skill every N rounds (0: off, the paper's default)
+    meta_every_tasks: int = 0            # ... or once M train tasks were attempted since the last one (0: off)
     no_synth: bool = False               # audit only: capsules, verdicts, stats and curator run, no new skills
     critic_unrouted: bool = True         # ours: unrouted train failures get a pattern-only verdict (skill "")
     embedder: str = "hashing"            # the embeddings of canonicalisation, cover guard, dedup and the shortlist
     suite: str = ""                      # ours: the meta-skill suite ("code", "math"); "" picks it from the tasks
     role_max_tokens: int = 400           # ours: answer length of the critic and synthesizer calls
+
+    def __post_init__(self) -> None:
+        """Thresholds left unset take the embedder's calibrated ones."""
+        calibrated = CALIBRATED.get(self.embedder)
+        for key, value in (("canonical_threshold", calibrated and calibrated.pattern),
+                           ("cover_threshold", calibrated and calibrated.pattern),
+                           ("dedup_threshold", calibrated and calibrated.skill)):
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, value or 0.85)
 
     @classmethod
     def keys(cls) -> dict[str, Any]:
@@ -78,6 +93,9 @@ class RatchetSettings:
 
 
 def _type_ok(value: Any, hint: Any) -> bool:
+    optional = [a for a in get_args(hint) if a is not type(None)] if type(None) in get_args(hint) else None
+    if optional is not None:
+        return value is None or _type_ok(value, optional[0])
     if typing.get_origin(hint) is Literal:
         return value in get_args(hint)
     if hint is bool:
@@ -90,13 +108,15 @@ def _type_ok(value: Any, hint: Any) -> bool:
 
 
 def _describe(hint: Any) -> str:
+    if type(None) in get_args(hint):
+        return _describe(next(a for a in get_args(hint) if a is not type(None))) + " (or null: calibrated)"
     if typing.get_origin(hint) is Literal:
         return "one of " + ", ".join(map(str, get_args(hint)))
     return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
 
 
-def _unit(value: float) -> bool:
-    return 0.0 < value <= 1.0
+def _unit(value: float | None) -> bool:
+    return value is None or 0.0 < value <= 1.0
 
 
 _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -117,6 +137,7 @@ _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "rollback_threshold": (lambda v: v >= 0.0, "a non-negative number"),
     "rollback_consecutive": (lambda v: v >= 1, "a positive integer"),
     "meta_every": (lambda v: v >= 0, "a non-negative integer (0: off)"),
+    "meta_every_tasks": (lambda v: v >= 0, "a non-negative integer (0: off)"),
     "role_max_tokens": (lambda v: v >= 16, "an integer of at least 16"),
     "embedder": (lambda v: v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
 }

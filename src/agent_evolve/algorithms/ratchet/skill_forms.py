@@ -4,8 +4,8 @@ The structured fields (intent, signals, guidance, status, origin...) live in the
 `metadata.ratchet`, so any Agent Skills host loads the file and a round trip loses nothing; the body renders the
 guidance readably above the skill's own body. A user's Ratchet-style YAML bank (`id`/`name`, `description`,
 `intent`, `signals_match`, `guidance.{applies_when, key_insight, common_pitfalls, verify_before_returning}`,
-`status`, `do_not_retire`) imports with `load_yaml_bank`; its `version`, `tags`, `preconditions` and `author`
-are not part of a `RatchetSkill` and are not imported.
+`status`, `do_not_retire`, `version`, `tags`, `preconditions`, `author`) imports with `load_yaml_bank`, losing
+nothing of Ratchet's schema.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ def to_agent_skill(skill: RatchetSkill) -> Skill:
         "do_not_retire": skill.do_not_retire,
         "origin": skill.origin,
         "created_round": skill.created_round,
+        "version": skill.version,
+        "tags": list(skill.tags),
+        "preconditions": list(skill.preconditions),
+        "author": skill.author,
     }
     body = guidance_text(skill) + (f"\n{skill.body}" if skill.body else "")
     return Skill(name=skill.name, description=skill.description, body=body, metadata={METADATA_KEY: fields})
@@ -119,6 +123,7 @@ def from_agent_skill(skill: Skill) -> RatchetSkill:
         do_not_retire=_flag(fields.get("do_not_retire", False), f"{context}.do_not_retire"),
         origin=_choice(fields.get("origin", "synthesized"), SKILL_ORIGINS, f"{context}.origin"),  # type: ignore[arg-type]
         created_round=_round(fields.get("created_round", 0), f"{context}.created_round"),
+        **_schema_fields(fields, f"{context}."),
     )
     prefix = guidance_text(parsed)
     if skill.body.startswith(prefix):
@@ -223,7 +228,18 @@ def _bank_skill(entry: Any, where: str) -> RatchetSkill:
         status=_choice(str(status).upper(), SKILL_STATUSES, f"{where}: status"),  # type: ignore[arg-type]
         do_not_retire=_flag(entry.get("do_not_retire", False), f"{where}: do_not_retire"),
         origin="imported",
+        **_schema_fields(entry, f"{where}: "),
     )
+
+
+def _schema_fields(entry: dict[str, Any], where: str) -> dict[str, Any]:
+    """Ratchet's `version`, `tags`, `preconditions` and `author` (defaults when missing), checked."""
+    version = entry.get("version", "0.1.0")
+    if isinstance(version, bool) or not isinstance(version, (str, int, float)):
+        raise SkillFormatError(f"{where}version must be a string such as 0.1.0, got {version!r}")
+    return {"version": str(version), "tags": _items(entry.get("tags"), where + "tags"),
+            "preconditions": _items(entry.get("preconditions"), where + "preconditions"),
+            "author": _text(entry.get("author"), where + "author")}
 
 
 def _guidance(guidance: dict[str, Any], where: str) -> dict[str, Any]:
