@@ -78,6 +78,7 @@ from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.factory import client_from_config
+from agent_evolve.llm.stops import stop_rule
 from agent_evolve.llm.structured import complete_json
 from agent_evolve.llm.tool_loop import Tool, run_tool_loop
 from agent_evolve.protocol.acting import current_environment
@@ -294,7 +295,8 @@ class ReferenceAgent(BaseAgent):
             extra = {"turns": result.turns, "stop_reason": result.stop_reason}
         else:
             completion = client.complete(messages, max_tokens=max_tokens, temperature=settings.temperature,
-                                         stop=list(PROGRAM_STOP) if program else None)
+                                         stop=list(PROGRAM_STOP) if program
+                                         else stop_rule(task.metadata.get("answer_kind")))
             output, usage, finish, extra = completion.text, completion.usage, completion.finish_reason, {}
             conversation = [*messages, Message("assistant", completion.text)]
         steps.append({"type": "answer", "finish_reason": finish, "usage": usage.to_dict(), **extra})
