@@ -20,9 +20,9 @@ pytest.importorskip(
 )
 
 CASES = [  # prompts asking for more after the answer, so the uncut reply goes on past it
-    ("number", "Solve the problem in two short lines. Then write a line 'Answer: <number>'. After that line, "
-               "write one more paragraph restating the problem.",
-     "Natalia sold clips to 48 friends in April and half as many in May. How many clips did she sell in all?"),
+    ("number", "Reply with exactly three lines and nothing else:\nWork: <the calculation>\nAnswer: <number>\n"
+               "Check: <the calculation done another way>",
+     "Natalia sold 48 clips in April and 24 clips in May. How many clips did she sell in all?"),
     ("code", "Reply with the function in one ```python block. After the block, show an example call in a second "
              "```python block and explain it.",
      "Write a Python function add(a, b) that returns the sum of a and b."),
@@ -34,8 +34,8 @@ def test_a_stop_cut_greedy_reply_is_a_prefix_of_the_uncut_one(kind: str, system:
     client = make_client(DEFAULT_MODEL, ledger=UsageLedger())
     messages = [Message("system", system), Message("user", user)]
     client.complete(messages, max_tokens=1)  # both replies below start from the same cached prompt
-    uncut = client.complete(messages, max_tokens=200)
-    cut = client.complete(messages, max_tokens=200, stop=stop_rule(kind))
+    uncut = client.complete(messages, max_tokens=160)
+    cut = client.complete(messages, max_tokens=160, stop=stop_rule(kind))
     assert uncut.text.startswith(cut.text)
     assert len(cut.text) < len(uncut.text) and cut.usage.output_tokens < uncut.usage.output_tokens
     if kind == "number":
