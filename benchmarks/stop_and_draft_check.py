@@ -43,7 +43,8 @@ def workspace(name: str) -> tuple[str, int]:
     """The seed workspace's system prompt and max_tokens, as the reference agent would use them."""
     root = resources.files("agent_evolve.seed_workspaces").joinpath(name)
     manifest = yaml.safe_load(root.joinpath("manifest.yaml").read_text(encoding="utf-8"))
-    return root.joinpath("prompts", "system.md").read_text(encoding="utf-8"), int(manifest["agent"]["config"]["max_tokens"])
+    system = root.joinpath("prompts", "system.md").read_text(encoding="utf-8")
+    return system, int(manifest["agent"]["config"]["max_tokens"])
 
 
 def answer(engine: LlamaEngine, prompt: list[int], template_stops: tuple[str, ...], max_tokens: int,
@@ -95,8 +96,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
             f"{counts['cut_is_prefix']}/{n}, same grade {counts['same_grade']}/{n} (solved {counts['solved']}); "
             f"tokens per solve {total['plain_tokens'] / n:.1f} plain, {total['cut_tokens'] / n:.1f} cut "
             f"({total['cut_tokens'] / max(total['plain_tokens'], 1):.0%}); drafts accepted "
-            f"{total['accepted_drafts']}/{total['drafted_tokens']}; seconds per reply {total['plain_s'] / n:.1f} plain, "
-            f"{total['cut_s'] / n:.1f} cut, {total['drafted_s'] / n:.1f} drafted "
+            f"{total['accepted_drafts']}/{total['drafted_tokens']}; seconds per reply "
+            f"{total['plain_s'] / n:.1f} plain, {total['cut_s'] / n:.1f} cut, {total['drafted_s'] / n:.1f} drafted "
             f"({total['plain_s'] / max(total['drafted_s'], 1e-9):.2f}x)")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-Completeness = Callable[[str], "int | None"]
+Completeness = Callable[[str], int | None]
 
 _FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
 _PYTHON_OPEN = re.compile(r"^[ \t]*```[ \t]*(?:python3?|py)?[ \t]*$", re.IGNORECASE)
