@@ -231,10 +231,14 @@ class LlamaEngine:
         self._emit(running, entry.slot, kept)
 
     def _emit(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, tokens: list[int]) -> None:
-        """Append sampled tokens to a reply in order until one ends it; the last kept one is decoded next."""
+        """Append sampled tokens to a reply in order until one ends it; the last kept one is decoded next.
+
+        Each token is checked against the context as one-at-a-time decoding would have: the i-th of k tokens
+        was sampled with ``n_past - (k - 1 - i)`` tokens in the cache.
+        """
         request, active, _ = running[slot]
         vocab = self._model.vocab
-        for token in tokens:
+        for index, token in enumerate(tokens):
             if self._lib.llama_vocab_is_eog(vocab, token):
                 self._finish(running, slot, "stop")
                 return
@@ -244,7 +248,8 @@ class LlamaEngine:
             if cut is not None:
                 self._finish(running, slot, "stop", cut)
                 return
-            if len(active.generated) >= active.max_tokens or active.n_past + 1 >= self.n_ctx:
+            n_past = active.n_past - (len(tokens) - 1 - index)
+            if len(active.generated) >= active.max_tokens or n_past + 1 >= self.n_ctx:
                 self._finish(running, slot, "length")
                 return
         active.next_token = tokens[-1]
