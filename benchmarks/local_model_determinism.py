@@ -15,7 +15,8 @@ import threading
 
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.models import LOCAL_MODELS
-from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient, default_threads
+from agent_evolve.llm.local_settings import EngineSettings
+from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
 
 SYSTEM = "Solve the problem step by step. End with a line 'Answer: <number>'."
 PROBLEMS = (
@@ -41,7 +42,7 @@ def main() -> None:
                         help="problems, also the batch size")
     parser.add_argument("--tokens", type=int, default=96, help="tokens generated per reply")
     args = parser.parse_args()
-    threads = int(os.environ.get("AGENT_EVOLVE_N_THREADS") or 0) or default_threads()
+    threads = EngineSettings.from_env().n_threads
     print(f"threads: {threads}, load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     client = LocalLlamaClient(f"local/{args.model}", LOCAL_MODELS[args.model])
     problems = PROBLEMS[: args.prompts]

@@ -17,7 +17,8 @@ import time
 
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.models import LOCAL_MODELS
-from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient, default_threads, load_model
+from agent_evolve.llm.local_settings import EngineSettings
+from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient, load_model
 from agent_evolve.llm.providers.llama_engine import system_info
 
 SYSTEM = ("You are a careful assistant. Follow the instructions exactly. " * 12).strip()
@@ -92,7 +93,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="best of N (the machine is shared)")
     parser.add_argument("--no-old", action="store_true", help="skip the high-level llama-cpp-python comparison")
     args = parser.parse_args()
-    threads = int(os.environ.get("AGENT_EVOLVE_N_THREADS") or 0) or default_threads()
+    threads = EngineSettings.from_env().n_threads
     print(f"llama.cpp: {system_info()}")
     print(f"threads: {threads}, load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     spec = LOCAL_MODELS[args.model]

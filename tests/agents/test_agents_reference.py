@@ -255,3 +255,15 @@ def test_loads_from_a_path_string(make_ws) -> None:
 def test_sampling_makes_the_agent_non_deterministic(make_ws) -> None:
     assert ReferenceAgent(make_ws({"temperature": 0.0}), llm=ScriptedLLM(["a"])).deterministic
     assert not ReferenceAgent(make_ws({"temperature": 0.7}), llm=ScriptedLLM(["a"])).deterministic
+
+
+def test_a_plain_reply_gets_the_stop_rule_of_the_tasks_answer_kind(make_ws) -> None:
+    from agent_evolve.llm.stops import StopRule
+
+    llm = ScriptedLLM(["Answer: 135", "135"])
+    agent = ReferenceAgent(make_ws({"skill_mode": "none"}), llm=llm)
+    agent.solve(Task(UNITS_TASK.id, UNITS_TASK.input, {"answer_kind": "number"}))
+    agent.solve(UNITS_TASK)
+    ruled, plain = llm.calls[0].stop, llm.calls[1].stop
+    assert isinstance(ruled, StopRule) and ruled.kind == "number"
+    assert plain is None

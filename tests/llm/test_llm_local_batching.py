@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.llm.llama_batching import Active, Placement, common_prefix, place, plan_step, stop_index
+from agent_evolve.llm.llama_batching import (Active, Placement, accepted_tokens, common_prefix, lookup_draft, place,
+                                             plan_step, reply_end, stop_index)
+from agent_evolve.llm.stops import answer_line_end
 
 
 def test_common_prefix() -> None:
@@ -41,10 +43,10 @@ def active(slot: int, pending: list[int], next_token: int | None = None, n_past:
 def test_a_step_decodes_every_generating_sequence_then_prompt_chunks() -> None:
     running = [active(0, [], next_token=42, n_past=10), active(1, list(range(100, 106))), active(2, [7, 8])]
     entries = plan_step(running, n_batch=5)
-    assert [(e.slot, e.tokens, e.start, e.logits) for e in entries] == [
-        (0, [42], 10, True), (1, [100, 101, 102, 103], 0, False)]
+    assert [(e.slot, e.tokens, e.start, e.outputs) for e in entries] == [
+        (0, [42], 10, 1), (1, [100, 101, 102, 103], 0, 0)]
     rest = plan_step([active(1, [104, 105], n_past=4), active(2, [7, 8])], n_batch=5)
-    assert [(e.slot, e.tokens, e.start, e.logits) for e in rest] == [(1, [104, 105], 4, True), (2, [7, 8], 0, True)]
+    assert [(e.slot, e.tokens, e.start, e.outputs) for e in rest] == [(1, [104, 105], 4, 1), (2, [7, 8], 0, 1)]
 
 
 def test_deadlines() -> None:
@@ -56,3 +58,34 @@ def test_deadlines() -> None:
 def test_stop_index_finds_the_earliest_stop() -> None:
     assert stop_index("answer: 4\n<|im_end|>x", ["<|im_end|>", "\n"]) == 9
     assert stop_index("no stop here", ["###", ""]) is None
+
+
+def test_a_draft_rides_with_its_next_token_and_is_cut_to_the_room_left() -> None:
+    drafting = active(0, [], next_token=42, n_past=10)
+    drafting.draft = [1, 2, 3, 4]
+    entries = plan_step([drafting, active(1, [], next_token=7, n_past=3), active(2, [9, 9])], n_batch=5)
+    assert [(e.slot, e.tokens, e.start, e.outputs) for e in entries] == [(0, [42, 1, 2, 3], 10, 4), (1, [7], 3, 1)]
+
+
+def test_prompt_lookup_drafts_what_followed_the_latest_matching_ngram() -> None:
+    history = [5, 6, 7, 8, 9, 1, 5, 6, 7, 2, 3, 5, 6]
+    assert lookup_draft(history, max_ngram=3, max_tokens=2) == [7, 2]
+    assert lookup_draft([1, 2, 3, 4], max_ngram=3, max_tokens=4) == []
+    assert lookup_draft([1, 2, 9, 2], max_ngram=2, max_tokens=5) == [9, 2]
+
+
+def test_a_draft_keeps_only_the_tokens_the_model_chose_then_the_models_own() -> None:
+    model = [11, 12, 99, 14]  # the model's greedy token after each input of the step
+    assert accepted_tokens([11, 12, 13], lambda i: model[i]) == [11, 12, 99]
+    assert accepted_tokens([11, 12], lambda i: model[i]) == [11, 12, 99]
+    assert accepted_tokens([], lambda i: model[i]) == [11]
+    asked: list[int] = []
+    accepted_tokens([50, 51, 52], lambda i: asked.append(i) or model[i])
+    assert asked == [0]  # nothing is sampled past the first rejected draft token
+
+
+def test_a_reply_ends_at_the_first_stop_string_or_where_its_answer_is_complete() -> None:
+    text = "3 + 4 = 7\nAnswer: 7\nAlso, more"
+    assert reply_end(text, (), answer_line_end) == text.index("\nAlso")
+    assert reply_end(text, ("+",), answer_line_end) == 2
+    assert reply_end(text, (), None) is None

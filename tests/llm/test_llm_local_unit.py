@@ -149,7 +149,7 @@ def test_the_cache_directory_honours_the_environment(monkeypatch, tmp_path):
 def test_a_repeated_sampled_request_gets_a_new_seed_and_a_greedy_one_keeps_its_own(monkeypatch):
     seeds: list[tuple[float, int]] = []
 
-    def generate(prompt, *, max_tokens, stops, temperature, seed, deadline):
+    def generate(prompt, *, max_tokens, stops, temperature, seed, deadline, complete_at=None):
         seeds.append((temperature, seed))
         return Generation("ok", len(prompt), 1, 0, "stop")
 
@@ -163,3 +163,20 @@ def test_a_repeated_sampled_request_gets_a_new_seed_and_a_greedy_one_keeps_its_o
     sampled = [seed for temperature, seed in seeds if temperature > 0]
     assert sampled[0] == 3 and len(set(sampled)) == 3
     assert [seed for temperature, seed in seeds if temperature == 0] == [3, 3]
+
+
+def test_a_stop_rule_reaches_the_engine_as_its_completeness_test_and_a_plain_list_as_stop_strings(monkeypatch):
+    from agent_evolve.llm.stops import answer_line_end, stop_rule
+
+    seen: list[tuple[tuple[str, ...], object]] = []
+
+    def generate(prompt, *, max_tokens, stops, temperature, seed, deadline, complete_at=None):
+        seen.append((stops, complete_at))
+        return Generation("Answer: 4", len(prompt), 1, 0, "stop")
+
+    engine = SimpleNamespace(prompt_tokens=lambda chat: ([1, 2, 3], ("<|im_end|>",)), generate=generate)
+    monkeypatch.setattr(llama_cpp_local, "load_model", lambda spec, **_: SimpleNamespace(engine=engine))
+    client = llama_cpp_local.LocalLlamaClient("local/x", next(iter(LOCAL_MODELS.values())))
+    client.complete([Message("user", "2 + 2?")], stop=stop_rule("number"))
+    client.complete([Message("user", "2 + 2?")], stop=["###"])
+    assert seen == [(("<|im_end|>",), answer_line_end), (("###", "<|im_end|>"), None)]

@@ -3,24 +3,8 @@
 Per task it selects skills (all, matched by description, routed by the model, or none), assembles a capped
 system prompt from the system prompt, fragments, skills and memories, asks the model (through the workspace's
 tools when ``use_tools`` is on), and optionally proposes a draft skill. Its settings are the manifest's
-``agent.config`` mapping, laid over ``EvolveConfig.extra["agent"]`` (a run-wide default) and under the
-config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line)::
-
-    agent:
-      config:
-        skill_mode: routed        # all | match | routed | none
-        use_tools: false          # run the tool loop over tools/registry.yaml
-        propose_drafts: false     # after answering, propose a lesson as skills/_drafts/<name>.md
-        max_tokens: null          # answer length; null: 1024
-        max_memories: 10          # memory lines in the prompt
-        max_tool_turns: 6         # model turns of the tool loop
-        max_prompt_chars: 6000    # cap of the assembled system prompt
-        match_top_k: 3            # skills injected by skill_mode match
-        temperature: 0.0
-        tool_timeout_s: 10.0      # time limit of one tool call
-        acting_output: answer     # in a task environment: answer (the summary or last reply) | diff (its diff)
-        max_observation_chars: 3000  # in a task environment: one tool result's length
-        max_context_chars: 9000   # in a task environment: the conversation sent (older results cut first)
+``agent.config`` mapping (the fields of ``AgentSettings``), laid over ``EvolveConfig.extra["agent"]`` (a
+run-wide default) and under the config's explicit ``agent_max_tokens`` / ``agent_temperature`` (the command line).
 
 With ``prompts/program.md`` in the workspace (and no tools, outside a task environment) that text replaces the
 system prompt and the agent answers with a program (``agents.program``): the model writes Python, the agent runs
@@ -90,6 +74,7 @@ from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.factory import client_from_config
+from agent_evolve.llm.stops import stop_rule
 from agent_evolve.llm.structured import complete_json
 from agent_evolve.llm.tool_loop import Tool, run_tool_loop
 from agent_evolve.protocol.acting import current_environment
@@ -124,21 +109,21 @@ _DRAFT_ASK = (
 
 @dataclass(frozen=True)
 class AgentSettings:
-    """The manifest's ``agent.config`` keys and their defaults (see the module docstring)."""
+    """The manifest's ``agent.config`` keys and their defaults."""
 
-    skill_mode: SkillMode = "routed"
-    use_tools: bool = False
-    propose_drafts: bool = False
-    max_tokens: int | None = None
-    max_memories: int = 10
-    max_tool_turns: int = 6
-    max_prompt_chars: int = DEFAULT_PROMPT_CHARS
-    match_top_k: int = 3
+    skill_mode: SkillMode = "routed"  # all | match | routed | none
+    use_tools: bool = False  # run the tool loop over tools/registry.yaml
+    propose_drafts: bool = False  # after answering, propose a lesson as skills/_drafts/<name>.md
+    max_tokens: int | None = None  # answer length; None: 1024
+    max_memories: int = 10  # memory lines in the prompt
+    max_tool_turns: int = 6  # model turns of the tool loop
+    max_prompt_chars: int = DEFAULT_PROMPT_CHARS  # cap of the assembled system prompt
+    match_top_k: int = 3  # skills injected by skill_mode match
     temperature: float = 0.0
-    tool_timeout_s: float = DEFAULT_TIMEOUT_S
-    acting_output: OutputMode = "answer"
-    max_observation_chars: int = 3000
-    max_context_chars: int = 9000
+    tool_timeout_s: float = DEFAULT_TIMEOUT_S  # time limit of one tool call
+    acting_output: OutputMode = "answer"  # in a task environment: answer (the summary or last reply) | diff
+    max_observation_chars: int = 3000  # in a task environment: one tool result's length
+    max_context_chars: int = 9000  # in a task environment: the conversation sent (older results cut first)
 
     @classmethod
     def from_config(cls, data: Mapping[str, Any], source: str | Path = MANIFEST_FILE) -> AgentSettings:
@@ -317,7 +302,8 @@ class ReferenceAgent(BaseAgent):
             extra = {"turns": result.turns, "stop_reason": result.stop_reason}
         else:
             completion = client.complete(messages, max_tokens=max_tokens, temperature=settings.temperature,
-                                         stop=list(PROGRAM_STOP) if program else None)
+                                         stop=list(PROGRAM_STOP) if program
+                                         else stop_rule(kind))
             output, usage, finish, extra = completion.text, completion.usage, completion.finish_reason, {}
             conversation = [*messages, Message("assistant", completion.text)]
         steps.append({"type": "answer", "finish_reason": finish, "usage": usage.to_dict(), **extra})

@@ -8,7 +8,7 @@ these decisions; here they are pure functions over token lists, tested without a
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -63,6 +63,8 @@ class Active:
     text: bytes = b""
     next_token: int | None = None
     finish: Finish | None = None
+    complete_at: Callable[[str], int | None] | None = None
+    draft: list[int] = field(default_factory=list)
 
     def expired(self, now: float | None = None) -> bool:
         return self.deadline is not None and (time.monotonic() if now is None else now) >= self.deadline
@@ -70,32 +72,78 @@ class Active:
 
 @dataclass(frozen=True)
 class Entry:
-    """The tokens one slot feeds to a decode step, from position ``start``; ``logits`` when it samples next."""
+    """The tokens one slot feeds to a decode step, from position ``start``; logits are wanted for the last
+    ``outputs`` of them (1 to sample the next token, 1 + drafts to verify a draft, 0 mid-prompt)."""
 
     slot: int
     tokens: list[int]
     start: int
-    logits: bool
+    outputs: int
 
 
 def plan_step(active: Sequence[Active], n_batch: int) -> list[Entry]:
-    """One decode step: every generating sequence's next token first, then prompt chunks while room is left.
+    """One decode step: every generating sequence's next token (and its draft, while room is left) first, then
+    prompt chunks while room is left.
 
     A prompt asks for logits only with its last token, so a long prompt is read over several steps while the
-    other sequences keep generating.
+    other sequences keep generating. A draft is cut to the room left; its tokens all get logits for checking.
     """
-    entries = [Entry(a.slot, [a.next_token], a.n_past, True) for a in active if a.next_token is not None]
-    room = n_batch - len(entries)
+    generating = [a for a in active if a.next_token is not None]
+    room = n_batch - len(generating)
+    entries = []
+    for a in generating:
+        draft = a.draft[:max(room, 0)]
+        room -= len(draft)
+        entries.append(Entry(a.slot, [a.next_token, *draft], a.n_past, 1 + len(draft)))  # type: ignore[list-item]
     for a in active:
         if a.next_token is not None or not a.pending or room <= 0:
             continue
         chunk = a.pending[:room]
-        entries.append(Entry(a.slot, chunk, a.n_past, len(chunk) == len(a.pending)))
+        entries.append(Entry(a.slot, chunk, a.n_past, int(len(chunk) == len(a.pending))))
         room -= len(chunk)
     return entries
+
+
+def lookup_draft(history: Sequence[int], max_ngram: int, max_tokens: int) -> list[int]:
+    """Prompt-lookup draft: the tokens that followed the latest earlier occurrence of the longest n-gram
+    (up to ``max_ngram`` tokens) ending ``history``, at most ``max_tokens``; empty when none recurs.
+
+    Replies that copy from their prompt (a function's signature and docstring, a program's numbers) recur there,
+    so the model often confirms several drafted tokens in one step.
+    """
+    size = len(history)
+    for n in range(min(max_ngram, size - 1), 0, -1):
+        tail = list(history[size - n:])
+        for start in range(size - n - 1, -1, -1):
+            if list(history[start:start + n]) == tail:
+                return list(history[start + n:start + n + max_tokens])
+    return []
+
+
+def accepted_tokens(draft: Sequence[int], choose: Callable[[int], int]) -> list[int]:
+    """The tokens a verified draft yields: the drafted tokens the model itself chose, then its own next token.
+
+    ``choose(i)`` is the model's token after the step's i-th input (the next token, then each drafted token),
+    asked in order and only as far as needed, so greedy output is the same as without a draft: a drafted token is
+    kept only where the model chose it.
+    """
+    kept: list[int] = []
+    for i, drafted in enumerate(draft):
+        chosen = choose(i)
+        if chosen != drafted:
+            return [*kept, chosen]
+        kept.append(drafted)
+    return [*kept, choose(len(draft))]
 
 
 def stop_index(text: str, stops: Sequence[str]) -> int | None:
     """Where the earliest stop string begins in ``text``, or None."""
     found = [i for i in (text.find(s) for s in stops if s) if i >= 0]
+    return min(found) if found else None
+
+
+def reply_end(text: str, stops: Sequence[str], complete_at: Callable[[str], int | None] | None) -> int | None:
+    """Where the reply ends: the earliest stop string, or where ``complete_at`` says the answer is complete."""
+    ends = [stop_index(text, stops), complete_at(text) if complete_at is not None else None]
+    found = [end for end in ends if end is not None]
     return min(found) if found else None

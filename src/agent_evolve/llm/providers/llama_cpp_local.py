@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -15,15 +14,16 @@ from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, T
 from agent_evolve.llm.draws import DrawCounter, draw_seed
 from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError
 from agent_evolve.llm.local_model import ensure_model_file
+from agent_evolve.llm.local_settings import EngineSettings
 from agent_evolve.llm.models import LocalModelSpec, llama_install_hint
 from agent_evolve.llm.qwen_tools import parse_tool_calls, to_chat_messages
+from agent_evolve.llm.stops import StopRule
 from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
 
 DEFAULT_N_CTX = 4096
 DEFAULT_MAX_TOKENS = 1024
-DEFAULT_SLOTS = 4  # concurrent requests decoded together; more wait for a free slot
 
 
 class LocalDeadlineError(LLMTimeoutError):
@@ -57,38 +57,26 @@ def _import_llama_cpp() -> Any:
     return llama_cpp
 
 
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name) or 0) or default
-
-
-def default_threads() -> int:
-    """Every core this process may use.
-
-    Measured on 2 quiet cores (benchmarks/local_model_speed.py): 2 threads read prompts at 38 tokens/s and generate
-    10.6 (16.4 over 4 streams), 1 thread 19 and 7.8. llama.cpp's threads meet at a spinning barrier after every
-    operation, so on cores shared with other busy processes 1 thread is faster: set AGENT_EVOLVE_N_THREADS=1 there.
-    """
-    return max(1, len(os.sched_getaffinity(0)))
-
-
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
     """The process-wide engine of spec (joined, verified and loaded on first use; later calls reuse it).
 
-    ``AGENT_EVOLVE_N_THREADS`` sets the threads (default: every core), ``AGENT_EVOLVE_LOCAL_SLOTS`` how many
-    requests are decoded together (default 4); each slot has ``n_ctx`` tokens of context.
+    Its speed settings (slots, threads, batch sizes, drafts) come from ``AGENT_EVOLVE_*`` variables, checked before
+    loading (:class:`~agent_evolve.llm.local_settings.EngineSettings`); each slot has ``n_ctx`` tokens of context.
+    On 2 quiet cores 2 threads read prompts at 38 tokens/s and generate 10.6 (1 thread: 19 and 7.8); on cores shared
+    with other busy processes set ``AGENT_EVOLVE_N_THREADS=1`` (llama.cpp's threads meet at a spinning barrier).
     """
     key = (spec.name, n_ctx)
     with _models_lock:
         if key in _models:
             return _models[key]
+        settings = EngineSettings.from_env()
         _import_llama_cpp()
         from agent_evolve.llm.providers.llama_engine import LlamaEngine
 
         started = time.perf_counter()
         path = ensure_model_file(spec, directory=cache_dir)
         prepared = time.perf_counter()
-        engine = LlamaEngine(path, n_ctx=n_ctx, slots=_env_int("AGENT_EVOLVE_LOCAL_SLOTS", DEFAULT_SLOTS),
-                             n_threads=_env_int("AGENT_EVOLVE_N_THREADS", default_threads()))
+        engine = LlamaEngine(path, n_ctx=n_ctx, settings=settings)
         loaded = LoadedModel(engine, path, prepared - started, time.perf_counter() - prepared)
         log.info("loaded %s from %s (prepare %.1fs, load %.1fs)", spec.name, path, loaded.prepare_s, loaded.load_s)
         _models[key] = loaded
@@ -132,7 +120,8 @@ class LocalLlamaClient:
         """Generate a reply in process; a <tool_call> block in the reply becomes a ToolCall.
 
         Generation stops at the client's deadline (``timeout_s`` from the call, queueing included) and the call
-        raises :class:`LocalDeadlineError` (an ``LLMTimeoutError``) rather than return a cut-off reply.
+        raises :class:`LocalDeadlineError` (an ``LLMTimeoutError``) rather than return a cut-off reply. A ``stop``
+        that is a :class:`~agent_evolve.llm.stops.StopRule` also ends the reply where its answer is complete.
         """
         started = time.monotonic()
         engine = load_model(self.spec, n_ctx=self.n_ctx, cache_dir=self.cache_dir).engine
@@ -143,7 +132,8 @@ class LocalLlamaClient:
         deadline = started + self.timeout_s if self.timeout_s else None
         generation = engine.generate(prompt, max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
                                      stops=(*(stop or ()), *template_stops), temperature=temperature,
-                                     seed=self._seed(prompt, max_tokens, stop, temperature), deadline=deadline)
+                                     seed=self._seed(prompt, max_tokens, stop, temperature), deadline=deadline,
+                                     complete_at=stop.complete_at if isinstance(stop, StopRule) else None)
         if generation.finish == "timeout":
             raise LocalDeadlineError(
                 f"no answer within {self.timeout_s:g}s ({generation.completion_tokens} tokens generated; "

@@ -3,7 +3,9 @@
 One worker thread owns the llama.cpp context. Each request gets a slot (a KV-cache sequence); a step decodes
 every generating sequence's next token and chunks of waiting prompts together, so four concurrent requests
 cost little more per step than one. A new prompt reuses the longest prefix any slot has cached (the system
-prompt and skills of a cycle are read once), and every request stops at its deadline.
+prompt and skills of a cycle are read once), and every request stops at its deadline or as soon as its stop rule
+says the answer is complete. With prompt-lookup drafts on, a greedy sequence also feeds the tokens that followed
+the same n-gram earlier, and keeps those the model confirms in the same step.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.llm.llama_batching import Active, Finish, plan_step, place, stop_index
+from agent_evolve.llm.llama_batching import (Active, Entry, Finish, accepted_tokens, lookup_draft, place, plan_step,
+                                             reply_end)
+from agent_evolve.llm.local_settings import EngineSettings
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +39,8 @@ class Generation:
     completion_tokens: int
     cached_tokens: int
     finish: Finish
+    drafted_tokens: int = 0
+    accepted_drafts: int = 0
 
 
 @dataclass
@@ -44,15 +51,16 @@ class _Request:
     temperature: float
     seed: int
     deadline: float | None
+    complete_at: Callable[[str], int | None] | None
     done: threading.Event = field(default_factory=threading.Event)
     result: Generation | None = None
     error: BaseException | None = None
 
 
 class LlamaEngine:
-    """A GGUF model with ``slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker thread."""
+    """A GGUF model with ``settings.slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker."""
 
-    def __init__(self, path: Path, *, n_ctx: int, slots: int, n_threads: int, n_batch: int = 512) -> None:
+    def __init__(self, path: Path, *, n_ctx: int, settings: EngineSettings) -> None:
         import llama_cpp
         from llama_cpp import _internals, _logger
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -60,19 +68,20 @@ class LlamaEngine:
         _logger.set_verbose(False)  # llama.cpp's load and context logs, as the high-level API hides them
         self._lib = llama_cpp
         self._piece_buffer = ctypes.create_string_buffer(PIECE_BYTES)
-        self.n_ctx, self.slots, self.n_batch = n_ctx, slots, n_batch
+        self.settings = settings
+        self.n_ctx, self.slots, self.n_batch = n_ctx, settings.slots, settings.n_batch
         model_params = llama_cpp.llama_model_default_params()
         self._model = _internals.LlamaModel(path_model=str(path), params=model_params, verbose=False)
         params = llama_cpp.llama_context_default_params()
-        params.n_ctx = n_ctx * slots
-        params.n_batch = params.n_ubatch = n_batch
-        params.n_seq_max = slots
+        params.n_ctx = n_ctx * self.slots
+        params.n_batch, params.n_ubatch = settings.n_batch, settings.n_ubatch
+        params.n_seq_max = self.slots
         params.kv_unified = True  # prefixes are copied between sequences, so they share one cache
-        params.n_threads = params.n_threads_batch = n_threads
+        params.n_threads = params.n_threads_batch = settings.n_threads
         params.no_perf = True
         self._ctx = _internals.LlamaContext(model=self._model, params=params, verbose=False)
         self._memory = llama_cpp.llama_get_memory(self._ctx.ctx)
-        self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self._batch = llama_cpp.llama_batch_init(settings.n_batch, 0, 1)
         eos = self._model.token_eos()
         template = self._model.metadata().get("tokenizer.chat_template")
         if not template:
@@ -94,10 +103,11 @@ class LlamaEngine:
         return list(tokens), tuple([stop] if isinstance(stop, str) else stop)
 
     def generate(self, prompt: list[int], *, max_tokens: int, stops: tuple[str, ...], temperature: float,
-                 seed: int, deadline: float | None) -> Generation:
-        """Queue a request and wait for it; it ends at EOG, a stop string, ``max_tokens``, its slot's context
-        or ``deadline`` (``time.monotonic()``), whichever comes first."""
-        request = _Request(prompt, max_tokens, stops, temperature, seed, deadline)
+                 seed: int, deadline: float | None,
+                 complete_at: Callable[[str], int | None] | None = None) -> Generation:
+        """Queue a request and wait for it; it ends at EOG, a stop string, where ``complete_at`` finds the answer
+        complete, ``max_tokens``, its slot's context or ``deadline`` (``time.monotonic()``), whichever is first."""
+        request = _Request(prompt, max_tokens, stops, temperature, seed, deadline, complete_at)
         self._queue.put(request)
         request.done.wait()
         if request.error is not None:
@@ -152,7 +162,8 @@ class LlamaEngine:
             lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
             reuse = 0
         self._cached[slot] = request.prompt[:reuse]
-        active = Active(slot, request.prompt[reuse:], reuse, request.max_tokens, request.stops, request.deadline)
+        active = Active(slot, request.prompt[reuse:], reuse, request.max_tokens, request.stops, request.deadline,
+                        complete_at=request.complete_at)
         request.result = Generation("", len(request.prompt), 0, reuse, "stop")
         return request, active, self._sampler(request.temperature, request.seed)
 
@@ -185,41 +196,75 @@ class LlamaEngine:
                 batch.pos[n] = entry.start + offset
                 batch.n_seq_id[n] = 1
                 batch.seq_id[n][0] = entry.slot
-                batch.logits[n] = entry.logits and offset == len(entry.tokens) - 1
+                batch.logits[n] = offset >= len(entry.tokens) - entry.outputs
                 n += 1
-            if entry.logits:
-                outputs[entry.slot] = n - 1
+            outputs[entry.slot] = n - 1
         batch.n_tokens = n
         status = self._lib.llama_decode(self._ctx.ctx, batch)
         if status != 0:
             raise RuntimeError(f"llama_decode returned {status} (the KV cache is full or the batch is invalid)")
         for entry in entries:
-            _, active, _ = running[entry.slot]
+            self._absorb(running, entry, outputs[entry.slot])
+
+    def _absorb(self, running: dict[int, tuple[_Request, Active, Any]], entry: Entry, last: int) -> None:
+        """Take one slot's decoded tokens into its state and sample what it asked logits for (row ``last`` is
+        the batch index of its last token)."""
+        request, active, sampler = running[entry.slot]
+        if active.next_token is None:
             self._cached[entry.slot] = self._cached[entry.slot] + entry.tokens
             active.n_past += len(entry.tokens)
-            if active.next_token is not None:
-                active.next_token = None
-            else:
-                del active.pending[: len(entry.tokens)]
-        for slot, index in outputs.items():
-            self._sample(running, slot, index)
-
-    def _sample(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, index: int) -> None:
-        request, active, sampler = running[slot]
-        lib = self._lib
-        token = lib.llama_sampler_sample(sampler, self._ctx.ctx, index)
-        if lib.llama_vocab_is_eog(self._model.vocab, token):
-            self._finish(running, slot, "stop")
+            del active.pending[: len(entry.tokens)]
+            if entry.outputs:
+                self._emit(running, entry.slot, [self._lib.llama_sampler_sample(sampler, self._ctx.ctx, last)])
             return
-        active.generated.append(token)
-        active.text += self._piece(token)
-        cut = stop_index(active.text.decode("utf-8", errors="ignore"), active.stops)
-        if cut is not None:
-            self._finish(running, slot, "stop", cut)
-        elif len(active.generated) >= active.max_tokens or active.n_past + 1 >= self.n_ctx:
-            self._finish(running, slot, "length")
-        else:
-            active.next_token = token
+        draft, first = entry.tokens[1:], last - len(entry.tokens) + 1
+        kept = accepted_tokens(draft, lambda i: self._lib.llama_sampler_sample(sampler, self._ctx.ctx, first + i))
+        fed = len(kept)  # the next token and the drafted tokens the model confirmed are in the cache now
+        if fed < len(entry.tokens):
+            self._lib.llama_memory_seq_rm(self._memory, entry.slot, active.n_past + fed, -1)
+        self._cached[entry.slot] = self._cached[entry.slot] + entry.tokens[:fed]
+        active.n_past += fed
+        active.next_token = None
+        assert request.result is not None
+        request.result.drafted_tokens += len(draft)
+        request.result.accepted_drafts += fed - 1
+        self._emit(running, entry.slot, kept)
+
+    def _emit(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, tokens: list[int]) -> None:
+        """Append sampled tokens to a reply in order until one ends it; the last kept one is decoded next.
+
+        Each token is checked against the context as one-at-a-time decoding would have: the i-th of k tokens
+        was sampled with ``n_past - (k - 1 - i)`` tokens in the cache.
+        """
+        request, active, _ = running[slot]
+        vocab = self._model.vocab
+        for index, token in enumerate(tokens):
+            if self._lib.llama_vocab_is_eog(vocab, token):
+                self._finish(running, slot, "stop")
+                return
+            active.generated.append(token)
+            active.text += self._piece(token)
+            cut = reply_end(active.text.decode("utf-8", errors="ignore"), active.stops, active.complete_at)
+            if cut is not None:
+                self._finish(running, slot, "stop", cut)
+                return
+            n_past = active.n_past - (len(tokens) - 1 - index)
+            if len(active.generated) >= active.max_tokens or n_past + 1 >= self.n_ctx:
+                self._finish(running, slot, "length")
+                return
+        active.next_token = tokens[-1]
+        active.draft = self._draft(request, active)
+
+    def _draft(self, request: _Request, active: Active) -> list[int]:
+        """Prompt-lookup draft tokens for a greedy request when drafts are on, within its token and context room."""
+        settings = self.settings
+        if settings.draft != "prompt-lookup" or request.temperature > 0:
+            return []
+        room = min(settings.draft_tokens, active.max_tokens - len(active.generated) - 1,
+                   self.n_ctx - active.n_past - 2)
+        if room <= 0:
+            return []
+        return lookup_draft(request.prompt + active.generated, settings.draft_ngram, room)
 
     def _piece(self, token: int) -> bytes:
         """The bytes of one token's text (special tokens render as nothing)."""

@@ -1,0 +1,99 @@
+"""Stop rules: where a reply of a given answer kind is complete, so generation can end there.
+
+A :class:`StopRule` is the ``stop`` list a caller passes to ``LLMClient.complete`` (a ``list[str]`` of the
+sequences every provider accepts natively, often empty) carrying a structural test the embedded model applies in
+its own generation loop: ``complete_at(text)`` is where the finished answer ends, or None while it may go on.
+Remote providers see only the plain list, so their semantics are unchanged. Rules are keyed by a plain string
+answer kind (``stop_rule("number")``); kinds without a rule get None. A rule never ends a reply inside an open
+code fence, and a code rule ends only after a block's closing fence, so no program or block is cut short.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+Completeness = Callable[[str], int | None]
+
+_FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
+_PYTHON_OPEN = re.compile(r"^[ \t]*```[ \t]*(?:python3?|py)?[ \t]*$", re.IGNORECASE)
+_ANSWER_LINE = re.compile(
+    r"^[ \t*#>_]*(?:final[ \t]+)?answer[ \t*_]*[:=][ \t*_]*\\?\$?[ \t]*[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
+    r"(?:[ \t]*/[ \t]*\d+)?[ \t*_.$]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class StopRule(list[str]):
+    """Native stop sequences (the list itself) and where a reply of ``kind`` is complete (``complete_at``)."""
+
+    def __init__(self, kind: str, sequences: Iterable[str], complete_at: Completeness) -> None:
+        super().__init__(sequences)
+        self.kind = kind
+        self.complete_at = complete_at
+
+    def __repr__(self) -> str:
+        return f"StopRule({self.kind!r}, {list(self)!r})"
+
+
+def fenced_lines(text: str) -> list[tuple[int, int, str]]:
+    """Every complete line of ``text`` that starts a code fence: (start, end, line), end before its newline."""
+    found = []
+    for match in _FENCE_LINE.finditer(text):
+        end = text.find("\n", match.start())
+        if end < 0:
+            break
+        found.append((match.start(), end, text[match.start():end]))
+    return found
+
+
+def answer_line_end(text: str) -> int | None:
+    """The end of the first finished ``Answer: <number>`` line outside any code fence, or None.
+
+    A line counts once its newline has been generated (so ``Answer: 1`` is never taken for ``Answer: 12``) and
+    only when no code fence is open before it (an answer printed inside a program is not the reply's answer).
+    """
+    fences = [start for start, _, _ in fenced_lines(text)]
+    for match in _ANSWER_LINE.finditer(text):
+        end = match.end()
+        if end >= len(text) or text[end] != "\n":
+            continue
+        if sum(1 for start in fences if start < match.start()) % 2 == 0:
+            return end
+    return None
+
+
+def closed_python_block_end(text: str) -> int | None:
+    """The end of the closing fence of the first Python (or untagged) code block that defines something.
+
+    The block must contain a ``def`` or ``class`` line (a first block of only examples does not end the reply)
+    and its closing fence line must be finished, so the kept text holds the whole block, fences included.
+    """
+    fences = fenced_lines(text)
+    index = 0
+    while index + 1 < len(fences):
+        (_, open_end, opening), (close_start, close_end, closing) = fences[index], fences[index + 1]
+        if closing.strip() != "```":
+            index += 1
+            continue
+        body = text[open_end + 1:close_start]
+        if _PYTHON_OPEN.match(opening) and re.search(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]", body, re.MULTILINE):
+            return close_end
+        index += 2
+    return None
+
+
+_RULES: dict[str, tuple[tuple[str, ...], Completeness]] = {
+    "number": ((), answer_line_end),
+    "code": ((), closed_python_block_end),
+}
+STOP_KINDS: tuple[str, ...] = tuple(_RULES)
+
+
+def stop_rule(kind: str | None) -> StopRule | None:
+    """The stop rule for an answer kind ("number", "code"); None for kinds without one (they end on their own)."""
+    if kind is None or kind not in _RULES:
+        return None
+    sequences, complete_at = _RULES[kind]
+    return StopRule(kind, sequences, complete_at)
+
