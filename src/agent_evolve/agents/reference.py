@@ -63,12 +63,7 @@ from agent_evolve.benchmarks.answer_kinds import declared_kind
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.contract.manifest import MANIFEST_FILE
-from agent_evolve.contract.skills import (
-    Skill,
-    parse_skill,
-    render_skill,
-    validate_skill,
-)
+from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError
 from agent_evolve.llm.base import LLMClient, Message
