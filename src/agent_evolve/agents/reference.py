@@ -63,6 +63,7 @@ from agent_evolve.benchmarks.answer_kinds import declared_kind
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.contract.manifest import MANIFEST_FILE
+from agent_evolve.contract.settings_rules import check_settings, is_int, is_number
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError
@@ -123,40 +124,24 @@ class AgentSettings:
     @classmethod
     def from_config(cls, data: Mapping[str, Any], source: str | Path = MANIFEST_FILE) -> AgentSettings:
         """Validated settings; ManifestError naming ``source`` and the key for an unknown key or a bad value."""
-        known = [f.name for f in fields(cls)]
-        for key, value in data.items():
-            if key not in known:
-                raise ManifestError(f"{source}: key 'agent.config.{key}' is unknown; known keys: {', '.join(known)}")
-            valid, expected = _RULES[key]
-            if not valid(value):
-                raise ManifestError(f"{source}: key 'agent.config.{key}' must be {expected}, got {value!r}")
+        check_settings(data, _RULES, str(source), ManifestError, key_prefix="agent.config.")
         return cls(**data)
-
-
-def _is_int(value: Any) -> bool:
-    """An int that is not a bool (YAML reads `true` as a bool, which Python counts as an int)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    """An int or float that is not a bool."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "skill_mode": (lambda v: v in SKILL_MODES, f"one of {', '.join(SKILL_MODES)}"),
     "use_tools": (lambda v: isinstance(v, bool), "true or false"),
     "propose_drafts": (lambda v: isinstance(v, bool), "true or false"),
-    "max_tokens": (lambda v: v is None or (_is_int(v) and v >= 1), "a positive integer or null"),
-    "max_memories": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
-    "max_tool_turns": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
-    "max_prompt_chars": (lambda v: _is_int(v) and v >= 500, "an integer of at least 500"),
-    "match_top_k": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
-    "temperature": (lambda v: _is_number(v) and 0.0 <= v <= 2.0, "a number between 0 and 2"),
-    "tool_timeout_s": (lambda v: _is_number(v) and v > 0, "a positive number"),
+    "max_tokens": (lambda v: v is None or (is_int(v) and v >= 1), "a positive integer or null"),
+    "max_memories": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
+    "max_tool_turns": (lambda v: is_int(v) and v >= 1, "a positive integer"),
+    "max_prompt_chars": (lambda v: is_int(v) and v >= 500, "an integer of at least 500"),
+    "match_top_k": (lambda v: is_int(v) and v >= 1, "a positive integer"),
+    "temperature": (lambda v: is_number(v) and 0.0 <= v <= 2.0, "a number between 0 and 2"),
+    "tool_timeout_s": (lambda v: is_number(v) and v > 0, "a positive number"),
     "acting_output": (lambda v: v in OUTPUT_MODES, f"one of {', '.join(OUTPUT_MODES)}"),
-    "max_observation_chars": (lambda v: _is_int(v) and v >= 200, "an integer of at least 200"),
-    "max_context_chars": (lambda v: _is_int(v) and v >= 1000, "an integer of at least 1000"),
+    "max_observation_chars": (lambda v: is_int(v) and v >= 200, "an integer of at least 200"),
+    "max_context_chars": (lambda v: is_int(v) and v >= 1000, "an integer of at least 1000"),
 }
 """Per ``agent.config`` key: a validity check and what a valid value is, for the error message."""
 

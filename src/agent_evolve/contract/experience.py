@@ -22,6 +22,7 @@ from typing import Any, Literal
 from agent_evolve.contract.jsonl import dump_line, jsonl_problems, read_jsonl
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.errors import WorkspaceError
 
 EXPERIENCE_CATEGORY = "experience"
@@ -76,11 +77,10 @@ class ExperienceSettings:
         return f"k: {self.k}\nform: {self.form}\nmax_chars: {self.max_chars}\n"
 
 
-_RULES: dict[str, tuple[Any, str]] = {
-    "k": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 8, "an integer from 1 to 8"),
+_RULES: Rules = {
+    "k": (lambda v: is_int(v) and 1 <= v <= 8, "an integer from 1 to 8"),
     "form": (lambda v: v in FORMS, f"one of {', '.join(FORMS)}"),
-    "max_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 200 <= v <= 8000,
-                  "an integer from 200 to 8000"),
+    "max_chars": (lambda v: is_int(v) and 200 <= v <= 8000, "an integer from 200 to 8000"),
 }
 
 
@@ -90,12 +90,7 @@ def parse_experience_settings(data: Any, where: str = EXPERIENCE_SETTINGS) -> Ex
         return ExperienceSettings()
     if not isinstance(data, dict):
         raise WorkspaceError(f"{where}: expected a mapping of {', '.join(_RULES)}, got {type(data).__name__}")
-    for key, value in data.items():
-        if key not in _RULES:
-            raise WorkspaceError(f"{where}: key {key!r} is unknown; known keys: {', '.join(_RULES)}")
-        valid, expected = _RULES[key]
-        if not valid(value):
-            raise WorkspaceError(f"{where}: key {key!r} must be {expected}, got {value!r}")
+    check_settings(data, _RULES, where, WorkspaceError)
     return ExperienceSettings(**data)
 
 
