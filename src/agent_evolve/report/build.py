@@ -9,7 +9,7 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.versioning import VersionControl, candidate_tag, pre_evolution_tag
 from agent_evolve.report.figures import save_png, score_figure, spending_figure, svg_text
 from agent_evolve.report.html import ReportPage, render
-from agent_evolve.report.model import GATED_OUTCOMES, lineage, skill_bank, task_matrix
+from agent_evolve.report.model import GATED_OUTCOMES, gate_tallies, lineage, skill_bank, task_matrix
 from agent_evolve.userview.run import RunView, accepted_version, baseline_score, load_run
 from agent_evolve.userview.versions import evolvable_paths
 
@@ -48,6 +48,7 @@ def report_page(run: RunView) -> ReportPage:
         spending_svg=svg_text(spending_figure(rows)),
         rows=rows,
         tree=lineage(rows, run.journal),
+        gates=gate_tallies(rows),
         diffs=diffs,
         skills=skill_bank(skills, [o for batch in batches.values() for o in batch]),
         matrix=task_matrix(gates, batches),

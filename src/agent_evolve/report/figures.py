@@ -4,68 +4,94 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import astuple
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_evolve.report.axes import amount_limits, cycle_limits, cycle_ticks, score_limits
 from agent_evolve.userview.optional import optional_module
 from agent_evolve.userview.run import CycleRow
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+EMPTY_COST_TOP = 0.01
+"""The top of the dollar axis of a run that cost nothing."""
 
 _MARKS = {"accepted": ("^", "#2a9d4b", "accepted"), "rejected": ("x", "#d62828", "rejected")}
 
 
-def _figure(width: float, height: float) -> Figure:
-    """A new figure with one axes whose cycle axis has whole-number ticks."""
+def _figure(width: float, height: float, cycles: Sequence[int]) -> Figure:
+    """A new figure with one axes whose cycle axis has whole-cycle ticks and half a cycle either side."""
     figures = optional_module("matplotlib.figure", "plot", "the report's figures")
-    ticker = optional_module("matplotlib.ticker", "plot", "the report's figures")
     figure = figures.Figure(figsize=(width, height), dpi=100)
-    figure.add_subplot().xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    axes = figure.add_subplot()
+    axes.set_xlim(*astuple(cycle_limits(cycles)))
+    axes.set_xticks(cycle_ticks(cycles))
+    axes.set_xlabel("cycle")
     return figure
+
+
+def _series(axes: Axes, points: Sequence[tuple[int, float]], colour: str, label: str, *, marker: str = "o",
+            linestyle: str = "-", step: bool = False) -> None:
+    """A series as a line through its points; a single point as a hollow marker alone (a one-point line draws
+    nothing, and hollow markers stay visible where one cycle's series share a value)."""
+    if not points:
+        return
+    xs, ys = [c for c, _ in points], [s for _, s in points]
+    if len(points) == 1:
+        axes.plot(xs, ys, linestyle="none", marker=marker, markersize=9, markerfacecolor="none", markeredgewidth=1.5,
+                  color=colour, label=label)
+    elif step:
+        axes.step(xs, ys, where="post", marker=marker, markersize=3, color=colour, label=label)
+    else:
+        axes.plot(xs, ys, linestyle=linestyle, marker=marker, markersize=3, color=colour, label=label)
 
 
 def score_figure(rows: Sequence[CycleRow], baseline: float | None) -> Figure:
     """Cycle score, accepted holdout score and batch score per cycle; accepted and rejected cycles marked."""
-    figure = _figure(8, 3.6)
-    axes = figure.axes[0]
     cycles = [r.cycle for r in rows]
-    axes.plot(cycles, [r.score for r in rows], "-o", color="#1d3557", markersize=3, label="cycle score")
+    figure = _figure(8, 3.6, cycles)
+    axes = figure.axes[0]
     holdout = [(r.cycle, r.holdout_score) for r in rows if r.holdout_score is not None]
-    if holdout:
-        axes.step([c for c, _ in holdout], [s for _, s in holdout], where="post", color="#2a9d4b", label="accepted holdout score")
     batch = [(r.cycle, r.batch_score) for r in rows if r.batch_score is not None]
-    if batch:
-        axes.plot([c for c, _ in batch], [s for _, s in batch], "--", color="#999999", label="batch score")
+    _series(axes, [(r.cycle, r.score) for r in rows], "#1d3557", "cycle score")
+    _series(axes, holdout, "#2a9d4b", "accepted holdout score", marker="s", step=True)
+    _series(axes, batch, "#999999", "batch score", marker="D", linestyle="--")
+    marked_scores: list[float] = []
     for outcome, (marker, colour, label) in _MARKS.items():
         marked = [(r.cycle, (r.gate or {}).get("candidate_score", r.score)) for r in rows if r.outcome == outcome]
         if marked:
             axes.scatter([c for c, _ in marked], [s for _, s in marked], marker=marker, color=colour, s=60, zorder=3,
                          label=f"{label} candidate")
+            marked_scores += [s for _, s in marked]
     if baseline is not None:
         axes.axhline(baseline, color="#bbbbbb", linewidth=0.8, linestyle=":", label="baseline")
-    axes.set_xlabel("cycle")
+    shown = [r.score for r in rows] + [s for _, s in holdout + batch] + marked_scores + [baseline]
+    axes.set_ylim(*astuple(score_limits(shown)))
     axes.set_ylabel("score")
     axes.set_title("scores by cycle")
-    axes.legend(fontsize=7, loc="best")
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=7, loc="best")
     figure.tight_layout()
     return figure
 
 
 def spending_figure(rows: Sequence[CycleRow]) -> Figure:
-    """Tokens per cycle (bars) and cumulative cost in US dollars (line)."""
-    figure = _figure(8, 3.0)
-    axes = figure.axes[0]
+    """Tokens per cycle (bars) and cumulative cost in US dollars (line), both from 0."""
     cycles = [r.cycle for r in rows]
-    axes.bar(cycles, [r.tokens for r in rows], color="#457b9d", label="tokens")
-    axes.set_xlabel("cycle")
+    figure = _figure(8, 3.0, cycles)
+    axes = figure.axes[0]
+    tokens = [r.tokens for r in rows]
+    axes.bar(cycles, tokens, color="#457b9d", label="tokens")
+    axes.set_ylim(*astuple(amount_limits(tokens)))
     axes.set_ylabel("tokens")
     cost_axes = axes.twinx()
-    running, total = [], 0.0
-    for row in rows:
-        total += row.cost
-        running.append(total)
-    cost_axes.plot(cycles, running, "-o", color="#e76f51", markersize=3, label="cumulative cost $")
+    running = list(accumulate(r.cost for r in rows))
+    _series(cost_axes, list(zip(cycles, running)), "#e76f51", "cumulative cost $")
+    cost_axes.set_ylim(*astuple(amount_limits(running, empty_top=EMPTY_COST_TOP)))
     cost_axes.set_ylabel("US dollars")
     axes.set_title("tokens and cost over time")
     figure.tight_layout()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from agent_evolve.report.model import SkillUse, TaskMatrix, VersionNode
+from agent_evolve.report.model import GateTally, SkillUse, TaskMatrix, VersionNode
 from agent_evolve.userview.run import CycleRow
 
 _CSS = """
@@ -33,6 +33,7 @@ class ReportPage:
     spending_svg: str
     rows: list[CycleRow]
     tree: VersionNode
+    gates: list[GateTally]
     diffs: list[tuple[int, str, str]]
     skills: list[SkillUse]
     matrix: TaskMatrix
@@ -48,12 +49,30 @@ def _gate_text(gate: dict | None) -> str:
     return f"{numbers}; {gate.get('reason', '')}"
 
 
-def _tree(node: VersionNode) -> str:
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def _scored_text(tally: GateTally) -> str:
+    return f"{_count(tally.scored)} of {_count(tally.tasks)}"
+
+
+def _tally_text(tally: GateTally | None) -> str:
+    """Holdout tasks won, lost and tied and the tasks scored, e.g. `2 won, 0 lost, 4 tied; 6 of 6 holdout tasks scored`."""
+    if tally is None or tally.wins is None:
+        return ""
+    return (f"{tally.wins} won, {_count(tally.losses)} lost, {_count(tally.ties)} tied; "
+            f"{_scored_text(tally)} holdout tasks scored")
+
+
+def _tree(node: VersionNode, tallies: dict[int, GateTally]) -> str:
     label = f'<span class="tag {escape(node.outcome)}">{escape(node.tag)}</span>'
     detail = f" cycle {node.cycle}, {escape(node.outcome)}" if node.cycle else " the starting workspace"
-    gate = f' <span class="gate">({escape(_gate_text(node.gate))})</span>' if node.gate else ""
+    tally = _tally_text(tallies.get(node.cycle)) if node.cycle else ""
+    gate_text = "; ".join(part for part in (tally, _gate_text(node.gate)) if part)
+    gate = f' <span class="gate">({escape(gate_text)})</span>' if node.gate else ""
     summary = f" &mdash; {escape(node.summary)}" if node.summary else ""
-    children = "".join(_tree(child) for child in node.children)
+    children = "".join(_tree(child, tallies) for child in node.children)
     return f"<li>{label}{detail}{gate}{summary}" + (f"<ul>{children}</ul>" if children else "") + "</li>"
 
 
@@ -95,6 +114,13 @@ def render(page: ReportPage) -> str:
         f"<details open><summary>cycle {cycle}: {escape(label)}</summary><pre class=\"diff\">{_diff_html(text) or 'no change'}</pre></details>"
         for cycle, label, text in page.diffs
     ) or "<p>No candidate was gated.</p>"
+    gates = _table(
+        ("cycle", "candidate", "outcome", "wins", "losses", "ties", "holdout tasks scored", "stopped", "reason"),
+        [(str(t.cycle), escape(t.tag), f'<span class="tag {escape(t.outcome)}">{escape(t.outcome)}</span>',
+          _count(t.wins), _count(t.losses), _count(t.ties), _scored_text(t), escape(t.stopped), escape(t.reason))
+         for t in page.gates],
+        "gates",
+    ) if page.gates else "<p>No candidate was gated.</p>"
     skills = _table(
         ("skill", "description", "uses (train tasks)", "contribution (score with - without)"),
         [(escape(s.name), escape(s.description), str(s.uses), _num(s.contribution)) for s in page.skills],
@@ -113,7 +139,8 @@ def render(page: ReportPage) -> str:
 <h1>{escape(page.title)}</h1>
 <section id="summary"><h2>Summary</h2>{summary}</section>
 <section id="curve"><h2>Scores</h2><div class="figure">{page.score_svg}</div>{cycles}</section>
-<section id="lineage"><h2>Lineage of versions</h2><ul class="tree">{_tree(page.tree)}</ul></section>
+<section id="lineage"><h2>Lineage of versions</h2><ul class="tree">{_tree(page.tree, {t.cycle: t for t in page.gates})}</ul>
+<h3>Wins and losses per gate</h3>{gates}</section>
 <section id="diffs"><h2>What each candidate changed</h2>{diffs}</section>
 <section id="skills"><h2>Skill bank</h2>{skills}</section>
 <section id="matrix"><h2>Results by task and cycle</h2>{grid}</section>

@@ -1,5 +1,5 @@
-"""What the report shows, computed from a run's records without side effects: the lineage of versions, the
-skill bank's use and contribution, and the per-task result matrix."""
+"""What the report shows, computed from a run's records without side effects: the lineage of versions, each
+gate's wins and losses, the skill bank's use and contribution, and the per-task result matrix."""
 
 from __future__ import annotations
 
@@ -40,6 +40,11 @@ def parents_by_cycle(journal: Sequence[dict[str, Any]]) -> dict[int, str]:
     return parents
 
 
+def version_tag(row: CycleRow) -> str:
+    """The tag of a gated cycle's candidate: `evo-N` when accepted, else `cand-N`."""
+    return accepted_tag(row.cycle) if row.outcome == "accepted" else candidate_tag(row.cycle)
+
+
 def lineage(rows: Sequence[CycleRow], journal: Sequence[dict[str, Any]]) -> VersionNode:
     """The tree of every gated candidate under the version it was made from, rooted at the baseline."""
     root = VersionNode(BASELINE_TAG, 0, None, "baseline")
@@ -48,12 +53,59 @@ def lineage(rows: Sequence[CycleRow], journal: Sequence[dict[str, Any]]) -> Vers
     for row in rows:
         if row.outcome not in GATED_OUTCOMES:
             continue
-        tag = accepted_tag(row.cycle) if row.outcome == "accepted" else candidate_tag(row.cycle)
+        tag = version_tag(row)
         node = VersionNode(tag, row.cycle, parents.get(row.cycle, BASELINE_TAG), row.outcome, row.gate, row.summary)
         nodes[tag] = node
         nodes[candidate_tag(row.cycle)] = node
         nodes.get(node.parent or BASELINE_TAG, root).children.append(node)
     return root
+
+
+CURTAILMENT_OFF = "curtailment off"
+
+
+@dataclass(frozen=True)
+class GateTally:
+    """A gate's task-by-task comparison on the holdout: the candidate's wins, losses and ties against the incumbent,
+    how many holdout tasks the candidate was scored on before curtailment stopped the gate, and why it stopped.
+    A number the record does not carry (an older run, a gate that failed) is None."""
+
+    cycle: int
+    tag: str
+    outcome: str
+    wins: int | None
+    losses: int | None
+    ties: int | None
+    scored: int | None
+    tasks: int | None
+    stopped: str
+    reason: str
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def gate_tally(row: CycleRow) -> GateTally:
+    """The tally of the gate record of `row` (its decision: `statistic` and, when on, `curtailment`)."""
+    gate = row.gate or {}
+    statistic = gate.get("statistic") if isinstance(gate.get("statistic"), dict) else {}
+    curtailment = gate.get("curtailment") if isinstance(gate.get("curtailment"), dict) else {}
+    compared = _count(statistic.get("n"))
+    if curtailment:
+        candidate = curtailment.get("candidate") if isinstance(curtailment.get("candidate"), dict) else {}
+        scored, tasks = _count(candidate.get("scored")), _count(curtailment.get("tasks"))
+        stopped = str(curtailment.get("stopped", ""))
+    else:
+        scored, tasks, stopped = compared, compared, CURTAILMENT_OFF if gate else ""
+    return GateTally(row.cycle, version_tag(row), row.outcome, _count(statistic.get("wins")),
+                     _count(statistic.get("losses")), _count(statistic.get("ties")), scored, tasks, stopped,
+                     str(gate.get("reason", "")))
+
+
+def gate_tallies(rows: Sequence[CycleRow]) -> list[GateTally]:
+    """The tally of every gated cycle, in cycle order."""
+    return [gate_tally(row) for row in rows if row.outcome in GATED_OUTCOMES]
 
 
 @dataclass(frozen=True)
