@@ -35,7 +35,7 @@ from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.engine.executors import EXECUTORS
-from agent_evolve.engine.preflight import preflight
+from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
@@ -202,7 +202,10 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
 
 
 def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str, cycles: int) -> None:
-    """Before a fresh run spends anything: what it will do, and a warning when its gate cannot judge."""
+    """Before a fresh run spends anything: what it will do, and a warning when its gate cannot judge. Its tasks are
+    read only from a benchmark that passes its readiness check (Docker, then data), so that is what an error names."""
+    if config.preflight:
+        benchmark_preflight(adapter)
     pool = [task.id for task in adapter.get_tasks("train", limit=config.task_pool_limit)]
     plan = plan_tasks(pool, config.holdout_ratio, config.seed, config.holdout_limit, config.val_ratio, config.val_limit)
     holdout = len(plan.holdout_ids)

@@ -45,5 +45,15 @@ def preflight(clients: Mapping[str, LLMClient], benchmark: BenchmarkAdapter) -> 
     problem = benchmark_problem(benchmark)
     if problem is not None:
         problems.append(problem)
+    _raise(problems)
+
+
+def benchmark_preflight(benchmark: BenchmarkAdapter) -> None:
+    """The benchmark's part alone, for a caller that must read its tasks before the models are probed."""
+    problem = benchmark_problem(benchmark)
+    _raise([problem] if problem is not None else [])
+
+
+def _raise(problems: list[str]) -> None:
     if problems:
         raise PreflightError("pre-flight failed (nothing was run or recorded): " + "; ".join(problems))
