@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.errors import ConfigError
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"

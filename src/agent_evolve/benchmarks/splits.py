@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import AnswerKind, with_kind
 from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
-from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.engine.tasks import is_dev, seeded_order
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Task

@@ -33,7 +33,7 @@ from agent_evolve.cli.start import (
 )
 from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
-from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.engine.records import RunRecords

@@ -21,7 +21,7 @@ from typing import Any
 
 from agent_evolve.contract.paths import encode_utf8
 from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
-from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
 
 

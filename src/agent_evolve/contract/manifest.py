@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.errors import ManifestError
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.errors import SkillFormatError
 
 MAX_NAME_LENGTH = 64

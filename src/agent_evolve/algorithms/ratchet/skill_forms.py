@@ -21,7 +21,7 @@ from agent_evolve.algorithms.ratchet.records import (
     RatchetSkill,
 )
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.contract.skills import (
     MAX_NAME_LENGTH,
     Skill,

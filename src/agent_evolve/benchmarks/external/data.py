@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.safe_json import parse_json
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
 
 SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".csv", ".parquet")

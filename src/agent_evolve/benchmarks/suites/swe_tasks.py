@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evolve.contract.safe_yaml import load_yaml
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.errors import ConfigError
 
 VISIBLE_TESTS = "tests"
