@@ -24,8 +24,8 @@ from agent_evolve.benchmarks.external.common import (
 from agent_evolve.benchmarks.external.data import DataSource, load_records
 from agent_evolve.benchmarks.facts import numbers_in
 from agent_evolve.config import EvolveConfig
-from agent_evolve.io.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.factory import make_client, role_settings
 from agent_evolve.text import STOP_WORDS
