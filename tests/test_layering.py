@@ -11,7 +11,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.config", "agent_evolve.io"),
     ("agent_evolve.contract", "agent_evolve.environments", "agent_evolve.text", "agent_evolve.stats",
      "agent_evolve.task_order"),
-    ("agent_evolve.llm", "agent_evolve.testing"),
+    ("agent_evolve.llm", "agent_evolve.testing", "agent_evolve.mcp"),
     ("agent_evolve.protocol", "agent_evolve.benchmarks.base",
      "agent_evolve.benchmarks.answer_kinds"),
     ("agent_evolve.engine",),
