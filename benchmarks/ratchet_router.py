@@ -17,8 +17,8 @@ import time
 
 from router_latency import bank, p95, sentence, synthetic_setting, timed
 
-from agent_evolve.algorithms.ratchet.embeddings import HashingEmbedder
-from agent_evolve.algorithms.ratchet.router import BankRouter, RouterConfig
+from agent_evolve.agents.routing.bank import BankRouter, RouterConfig
+from agent_evolve.agents.routing.embeddings import HashingEmbedder
 
 TARGET_MS = 20.0
 

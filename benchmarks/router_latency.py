@@ -14,7 +14,7 @@ import random
 import statistics
 import time
 
-from agent_evolve.agents.router import BankShortlist, SkillRouter, skill_document
+from agent_evolve.agents.routing.router import BankShortlist, SkillRouter, skill_document
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta

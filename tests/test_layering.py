@@ -1,61 +1,110 @@
-"""Imports flow one way: types -> contract -> llm -> protocols -> engine -> built-ins -> api and cli."""
+"""Imports flow one way between the top-level packages of `agent_evolve`, and no two of them import each other.
+
+A top-level unit is the first path component under `src/agent_evolve` (a top-level module file is its own unit;
+the package's `__init__.py` is `__init__`). Every import counts, those under `if TYPE_CHECKING:` included.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "agent_evolve"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.config", "agent_evolve.contract.safe_yaml"),
-    ("agent_evolve.contract", "agent_evolve.environments", "agent_evolve.text", "agent_evolve.stats"),
-    ("agent_evolve.llm", "agent_evolve.testing"),
-    ("agent_evolve.protocol", "agent_evolve.benchmarks.base",
-     "agent_evolve.benchmarks.answer_kinds"),
-    ("agent_evolve.engine",),
-    ("agent_evolve.agents", "agent_evolve.benchmarks", "agent_evolve.algorithms", "agent_evolve.seed_workspaces"),
-    ("agent_evolve.registry", "agent_evolve.api", "agent_evolve.cli", "agent_evolve.experiment", "agent_evolve",
-     "agent_evolve.userview", "agent_evolve.report", "agent_evolve.export", "agent_evolve.tracking", "agent_evolve.lift"),
+    ("types", "errors", "io", "config"),
+    ("contract", "environments", "text", "stats", "task_order"),
+    ("llm", "testing", "mcp"),
+    ("protocol",),
+    ("benchmarks",),
+    ("engine",),
+    ("agents",),
+    ("algorithms",),
+    ("seed_workspaces", "registry", "api", "cli", "experiment", "__init__", "userview", "report", "export",
+     "tracking", "lift", "quick", "config_reference"),
 ]
 
 
-def layer_of(module: str) -> int:
-    """The layer of the longest matching prefix."""
-    best, best_len = -1, -1
-    for index, prefixes in enumerate(LAYERS):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
-                best, best_len = index, len(prefix)
-    assert best >= 0, f"{module} is in no layer; add it to LAYERS"
-    return best
+def layer_of(unit: str) -> int:
+    """The index of the layer that lists `unit`."""
+    found = [index for index, units in enumerate(LAYERS) if unit in units]
+    assert len(found) == 1, f"{unit} is in {len(found)} layers; list it in exactly one of LAYERS"
+    return found[0]
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def unit_of(path: Path, package: Path = PACKAGE) -> str:
+    """The top-level unit a source file belongs to."""
+    parts = path.relative_to(package).parts
+    return parts[0] if len(parts) > 1 else path.stem
 
 
-def imported(tree: ast.AST) -> list[str]:
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-        elif isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-    return [n for n in names if n == "agent_evolve" or n.startswith("agent_evolve.")]
+def is_unit(name: str, package: Path) -> bool:
+    """Whether `agent_evolve.<name>` is a top-level package or module (not a name the root re-exports)."""
+    return (package / name).is_dir() or (package / f"{name}.py").is_file()
+
+
+def imported_units(path: Path, package: Path = PACKAGE) -> Iterator[str]:
+    """The top-level units `path` imports, relative imports resolved, `TYPE_CHECKING` blocks included."""
+    folder = path.relative_to(package.parent).with_suffix("").parts[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name.split(".") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = list(folder[: len(folder) - node.level + 1])
+            names = [base + (node.module.split(".") if node.module else [alias.name]) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module.split(".") + [alias.name] for alias in node.names] if node.module == "agent_evolve" \
+                else [node.module.split(".")]
+        else:
+            continue
+        for parts in names:
+            if parts[0] == "agent_evolve" and len(parts) > 1 and is_unit(parts[1], package):
+                yield parts[1]
+
+
+def unit_edges(package: Path = PACKAGE) -> set[tuple[str, str]]:
+    """Every (importer, imported) pair of distinct top-level units."""
+    edges = set()
+    for path in sorted(package.rglob("*.py")):
+        source = unit_of(path, package)
+        edges |= {(source, target) for target in imported_units(path, package) if target != source}
+    return edges
+
+
+def test_every_unit_is_in_exactly_one_layer() -> None:
+    units = {unit_of(path) for path in PACKAGE.rglob("*.py")}
+    for unit in units:
+        layer_of(unit)
+    listed = {unit for layer in LAYERS for unit in layer}
+    assert not listed - units, f"LAYERS lists units that do not exist: {sorted(listed - units)}"
 
 
 def test_every_import_points_down_or_sideways() -> None:
-    violations = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        source = module_name(path)
-        for target in imported(ast.parse(path.read_text(encoding="utf-8"))):
-            if layer_of(target) > layer_of(source):
-                violations.append(f"{source} (layer {layer_of(source)}) imports {target} (layer {layer_of(target)})")
+    violations = [f"{source} (layer {layer_of(source)}) imports {target} (layer {layer_of(target)})"
+                  for source, target in sorted(unit_edges()) if layer_of(target) > layer_of(source)]
     assert not violations, "\n".join(violations)
 
 
+def test_no_two_top_level_units_import_each_other() -> None:
+    edges = unit_edges()
+    mutual = sorted({tuple(sorted(edge)) for edge in edges if (edge[1], edge[0]) in edges})
+    assert not mutual, f"top-level units importing each other: {mutual}"
+
+
+def test_type_only_and_relative_imports_count(tmp_path: Path) -> None:
+    """A `TYPE_CHECKING` import and a relative one both name the unit they reach."""
+    package = tmp_path / "agent_evolve"
+    (package / "low").mkdir(parents=True)
+    (package / "high").mkdir()
+    (package / "low" / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agent_evolve.high.b import B\n")
+    (package / "high" / "b.py").write_text("from ..low import a\n")
+    (package / "top.py").write_text("from agent_evolve import low, Name\n")
+    assert unit_edges(package) == {("low", "high"), ("high", "low"), ("top", "low")}
+
+
 def test_the_layer_map_is_not_vacuous() -> None:
-    assert layer_of("agent_evolve.engine.loop") > layer_of("agent_evolve.llm.usage") > layer_of("agent_evolve.types")
-    assert layer_of("agent_evolve.benchmarks.base") < layer_of("agent_evolve.benchmarks.gsm8k")
+    assert layer_of("algorithms") > layer_of("agents") > layer_of("engine") > layer_of("benchmarks")
+    assert layer_of("engine") > layer_of("llm") > layer_of("contract") > layer_of("types")
+    assert ("algorithms", "agents") in unit_edges() and ("agents", "benchmarks") in unit_edges()

@@ -17,7 +17,7 @@ import json
 import statistics
 from pathlib import Path
 
-from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
+from agent_evolve.agents.routing.embeddings import cosine, make_embedder
 
 HERE = Path(__file__).parent
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ConfigError
+from agent_evolve.io.safe_yaml import load_yaml
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 DEFAULT_AGENT_MAX_TOKENS = 1024  # the agent's answer limit when neither the config nor the manifest sets one

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.agents import router
-from agent_evolve.agents.router import (
+from agent_evolve.agents.routing import router
+from agent_evolve.agents.routing.router import (
     BankShortlist,
     SkillRouter,
     bank_index,

@@ -15,8 +15,8 @@ from agent_evolve.benchmarks.splits import (
     split_ids,
     write_subset,
 )
-from agent_evolve.engine.tasks import stable_key
 from agent_evolve.errors import ConfigError
+from agent_evolve.task_order import stable_key
 
 IDS = [f"task-{i}" for i in range(100)]
 

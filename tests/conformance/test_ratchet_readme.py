@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agent_evolve.agents.router import FULL_BANK_LIMIT, SHORTLIST_SIZE
+from agent_evolve.agents.routing.router import FULL_BANK_LIMIT, SHORTLIST_SIZE
 from agent_evolve.algorithms.ratchet import ablations, meta
 from agent_evolve.algorithms.ratchet.curator import SkillStats, contribution, evictions, retirement
 from agent_evolve.algorithms.ratchet.records import (

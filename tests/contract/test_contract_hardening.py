@@ -13,12 +13,12 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract import AgentWorkspace, validate_workspace
 from agent_evolve.contract import skills as skills_module
 from agent_evolve.contract.jsonl import append_line, read_jsonl, repair_tail
-from agent_evolve.contract.safe_json import MAX_JSON_DEPTH, parse_json
-from agent_evolve.contract.safe_yaml import MAX_YAML_DEPTH, load_yaml
 from agent_evolve.contract.skills import read_skill_file
 from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.records import append_jsonl
 from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError, WorkspaceError
+from agent_evolve.io.safe_json import MAX_JSON_DEPTH, parse_json
+from agent_evolve.io.safe_yaml import MAX_YAML_DEPTH, load_yaml
 
 BOMB = "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
     f"{n}: &{n} [{', '.join(['*' + p] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True))

@@ -1,4 +1,4 @@
-"""The contract layer depends only on types, errors, config, the standard library, PyYAML and inotify-simple (the
+"""The contract layer depends only on types, errors, io (the safe YAML/JSON readers), config, the standard library, PyYAML and inotify-simple (the
 kernel's change notification, a core dependency on Linux); protocol adds contract
 and the task environment protocol (environments, beside contract in the layer map)."""
 
@@ -12,7 +12,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "agent_evolve"
 ALLOWED = {
-    "contract": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.config", "agent_evolve.contract"),
+    "contract": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.io", "agent_evolve.config",
+                 "agent_evolve.contract"),
     "protocol": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract", "agent_evolve.environments",
                  "agent_evolve.protocol"),
 }

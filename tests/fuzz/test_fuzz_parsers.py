@@ -8,10 +8,10 @@ from strategies import counted, fuzz, json_text, jsonish, skill_text, yaml_text
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import manifest_problems
-from agent_evolve.contract.safe_json import parse_json
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skills import parse_skill, render_skill, validate_skill
 from agent_evolve.errors import ConfigError, SkillFormatError, WorkspaceError
+from agent_evolve.io.safe_json import parse_json
+from agent_evolve.io.safe_yaml import load_yaml
 
 
 @fuzz(1200)

@@ -14,15 +14,16 @@ from lift_fakes import KeywordBenchmark, make_sampling_workspace, make_workspace
 import agent_evolve as ae
 from agent_evolve.api import RunClients
 from agent_evolve.benchmarks.splits import dev_tasks
-from agent_evolve.engine.tasks import dev_ids, plan_tasks
+from agent_evolve.engine.records import read_jsonl
+from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.lift.draws import DrawLayout
-from agent_evolve.engine.records import read_jsonl
 from agent_evolve.lift.matched import draw_another, majority, matched_agent
 from agent_evolve.lift.scoring import score_tasks
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.stats import mean
+from agent_evolve.task_order import dev_ids
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
 from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' server

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_evolve.agents.mcp import McpServerConfig
+from agent_evolve.mcp import McpServerConfig
 
 SERVER_MODULE = "agent_evolve.benchmarks.mcp_suite.server"
 

@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 from mcp_helpers import harbor, server_processes
 
-from agent_evolve.agents.mcp import (
-    McpClient,
-    McpError,
-    McpServerConfig,
-    as_tools,
-    mcp_tools,
-)
+from agent_evolve.agents.mcp_tools import as_tools, mcp_tools
+from agent_evolve.mcp import McpClient, McpError, McpServerConfig
 
 pytest.importorskip("mcp")
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.agents.mcp import parse_servers, servers_for, workspace_servers
-from agent_evolve.agents.mcp.client import _sdk
+from agent_evolve.agents.mcp_tools import servers_for
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.mcp import parse_servers, workspace_servers
+from agent_evolve.mcp.client import _sdk
 from agent_evolve.types import Task
 
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agent_evolve.algorithms.ratchet.embedder import Embedder
-from agent_evolve.algorithms.ratchet.embeddings import (
+from agent_evolve.agents.routing.embedder import Embedder
+from agent_evolve.agents.routing.embeddings import (
     HASHING_FEATURES,
     HashingEmbedder,
     cosine,
@@ -51,7 +51,7 @@ def test_an_unknown_embedder_lists_the_known_ones() -> None:
 
 
 def test_importing_the_embeddings_loads_no_heavy_library() -> None:
-    code = ("import sys, agent_evolve.algorithms.ratchet.embeddings; "
+    code = ("import sys, agent_evolve.agents.routing.embeddings; "
             "print(sorted(m for m in ('sklearn', 'torch', 'sentence_transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

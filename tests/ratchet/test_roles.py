@@ -9,11 +9,11 @@ import pytest
 from ratchet_world import MANIFEST
 
 from agent_evolve.agents.reference import ReferenceAgent
+from agent_evolve.agents.routing.bank import MARKER, BankRouter, RouterConfig, read_marker, write_marker
+from agent_evolve.agents.routing.embeddings import HashingEmbedder
 from agent_evolve.algorithms.ratchet import critic, meta, synthesizer
 from agent_evolve.algorithms.ratchet.canonical import Cluster, Failure
-from agent_evolve.algorithms.ratchet.embeddings import HashingEmbedder
 from agent_evolve.algorithms.ratchet.records import Capsule, RatchetSkill
-from agent_evolve.algorithms.ratchet.router import MARKER, BankRouter, RouterConfig, read_marker, write_marker
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.errors import ConfigError
 from agent_evolve.testing import ScriptedLLM
@@ -57,7 +57,7 @@ def test_the_reference_agent_routes_through_ratchet_in_a_governed_workspace(tmp_
         (ws / "skills" / name).mkdir(parents=True)
         (ws / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Use for {name}.\n---\n\n"
                                                        f"{name.upper()} guidance\n")
-    write_marker(ws, RouterConfig.from_settings(RatchetSettings()))
+    write_marker(ws, RatchetSettings().router_config())
     llm = ScriptedLLM(["beta", "answer"])
     trajectory = ReferenceAgent(ws, llm=llm).solve(Task("t", "a beta task"))
     assert trajectory.steps[0]["injected"] == ["beta"] and trajectory.steps[0]["router"]["skill"] == "beta"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from agent_evolve.agents.routing.bank import RouterConfig, workspace_router, write_marker
+from agent_evolve.agents.routing.embeddings import CALIBRATED, make_embedder
 from agent_evolve.algorithms.ratchet.canonical import canonical_map
-from agent_evolve.algorithms.ratchet.embeddings import CALIBRATED, make_embedder
 from agent_evolve.algorithms.ratchet.records import RatchetSkill
 from agent_evolve.algorithms.ratchet.rollback import restore_plan
-from agent_evolve.algorithms.ratchet.router import RouterConfig, workspace_router, write_marker
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import write_skills
 from agent_evolve.contract.workspace import AgentWorkspace

@@ -2,7 +2,7 @@
 
 from agent_evolve.agents.prompting import AssembledPrompt, SkillText, assemble_system_prompt, select_memories
 from agent_evolve.agents.reference import AgentSettings, ReferenceAgent
-from agent_evolve.agents.router import RouteDecision, SkillRouter, match_skills
+from agent_evolve.agents.routing.router import RouteDecision, SkillRouter, match_skills
 from agent_evolve.agents.tools import ToolRunError, workspace_tools
 
 __all__ = [

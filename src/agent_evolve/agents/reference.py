@@ -51,14 +51,14 @@ from agent_evolve.agents.prompting import (
     select_memories,
 )
 from agent_evolve.agents.redraw import redraw_until_checked, reply_check
-from agent_evolve.agents.router import BankShortlist, SkillRouter
+from agent_evolve.agents.routing.bank import BankRouter, workspace_router
+from agent_evolve.agents.routing.router import BankShortlist, SkillRouter
 from agent_evolve.agents.task_tools import task_tools
 from agent_evolve.agents.tools import (
     DEFAULT_TIMEOUT_S,
     load_tool_entries,
     workspace_tools,
 )
-import agent_evolve.algorithms.ratchet.router as ratchet_router
 from agent_evolve.benchmarks.answer_kinds import declared_kind
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
@@ -157,7 +157,7 @@ class _Snapshot:
     bodies: dict[str, str]
     memories: list[dict[str, Any]]
     tools: list[Tool] = field(default_factory=list)
-    ratchet: ratchet_router.BankRouter | None = None  # Ratchet governs the workspace (its router marker)
+    ratchet: BankRouter | None = None  # Ratchet governs the workspace (its router marker)
     tool_entries: list[ToolEntry] = field(default_factory=list)
     shortlist: BankShortlist = field(default_factory=lambda: BankShortlist([]))  # this version's skill index
     program_prompt: str | None = None  # prompts/program.md: answer with a program (plain answers only)
@@ -218,7 +218,7 @@ class ReferenceAgent(BaseAgent):
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
             memories=without_experience(ws.read_all_memories(limit=self.memory_limit)),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
-            ratchet=ratchet_router.workspace_router(ws.path, skills),
+            ratchet=workspace_router(ws.path, skills),
             tool_entries=load_tool_entries(ws) if settings.use_tools else [],
             shortlist=BankShortlist(skills),
             program_prompt=ws.read_program_prompt(),

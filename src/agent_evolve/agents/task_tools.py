@@ -10,9 +10,9 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from agent_evolve.agents.arc_game import arc_game_tools
-from agent_evolve.agents.mcp import task_mcp_tools
-from agent_evolve.agents.mcp.client import DEFAULT_CALL_TIMEOUT_S
+from agent_evolve.agents.mcp_tools import task_mcp_tools
 from agent_evolve.llm.tool_loop import Tool
+from agent_evolve.mcp.client import DEFAULT_CALL_TIMEOUT_S
 from agent_evolve.types import Task
 
 

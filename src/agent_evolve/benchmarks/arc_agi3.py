@@ -30,8 +30,8 @@ from agent_evolve.benchmarks.external.grids import (
     parse_grids,
     render_grid,
 )
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory
 
 ENV_VAR = "AGENT_EVOLVE_ARC_DATA"

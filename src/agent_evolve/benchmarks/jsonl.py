@@ -30,8 +30,8 @@ from agent_evolve.benchmarks.splits import (
     serve,
     split_ids,
 )
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import AgentEvolveError, ConfigError
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory
 
 GraderFunction = Callable[[Task, str], "bool | float | Feedback"]

@@ -10,8 +10,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.mcp import parse_servers, tool_name
-from agent_evolve.agents.mcp.client import INSTALL_HINT
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.claim_judge import judge_claims
 from agent_evolve.benchmarks.external.common import (
@@ -24,10 +22,12 @@ from agent_evolve.benchmarks.external.common import (
 from agent_evolve.benchmarks.external.data import DataSource, load_records
 from agent_evolve.benchmarks.facts import numbers_in
 from agent_evolve.config import EvolveConfig
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.factory import make_client, role_settings
+from agent_evolve.mcp import parse_servers, tool_name
+from agent_evolve.mcp.client import INSTALL_HINT
 from agent_evolve.text import STOP_WORDS
 from agent_evolve.types import Feedback, Task, Trajectory
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import AnswerKind, with_kind
 from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
-from agent_evolve.contract.safe_json import parse_json
-from agent_evolve.engine.tasks import is_dev, seeded_order
 from agent_evolve.errors import ConfigError
+from agent_evolve.io.safe_json import parse_json
+from agent_evolve.task_order import is_dev, seeded_order
 from agent_evolve.types import Task
 
 PathLike = str | os.PathLike[str]
@@ -141,6 +141,6 @@ def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int 
 
 
 def dev_tasks(benchmark: BenchmarkAdapter, limit: int | None = None) -> list[Task]:
-    """The first `limit` tasks of the benchmark's `dev` split: the train tasks `engine.tasks.is_dev` names, which
+    """The first `limit` tasks of the benchmark's `dev` split: the train tasks `task_order.is_dev` names, which
     probes and analyses use to design agents and settings and which no gate's holdout is ever carved from."""
     return [t for t in benchmark.get_tasks("train", limit=None) if is_dev(t.id)][:limit]

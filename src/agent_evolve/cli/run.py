@@ -33,13 +33,13 @@ from agent_evolve.cli.start import (
 )
 from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.lift.eval_views import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger

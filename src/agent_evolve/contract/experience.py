@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from agent_evolve.contract.jsonl import dump_line, jsonl_problems, read_jsonl
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.errors import WorkspaceError
+from agent_evolve.io.safe_yaml import load_yaml
 
 EXPERIENCE_CATEGORY = "experience"
 EXPERIENCE_FILE = f"memory/{EXPERIENCE_CATEGORY}.jsonl"

@@ -21,8 +21,8 @@ from typing import Any
 
 from agent_evolve.contract.paths import encode_utf8
 from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
+from agent_evolve.io.safe_json import parse_json
 
 
 def _parse_line(path: Path, lineno: int, line: str) -> dict[str, Any]:

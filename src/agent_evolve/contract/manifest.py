@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ManifestError
+from agent_evolve.io.safe_yaml import load_yaml
 
 if TYPE_CHECKING:
     from agent_evolve.config import EvolveConfig

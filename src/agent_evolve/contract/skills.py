@@ -32,8 +32,8 @@ from typing import Any
 import yaml
 
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import SkillFormatError
+from agent_evolve.io.safe_yaml import load_yaml
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024

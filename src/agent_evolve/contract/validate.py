@@ -9,11 +9,11 @@ from agent_evolve.contract.jsonl import jsonl_problems
 from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
 from agent_evolve.contract.paths import safe_join
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.contract.tool_entries import tool_entries
 from agent_evolve.contract.workspace import check_registry
 from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
+from agent_evolve.io.safe_yaml import load_yaml
 
 Problem = tuple[type[WorkspaceError], str]
 

@@ -38,11 +38,11 @@ from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_json import parse_json
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
+from agent_evolve.io.safe_json import parse_json
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.types import SkillMeta
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from typing import Any
 from agent_evolve.contract.jsonl import append_line, read_jsonl
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import WorkspaceError
+from agent_evolve.io.safe_json import parse_json
 
 __all__ = ["RunRecords", "append_jsonl", "read_json", "read_jsonl", "write_json_atomic"]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import jsonschema
 
-from agent_evolve.contract.safe_json import MAX_JSON_DEPTH, parse_json, too_deep
 from agent_evolve.errors import AgentEvolveError
+from agent_evolve.io.safe_json import MAX_JSON_DEPTH, parse_json, too_deep
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.models import parse_model

@@ -9,9 +9,9 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.errors import ConfigError
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Observation, Usage
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from agent_evolve.algorithms.ratchet.embedder import Vector
-from agent_evolve.algorithms.ratchet.embeddings import cosine
+from agent_evolve.agents.routing.embedder import Vector
+from agent_evolve.agents.routing.embeddings import cosine
 
 
 def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:

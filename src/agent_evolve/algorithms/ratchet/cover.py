@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.algorithms.ratchet.canonical import nearest
-from agent_evolve.algorithms.ratchet.embedder import Vector
 
 
 def covering_skill(cluster: Vector, skills: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:

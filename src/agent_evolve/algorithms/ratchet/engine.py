@@ -22,6 +22,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from agent_evolve.agents.routing.bank import named_embedder, write_marker
 from agent_evolve.algorithms.common.base import ModelEngine
 from agent_evolve.algorithms.ratchet import bank as bank_io
 from agent_evolve.algorithms.ratchet import capsules as evidence
@@ -31,7 +32,6 @@ from agent_evolve.algorithms.ratchet.curator import evictions, retirement
 from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
 from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
 from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
-from agent_evolve.algorithms.ratchet.router import RouterConfig, named_embedder, write_marker
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import to_agent_skill
 from agent_evolve.algorithms.ratchet.synthesizer import Example, synthesize
@@ -42,7 +42,7 @@ from agent_evolve.types import Observation, StepResult
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from agent_evolve.algorithms.ratchet.embedder import Embedder
+    from agent_evolve.agents.routing.embedder import Embedder
     from agent_evolve.config import EvolveConfig
     from agent_evolve.llm.base import LLMClient
     from agent_evolve.contract.workspace import AgentWorkspace
@@ -76,7 +76,7 @@ class RatchetEngine(ModelEngine):
         if ctx.config.gate_strategy != "keep":
             log.warning("ratchet: gate_strategy %r may reject rounds Ratchet would keep; Ratchet governs its bank "
                         "with its curator and rollback, so its runs use gate_strategy: keep", ctx.config.gate_strategy)
-        write_marker(root, RouterConfig.from_settings(self.settings))
+        write_marker(root, self.settings.router_config())
         with Ledger.open(ledger_path(root)) as ledger:
             imported = bank_io.import_workspace_skills(ledger, root)
             ledger.snapshot_bank(0, bank_io.write_bank(root, ledger))

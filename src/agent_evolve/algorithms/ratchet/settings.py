@@ -11,12 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from agent_evolve.agents.routing.bank import ROUTER_RULES, RouterConfig, Routing
+from agent_evolve.agents.routing.embeddings import CALIBRATED
 from agent_evolve.algorithms.ratchet.curator import CreditWeighting
-from agent_evolve.algorithms.ratchet.embeddings import CALIBRATED, EMBEDDERS
 from agent_evolve.errors import ConfigError
-
-Routing = Literal["llm", "retrieval", "none"]
-ROUTINGS: tuple[str, ...] = get_args(Routing)
 
 
 @dataclass(frozen=True)
@@ -91,6 +89,11 @@ class RatchetSettings:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def router_config(self) -> RouterConfig:
+        """What the reference agent needs to route like these settings (the workspace marker's content)."""
+        return RouterConfig(self.routing, self.full_bank_limit, self.shortlist_lexical, self.shortlist_embedding,
+                            self.embedder)
+
 
 def _type_ok(value: Any, hint: Any) -> bool:
     optional = [a for a in get_args(hint) if a is not type(None)] if type(None) in get_args(hint) else None
@@ -120,9 +123,7 @@ def _unit(value: float | None) -> bool:
 
 
 _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "full_bank_limit": (lambda v: v >= 0, "a non-negative integer"),
-    "shortlist_lexical": (lambda v: v >= 1, "a positive integer"),
-    "shortlist_embedding": (lambda v: v >= 0, "a non-negative integer"),
+    **ROUTER_RULES,
     "canonical_threshold": (_unit, "a cosine in (0, 1]"),
     "cluster_window": (lambda v: v >= 1, "a positive integer"),
     "min_cluster": (lambda v: v >= 1, "a positive integer"),
@@ -139,6 +140,5 @@ _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "meta_every": (lambda v: v >= 0, "a non-negative integer (0: off)"),
     "meta_every_tasks": (lambda v: v >= 0, "a non-negative integer (0: off)"),
     "role_max_tokens": (lambda v: v >= 16, "an integer of at least 16"),
-    "embedder": (lambda v: v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
 }
 """Per key with a range: a check and what a valid value is, for the error message."""

@@ -21,7 +21,6 @@ from agent_evolve.algorithms.ratchet.records import (
     RatchetSkill,
 )
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.contract.skills import (
     MAX_NAME_LENGTH,
     Skill,
@@ -30,6 +29,7 @@ from agent_evolve.contract.skills import (
 )
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError
+from agent_evolve.io.safe_yaml import load_yaml
 
 __all__ = [
     "METADATA_KEY",

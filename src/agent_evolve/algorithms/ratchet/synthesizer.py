@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.algorithms.common.skill_ops import slugify
 from agent_evolve.algorithms.ratchet.canonical import Cluster
-from agent_evolve.algorithms.ratchet.embedder import Vector
 from agent_evolve.algorithms.ratchet.cover import covering_skill
 from agent_evolve.algorithms.ratchet.dedup import duplicate_feedback, duplicate_of
 from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill

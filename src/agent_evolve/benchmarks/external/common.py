@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from agent_evolve.benchmarks.base import SPLITS
-from agent_evolve.engine.tasks import seeded_order
 from agent_evolve.errors import ConfigError, UnknownNameError
+from agent_evolve.task_order import seeded_order
 
 T = TypeVar("T")
 

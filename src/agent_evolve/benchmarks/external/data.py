@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.io.safe_json import parse_json
 
 SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".csv", ".parquet")
 

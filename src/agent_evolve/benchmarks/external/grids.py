@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from agent_evolve.benchmarks.external.common import fenced_blocks
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import AgentEvolveError
+from agent_evolve.io.safe_json import parse_json
 
 Grid = list[list[int]]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ConfigError
+from agent_evolve.io.safe_yaml import load_yaml
 
 Layout = Literal["terminal-bench", "harbor", "benchflow"]
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 
-from agent_evolve.agents.mcp.client import INSTALL_HINT
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.facts import fact_found
 from agent_evolve.benchmarks.mcp_suite.tasks import TASKS, McpMiniTask
 from agent_evolve.benchmarks.splits import TaskSplits, serve, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.mcp.client import INSTALL_HINT
 from agent_evolve.types import Feedback, Task, Trajectory
 
 INSTRUCTION = ("Answer the question about Harbor Lane Outfitters using your tools; state the exact values they "

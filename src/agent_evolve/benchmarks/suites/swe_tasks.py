@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evolve.contract.safe_yaml import load_yaml
 from agent_evolve.errors import ConfigError
+from agent_evolve.io.safe_yaml import load_yaml
 
 VISIBLE_TESTS = "tests"
 """The repository folder of the visible tests; hidden tests are copied next to them for grading."""

@@ -12,8 +12,8 @@ from types import ModuleType
 from typing import Any
 
 from agent_evolve.contract.paths import clean_text
-from agent_evolve.contract.safe_json import parse_json
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.base import Completion, Message
 from agent_evolve.llm.errors import LLMError, ProviderServerError
 

@@ -7,7 +7,7 @@ the size of the document once every alias is expanded (a 460-byte "billion laugh
 millions of nodes). A value the safe constructors cannot build (``2024-13-45``, ``!!bool x``, an integer over
 4,300 digits) becomes the caller's error type naming the file, the key path and the line.
 
-This module imports only the standard library, PyYAML and ``agent_evolve.errors``, so ``config`` may use it.
+This module imports only the standard library, PyYAML and ``agent_evolve.errors``, so ``config`` and ``contract`` may both use it.
 """
 
 from __future__ import annotations

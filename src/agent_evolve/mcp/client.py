@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import IO, Any, Self
 
-from agent_evolve.agents.mcp.config import McpServerConfig
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.mcp.config import McpServerConfig
 
 DEFAULT_START_TIMEOUT_S = 60.0
 DEFAULT_CALL_TIMEOUT_S = 30.0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from agent_evolve.algorithms.ratchet.embedder import Embedder, Vector
+from agent_evolve.agents.routing.embedder import Embedder, Vector
 from agent_evolve.errors import MissingDependencyError, UnknownNameError
 
 __all__ = ["CALIBRATED", "EMBEDDERS", "HashingEmbedder", "SentenceEmbedder", "Thresholds", "cosine", "make_embedder"]

@@ -1,7 +1,7 @@
 """Ratchet's router: 0 or 1 skill per task, and the workspace marker that makes the reference agent use it.
 
 With at most `full_bank_limit` active skills the model sees them all; above, the shortlist is the lexical top-k
-(the shared tf-idf index of `agents.router`, built once per bank version) united with an embedding top-k (an
+(the shared tf-idf index of `routing.router`, built once per bank version) united with an embedding top-k (an
 index of the skills' vectors, also built once per bank version), and the model picks one or says NONE.
 `routing: retrieval` (ablation A2) takes the shortlist's best without a model call; `routing: none` (A1) never
 injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
@@ -18,13 +18,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from agent_evolve.agents.router import BankShortlist, RouteDecision, SkillRouter, skill_document
-from agent_evolve.algorithms.ratchet.embedder import Embedder
-from agent_evolve.algorithms.ratchet.embeddings import cosine, make_embedder
-from agent_evolve.algorithms.ratchet.settings import RatchetSettings, Routing
+from agent_evolve.agents.routing.embedder import Embedder
+from agent_evolve.agents.routing.embeddings import EMBEDDERS, cosine, make_embedder
+from agent_evolve.agents.routing.router import BankShortlist, RouteDecision, SkillRouter, skill_document
 from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
@@ -35,6 +35,17 @@ INDEXES_KEPT = 4
 EMBED_CHUNK = 512
 PROJECTED_DIM = 128
 RERANK_FACTOR = 50
+
+Routing = Literal["llm", "retrieval", "none"]
+ROUTINGS: tuple[str, ...] = get_args(Routing)
+ROUTER_RULES: Rules = {
+    "routing": (lambda v: v in ROUTINGS, "one of " + ", ".join(ROUTINGS)),
+    "full_bank_limit": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
+    "shortlist_lexical": (lambda v: is_int(v) and v >= 1, "a positive integer"),
+    "shortlist_embedding": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
+    "embedder": (lambda v: v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
+}
+"""The routing keys and their rules (Ratchet's settings check the same keys by these)."""
 
 
 @dataclass(frozen=True)
@@ -48,9 +59,10 @@ class RouterConfig:
     embedder: str = "hashing"
 
     @classmethod
-    def from_settings(cls, settings: RatchetSettings) -> RouterConfig:
-        return cls(settings.routing, settings.full_bank_limit, settings.shortlist_lexical,
-                   settings.shortlist_embedding, settings.embedder)
+    def from_params(cls, params: Mapping[str, Any], source: str) -> RouterConfig:
+        """Validated routing settings from a mapping; ConfigError naming `source` and the key otherwise."""
+        check_settings(params, ROUTER_RULES, source, ConfigError)
+        return cls(**dict(params))
 
 
 def write_marker(workspace: str | Path, config: RouterConfig) -> None:
@@ -68,10 +80,9 @@ def read_marker(workspace: str | Path) -> RouterConfig | None:
     try:
         data = json.loads(read_regular_text(path))
         data.pop("governed_by")
-        settings = RatchetSettings.from_params(data, str(path))
+        return RouterConfig.from_params(data, str(path))
     except (ValueError, KeyError, AttributeError, TypeError) as exc:
         raise ConfigError(f"{path}: not a Ratchet router marker ({exc}); delete it or rerun the engine") from None
-    return RouterConfig.from_settings(settings)
 
 
 class _VectorIndex:
@@ -165,7 +176,7 @@ class BankRouter:
         return len(self.skills) > self.config.full_bank_limit
 
     def lexical(self, task_text: str, k: int) -> list[SkillMeta]:
-        """The ``k`` best tf-idf matches (the shared index of `agents.router`), best first."""
+        """The ``k`` best tf-idf matches (the shared index of `routing.router`), best first."""
         return [skill for skill, _ in self._lexical.top(task_text, k)]
 
     def embedded(self, task_text: str, k: int, *, exact: bool = False) -> list[SkillMeta]:

@@ -2,37 +2,29 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.mcp.client import (
+from agent_evolve.agents.tools import DEFAULT_MAX_OUTPUT_CHARS, _truncate
+from agent_evolve.llm.base import ToolSpec
+from agent_evolve.llm.tool_loop import Tool
+from agent_evolve.mcp.client import (
     DEFAULT_CALL_TIMEOUT_S,
     McpClient,
     McpToolInfo,
 )
-from agent_evolve.agents.mcp.config import (
+from agent_evolve.mcp.config import (
     McpServerConfig,
     merge_servers,
     task_servers,
     workspace_servers,
 )
-from agent_evolve.agents.tools import DEFAULT_MAX_OUTPUT_CHARS, _truncate
-from agent_evolve.llm.base import ToolSpec
-from agent_evolve.llm.tool_loop import Tool
+from agent_evolve.mcp.naming import tool_name
 from agent_evolve.types import Task
 
-SEPARATOR = "__"
 ENABLED_KEY = "mcp_enabled_tools"
-MAX_NAME_CHARS = 64
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def tool_name(server: str, tool: str) -> str:
-    """`<server>__<tool>` with characters providers refuse replaced, cut to 64 characters."""
-    return _UNSAFE.sub("_", f"{server}{SEPARATOR}{tool}")[:MAX_NAME_CHARS]
 
 
 def _schema(info: McpToolInfo) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""Safe, bounded readers of YAML and JSON text: below every other package, so `config` and `contract` both use them."""
