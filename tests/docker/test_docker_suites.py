@@ -22,7 +22,7 @@ from agent_evolve.benchmarks.terminal2 import Terminal2Benchmark
 from agent_evolve.environments import open_environment
 from agent_evolve.types import Trajectory
 
-PYTEST_TAG = "agent-evolve-test/python-pytest:2"
+PYTEST_TAG = "agent-evolve-test/python-pytest:3"
 SKILL = "---\nname: conf-files\ndescription: Edit key = value files in place with sed.\n---\n\nUse sed -i.\n"
 
 
@@ -43,6 +43,10 @@ def pytest_image(python_image: str, docker_client: Any, tmp_path_factory: pytest
             shutil.copytree(source.parent, context / "site" / module.__name__)
         else:
             shutil.copy2(source, context / "site" / source.name)
+        site = source.parent.parent if source.name == "__init__.py" else source.parent
+        for info in site.glob("*.dist-info"):  # metadata too: pluggy 1.6+ reads its version from it
+            if info.name.lower().startswith(module.__name__.lower() + "-"):
+                shutil.copytree(info, context / "site" / info.name, dirs_exist_ok=True)
     (context / "Dockerfile").write_text(f"FROM {python_image}\nCOPY site/ /usr/local/lib/python3.11/dist-packages/\n")
     docker_client.images.build(path=str(context), tag=PYTEST_TAG, rm=True)
     return PYTEST_TAG
