@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from agent_evolve.benchmarks import swe_verified
+from agent_evolve.benchmarks.external.patch_screen import screen_patch
 from agent_evolve.benchmarks.swe_verified import WORKDIR, SweVerifiedBenchmark, instance_image
 from agent_evolve.agents import ReferenceAgent
 from agent_evolve.engine.solving import attempt
@@ -174,7 +175,8 @@ def test_the_swe_seed_acts_in_the_instance_image_and_its_diff_is_graded(
     observation = attempt(agent, bench, task)
     outputs = [step["output"] for step in observation.trajectory.steps if step.get("type") == "tool_call"]
     assert "base\n1.5" in outputs[0] and "2.0" in outputs[2], "the agent's commands run in /testbed"
-    assert observation.feedback.success and graded == [observation.trajectory.output]
+    screened = screen_patch(observation.trajectory.output, []).patch  # the harness gets the screened diff
+    assert observation.feedback.success and graded == [screened]
     assert graded[0].startswith("diff --git a/stats.py b/stats.py") and "+    return sum(values) / len(values)" in graded[0]
     assert f"checked out at {WORKDIR}" in llm.calls[0].messages[1].content
 
