@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, cap_prompt
 from agent_evolve.algorithms.common.evidence import Evidence, analyse
 from agent_evolve.algorithms.common.memory_ops import dedup_entries
@@ -22,13 +22,10 @@ from agent_evolve.algorithms.common.summaries import evidence_prompt
 from agent_evolve.algorithms.common.targets import covering_skill, plan_targets, propose
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.llm.errors import StructuredOutputError
-from agent_evolve.types import Observation, StepResult
+from agent_evolve.types import StepResult
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
-    from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
 
 TREND_EPSILON = 0.05
 
@@ -63,20 +60,9 @@ class AdaptiveEvolutionEngine(ModelEngine):
         "prompt_chars": 2000,
     }
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-        *,
-        context: EngineContext | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """Analyse, adapt the density, seed, edit, fix, write."""
-        self.bind(context)
-        mark = self.usage_mark()
-        layers = self.layers(workspace) & self.editable
-        evidence = analyse(observations, self.hidden(observations))
+        workspace, layers, evidence = step.workspace, step.layers, step.evidence
         state = self.load_state()
         if evidence.mean_score is not None:
             state["rewards"] = [*state.get("rewards", []), evidence.mean_score][-self.params["window"]:]
@@ -89,13 +75,13 @@ class AdaptiveEvolutionEngine(ModelEngine):
             self._bounded_edits(batch, evidence, workspace, layers, skills, seeded, budget)
         except (StructuredOutputError, EditError) as exc:
             return StepResult(False, f"{self.engine_name}: malformed proposal ({type(exc).__name__}: {exc})",
-                              status="failed", usage=self.step_usage(mark))
+                              status="failed")
         fixes = self._sanity(batch, workspace, layers, skills, evidence)
         applied = batch.apply()
         summary = "; ".join(applied) or "no change"
         metadata: dict[str, Any] = {"budget": budget, "seeded": seeded, "fixes": fixes,
                                     "kinds": dict(evidence.kind_counts)}
-        return StepResult(bool(applied), f"{self.engine_name}: {summary}", metadata, usage=self.step_usage(mark))
+        return StepResult(bool(applied), f"{self.engine_name}: {summary}", metadata)
 
     def on_cycle_end(self, accepted: bool, score: float) -> None:
         """Count consecutive rejections: they raise the density of the next steps."""

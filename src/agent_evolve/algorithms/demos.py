@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import Candidate, search, trial_ids, write_files
 from agent_evolve.algorithms.common.demos import (
     DEMO_FRAGMENT,
@@ -62,9 +62,6 @@ if TYPE_CHECKING:
     from agent_evolve.config import EvolveConfig
     from agent_evolve.contract.check_settings import AnswerForm
     from agent_evolve.contract.workspace import AgentWorkspace
-    from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
     from agent_evolve.llm.base import LLMClient
 
 FRAGMENTS = "prompts/fragments"
@@ -112,21 +109,12 @@ class DemoSearchEngine(ModelEngine):
         if self.trial_tasks < 0:
             raise ConfigError(f"demos: engine param trial_tasks={self.trial_tasks}: expected 0 or more")
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-        *,
-        context: EngineContext | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """Pool, analyse, propose, measure, keep (see the module docstring)."""
-        if context is not None:
-            self.context = context
+        workspace, observations, trial = step.workspace, step.observations, step.trial
         if trial is None or self.context is None:
             return StepResult(mutated=False, summary="demos runs in the loop (it needs the trial runner); no change")
-        if self.hidden(observations):
+        if step.hidden:
             return StepResult(mutated=False, summary="feedback is hidden: no solution can be verified as a demo")
         state = self.load_state()
         pool = merge_pool([Demo.from_dict(d) for d in state.get("pool", [])],

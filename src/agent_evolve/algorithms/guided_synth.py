@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common import generation
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError
-from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.memory_promotion import stage_promotions
 from agent_evolve.algorithms.common.skill_ops import (
@@ -33,13 +33,10 @@ from agent_evolve.algorithms.common.summaries import evidence_prompt
 from agent_evolve.algorithms.common.targets import Target, plan_targets, propose
 from agent_evolve.contract.skills import Skill
 from agent_evolve.llm.errors import StructuredOutputError
-from agent_evolve.types import Observation, StepResult
+from agent_evolve.types import StepResult
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
-    from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
 
 
 def distinct(candidates: list[Skill]) -> list[Skill]:
@@ -69,20 +66,9 @@ class GuidedSynthesisEngine(ModelEngine):
         "prompt_chars": 2000,
     }
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-        *,
-        context: EngineContext | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """Lessons, proposals, curation, then one write."""
-        self.bind(context)
-        mark = self.usage_mark()
-        layers = self.layers(workspace)
-        evidence = analyse(observations, self.hidden(observations))
+        workspace, layers, evidence = step.workspace, step.layers, step.evidence
         batch = EditBatch(workspace, layers)
         source = {"source": self.engine_name, "cycle": self.cycle}
         decisions: list[str] = []
@@ -93,11 +79,10 @@ class GuidedSynthesisEngine(ModelEngine):
                 decisions = self._curate(batch, workspace, evidence, layers, source)
         except (StructuredOutputError, EditError) as exc:
             return StepResult(False, f"guided_synth: malformed proposal ({type(exc).__name__}: {exc})",
-                              status="failed", usage=self.step_usage(mark))
+                              status="failed")
         applied = batch.apply()
         summary = "; ".join(applied) or "no change"
-        return StepResult(bool(applied), f"guided_synth: {summary}", {"decisions": decisions},
-                          usage=self.step_usage(mark))
+        return StepResult(bool(applied), f"guided_synth: {summary}", {"decisions": decisions})
 
     def _remember(self, batch: EditBatch, evidence: Evidence, source: dict[str, Any]) -> None:
         """Stage promotions of recurring lessons, then one lesson per failure cluster (largest first), skipping

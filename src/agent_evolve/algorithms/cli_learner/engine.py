@@ -18,17 +18,14 @@ from agent_evolve.algorithms.cli_learner.instructions import INSTRUCTIONS_NAME, 
 from agent_evolve.algorithms.cli_learner.material import write_material
 from agent_evolve.algorithms.cli_learner.presets import PRESETS, preset_command, preset_env
 from agent_evolve.algorithms.cli_learner.shell import LearnerShell
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.environments import Mount, python_executable
 from agent_evolve.errors import AgentEvolveError, ConfigError
-from agent_evolve.types import Observation, StepResult
+from agent_evolve.types import StepResult
 
 if TYPE_CHECKING:
     from agent_evolve.config import EvolveConfig
-    from agent_evolve.contract.workspace import AgentWorkspace
-    from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
     from agent_evolve.llm.base import LLMClient
 
 BIN = "/opt/agent-evolve/bin"
@@ -78,20 +75,13 @@ class CliLearnerEngine(ModelEngine):
         return LearnerShell(root, timeout_s=float(self.params["timeout_s"]), output_limit=int(self.params["output_chars"]),
                             allow_network=network, layers=tuple(layers), extra_mounts=tuple(mounts), extra_env=env)
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """Material, instructions, the confined learner run; the gate judges what it left."""
         if self.context is None:
             raise AgentEvolveError("cli: runs only inside the loop (it needs the run's records folders)")
         argv = self._argv()
-        root = Path(workspace.path).resolve()
-        layers = sorted(self.layers(workspace))
-        hidden = self.hidden(observations)
+        root = Path(step.workspace.path).resolve()
+        layers, hidden, observations = sorted(step.layers), step.hidden, step.observations
         scratch = self.context.scratch_dir
         material = write_material(self.context.state_dir.parent / MATERIAL_NAME, self.cycle, observations, hidden)
         atomic_write(scratch / INSTRUCTIONS_NAME, instructions(layers, self.cycle, hidden))

@@ -1,10 +1,13 @@
-"""ModelEngine: what every built-in engine shares (params, the lazy model client, layer flags, state)."""
+"""ModelEngine: what every built-in engine shares (params, the lazy model client, layer flags, state, `step`)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from agent_evolve.algorithms.common.evidence import Evidence, analyse
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.paths import atomic_write
@@ -12,10 +15,12 @@ from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.types import Observation, Usage
+from agent_evolve.types import Observation, StepResult, Usage
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
     from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
 
 BASE_DEFAULTS: dict[str, Any] = {"max_tokens": 768}
@@ -45,6 +50,23 @@ class CountingClient:
         return completion
 
 
+@dataclass
+class StepInput:
+    """One step's arguments with what engines derive from them: the layers it may edit and the batch's evidence."""
+
+    workspace: AgentWorkspace
+    observations: list[Observation]
+    history: EvolutionHistory
+    trial: TrialRunner | None
+    layers: set[str]
+    hidden: bool
+
+    @cached_property
+    def evidence(self) -> Evidence:
+        """The batch analysed once, on first use (engines that do not read it pay nothing)."""
+        return analyse(self.observations, self.hidden)
+
+
 class ModelEngine(EvolutionEngine):
     """Base of the built-in engines: `Engine(config=None, llm=None, **params)` with a lazily built client.
 
@@ -53,6 +75,7 @@ class ModelEngine(EvolutionEngine):
     """
 
     defaults: ClassVar[dict[str, Any]] = {}
+    editable: ClassVar[frozenset[str] | None] = None  # the layers this engine edits at most (None: all)
 
     def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
         allowed = {**BASE_DEFAULTS, **self.defaults}
@@ -89,6 +112,29 @@ class ModelEngine(EvolutionEngine):
     def cycle(self) -> int:
         """The loop's cycle number (0 outside the loop)."""
         return self.context.cycle if self.context is not None else 0
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+        *,
+        context: EngineContext | None = None,
+    ) -> StepResult:
+        """The template of every built-in engine: bind the context, derive layers and evidence, run `_step`, and
+        report the usage of this step's model calls."""
+        self.bind(context)
+        mark = self.usage_mark()
+        layers = self.layers(workspace)
+        if self.editable is not None:
+            layers &= self.editable
+        result = self._step(StepInput(workspace, observations, history, trial, layers, self.hidden(observations)))
+        return replace(result, usage=result.usage + self.step_usage(mark))
+
+    def _step(self, step: StepInput) -> StepResult:
+        """The engine's own part of the step."""
+        raise NotImplementedError
 
     def layers(self, workspace: AgentWorkspace) -> set[str]:
         """Layers this step may edit: enabled in the config and declared evolvable by the manifest."""

@@ -31,7 +31,7 @@ from agent_evolve.algorithms.candidates import (
     validation_runner,
     write_candidate,
 )
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
 from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
@@ -46,7 +46,6 @@ from agent_evolve.types import Observation, StepResult
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialResult, TrialRunner
 
 
@@ -124,17 +123,10 @@ class GepaEngine(ModelEngine):
 
     # -- the step ------------------------------------------------------------------------------------------
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """One GEPA iteration; the workspace is left holding the next parent."""
-        trial = validation_runner(self.engine_name, trial)
+        trial, workspace, observations = validation_runner(self.engine_name, step.trial), step.workspace, step.observations
         val_ids = trial.validation_ids
-        mark = self.usage_mark()
         root, ledger, state = Path(workspace.path), self._ledger(), self.load_state()
         components = state.get("components") or self._components(root, workspace)
         current = read_candidate(root, components, self.cycle)
@@ -172,7 +164,7 @@ class GepaEngine(ModelEngine):
             "log": [*state.get("log", []), report],
         })
         return StepResult(mutated=next_parent.id != current.id, summary=f"gepa {iteration}: {report['decision']}",
-                          metadata={"gepa": report}, usage=self.step_usage(mark))
+                          metadata={"gepa": report})
 
     def _reflect(self, parent: Candidate, current: Candidate, component: str, observations: list[Observation],
                  pool: dict[str, Candidate], ledger: ScoreLedger, trial: TrialRunner, root: Path,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.agents.routing.bank import named_embedder, write_marker
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.ratchet import bank as bank_io
 from agent_evolve.algorithms.ratchet import capsules as evidence
 from agent_evolve.algorithms.ratchet import critic, meta, rollback
@@ -45,10 +45,7 @@ if TYPE_CHECKING:
     from agent_evolve.agents.routing.embedder import Embedder
     from agent_evolve.config import EvolveConfig
     from agent_evolve.llm.base import LLMClient
-    from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
 
 
 class RatchetEngine(ModelEngine):
@@ -92,20 +89,11 @@ class RatchetEngine(ModelEngine):
 
     # -- one round -----------------------------------------------------------------------------------
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-        *,
-        context: EngineContext | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """Steps 1-8 of the module docstring for round = this cycle."""
-        self.bind(context)
-        if self.hidden(observations):
+        if step.hidden:
             return StepResult(mutated=False, summary="feedback is hidden: Ratchet cannot credit skills")
-        before, round_, root = self.usage_mark(), self.cycle, Path(workspace.path)
+        observations, round_, root = step.observations, self.cycle, Path(step.workspace.path)
         state = self.load_state()
         with Ledger.open(ledger_path(root)) as ledger:
             decision = self._rollback_check(state, root, round_)
@@ -125,8 +113,7 @@ class RatchetEngine(ModelEngine):
             ledger.audit("round", {k: report[k] for k in ("capsules", "bank", "train")}, round_)
         self.save_state(state)
         self._write_records(report)
-        return StepResult(mutated=True, summary=_summary(report), metadata={"ratchet": report},
-                          usage=self.step_usage(before))
+        return StepResult(mutated=True, summary=_summary(report), metadata={"ratchet": report})
 
     def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
         """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""

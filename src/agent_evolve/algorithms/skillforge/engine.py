@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common import generation, prompts
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.edits import (
     DuplicateEditError,
     Edit,
@@ -32,13 +32,10 @@ from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.llm.base import Message, ToolSpec
 from agent_evolve.llm.errors import ContextLengthError, StructuredOutputError
 from agent_evolve.llm.tool_loop import Tool, run_tool_loop
-from agent_evolve.types import Observation, StepResult, StepStatus
+from agent_evolve.types import StepResult, StepStatus
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
-    from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
-    from agent_evolve.engine.trial import TrialRunner
 
 _TEXT = {"type": "string"}
 TOOL_SPECS: dict[str, ToolSpec] = {
@@ -61,6 +58,7 @@ class AEvolveEngine(ModelEngine):
     """The default engine: bash-and-tools editing by the engine model, with a schema-checked fallback."""
 
     name = "skillforge"
+    editable: ClassVar[frozenset[str]] = frozenset({"prompts", "skills", "memory"})
     defaults: ClassVar[dict[str, Any]] = {
         "max_turns": 6,            # model turns in the tool conversation
         "max_edits": 2,            # structured edits per step
@@ -75,20 +73,9 @@ class AEvolveEngine(ModelEngine):
         "fallback": True,          # one schema-checked proposal when the tools produced no edit
     }
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-        *,
-        context: EngineContext | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """Analyse, converse with tools, repair, fall back, write."""
-        self.bind(context)
-        mark = self.usage_mark()
-        layers = self.layers(workspace) & {"prompts", "skills", "memory"}
-        evidence = analyse(observations, self.hidden(observations))
+        workspace, layers, evidence = step.workspace, step.layers, step.evidence
         if not layers:
             return StepResult(False, "skillforge: no editable layer is enabled")
         if not (evidence.worth_acting() or evidence.hidden):
@@ -112,14 +99,13 @@ class AEvolveEngine(ModelEngine):
                 self._fallback(batch, evidence, request, workspace, layers)
             except (StructuredOutputError, EditError) as exc:
                 status: StepStatus = "done" if isinstance(exc, DuplicateEditError) else "failed"
-                return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})", status=status,
-                                  usage=self.step_usage(mark))
+                return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})", status=status)
         applied = batch.apply()
         changes = applied + [f"bash changed {path}" for path in kept]
         summary = "; ".join(changes) or "no change"
         metadata: dict[str, Any] = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
                                     "isolation": bash.isolation if self.params["bash"] else "no bash"}
-        return StepResult(bool(changes), f"skillforge: {summary}", metadata, usage=self.step_usage(mark))
+        return StepResult(bool(changes), f"skillforge: {summary}", metadata)
 
     def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> list[Tool]:
         names = [n for n in proposable_kinds(layers) if n != "write_prompt" or self.params["free_form"]]

@@ -24,7 +24,7 @@ from agent_evolve.algorithms.candidates import (
     validation_runner,
     write_candidate,
 )
-from agent_evolve.algorithms.common.base import ModelEngine
+from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.skillopt import prompts
 from agent_evolve.algorithms.skillopt.edits import SkillEdit, SkillEditError, apply_edits
@@ -37,9 +37,7 @@ from agent_evolve.llm.structured import complete_json
 from agent_evolve.types import Observation, StepResult
 
 if TYPE_CHECKING:
-    from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
-    from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
 
 
@@ -63,16 +61,10 @@ class SkillOptEngine(ModelEngine):
         "max_tokens": 1024,
     }
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-    ) -> StepResult:
+    def _step(self, step: StepInput) -> StepResult:
         """One SkillOpt step; an accepted edit leaves the new skill in the workspace."""
-        trial = validation_runner(self.engine_name, trial)
-        mark, root, state = self.usage_mark(), Path(workspace.path), self.load_state()
+        trial, observations = validation_runner(self.engine_name, step.trial), step.observations
+        root, state = Path(step.workspace.path), self.load_state()
         path = f"skills/{self.params['skill_name']}/SKILL.md"
         current = Candidate({path: self._current_text(root, path)})
         start = current.id
@@ -116,7 +108,7 @@ class SkillOptEngine(ModelEngine):
                          "epoch_rejected": [e.to_dict() for e in epoch_rejected], "path": path,
                          "log": [*state.get("log", []), report]})
         return StepResult(mutated=current.id != start, summary=f"skillopt step {number} (lr {lr}): {report['decision']}",
-                          metadata={"skillopt": report}, usage=self.step_usage(mark))
+                          metadata={"skillopt": report})
 
     # -- parts of the step ---------------------------------------------------------------------------------
 
