@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import multiprocessing
-import uuid
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone, lost_task
-from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, account, hand_over, run_remote
+from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, SnapshotExecutor, account, hand_over, run_remote
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
-from agent_evolve.llm.usage import UsageLedger, default_ledger
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
@@ -28,7 +27,7 @@ def _run(task: Task) -> RemoteResult:
     return run_remote(_job, task)
 
 
-class ProcessExecutor:
+class ProcessExecutor(SnapshotExecutor):
     """Up to `concurrency` worker processes, forked so the agent factory and benchmark need not pickle.
 
     Tasks lost with a dead worker are retried once, each in a process of its own. The model-call limit is one OS
@@ -36,23 +35,12 @@ class ProcessExecutor:
     """
 
     def __init__(self, concurrency: int, agent_factory: AgentFactory, ledger: UsageLedger | None = None):
-        self.concurrency = concurrency
-        self.agent_factory = agent_factory
-        self.ledger = ledger or default_ledger()
-        self._token = uuid.uuid4().hex[:8]
+        super().__init__(concurrency, agent_factory, ledger)
         self._context = multiprocessing.get_context("fork")
 
-    def run(
-        self,
-        work: Attempt,
-        agent: BaseAgent,
-        benchmark: BenchmarkAdapter,
-        tasks: list[Task],
-        on_done: OnDone | None = None,
-    ) -> list[Observation]:
-        if not tasks:
-            return []
-        snapshot = WorkspaceSnapshot.of(agent.workspace.path, self._token)
+    def _run(self, snapshot: WorkspaceSnapshot, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter,
+             tasks: list[Task], on_done: OnDone | None) -> list[Observation]:
+        """One pool for the batch, then each lost task alone in a process of its own."""
         shared = self._context.BoundedSemaphore(self.concurrency)
         job = RemoteJob(snapshot, self.agent_factory, benchmark, work, self.concurrency, shared, self.ledger)
         results: dict[int, RemoteResult] = {}

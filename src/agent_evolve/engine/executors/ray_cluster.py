@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +16,10 @@ from ray.exceptions import RayError, RayTaskError
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone, lost_task
-from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, account, hand_over, run_remote
+from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, SnapshotExecutor, account, hand_over, run_remote
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
 from agent_evolve.errors import ConfigError
-from agent_evolve.llm.usage import UsageLedger, default_ledger
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
@@ -57,7 +56,7 @@ class ActorSemaphore:
         ray.get(self.actor.release.remote())
 
 
-class RayExecutor:
+class RayExecutor(SnapshotExecutor):
     """Keeps up to `concurrency` tasks in flight on the cluster at `address` (None: start or join a local one)."""
 
     def __init__(
@@ -67,11 +66,8 @@ class RayExecutor:
         address: str | None = None,
         ledger: UsageLedger | None = None,
     ):
-        self.concurrency = concurrency
-        self.agent_factory = agent_factory
+        super().__init__(concurrency, agent_factory, ledger)
         self.address = address
-        self.ledger = ledger or default_ledger()
-        self._token = uuid.uuid4().hex[:8]
         self._semaphore: Any = None
 
     def _connect(self) -> Any:
@@ -82,18 +78,10 @@ class RayExecutor:
         ray.get(self._semaphore.reset.remote(self.concurrency))
         return self._semaphore
 
-    def run(
-        self,
-        work: Attempt,
-        agent: BaseAgent,
-        benchmark: BenchmarkAdapter,
-        tasks: list[Task],
-        on_done: OnDone | None = None,
-    ) -> list[Observation]:
-        if not tasks:
-            return []
+    def _run(self, snapshot: WorkspaceSnapshot, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter,
+             tasks: list[Task], on_done: OnDone | None) -> list[Observation]:
+        """Up to `concurrency` tasks in flight on the cluster, collected as they finish."""
         semaphore = self._connect()
-        snapshot = WorkspaceSnapshot.of(agent.workspace.path, self._token)
         job = _ship(RemoteJob(snapshot, self.agent_factory, benchmark, work, self.concurrency, ActorSemaphore(semaphore)))
         results: dict[int, RemoteResult] = {}
         observations: dict[int, Observation] = {}

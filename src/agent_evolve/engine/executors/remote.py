@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.engine.executors.base import AgentFactory, Attempt
+from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
 from agent_evolve.llm.concurrency import ConcurrencyLimit, install_concurrency_limit
 from agent_evolve.llm.usage import UsageLedger, default_ledger
@@ -118,3 +119,36 @@ def hand_over(results: list[RemoteResult], agent: BaseAgent) -> None:
             agent.remember(entry["content"], category, **extra)
         for name, content in result.drafts:
             agent.propose_skill(name, content)
+
+
+class SnapshotExecutor:
+    """The executors whose workers build the agent from a snapshot of the committed workspace (processes, Ray).
+
+    `run` snapshots the workspace and hands it to the executor's `_run`; usage the workers record is added to
+    `ledger` (the run's default ledger when none is given).
+    """
+
+    def __init__(self, concurrency: int, agent_factory: AgentFactory, ledger: UsageLedger | None = None):
+        self.concurrency = concurrency
+        self.agent_factory = agent_factory
+        self.ledger = ledger or default_ledger()
+        self._token = uuid.uuid4().hex[:8]
+
+    def run(
+        self,
+        work: Attempt,
+        agent: BaseAgent,
+        benchmark: BenchmarkAdapter,
+        tasks: list[Task],
+        on_done: OnDone | None = None,
+    ) -> list[Observation]:
+        """The executor protocol's `run`: no task, no snapshot; else `_run` on this version's snapshot."""
+        if not tasks:
+            return []
+        snapshot = WorkspaceSnapshot.of(agent.workspace.path, self._token)
+        return self._run(snapshot, work, agent, benchmark, tasks, on_done)
+
+    def _run(self, snapshot: WorkspaceSnapshot, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter,
+             tasks: list[Task], on_done: OnDone | None) -> list[Observation]:
+        """Run `tasks` on the workers that load `snapshot`."""
+        raise NotImplementedError
