@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.external.docker import CommandResult
+from agent_evolve.benchmarks.external.docker import DockerResult
 from agent_evolve.benchmarks.external.taskdir import parse_task_dir
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR, TerminalMiniBenchmark
 from agent_evolve.environments import open_environment
@@ -64,9 +64,9 @@ def test_splits_are_deterministic(bench: TerminalMiniBenchmark) -> None:
 def test_the_docker_backend_builds_the_task_image(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[list[str]] = []
 
-    def run(args: list[str], **kwargs: object) -> CommandResult:
+    def run(args: list[str], **kwargs: object) -> DockerResult:
         built.append(list(args))
-        return CommandResult(0, "", "")
+        return DockerResult(0, "", "")
 
     bench = TerminalMiniBenchmark("docker")
     monkeypatch.setattr(bench.docker, "require", lambda: None)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.external.docker import CommandResult, DockerCLI
+from agent_evolve.benchmarks.external.docker import DockerCLI, DockerResult
 from agent_evolve.benchmarks.external.taskdir import list_skills, parse_task_dir, split_frontmatter
 from agent_evolve.benchmarks.skill_bench import SkillBenchBenchmark
 from agent_evolve.environments import open_environment
@@ -79,7 +79,7 @@ def test_the_skills_are_installed_where_the_agent_reads_them(tasks_root: Path) -
 def test_with_docker_the_skills_go_into_the_workdir(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bench = SkillBenchBenchmark(data_path=str(tasks_root), backend="docker")
     monkeypatch.setattr(bench.docker, "require", lambda: None)
-    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: CommandResult(0, "", ""))
+    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: DockerResult(0, "", ""))
     spec = bench.environment(_all(bench)["pdf-summary"])
     assert spec.backend == "docker" and spec.image == "agent-evolve/pdf-summary:latest" and spec.workdir == "/root"
     tree = Path(str(spec.source_dir))
@@ -94,13 +94,13 @@ def test_no_skills_image_is_built_without_the_skills_folder(tasks_root: Path) ->
             """The daemon is "there"."""
 
         def run(self, args: Sequence[str], *, input_text: str | None = None, timeout: float | None = None,
-                env: Mapping[str, str] | None = None) -> CommandResult:
+                env: Mapping[str, str] | None = None) -> DockerResult:
             if args[0] == "build":
                 context = Path(args[-1])
                 seen["tag"] = [args[2]]
                 seen["skills"] = sorted(p.name for p in (context / "skills").iterdir())
                 seen["files"] = sorted(p.name for p in context.iterdir())
-            return CommandResult(0, "", "")
+            return DockerResult(0, "", "")
 
     bench = SkillBenchBenchmark(data_path=str(tasks_root), with_skills=False, backend="docker")
     bench.images.docker = Recorder(purpose="run skill-bench tasks")

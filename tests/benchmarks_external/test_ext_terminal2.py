@@ -10,7 +10,7 @@ import pytest
 from agent_evolve.benchmarks.external import dirbench
 from agent_evolve.benchmarks.external.container import extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.external.dirbench import choose_backend
-from agent_evolve.benchmarks.external.docker import CommandResult
+from agent_evolve.benchmarks.external.docker import DockerResult
 from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
 from agent_evolve.benchmarks.external.taskdir import find_task_dirs, parse_task_dir
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR as TERMINAL_MINI
@@ -140,9 +140,9 @@ def test_without_docker_a_task_runs_in_the_local_backend(tasks_root: Path, monke
 def test_with_docker_the_task_image_is_built_once(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
 
-    def run(args: list[str], **kwargs: object) -> CommandResult:
+    def run(args: list[str], **kwargs: object) -> DockerResult:
         calls.append(list(args))
-        return CommandResult(0, "", "")
+        return DockerResult(0, "", "")
 
     monkeypatch.setattr(dirbench, "docker_problem", lambda binary: None)
     bench = Terminal2Benchmark(data_path=str(tasks_root))
@@ -158,7 +158,7 @@ def test_with_docker_the_task_image_is_built_once(tasks_root: Path, monkeypatch:
 def test_a_failed_build_is_an_error(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
     monkeypatch.setattr(bench.docker, "require", lambda: None)
-    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: CommandResult(1, "", "no space left"))
+    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: DockerResult(1, "", "no space left"))
     with pytest.raises(AgentEvolveError, match=r"(?s)count-lines: `docker build` failed.*no space left"):
         bench.environment(Task(id="count-lines", input=""))
 

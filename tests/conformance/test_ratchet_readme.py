@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from agent_evolve.agents.routing.router import FULL_BANK_LIMIT, SHORTLIST_SIZE
 from agent_evolve.algorithms.ratchet import ablations, meta
-from agent_evolve.algorithms.ratchet.curator import SkillStats, contribution, evictions, retirement
+from agent_evolve.algorithms.ratchet.curator import SkillTally, contribution, evictions, retirement
 from agent_evolve.algorithms.ratchet.records import (
     CONFIDENCES,
     SKILL_STATUSES,
@@ -51,8 +51,8 @@ guidance:
 DEVIATIONS = Path(__file__).parents[2] / "docs" / "deviations.md"
 
 
-def stats(name: str, trials: int, passes: int, locked: bool = False) -> SkillStats:
-    return SkillStats(name, trials, passes, trials - passes, do_not_retire=locked)
+def stats(name: str, trials: int, passes: int, locked: bool = False) -> SkillTally:
+    return SkillTally(name, trials, passes, trials - passes, do_not_retire=locked)
 
 
 def test_the_skill_schema_imports_whole() -> None:

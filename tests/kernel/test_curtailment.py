@@ -17,7 +17,7 @@ from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids
 
 import agent_evolve as ae
 from agent_evolve.algorithms.common.candidate_search import (
-    Candidate,
+    CandidateEdit,
     SearchResult,
     out_of_the_running,
     pick_best,
@@ -323,7 +323,7 @@ def trial_runner(tmp_path: Path) -> TrialRunner:
 def test_a_trial_stops_a_candidate_that_can_no_longer_win(tmp_path: Path, curtail: bool) -> None:
     trial = trial_runner(tmp_path)
     ids = sorted(trial.train_tasks)
-    candidates = [Candidate("both", {"prompts/system.md": "k0 k1\n"}), Candidate("none", {"prompts/system.md": "x\n"})]
+    candidates = [CandidateEdit("both", {"prompts/system.md": "k0 k1\n"}), CandidateEdit("none", {"prompts/system.md": "x\n"})]
     scratch = trial.workspace_root / "evolution" / "engine" / "scratch"
     result = search(trial, trial.workspace_root, scratch, candidates, ids, curtail=curtail)
     assert result.best == "both" and result.scores["both"] == 1.0 and result.incumbent == 0.5

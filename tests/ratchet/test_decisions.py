@@ -6,7 +6,7 @@ import pytest
 
 from agent_evolve.algorithms.ratchet.canonical import Failure, canonical_map, clusters, distinct_patterns
 from agent_evolve.algorithms.ratchet.cover import covering_skill
-from agent_evolve.algorithms.ratchet.curator import SkillStats, contribution, credit, evictions, retirement
+from agent_evolve.algorithms.ratchet.curator import SkillTally, contribution, credit, evictions, retirement
 from agent_evolve.algorithms.ratchet.dedup import duplicate_feedback, duplicate_of
 from agent_evolve.algorithms.ratchet.rollback import RollbackState, check
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
@@ -16,7 +16,7 @@ from agent_evolve.errors import ConfigError
 def test_contribution_is_successes_minus_failures_over_routed_trials() -> None:
     assert contribution(30, 10, 100) == pytest.approx(0.20)
     assert contribution(0, 0, 0) == 0.0
-    assert SkillStats("s", trials=8, successes=1, failures=3).contribution == pytest.approx(-0.25)
+    assert SkillTally("s", trials=8, successes=1, failures=3).contribution == pytest.approx(-0.25)
 
 
 def test_the_document_credits_the_grade_whatever_the_critic_says() -> None:
@@ -32,16 +32,16 @@ def test_critic_weighting_never_turns_a_graded_failure_into_a_success() -> None:
     assert credit(False, "NEUTRAL", "critic") == credit(True, "INAPPLICABLE", "critic") == 0
 
 
-def _actions(stats: list[SkillStats], min_trials: int = 100, threshold: float = -0.10) -> dict[str, str]:
+def _actions(stats: list[SkillTally], min_trials: int = 100, threshold: float = -0.10) -> dict[str, str]:
     return {d.name: d.action for d in retirement(stats, min_trials, threshold)}
 
 
 def test_retirement_needs_100_trials_and_minus_010_exactly_retires() -> None:
     stats = [
-        SkillStats("ninety-nine", trials=99, successes=0, failures=60),
-        SkillStats("hundred-exact", trials=100, successes=45, failures=55),
-        SkillStats("hundred-above", trials=100, successes=46, failures=55),
-        SkillStats("locked", trials=200, successes=0, failures=200, do_not_retire=True),
+        SkillTally("ninety-nine", trials=99, successes=0, failures=60),
+        SkillTally("hundred-exact", trials=100, successes=45, failures=55),
+        SkillTally("hundred-above", trials=100, successes=46, failures=55),
+        SkillTally("locked", trials=200, successes=0, failures=200, do_not_retire=True),
     ]
     assert stats[1].contribution == pytest.approx(-0.10)
     assert _actions(stats) == {"ninety-nine": "keep", "hundred-exact": "retire", "hundred-above": "keep",
@@ -51,20 +51,20 @@ def test_retirement_needs_100_trials_and_minus_010_exactly_retires() -> None:
 
 
 def test_harsh_retirement_arm_retires_earlier() -> None:
-    stats = [SkillStats("s", trials=20, successes=2, failures=2)]
+    stats = [SkillTally("s", trials=20, successes=2, failures=2)]
     assert _actions(stats) == {"s": "keep"}
     assert _actions(stats, min_trials=20, threshold=0.0) == {"s": "retire"}
 
 
 def test_cap_evicts_the_lowest_contribution_and_never_a_do_not_retire_skill() -> None:
     active = [
-        SkillStats("good", 10, 8, 0), SkillStats("bad", 10, 0, 9, do_not_retire=True),
-        SkillStats("meh", 10, 2, 3), SkillStats("worse", 10, 1, 6),
+        SkillTally("good", 10, 8, 0), SkillTally("bad", 10, 0, 9, do_not_retire=True),
+        SkillTally("meh", 10, 2, 3), SkillTally("worse", 10, 1, 6),
     ]
     decided, fits = evictions(active, cap=4, incoming=2)
     assert [d.name for d in decided] == ["worse", "meh"] and fits == 2
     assert evictions(active, cap=6, incoming=2) == ([], 2)
-    locked = [SkillStats("a", 5, 0, 5, do_not_retire=True), SkillStats("b", 5, 0, 5, do_not_retire=True)]
+    locked = [SkillTally("a", 5, 0, 5, do_not_retire=True), SkillTally("b", 5, 0, 5, do_not_retire=True)]
     decided, fits = evictions(locked, cap=2, incoming=1)
     assert fits == 0 and {d.action for d in decided} == {"protected"} and {d.name for d in decided} == {"a", "b"}
 

@@ -22,7 +22,7 @@ from agent_evolve.algorithms.ratchet.records import (
     Decision,
     MetaSkill,
     RatchetSkill,
-    Verdict,
+    CriticVerdict,
 )
 from agent_evolve.contract.paths import RECORDS_DIR
 
@@ -95,7 +95,7 @@ def test_capsules_round_trip_and_filter(ledger: Ledger) -> None:
 def test_prune_deletes_only_capsules_older_than_the_cutoff(ledger: Ledger) -> None:
     old = time.time() - 10 * 86_400
     first = ledger.add_capsule(capsule(task="old", created_at=old))
-    ledger.add_verdict(Verdict(first, "s", "HELPED", "none", "HIGH", "fixed it", 1))
+    ledger.add_verdict(CriticVerdict(first, "s", "HELPED", "none", "HIGH", "fixed it", 1))
     ledger.add_capsule(capsule(task="new"))
     assert ledger.prune_capsules(keep_days=30) == 0
     assert ledger.prune_capsules(keep_days=7) == 1
@@ -108,12 +108,12 @@ def test_prune_deletes_only_capsules_older_than_the_cutoff(ledger: Ledger) -> No
 
 
 def test_verdicts_filter_and_reject_unknown_labels(ledger: Ledger) -> None:
-    ledger.add_verdict(Verdict(1, "s", "HURT", "wrong base case", "MEDIUM", "broke it", 1))
-    ledger.add_verdict(Verdict(2, "t", "NEUTRAL", "", "LOW", "no change", 2))
-    assert ledger.verdicts(skill="s") == [Verdict(1, "s", "HURT", "wrong base case", "MEDIUM", "broke it", 1)]
+    ledger.add_verdict(CriticVerdict(1, "s", "HURT", "wrong base case", "MEDIUM", "broke it", 1))
+    ledger.add_verdict(CriticVerdict(2, "t", "NEUTRAL", "", "LOW", "no change", 2))
+    assert ledger.verdicts(skill="s") == [CriticVerdict(1, "s", "HURT", "wrong base case", "MEDIUM", "broke it", 1)]
     assert [v.skill for v in ledger.verdicts(round=2)] == ["t"]
     with pytest.raises(ValueError, match="verdict label 'GOOD'"):
-        ledger.add_verdict(Verdict(3, "s", "GOOD", "", "LOW", "", 3))  # type: ignore[arg-type]
+        ledger.add_verdict(CriticVerdict(3, "s", "GOOD", "", "LOW", "", 3))  # type: ignore[arg-type]
 
 
 def test_a_retired_skill_keeps_its_rows_and_status_history(ledger: Ledger) -> None:

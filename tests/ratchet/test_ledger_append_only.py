@@ -9,7 +9,7 @@ import pytest
 
 from agent_evolve.algorithms.ratchet.ledger import LEDGER_FILE, SCHEMA_VERSION, Ledger, LedgerError
 from agent_evolve.algorithms.ratchet.ledger_schema import MIGRATIONS
-from agent_evolve.algorithms.ratchet.records import Capsule, Decision, MetaSkill, RatchetSkill, Verdict
+from agent_evolve.algorithms.ratchet.records import Capsule, CriticVerdict, Decision, MetaSkill, RatchetSkill
 
 
 EVIDENCE = ("verdicts", "skill_versions", "skill_status", "meta_skills", "decisions", "audit", "bank_snapshots")
@@ -19,7 +19,7 @@ def filled(path: Path) -> Path:
     """A ledger with one row in every table."""
     with Ledger.open(path) as ledger:
         [capsule_id] = ledger.add_capsules([Capsule(1, "t1", "train", "p", "o", 1.0, True, "s", "picked s", {})])
-        ledger.add_verdict(Verdict(capsule_id, "s", "HELPED", "none", "HIGH", "it helped", 1))
+        ledger.add_verdict(CriticVerdict(capsule_id, "s", "HELPED", "none", "HIGH", "it helped", 1))
         ledger.put_skill(RatchetSkill("s", "s does X", "do X", ["x"], "x appears", "think", ["a"], ["b"], "Body."),
                          1, "synthesised")
         ledger.put_meta_skill(MetaSkill("code", "m1", "Write tests first.", True, 0))

@@ -14,7 +14,7 @@ from agent_evolve.algorithms.ratchet.records import (
     Decision,
     MetaSkill,
     RatchetSkill,
-    Verdict,
+    CriticVerdict,
 )
 from agent_evolve.cli.main import cli
 
@@ -55,8 +55,8 @@ def ws(tmp_path: Path) -> Path:
             Capsule(2, "t2", "train", "p", "o", 0.0, False, "harmful", "picked harmful"),
             Capsule(3, "t3", "train", "p", "o", 1.0, True, "helpful", "picked helpful"),
         ])
-        ledger.add_verdict(Verdict(ids[0], "helpful", "HELPED", "", "HIGH", "used the window", 2))
-        ledger.add_verdict(Verdict(ids[1], "harmful", "HURT", "wrong base case", "MEDIUM", "misled", 2))
+        ledger.add_verdict(CriticVerdict(ids[0], "helpful", "HELPED", "", "HIGH", "used the window", 2))
+        ledger.add_verdict(CriticVerdict(ids[1], "harmful", "HURT", "wrong base case", "MEDIUM", "misled", 2))
         ledger.put_meta_skill(MetaSkill("code", "default-code", "Name the failing input.\nThen the fix.", True, 0))
         ledger.add_decision(Decision(4, "retire", "harmful", {"contribution": -0.3}))
         ledger.audit("retire", {"skill": "harmful", "contribution": -0.3}, round=4)
@@ -174,7 +174,7 @@ def routed_trials(ledger: Ledger, name: str, trials: int, hurt: int) -> None:
     ids = ledger.add_capsules([Capsule(2, f"{name}-{i}", "train", "p", "o", float(i >= hurt), i >= hurt, name, name)
                                for i in range(trials)])
     for cid in ids[:hurt]:
-        ledger.add_verdict(Verdict(cid, name, "HURT", "misled", "HIGH", "made it worse", 2))
+        ledger.add_verdict(CriticVerdict(cid, name, "HURT", "misled", "HIGH", "made it worse", 2))
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from agent_evolve.agents.reference import ReferenceAgent
 from agent_evolve.agents.routing.bank import MARKER, BankRouter, RouterConfig, read_marker, write_marker
 from agent_evolve.agents.routing.embeddings import HashingEmbedder
 from agent_evolve.algorithms.ratchet import critic, meta, synthesizer
-from agent_evolve.algorithms.ratchet.canonical import Cluster, Failure
+from agent_evolve.algorithms.ratchet.canonical import Failure, PatternCluster
 from agent_evolve.algorithms.ratchet.records import Capsule, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.errors import ConfigError
@@ -90,11 +90,11 @@ def test_an_unusable_critic_reply_is_a_recorded_failure() -> None:
     assert result.verdict is None and "capsule 3" in result.error
 
 
-def _cluster(pattern: str, size: int = 3) -> Cluster:
-    return Cluster(pattern, [Failure(i, f"t{i}", 1, pattern) for i in range(size)])
+def _cluster(pattern: str, size: int = 3) -> PatternCluster:
+    return PatternCluster(pattern, [Failure(i, f"t{i}", 1, pattern) for i in range(size)])
 
 
-def _synth(llm: ScriptedLLM, clusters: list[Cluster], bank_skills: dict[str, RatchetSkill] | None = None,
+def _synth(llm: ScriptedLLM, clusters: list[PatternCluster], bank_skills: dict[str, RatchetSkill] | None = None,
            cover: dict[str, str] | None = None, **settings: object) -> synthesizer.SynthOutcome:
     embedder = HashingEmbedder()
     return synthesizer.synthesize(llm, clusters, {}, bank_skills or {}, cover or {}, embedder.embed,

@@ -19,7 +19,7 @@ import pytest
 
 import agent_evolve as ae
 from agent_evolve.contract.jsonl import append_line, read_jsonl
-from agent_evolve.algorithms.common.candidate_search import Candidate, stage
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit, stage
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.engine import tree_stamps
 from agent_evolve.engine.records import read_json
@@ -155,5 +155,5 @@ def test_staging_a_candidate_copy_of_a_workspace_refuses_special_files_naming_th
                                                                                     tmp_path: Path) -> None:
     (workspace / "prompts" / "null").symlink_to("/dev/null")
     with pytest.raises(WorkspaceError) as caught:
-        outcome(lambda: stage(workspace, tmp_path / "scratch", Candidate("c", {})), [fifo])
+        outcome(lambda: stage(workspace, tmp_path / "scratch", CandidateEdit("c", {})), [fifo])
     assert str(fifo) in str(caught.value) and "character device" in str(caught.value)

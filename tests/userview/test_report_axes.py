@@ -9,13 +9,13 @@ from click.testing import CliRunner
 from userview_fakes import make_run
 
 from agent_evolve.cli.main import cli
-from agent_evolve.report.axes import Limits, amount_limits, cycle_limits, cycle_ticks, score_limits
+from agent_evolve.report.axes import AxisRange, amount_limits, cycle_limits, cycle_ticks, score_limits
 from agent_evolve.report.model import CURTAILMENT_OFF, gate_tally
 from agent_evolve.userview.run import baseline_score, cycle_row, load_run
 
 
 def test_one_cycle_sits_mid_axis_with_one_whole_tick_and_the_full_score_range() -> None:
-    assert cycle_limits([1]) == Limits(0.5, 1.5) and cycle_ticks([1]) == [1]
+    assert cycle_limits([1]) == AxisRange(0.5, 1.5) and cycle_ticks([1]) == [1]
     scores = score_limits([0.0, 1 / 3, 0.0])
     assert scores.low < 0.0 and scores.high > 1.0, "0 to 1 shown, the baseline at 0 inside the frame"
 
@@ -32,7 +32,7 @@ def test_scores_at_0_and_1_are_inside_the_frame_by_equal_margins() -> None:
 
 
 def test_scores_beyond_the_range_widen_it() -> None:
-    assert score_limits([3.0, 7.0], score_range=(0.0, 10.0)) == Limits(-0.5, 10.5)
+    assert score_limits([3.0, 7.0], score_range=(0.0, 10.0)) == AxisRange(-0.5, 10.5)
     widened = score_limits([-0.2, 1.4])
     assert widened.low < -0.2 and widened.high > 1.4
 
@@ -40,7 +40,7 @@ def test_scores_beyond_the_range_widen_it() -> None:
 def test_amounts_start_at_zero_even_when_nothing_was_spent() -> None:
     for values in ([0.0], [0.0, 0.0, 0.0], []):
         limits = amount_limits(values, empty_top=0.01)
-        assert limits == Limits(0.0, 0.01)
+        assert limits == AxisRange(0.0, 0.01)
     spent = amount_limits([0.002, 0.006])
     assert spent.low == 0.0 and spent.high > 0.006
 

@@ -23,7 +23,7 @@ _INLINE = (r"^[\s*-]*(?:for )?({name}\(.*\))\s*(?:==>|=>|->|\u279e|==|should ret
 
 
 @dataclass(frozen=True)
-class Example:
+class DocExample:
     """One docstring example: a call of the function and the literal it should give."""
 
     call: str
@@ -34,7 +34,7 @@ class Example:
 class ExampleFailure:
     """The first example a reply fails, and what its code did instead."""
 
-    example: Example
+    example: DocExample
     problem: str
 
     def describe(self) -> str:
@@ -66,11 +66,11 @@ def code_task(task: Task) -> CodeTask | None:
     return CodeTask(blocks[-1], names[-1]) if names else None
 
 
-def docstring_examples(prompt: str, name: str) -> list[Example]:
+def docstring_examples(prompt: str, name: str) -> list[DocExample]:
     """The examples of ``name`` in ``prompt``: ``>>> call`` lines with the line after each, or ``call => value``
     lines (==>, ->, ==, "returns", ...), keeping calls with literal arguments and literal expected values."""
     found = _DOCTEST.findall(prompt) + re.findall(_INLINE.format(name=re.escape(name)), prompt, re.MULTILINE)
-    return [Example(call.strip(), want.strip()) for call, want in found if _literal_call(call, name) and _literal(want)]
+    return [DocExample(call.strip(), want.strip()) for call, want in found if _literal_call(call, name) and _literal(want)]
 
 
 def _literal(text: str) -> bool:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.candidate_search import Candidate, search, trial_ids, write_files
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit, search, trial_ids, write_files
 from agent_evolve.algorithms.common.demos import (
     DEMO_FRAGMENT,
     Demo,
@@ -69,7 +69,7 @@ KINDS = ("program", "cross-check", "check", "demos", "rule", "experience", "note
 OPT_IN = ("experience", "notes")  # learned memory and failure notes (algorithms/experience.py, common/failure_notes.py)
 
 
-def kind_of(candidate: Candidate) -> str:
+def kind_of(candidate: CandidateEdit) -> str:
     """The kind a candidate's name starts with (demos-2 is a demos candidate, rule-truncated a rule)."""
     return candidate.name if candidate.name in KINDS else candidate.name.split("-", 1)[0]
 
@@ -148,7 +148,7 @@ class DemoSearchEngine(ModelEngine):
         return StepResult(mutated=True, summary=f"{chosen.summary} ({measured})", metadata={"search": result.to_dict()})
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
-                   caught: list[str] | None = None, form: AnswerForm | None = None) -> list[Candidate]:
+                   caught: list[str] | None = None, form: AnswerForm | None = None) -> list[CandidateEdit]:
         """Program answers and their cross-check first (when answers were wrong), the check (when it caught failed
         replies), then demo sets, then targeted rules, each on top of the current fragments; only the kinds in
         `candidates`, in its order. Each technique sees only the tasks whose answer kind it applies to
@@ -169,7 +169,7 @@ class DemoSearchEngine(ModelEngine):
                          f"{self.config.seed}:{self.cycle}", demos_in(current_demos, pool))
         found = [c for c in (program, cross, check) if c is not None]
         found += [
-            Candidate(f"demos-{i}", {f"{FRAGMENTS}/{DEMO_FRAGMENT}": render_demos(demos)},
+            CandidateEdit(f"demos-{i}", {f"{FRAGMENTS}/{DEMO_FRAGMENT}": render_demos(demos)},
                       f"demonstrations {', '.join(d.task_id for d in demos)}")
             for i, demos in enumerate(sets, 1)
         ]
@@ -177,7 +177,7 @@ class DemoSearchEngine(ModelEngine):
         numbers = {o.task.id for o in observations if answer_kind(o.task) == "number"}
         for fix in targeted_fixes(analyse(applicable("rule", observations), hidden=False), rules,
                                   limit=int(self.params["fixes"]), number_tasks=numbers):
-            found.append(Candidate(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
+            found.append(CandidateEdit(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
         found += experience_candidates(workspace, observations, pool, self.context, self.layers(workspace))
         found += note_candidates(workspace, applicable("notes", observations), FRAGMENTS)

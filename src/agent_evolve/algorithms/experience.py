@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agent_evolve.algorithms.common.candidate_search import Candidate
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.algorithms.common.demos import Demo, verified_demos
 from agent_evolve.algorithms.common.experience_curation import contributions, curate, k_options
 from agent_evolve.contract.experience import (
@@ -66,7 +66,7 @@ def new_examples(observations: Sequence[Observation], pool: Sequence[Demo]) -> l
 
 
 def memory_candidate(current: Sequence[Example], curated: Sequence[Example], settings: ExperienceSettings,
-                     train_ids: Collection[str], write_settings: bool) -> Candidate | None:
+                     train_ids: Collection[str], write_settings: bool) -> CandidateEdit | None:
     """The curated memory as a candidate, or None when it is the current memory."""
     if [e.to_dict() for e in curated] == [e.to_dict() for e in current] or not curated:
         return None
@@ -76,22 +76,22 @@ def memory_candidate(current: Sequence[Example], curated: Sequence[Example], set
     kept, before = {e.task_id for e in curated}, {e.task_id for e in current}
     added, dropped = sorted(kept - before), sorted(before - kept)
     change = f"added {', '.join(added)}" + (f"; dropped {', '.join(dropped)}" if dropped else "")
-    return Candidate(KIND, files, f"experience memory: {len(curated)} worked examples from verified train solutions "
+    return CandidateEdit(KIND, files, f"experience memory: {len(curated)} worked examples from verified train solutions "
                                   f"({change}), the {settings.k} nearest shown per task ({settings.form})")
 
 
-def settings_candidate(settings: ExperienceSettings, examples: int, turn: int) -> Candidate | None:
+def settings_candidate(settings: ExperienceSettings, examples: int, turn: int) -> CandidateEdit | None:
     """One other way to show the memory (a neighbouring k or the other form), chosen by ``turn`` in rotation."""
     options = [replace(settings, k=k) for k in k_options(settings.k, examples)]
     options.append(replace(settings, form="short" if settings.form == "full" else "full"))
     chosen = options[turn % len(options)]
     label = f"k{chosen.k}" if chosen.k != settings.k else chosen.form
-    return Candidate(f"{KIND}-{label}", {EXPERIENCE_SETTINGS: chosen.to_yaml()},
+    return CandidateEdit(f"{KIND}-{label}", {EXPERIENCE_SETTINGS: chosen.to_yaml()},
                      f"experience memory shown as the {chosen.k} nearest examples ({chosen.form})")
 
 
 def experience_candidates(workspace: AgentWorkspace, observations: Sequence[Observation], pool: Sequence[Demo],
-                          context: EngineContext | None, layers: Collection[str], cap: int = CAP) -> list[Candidate]:
+                          context: EngineContext | None, layers: Collection[str], cap: int = CAP) -> list[CandidateEdit]:
     """The memory curated with this batch's evidence, then one change of how it is shown (see the module)."""
     if context is None or context.trial is None or "memory" not in layers:
         return []

@@ -109,7 +109,7 @@ def _invalid(why: str) -> CandidateFailed:
     return CandidateFailed("InvalidReply", why)
 
 
-class Candidate:
+class CandidateProxy:
     """Stands for the candidate's function in the tests: each call is a round trip to the candidate process.
 
     A reply is one of the three shapes `serve` sends, checked key by key: `ready` once, first; then one `value`
@@ -155,7 +155,7 @@ def verify(tests: str, entry_point: str, check: str, calls_fd: str, replies_fd: 
     """Run the tests against the proxy and write the verdict: passed, or where and why it failed."""
     verdict = os.fdopen(int(verdict_fd), "w", encoding="utf-8")
     calls, replies = os.fdopen(int(calls_fd), "wb"), os.fdopen(int(replies_fd), "rb")
-    candidate = Candidate(entry_point, calls, replies)
+    candidate = CandidateProxy(entry_point, calls, replies)
     with open(tests, encoding="utf-8") as handle:
         source = handle.read()
     report: dict[str, Any] = {"status": "passed"}

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from agent_evolve.algorithms.ratchet.capsules import skill_stats
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
-from agent_evolve.algorithms.ratchet.curator import SkillStats, retirement
+from agent_evolve.algorithms.ratchet.curator import SkillTally, retirement
 from agent_evolve.algorithms.ratchet.ledger import Ledger, LedgerError, ledger_path
 from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill, SkillStatus
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
@@ -95,7 +95,7 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
     _print(table)
 
 
-def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillStats]:
+def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillTally]:
     """Each skill's routed train trials and credits since it was added (what the curator decides on), credited as
     the run credits them; the critic's helped and hurt beside."""
     capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()

@@ -20,7 +20,7 @@ MOST_CYCLE_TICKS = 12
 
 
 @dataclass(frozen=True)
-class Limits:
+class AxisRange:
     """The low and high end of one axis."""
 
     low: float
@@ -33,26 +33,26 @@ def _finite(values: Iterable[float | None]) -> list[float]:
 
 def score_limits(
     values: Iterable[float | None], score_range: tuple[float, float] = (0.0, 1.0), margin: float = SCORE_MARGIN
-) -> Limits:
+) -> AxisRange:
     """`score_range` widened to every value shown, plus `margin` of its span on each side."""
     shown = _finite(values)
     low, high = min([score_range[0], *shown]), max([score_range[1], *shown])
     span = high - low or 1.0
-    return Limits(low - margin * span, high + margin * span)
+    return AxisRange(low - margin * span, high + margin * span)
 
 
-def amount_limits(values: Iterable[float | None], empty_top: float = 1.0, headroom: float = AMOUNT_HEADROOM) -> Limits:
+def amount_limits(values: Iterable[float | None], empty_top: float = 1.0, headroom: float = AMOUNT_HEADROOM) -> AxisRange:
     """From 0 (tokens and dollars are never negative) to the largest value plus `headroom`; `empty_top` when all are 0."""
     top = max([0.0, *_finite(values)])
-    return Limits(0.0, top * (1 + headroom) if top > 0 else empty_top)
+    return AxisRange(0.0, top * (1 + headroom) if top > 0 else empty_top)
 
 
-def cycle_limits(cycles: Iterable[int]) -> Limits:
+def cycle_limits(cycles: Iterable[int]) -> AxisRange:
     """Half a cycle beyond the first and the last, so a single cycle sits mid-axis and every bar fits."""
     shown = list(cycles)
     if not shown:
-        return Limits(0.5, 1.5)
-    return Limits(min(shown) - 0.5, max(shown) + 0.5)
+        return AxisRange(0.5, 1.5)
+    return AxisRange(min(shown) - 0.5, max(shown) + 0.5)
 
 
 def cycle_ticks(cycles: Iterable[int], most: int = MOST_CYCLE_TICKS) -> list[int]:

@@ -23,7 +23,7 @@ from agent_evolve.engine.trial import TrialRunner, trial_mean
 
 
 @dataclass(frozen=True)
-class Candidate:
+class CandidateEdit:
     """A named edit: workspace-relative paths and their new contents."""
 
     name: str
@@ -87,7 +87,7 @@ def write_files(root: Path, files: Mapping[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def stage(workspace: Path, scratch: Path, candidate: Candidate) -> Path:
+def stage(workspace: Path, scratch: Path, candidate: CandidateEdit) -> Path:
     """A copy of the workspace (without run records and git) with the candidate's files written in it."""
     target = scratch / "candidates" / candidate.name
     shutil.rmtree(target, ignore_errors=True)
@@ -100,7 +100,7 @@ def search(
     trial: TrialRunner,
     workspace: Path,
     scratch: Path,
-    candidates: Sequence[Candidate],
+    candidates: Sequence[CandidateEdit],
     task_ids: list[str],
     min_gain: float = 0.0,
     curtail: bool = False,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from agent_evolve.agents.answer_check import answer_form, answer_value
 from agent_evolve.agents.example_check import code_task
 from agent_evolve.agents.redraw import reply_check
-from agent_evolve.algorithms.common.candidate_search import Candidate
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.benchmarks.answer_kinds import kind_of
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.types import Observation
@@ -43,7 +43,7 @@ def caught_failures(observations: list[Observation], form: AnswerForm | None = N
 
 
 def check_candidate(caught: list[str], current: CheckSettings | None, min_failures: int,
-                    form: AnswerForm | None = None) -> Candidate | None:
+                    form: AnswerForm | None = None) -> CandidateEdit | None:
     """The check candidate when at least ``min_failures`` failures were caught and the workspace does not run
     that check yet (no check.yaml, or one without the answer ``form``); else None."""
     if min_failures < 1 or len(caught) < min_failures:
@@ -52,5 +52,5 @@ def check_candidate(caught: list[str], current: CheckSettings | None, min_failur
         return None
     settings = replace(current or CheckSettings(), answer=form)
     what = "code fails its docstring's examples" if form is None else "an answer breaks the form of right ones"
-    return Candidate("check", {CHECK_SETTINGS: settings.to_yaml()},
+    return CandidateEdit("check", {CHECK_SETTINGS: settings.to_yaml()},
                      f"draw again when {what} (x{len(caught)} caught: {', '.join(caught[:3])})")

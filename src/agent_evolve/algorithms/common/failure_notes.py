@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_evolve.algorithms.common.candidate_search import Candidate
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, analyse
 from agent_evolve.algorithms.common.prompts import advice
 from agent_evolve.contract.workspace import AgentWorkspace
@@ -92,9 +92,9 @@ def with_note(existing: str, note: Note) -> str:
 
 
 def note_candidates(workspace: AgentWorkspace, observations: Sequence[Observation], fragments_dir: str,
-                    limit: int = 1) -> list[Candidate]:
+                    limit: int = 1) -> list[CandidateEdit]:
     """One candidate per new note, each adding it to the workspace's current notes fragment."""
     existing = workspace.read_fragment(NOTES_FRAGMENT) if NOTES_FRAGMENT in workspace.list_fragments() else ""
-    return [Candidate(f"notes-{note.kind}", {f"{fragments_dir}/{NOTES_FRAGMENT}": with_note(existing, note)},
+    return [CandidateEdit(f"notes-{note.kind}", {f"{fragments_dir}/{NOTES_FRAGMENT}": with_note(existing, note)},
                       f"note on {note.kind} (x{note.count}), shown on {note.task_id}: {note.title[3:]}")
             for note in failure_notes(observations, existing, limit)]

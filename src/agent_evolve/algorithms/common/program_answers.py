@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent_evolve.algorithms.common.candidate_search import Candidate
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
@@ -44,18 +44,18 @@ def wrong_answers(evidence: Evidence) -> int:
 
 
 def program_candidate(evidence: Evidence, current_program: str | None, min_failures: int,
-                      instruction: str = PROGRAM_INSTRUCTION) -> Candidate | None:
+                      instruction: str = PROGRAM_INSTRUCTION) -> CandidateEdit | None:
     """The program-answer candidate (``instruction`` as the program prompt) when at least ``min_failures``
     answers were wrong and the workspace does not answer with programs yet; else None."""
     count = wrong_answers(evidence)
     if current_program is not None or min_failures < 1 or count < min_failures:
         return None
-    return Candidate("program", {PROGRAM_PROMPT: instruction}, f"answer with a Python program (x{count} wrong answers)")
+    return CandidateEdit("program", {PROGRAM_PROMPT: instruction}, f"answer with a Python program (x{count} wrong answers)")
 
 
 def cross_check_candidate(evidence: Evidence, current_program: str | None, current_check: CheckSettings | None,
                           form: AnswerForm | None, samples: int, min_failures: int,
-                          instruction: str = PROGRAM_INSTRUCTION) -> Candidate | None:
+                          instruction: str = PROGRAM_INSTRUCTION) -> CandidateEdit | None:
     """The cross-check candidate (program answers, whose disagreement with a text answer ``samples`` sampled
     programs settle; answers breaking ``form``, when known, do not vote; ``instruction`` as the program prompt
     when there is none) when at least ``min_failures`` answers were wrong numbers and the workspace does not
@@ -69,5 +69,5 @@ def cross_check_candidate(evidence: Evidence, current_program: str | None, curre
     files = {CHECK_SETTINGS: replace(base, cross_check=samples, answer=base.answer or form).to_yaml()}
     if current_program is None:
         files[PROGRAM_PROMPT] = instruction
-    return Candidate("cross-check", files, f"answer with a Python program cross-checked by a text answer, "
+    return CandidateEdit("cross-check", files, f"answer with a Python program cross-checked by a text answer, "
                      f"{samples} sampled programs settling a disagreement (x{count} wrong numeric answers)")

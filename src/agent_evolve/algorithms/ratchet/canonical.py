@@ -83,7 +83,7 @@ class Failure:
 
 
 @dataclass
-class Cluster:
+class PatternCluster:
     """Failures that share one canonical pattern."""
 
     pattern: str
@@ -94,14 +94,14 @@ class Cluster:
         return len(self.failures)
 
 
-def clusters(failures: Sequence[Failure], canonical: dict[str, str], min_size: int) -> list[Cluster]:
+def clusters(failures: Sequence[Failure], canonical: dict[str, str], min_size: int) -> list[PatternCluster]:
     """Failures grouped by canonical pattern; groups of >= ``min_size``, largest first (ties: pattern)."""
-    found: dict[str, Cluster] = {}
+    found: dict[str, PatternCluster] = {}
     for failure in failures:
         key = normalise(failure.pattern)
         if not key:
             continue
         name = canonical.get(key, key)
-        found.setdefault(name, Cluster(name)).failures.append(failure)
+        found.setdefault(name, PatternCluster(name)).failures.append(failure)
     kept = [c for c in found.values() if c.size >= min_size]
     return sorted(kept, key=lambda c: (-c.size, c.pattern))

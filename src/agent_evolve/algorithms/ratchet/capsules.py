@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agent_evolve.algorithms.ratchet.canonical import Failure
-from agent_evolve.algorithms.ratchet.curator import CreditWeighting, SkillStats, credit
-from agent_evolve.algorithms.ratchet.records import Capsule, RatchetSkill, Verdict
+from agent_evolve.algorithms.ratchet.curator import CreditWeighting, SkillTally, credit
+from agent_evolve.algorithms.ratchet.records import Capsule, CriticVerdict, RatchetSkill
 from agent_evolve.types import Observation
 
 FEEDBACK_CHARS = 500
@@ -58,8 +58,8 @@ def counted(skill: RatchetSkill, capsule: Capsule) -> bool:
             and not any(first <= capsule.round <= last for first, last in skill.uncounted_rounds))
 
 
-def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict],
-                weighting: CreditWeighting = "outcome") -> SkillStats:
+def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[CriticVerdict],
+                weighting: CreditWeighting = "outcome") -> SkillTally:
     """A skill's routed train trials since it was added, credited by `weighting`, with the critic's verdicts."""
     labels = {v.capsule_id: v.label for v in verdicts if v.skill == skill.name}
     trials = successes = failures = helped = hurt = 0
@@ -73,10 +73,10 @@ def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], ve
         failures += value < 0
         helped += label == "HELPED"
         hurt += label == "HURT"
-    return SkillStats(skill.name, trials, successes, failures, skill.do_not_retire, skill.created_round, helped, hurt)
+    return SkillTally(skill.name, trials, successes, failures, skill.do_not_retire, skill.created_round, helped, hurt)
 
 
-def recent_failures(capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[Verdict], round_: int,
+def recent_failures(capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[CriticVerdict], round_: int,
                     window: int) -> list[Failure]:
     """Graded train failures of the last ``window`` rounds (up to ``round_``) that the critic named a pattern for."""
     failed = {cid: c for cid, c in capsules if not c.passed and c.split == "train" and round_ - window < c.round}

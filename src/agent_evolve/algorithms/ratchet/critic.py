@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.algorithms.ratchet.records import CONFIDENCES, VERDICT_LABELS, Capsule, Verdict
+from agent_evolve.algorithms.ratchet.records import CONFIDENCES, VERDICT_LABELS, Capsule, CriticVerdict
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.structured import complete_json
@@ -40,7 +40,7 @@ SYSTEM = ("You review one graded attempt at a task. You name the failure pattern
 class CriticResult:
     """A verdict, or why none could be read from the model's reply."""
 
-    verdict: Verdict | None
+    verdict: CriticVerdict | None
     error: str = ""
 
 
@@ -65,13 +65,13 @@ def messages(capsule: Capsule, task: str, guidance: str, feedback: str) -> list[
     return [Message("system", SYSTEM), Message("user", "\n\n".join(parts) + "\n\n" + ask)]
 
 
-def verdict_from(reply: dict[str, Any], capsule_id: int, capsule: Capsule) -> Verdict:
-    """A Verdict from a schema-valid reply; a pass has no failure pattern, missing fields get safe values."""
+def verdict_from(reply: dict[str, Any], capsule_id: int, capsule: Capsule) -> CriticVerdict:
+    """A CriticVerdict from a schema-valid reply; a pass has no failure pattern, missing fields get safe values."""
     pattern = "" if capsule.passed else " ".join(str(reply.get("failure_pattern", "")).split())[:PATTERN_CHARS]
     confidence = reply.get("confidence") if reply.get("confidence") in CONFIDENCES else "LOW"
     label = reply["label"] if capsule.routed_skill else "INAPPLICABLE"
     reason = " ".join(str(reply.get("reason", "")).split())[:200]
-    return Verdict(capsule_id, capsule.routed_skill or UNROUTED, label, pattern, confidence, reason, capsule.round)
+    return CriticVerdict(capsule_id, capsule.routed_skill or UNROUTED, label, pattern, confidence, reason, capsule.round)
 
 
 def judge(client: LLMClient, capsule_id: int, capsule: Capsule, task: str, guidance: str, feedback: str,

@@ -40,7 +40,7 @@ def contribution(successes: int, failures: int, trials: int) -> float:
 
 
 @dataclass(frozen=True)
-class SkillStats:
+class SkillTally:
     """One active skill's routed trials and credits since it was added."""
 
     name: str
@@ -74,7 +74,7 @@ class CurateDecision:
                 "trials": self.trials, "helped": self.helped, "hurt": self.hurt, "reason": self.reason}
 
 
-def retirement(stats: Sequence[SkillStats], min_trials: int, threshold: float) -> list[CurateDecision]:
+def retirement(stats: Sequence[SkillTally], min_trials: int, threshold: float) -> list[CurateDecision]:
     """One decision per skill: retire, keep, or protected (do_not_retire that would have been retired)."""
     decisions = []
     for s in stats:
@@ -94,7 +94,7 @@ def retirement(stats: Sequence[SkillStats], min_trials: int, threshold: float) -
     return decisions
 
 
-def evictions(active: Sequence[SkillStats], cap: int, incoming: int) -> tuple[list[CurateDecision], int]:
+def evictions(active: Sequence[SkillTally], cap: int, incoming: int) -> tuple[list[CurateDecision], int]:
     """Skills to evict so ``incoming`` new ones fit under ``cap``, lowest contribution first, and how many fit.
 
     Ties go to the older skill, then the name. `do_not_retire` skills are never evicted: when only they are

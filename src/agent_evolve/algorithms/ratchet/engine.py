@@ -34,7 +34,7 @@ from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
 from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import to_agent_skill
-from agent_evolve.algorithms.ratchet.synthesizer import Example, synthesize
+from agent_evolve.algorithms.ratchet.synthesizer import FailureExample, synthesize
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.solving import is_infrastructure_failure
 from agent_evolve.types import Observation, StepResult
@@ -187,7 +187,7 @@ class RatchetEngine(ModelEngine):
         stats = self._stats(ledger, active)
         _, room = evictions(stats, s.bank_cap, min(s.max_new_skills, len(found)))
         by_capsule = dict(capsules)
-        examples = {c.pattern: [Example(str(by_capsule[f.capsule_id].metadata.get("task", "")),
+        examples = {c.pattern: [FailureExample(str(by_capsule[f.capsule_id].metadata.get("task", "")),
                                         by_capsule[f.capsule_id].output,
                                         str(by_capsule[f.capsule_id].metadata.get("feedback", "")))
                                 for f in c.failures] for c in found}

@@ -42,7 +42,7 @@ from agent_evolve.algorithms.ratchet.records import (
     MetaSkill,
     RatchetSkill,
     SkillStatus,
-    Verdict,
+    CriticVerdict,
 )
 from agent_evolve.engine.records import RunRecords
 
@@ -221,7 +221,7 @@ class Ledger:
 
     # verdicts
 
-    def add_verdict(self, verdict: Verdict) -> None:
+    def add_verdict(self, verdict: CriticVerdict) -> None:
         """Append the critic's verdict on one capsule."""
         _check(verdict.label, VERDICT_LABELS, "verdict label")
         _check(verdict.confidence, CONFIDENCES, "verdict confidence")
@@ -233,7 +233,7 @@ class Ledger:
                 (v.capsule_id, v.skill, v.label, v.failure_pattern, v.confidence, v.reason, v.round),
             )
 
-    def verdicts(self, skill: str | None = None, round: int | None = None) -> list[Verdict]:
+    def verdicts(self, skill: str | None = None, round: int | None = None) -> list[CriticVerdict]:
         """Verdicts in the order written, filtered by skill and round."""
         where, params = filters(skill=skill, round=round)
         rows = self._read(
@@ -241,7 +241,7 @@ class Ledger:
             f" FROM verdicts{where} ORDER BY id",
             params,
         )
-        return [Verdict(*row) for row in rows]
+        return [CriticVerdict(*row) for row in rows]
 
     # skills
 

@@ -18,7 +18,7 @@ __all__ = [
     "RatchetSkill",
     "SkillOrigin",
     "SkillStatus",
-    "Verdict",
+    "CriticVerdict",
     "VerdictLabel",
 ]
 
@@ -51,7 +51,7 @@ class Capsule:
 
 
 @dataclass
-class Verdict:
+class CriticVerdict:
     """The critic's judgement of one routed attempt: did the skill help, and which failure pattern showed."""
 
     capsule_id: int

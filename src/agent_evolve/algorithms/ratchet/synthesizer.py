@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.algorithms.common.skill_ops import slugify
-from agent_evolve.algorithms.ratchet.canonical import Cluster
+from agent_evolve.algorithms.ratchet.canonical import PatternCluster
 from agent_evolve.algorithms.ratchet.cover import covering_skill
 from agent_evolve.algorithms.ratchet.dedup import duplicate_feedback, duplicate_of
 from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill
@@ -44,7 +44,7 @@ Embed = Callable[[Sequence[str]], list[list[float]]]
 
 
 @dataclass(frozen=True)
-class Example:
+class FailureExample:
     """One failure of a cluster, as the synthesizer shows it."""
 
     task: str
@@ -75,7 +75,7 @@ def _lines(value: Any) -> list[str]:
     return [" ".join(str(i).split()).lstrip("-* ") for i in items if str(i).strip()]
 
 
-def messages(cluster: Cluster, examples: Sequence[Example], meta: str, notes: Sequence[str]) -> list[Message]:
+def messages(cluster: PatternCluster, examples: Sequence[FailureExample], meta: str, notes: Sequence[str]) -> list[Message]:
     """The synthesis prompt: the meta-skill prior, the failure pattern, examples and earlier drafts' problems."""
     shown = "\n\n".join(f"Example {i}:\nTask: {_clip(e.task)}\nFailed answer: {_clip(e.output, 400)}"
                         + (f"\nGrader: {_clip(e.feedback, 200)}" if e.feedback else "")
@@ -108,8 +108,8 @@ def draft_skill(reply: Mapping[str, Any], round_: int, taken: set[str]) -> Ratch
 
 def synthesize(
     client: LLMClient,
-    clusters: Sequence[Cluster],
-    examples: Mapping[str, Sequence[Example]],
+    clusters: Sequence[PatternCluster],
+    examples: Mapping[str, Sequence[FailureExample]],
     bank: Mapping[str, RatchetSkill],
     cover_texts: Mapping[str, str],
     embed: Embed,
@@ -147,7 +147,7 @@ def synthesize(
     return out
 
 
-def _one(client: LLMClient, cluster: Cluster, examples: Sequence[Example], bank_vectors: dict[str, Vector],
+def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[FailureExample], bank_vectors: dict[str, Vector],
          embed: Embed, settings: RatchetSettings, meta: str, round_: int, taken: set[str],
          out: SynthOutcome) -> RatchetSkill | None:
     """One cluster's skill after at most `synth_attempts` drafts, or None with the reason recorded."""

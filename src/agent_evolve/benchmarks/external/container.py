@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evolve.benchmarks.external.common import fenced_blocks
-from agent_evolve.benchmarks.external.docker import CommandResult, DockerCLI
+from agent_evolve.benchmarks.external.docker import DockerCLI, DockerResult
 from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
 from agent_evolve.benchmarks.external.taskdir import TaskDir
 from agent_evolve.environments.task_env import CommandResult as RunResult
@@ -99,7 +99,7 @@ class ImageBuilder:
         return tag
 
 
-def _failed(task: TaskDir, what: str, result: CommandResult) -> AgentEvolveError:
+def _failed(task: TaskDir, what: str, result: DockerResult) -> AgentEvolveError:
     """The error for an image that would not build, with the end of its output."""
     tail = "\n".join(result.output.strip().splitlines()[-12:])
     return AgentEvolveError(f"{task.id}: {what} failed (exit {result.returncode}):\n{tail}")

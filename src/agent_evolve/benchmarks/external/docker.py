@@ -14,7 +14,7 @@ INSTALL_URL = "https://docs.docker.com/engine/install/"
 
 
 @dataclass(frozen=True)
-class CommandResult:
+class DockerResult:
     """What one command returned; `timed_out` is set when it ran past its limit and was killed."""
 
     returncode: int
@@ -58,7 +58,7 @@ def require_docker(purpose: str, binary: str = "docker") -> None:
 
 @dataclass
 class DockerCLI:
-    """Runs `docker` subcommands; every call returns a CommandResult and never raises on a non-zero exit."""
+    """Runs `docker` subcommands; every call returns a DockerResult and never raises on a non-zero exit."""
 
     purpose: str
     binary: str = "docker"
@@ -68,15 +68,15 @@ class DockerCLI:
         require_docker(self.purpose, self.binary)
 
     def run(self, args: Sequence[str], *, input_text: str | None = None, timeout: float | None = None,
-            env: Mapping[str, str] | None = None) -> CommandResult:
+            env: Mapping[str, str] | None = None) -> DockerResult:
         """Run `docker <args>`, feeding input_text on stdin, killed after timeout seconds."""
         full_env = {**os.environ, **env} if env else None
         try:
             done = subprocess.run([self.binary, *args], input=input_text, capture_output=True, text=True,
                                   timeout=timeout, env=full_env)
         except subprocess.TimeoutExpired as exc:
-            return CommandResult(124, _text(exc.stdout), _text(exc.stderr), timed_out=True)
-        return CommandResult(done.returncode, done.stdout, done.stderr)
+            return DockerResult(124, _text(exc.stdout), _text(exc.stderr), timed_out=True)
+        return DockerResult(done.returncode, done.stdout, done.stderr)
 
 
 def _text(data: bytes | str | None) -> str:

@@ -8,20 +8,9 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import (
-    LLMTimeoutError,
-    ProviderConnectionError,
-    error_for_status,
-    register_secret,
-)
-from agent_evolve.llm.providers._common import (
-    checked_completion,
-    decode_arguments,
-    import_sdk,
-    malformed_body,
-    with_retry_after,
-    split_system,
-)
+from agent_evolve.llm.errors import register_secret
+from agent_evolve.llm.providers._common import checked_completion, decode_arguments, import_sdk, split_system
+from agent_evolve.llm.providers.sdk_client import SdkClient
 from agent_evolve.types import Usage
 
 DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
@@ -66,7 +55,7 @@ def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
 
 
-class AnthropicMessagesClient:
+class AnthropicMessagesClient(SdkClient):
     """An LLMClient over the anthropic SDK; the SDK's own retries are off so only ours count."""
 
     def __init__(
@@ -88,18 +77,11 @@ class AnthropicMessagesClient:
             raise MissingDependencyError(f"{model}: no API key; set the ANTHROPIC_API_KEY environment variable")
         self._api_key = key
         register_secret(key)
-        self._client: Any = None
 
-    def __repr__(self) -> str:
-        return f"AnthropicMessagesClient(model={self.model!r}, base_url={self.base_url!r})"
-
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            anthropic = import_sdk("anthropic", "anthropic")
-            self._client = anthropic.Anthropic(
-                api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-            )
-        return self._client
+    def _connect(self) -> Any:
+        return import_sdk("anthropic", "anthropic").Anthropic(
+            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
 
     def complete(
         self,
@@ -123,19 +105,8 @@ class AnthropicMessagesClient:
             params["tools"] = to_wire_tools(tools)
         if stop:
             params["stop_sequences"] = stop
-        try:
+        with self.api_errors(anthropic):
             response = client.messages.create(**params)
-        except anthropic.APITimeoutError:
-            raise LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider,
-                                  model=self.name) from None
-        except anthropic.APIConnectionError as exc:
-            raise ProviderConnectionError(f"cannot reach the server: {exc}", provider=self.provider,
-                                          model=self.name) from None
-        except anthropic.APIStatusError as exc:
-            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
-            raise with_retry_after(error, exc.response.headers) from None
-        except ValueError as exc:
-            raise malformed_body(exc, provider=self.provider, model=self.name) from None
         return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: Any) -> Completion:

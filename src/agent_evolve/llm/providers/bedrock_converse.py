@@ -6,15 +6,7 @@ import os
 from typing import Any
 
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import (
-    LLMError,
-    LLMTimeoutError,
-    ProviderConnectionError,
-    ProviderRequestError,
-    ProviderServerError,
-    RateLimitError,
-    error_for_status,
-)
+from agent_evolve.llm.errors import LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError, RateLimitError, error_for_status
 from agent_evolve.llm.providers._common import (
     checked_completion,
     decode_arguments,
@@ -23,6 +15,7 @@ from agent_evolve.llm.providers._common import (
     with_retry_after,
     split_system,
 )
+from agent_evolve.llm.providers.sdk_client import SdkClient
 from agent_evolve.types import Usage
 
 _FINISH: dict[str, FinishReason] = {
@@ -71,8 +64,10 @@ def to_wire_request(messages: list[Message], tools: list[ToolSpec] | None) -> di
     return request
 
 
-class BedrockConverseClient:
+class BedrockConverseClient(SdkClient):
     """An LLMClient over boto3 bedrock-runtime `converse`; botocore's own retries are off so only ours count."""
+
+    shown = "region"
 
     def __init__(
         self,
@@ -92,21 +87,15 @@ class BedrockConverseClient:
         self.timeout_s = timeout_s
         self._client = client
 
-    def __repr__(self) -> str:
-        return f"BedrockConverseClient(model={self.model!r}, region={self.region!r})"
-
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            boto3 = import_sdk("boto3", "bedrock")
-            config = import_sdk("botocore.config", "bedrock").Config(
-                read_timeout=self.timeout_s,
-                connect_timeout=min(self.timeout_s, 10.0),
-                retries={"total_max_attempts": 1, "mode": "standard"},
-            )
-            self._client = boto3.client(
-                "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config
-            )
-        return self._client
+    def _connect(self) -> Any:
+        config = import_sdk("botocore.config", "bedrock").Config(
+            read_timeout=self.timeout_s,
+            connect_timeout=min(self.timeout_s, 10.0),
+            retries={"total_max_attempts": 1, "mode": "standard"},
+        )
+        return import_sdk("boto3", "bedrock").client(
+            "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config
+        )
 
     def complete(
         self,
@@ -128,11 +117,9 @@ class BedrockConverseClient:
         try:
             response = self._sdk_client().converse(modelId=self.name, inferenceConfig=inference, **request)
         except (exceptions.ReadTimeoutError, exceptions.ConnectTimeoutError):
-            raise LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider,
-                                  model=self.name) from None
+            raise self.timed_out() from None
         except (exceptions.EndpointConnectionError, exceptions.ConnectionClosedError) as exc:
-            raise ProviderConnectionError(f"cannot reach the endpoint: {exc}", provider=self.provider,
-                                          model=self.name) from None
+            raise self.unreachable(exc, "the endpoint") from None
         except exceptions.NoCredentialsError:
             raise ProviderRequestError(
                 "no AWS credentials; set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",

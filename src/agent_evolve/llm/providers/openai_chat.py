@@ -8,19 +8,9 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import (
-    LLMTimeoutError,
-    ProviderConnectionError,
-    error_for_status,
-    register_secret,
-)
-from agent_evolve.llm.providers._common import (
-    checked_completion,
-    decode_arguments,
-    import_sdk,
-    malformed_body,
-    with_retry_after,
-)
+from agent_evolve.llm.errors import register_secret
+from agent_evolve.llm.providers._common import checked_completion, decode_arguments, import_sdk
+from agent_evolve.llm.providers.sdk_client import SdkClient
 from agent_evolve.types import Usage
 
 _FINISH: dict[str, FinishReason] = {
@@ -61,7 +51,7 @@ def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-class OpenAIChatClient:
+class OpenAIChatClient(SdkClient):
     """An LLMClient over the openai SDK; the SDK's own retries are off so only ours count."""
 
     def __init__(
@@ -87,18 +77,11 @@ class OpenAIChatClient:
             )
         register_secret(key)
         self._api_key = key or "not-needed"  # compatible servers often need no key, but the SDK wants one
-        self._client: Any = None
 
-    def __repr__(self) -> str:
-        return f"OpenAIChatClient(model={self.model!r}, base_url={self.base_url!r})"
-
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            openai = import_sdk("openai", "openai")
-            self._client = openai.OpenAI(
-                api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-            )
-        return self._client
+    def _connect(self) -> Any:
+        return import_sdk("openai", "openai").OpenAI(
+            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
 
     def complete(
         self,
@@ -121,19 +104,8 @@ class OpenAIChatClient:
             params[key] = max_tokens
         if stop:
             params["stop"] = stop
-        try:
+        with self.api_errors(openai):
             response = self._sdk_client().chat.completions.create(**params)
-        except openai.APITimeoutError:
-            raise LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider,
-                                  model=self.name) from None
-        except openai.APIConnectionError as exc:
-            raise ProviderConnectionError(f"cannot reach the server: {exc}", provider=self.provider,
-                                          model=self.name) from None
-        except openai.APIStatusError as exc:
-            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
-            raise with_retry_after(error, exc.response.headers) from None
-        except ValueError as exc:
-            raise malformed_body(exc, provider=self.provider, model=self.name) from None
         return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: Any) -> Completion:
