@@ -1,6 +1,9 @@
-"""The error hierarchy. Every error says which file, key, provider or model it is about."""
+"""The error hierarchy (every error says which file, key, provider or model it is about), and optional imports."""
 
 from __future__ import annotations
+
+import importlib
+from types import ModuleType
 
 
 class AgentEvolveError(Exception):
@@ -55,3 +58,13 @@ class TrialError(AgentEvolveError):
 def is_fatal(exc: BaseException) -> bool:
     """True for errors that no retry and no other task can fix: the run must stop and say what to set or install."""
     return bool(getattr(exc, "fatal", False))
+
+
+def optional_module(module: str, extra: str, purpose: str, install: str = "") -> ModuleType:
+    """Import `module` of an optional package, or raise MissingDependencyError saying that `purpose` needs it and
+    how to install it (`pip install 'agent-evolve[extra]'` unless `install` gives the command)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        how = install or f"pip install 'agent-evolve[{extra}]'"
+        raise MissingDependencyError(f"{purpose} needs {module.split('.')[0]}: {how}") from exc

@@ -104,19 +104,21 @@ def is_seed_name(name: str) -> bool:
     return name in AGENT_REGISTRY or name in _plugins("agent")
 
 
-def benchmark_class(name: str) -> type:
-    if name in BENCHMARK_REGISTRY:
-        return import_object(BENCHMARK_REGISTRY[name])
-    plugins = _plugins("benchmark")
+def _registered_class(kind: str, registry: dict[str, str], name: str) -> type:
+    """The class a built-in name points to, else a plugin's; UnknownNameError listing the known names."""
+    if name in registry:
+        return import_object(registry[name])
+    plugins = _plugins(kind)
     if name in plugins:
         return plugins[name].load()
-    raise _unknown("benchmark", name)
+    raise _unknown(kind, name)
+
+
+def benchmark_class(name: str) -> type:
+    """The benchmark adapter class registered as `name`."""
+    return _registered_class("benchmark", BENCHMARK_REGISTRY, name)
 
 
 def engine_class(name: str) -> type:
-    if name in ENGINE_REGISTRY:
-        return import_object(ENGINE_REGISTRY[name])
-    plugins = _plugins("engine")
-    if name in plugins:
-        return plugins[name].load()
-    raise _unknown("engine", name)
+    """The engine class registered as `name`."""
+    return _registered_class("engine", ENGINE_REGISTRY, name)

@@ -1,20 +1,19 @@
-"""Deterministic splits, limits, fenced blocks and the lazy index shared by the external adapters."""
+"""Deterministic splits (the external adapters' rule), fraction checks, fenced blocks and the lazy index."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.external.common import (
-    LazyIndex,
-    check_fraction,
-    fenced_blocks,
-    resolve_path,
-    split_ids,
-    take,
-)
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, fenced_blocks, resolve_path
+from agent_evolve.benchmarks.splits import split_ids as task_splits
 from agent_evolve.errors import ConfigError, UnknownNameError
 
 IDS = [f"task-{n}" for n in range(20)]
+
+
+def split_ids(ids: list[str], split: str, seed: int, test_fraction: float) -> list[str]:
+    """One split of `ids` as the external adapters draw it (at least one id on each side)."""
+    return task_splits(ids, seed, test_fraction, both_sides=True).ids(split)
 
 
 def test_split_is_deterministic_and_partitions() -> None:
@@ -35,16 +34,13 @@ def test_tiny_data_still_has_both_splits() -> None:
 
 
 def test_split_rejects_unknown_split_and_duplicates() -> None:
-    with pytest.raises(ConfigError, match="split must be one of"):
+    with pytest.raises(ConfigError, match="unknown split"):
         split_ids(IDS, "holdout", 0, 0.3)
     with pytest.raises(ConfigError, match="unique"):
         split_ids(["a", "a"], "train", 0, 0.3)
 
 
-def test_take_and_fraction_checks() -> None:
-    assert take([1, 2, 3], 2) == [1, 2] and take([1, 2, 3], None) == [1, 2, 3] and take([1], 0) == []
-    with pytest.raises(ConfigError):
-        take([1], -1)
+def test_fraction_checks() -> None:
     with pytest.raises(ConfigError, match="test_fraction"):
         check_fraction(1.0)
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
 from agent_evolve.benchmarks.sandbox import SandboxLimits, run_tests
+from agent_evolve.text.fences import CLOSED_PYTHON_BLOCK
 from agent_evolve.types import Task
 
 CHECK_LIMITS = SandboxLimits(timeout_s=5.0, memory_mb=512)
-_PROMPT_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)```", re.DOTALL)
 _DOCTEST = re.compile(r"^\s*>>>\s?(.+)\n\s*([^\s>].*)$", re.MULTILINE)
 _INLINE = (r"^[\s*-]*(?:for )?({name}\(.*\))\s*(?:==>|=>|->|\u279e|==|should return|# returns|returns)\s*(.+?)\.?\s*$")
 
@@ -55,7 +55,7 @@ def code_task(task: Task) -> CodeTask | None:
     prompt, entry = task.metadata.get("prompt"), task.metadata.get("entry_point")
     if isinstance(prompt, str) and isinstance(entry, str) and entry:
         return CodeTask(prompt, entry)
-    blocks = _PROMPT_BLOCK.findall(task.input)
+    blocks = CLOSED_PYTHON_BLOCK.findall(task.input)
     if not blocks:
         return None
     try:

@@ -18,7 +18,6 @@ with programs.
 from __future__ import annotations
 
 import ast
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.environments import Confinement, Limits, Mount, python_executable, run_confined
+from agent_evolve.text.fences import PYTHON_BLOCK
 
 PROGRAM_STOP: tuple[str, ...] = ("\n```\n", "```output")
 """Stop once the program's block is closed, before the model imagines the program's output."""
@@ -40,7 +40,6 @@ KIND_INSTRUCTIONS: dict[str, str] = {
 }
 """What the program must print, added to the program prompt for a task of a kind other than number."""
 PROGRAM_LIMITS = Limits(timeout_s=5.0, memory_mb=512, processes=8, file_size_mb=1, output_bytes=8192)
-_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _ERROR_CHARS = 300
 
 
@@ -59,7 +58,7 @@ class ProgramRun:
 
 def last_program(reply: str) -> str | None:
     """The last fenced Python block of the reply (its closing fence may be cut by a stop sequence)."""
-    blocks = [b for b in _BLOCK.findall(reply) if b.strip()]
+    blocks = [b for b in PYTHON_BLOCK.findall(reply) if b.strip()]
     return blocks[-1] if blocks else None
 
 

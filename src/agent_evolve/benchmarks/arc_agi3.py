@@ -17,19 +17,14 @@ from agent_evolve.benchmarks.external.arc_api import (
     ArcApiClient,
     frame_progress,
 )
-from agent_evolve.benchmarks.external.common import (
-    LazyIndex,
-    check_fraction,
-    resolve_path,
-    split_ids,
-    take,
-)
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path
 from agent_evolve.benchmarks.external.grids import (
     compare_grids,
     is_grid,
     parse_grids,
     render_grid,
 )
+from agent_evolve.benchmarks.splits import split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -145,7 +140,7 @@ class ArcAgi3Benchmark(BenchmarkAdapter):
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split, in the seeded order."""
         index = self._index.items()
-        ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
+        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
         return [self.to_task(i, index[i]) for i in ids]
 
     def check_ready(self) -> None:

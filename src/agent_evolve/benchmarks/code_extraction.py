@@ -8,8 +8,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_evolve.text.fences import TAGGED_BLOCK
+
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _CODE_START = re.compile(r"^(?:async\s+def |def |class |import |from \S+ import |@)")
 _PYTHON_TAGS = ("", "python", "python3", "py")
 
@@ -102,7 +103,7 @@ def extract_code(output: str, entry_point: str) -> ExtractedCode:
     text = _THINK.sub("", output)
     if not text.strip():
         return ExtractedCode("", "none")
-    blocks = [body for tag, body in _FENCE.findall(text) if tag.lower() in _PYTHON_TAGS]
+    blocks = [body for tag, body in TAGGED_BLOCK.findall(text) if tag.lower() in _PYTHON_TAGS]
     for block in reversed(blocks):
         if defines_function(block, entry_point):
             return ExtractedCode(keep_definitions(block), "function")

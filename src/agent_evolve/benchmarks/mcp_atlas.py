@@ -12,15 +12,10 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.external.claim_judge import judge_claims
-from agent_evolve.benchmarks.external.common import (
-    LazyIndex,
-    check_fraction,
-    resolve_path,
-    split_ids,
-    take,
-)
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path
 from agent_evolve.benchmarks.external.data import DataSource, load_records
 from agent_evolve.benchmarks.facts import numbers_in
+from agent_evolve.benchmarks.splits import split_ids
 from agent_evolve.config import EvolveConfig
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.io.safe_json import parse_json
@@ -217,7 +212,7 @@ class McpAtlasBenchmark(BenchmarkAdapter):
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split; with a server config, every server they need must be runnable."""
         index = self._index.items()
-        ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
+        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
         tasks = [self.to_task(i, index[i]) for i in ids]
         if self.servers is not None:
             self.check_servers(tasks)

@@ -55,10 +55,13 @@ def split_ids(
     seed: int,
     test_fraction: float,
     fixed: Mapping[str, str] | None = None,
+    *,
+    both_sides: bool = False,
 ) -> TaskSplits:
     """Order ids by their seeded hash and put round(n * test_fraction) of the unassigned ones in test.
 
     `fixed` maps ids to a split chosen by the data itself; those ids keep it and the fraction applies to the rest.
+    `both_sides` keeps at least one id in each split when there are two or more (the external adapters' rule).
     """
     if not 0.0 <= test_fraction <= 1.0:
         raise ConfigError(f"test_fraction must be within [0, 1], got {test_fraction}")
@@ -71,6 +74,8 @@ def split_ids(
     ordered = seeded_order(ids, seed)
     free = [item_id for item_id in ordered if item_id not in fixed]
     n_test = round(len(free) * test_fraction)
+    if both_sides and len(free) >= 2:
+        n_test = min(max(n_test, 1), len(free) - 1)
     test = set(free[:n_test]) | {item_id for item_id, split in fixed.items() if split == "test"}
     return TaskSplits(
         train=tuple(item_id for item_id in ordered if item_id not in test),

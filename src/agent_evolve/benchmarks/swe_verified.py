@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction
 from agent_evolve.benchmarks.external.data import DataSource, load_records
 from agent_evolve.benchmarks.external.patch import extract_patch, parse_file_patches
 from agent_evolve.benchmarks.external.patch_screen import paths_of, screen_patch
+from agent_evolve.benchmarks.splits import split_ids
 from agent_evolve.environments.docker_task_client import docker_problem
 from agent_evolve.environments.spec import Limits
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
@@ -180,8 +181,8 @@ class SweVerifiedBenchmark(BenchmarkAdapter):
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split, in the seeded order."""
         index = self._index.items()
-        ids = split_ids(sorted(index), split, self.seed, self.test_fraction)
-        return [self.to_task(index[i]) for i in take(ids, limit)]
+        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
+        return [self.to_task(index[i]) for i in ids]
 
     def environment(self, task: Task) -> EnvironmentSpec:
         """The instance's environment image, the agent's commands in /testbed with the testbed env on PATH."""

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from agent_evolve.llm.base import Message, ToolCall, ToolSpec
+from agent_evolve.text.fences import JSON_OBJECT_BLOCK, WHOLE_JSON_FENCE
 
 DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 
@@ -27,9 +28,7 @@ RESULTS_NUDGE = (
 )
 # Small models also wrap a call in the <tools> tags of the prompt; such a block counts only for a known tool.
 _CALL_BLOCK = re.compile(r"<(tool_call|tools)>\s*(.*?)\s*(?:</\1>|$)", re.DOTALL)
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 # ... and the 1.5B model often writes its plan in prose, then the call in a ```json block inside it.
-_INNER_FENCE = re.compile(r"```(?:json)?[ \t]*\n(\{.*?\})\s*```", re.DOTALL)
 
 
 def render_tools(tools: list[ToolSpec]) -> str:
@@ -109,7 +108,7 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     last = 0
     for match in _CALL_BLOCK.finditer(text):
         body = match.group(2).strip()
-        fenced = _FENCE.match(body)
+        fenced = WHOLE_JSON_FENCE.match(body)
         known = None if match.group(1) == "tool_call" else tool_names or set()
         try:
             call = _as_call(json.loads(fenced.group(1) if fenced else body), known)
@@ -123,7 +122,7 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     kept.append(text[last:])
     remaining = "".join(kept).strip()
     if not calls and tool_names:
-        fenced = _FENCE.match(remaining)
+        fenced = WHOLE_JSON_FENCE.match(remaining)
         try:
             bare = _as_call(json.loads(fenced.group(1) if fenced else remaining), tool_names)
         except ValueError:
@@ -137,7 +136,7 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
 def _first_fenced_call(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
     """The first ```json block in prose that calls a known tool, as that one call (later blocks are usually
     steps planned on results the model has not seen yet); the prose before it stays the text."""
-    for match in _INNER_FENCE.finditer(text):
+    for match in JSON_OBJECT_BLOCK.finditer(text):
         try:
             call = _as_call(json.loads(match.group(1)), tool_names)
         except ValueError:

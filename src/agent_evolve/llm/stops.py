@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from agent_evolve.text.fences import FENCE_LINE, PYTHON_OPENING_LINE
+
 Completeness = Callable[[str], int | None]
 
-_FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
-_PYTHON_OPEN = re.compile(r"^[ \t]*```[ \t]*(?:python3?|py)?[ \t]*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(
     r"^[ \t*#>_]*(?:final[ \t]+)?answer[ \t*_]*[:=][ \t*_]*\\?\$?[ \t]*[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
     r"(?:[ \t]*/[ \t]*\d+)?[ \t*_.$]*$",
@@ -39,7 +39,7 @@ class StopRule(list[str]):
 def fenced_lines(text: str) -> list[tuple[int, int, str]]:
     """Every complete line of ``text`` that starts a code fence: (start, end, line), end before its newline."""
     found = []
-    for match in _FENCE_LINE.finditer(text):
+    for match in FENCE_LINE.finditer(text):
         end = text.find("\n", match.start())
         if end < 0:
             break
@@ -77,7 +77,7 @@ def closed_python_block_end(text: str) -> int | None:
             index += 1
             continue
         body = text[open_end + 1:close_start]
-        if _PYTHON_OPEN.match(opening) and re.search(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]", body, re.MULTILINE):
+        if PYTHON_OPENING_LINE.match(opening) and re.search(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]", body, re.MULTILINE):
             return close_end
         index += 2
     return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import jsonschema
@@ -13,9 +12,9 @@ from agent_evolve.io.safe_json import MAX_JSON_DEPTH, parse_json, too_deep
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.llm.models import parse_model
+from agent_evolve.text.fences import JSON_BLOCK
 
 MAX_REPLY_CHARS = 1_000_000
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
 def extract_json(text: str) -> Any:
@@ -25,7 +24,7 @@ def extract_json(text: str) -> Any:
     """
     if len(text) > MAX_REPLY_CHARS:
         raise ValueError(f"the reply is {len(text)} characters long; the limit is {MAX_REPLY_CHARS}")
-    candidates = [m.strip() for m in reversed(_FENCE.findall(text))] + [text.strip()]
+    candidates = [m.strip() for m in reversed(JSON_BLOCK.findall(text))] + [text.strip()]
     for candidate in candidates:
         try:
             return parse_json(candidate, "reply")

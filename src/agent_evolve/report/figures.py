@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_evolve.report.axes import amount_limits, cycle_limits, cycle_ticks, score_limits
-from agent_evolve.userview.optional import optional_module
+from agent_evolve.errors import optional_module
 from agent_evolve.userview.run import CycleRow
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_evolve.report.build import build_report
 from agent_evolve.tracking.events import RunEvent
-from agent_evolve.userview.optional import optional_module
+from agent_evolve.errors import optional_module
 
 
 class WandbTracker:

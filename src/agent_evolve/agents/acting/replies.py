@@ -18,12 +18,12 @@ from dataclasses import replace
 
 from agent_evolve.llm.base import Completion, LLMClient, Message, ToolCall, ToolSpec
 from agent_evolve.llm.qwen_tools import parse_tool_calls
+from agent_evolve.text.fences import SHELL_BLOCK
 
 SHELL_TOOL = "bash"
 NEXT_STEP = "Next step: call one tool (bash, view, edit, create, search), or submit if the task is done."
 ELIDED_CHARS = 300
 """What is left of an old tool result once it is shortened."""
-_SHELL_FENCE = re.compile(r"```(?:bash|sh|shell)[ \t]*\n(.*?)```", re.DOTALL)
 _ECHOED_RESULT = re.compile(r"<tool_response>.*?(?:</tool_response>|$)", re.DOTALL)
 
 
@@ -33,7 +33,7 @@ def calls_in_text(text: str, tool_names: set[str]) -> list[ToolCall]:
     known = [c for c in calls if c.name in tool_names]
     if known:
         return known
-    match = _SHELL_FENCE.search(text)
+    match = SHELL_BLOCK.search(text)
     if match and SHELL_TOOL in tool_names and match.group(1).strip():
         command = "\n".join(line.removeprefix("$ ") for line in match.group(1).strip().splitlines())
         return [ToolCall("call_" + uuid.uuid4().hex[:12], SHELL_TOOL, {"command": command})]

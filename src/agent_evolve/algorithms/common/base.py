@@ -1,4 +1,4 @@
-"""ModelEngine: what every built-in engine shares (params, the lazy model client, layer flags, state, `step`)."""
+"""ModelEngine: what every built-in engine shares (params, the lazy metered client, layer flags, state, `step`)."""
 
 from __future__ import annotations
 
@@ -15,39 +15,27 @@ from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_json import parse_json
+from agent_evolve.llm.metered import MeteredClient
+from agent_evolve.llm.retry import RetryPolicy
+from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, StepResult, Usage
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
-    from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
+    from agent_evolve.llm.base import LLMClient
 
 BASE_DEFAULTS: dict[str, Any] = {"max_tokens": 768}
 
 
-class CountingClient:
-    """Forwards to a client and adds up the usage of its completions."""
-
-    def __init__(self, inner: LLMClient) -> None:
-        self.inner = inner
-        self.model = inner.model
-        self.usage = Usage()
-
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
-        """Complete through the inner client and count the usage."""
-        completion = self.inner.complete(messages, tools=tools, max_tokens=max_tokens, temperature=temperature,
-                                         stop=stop)
-        self.usage = self.usage + completion.usage
-        return completion
+def metered(llm: LLMClient) -> tuple[MeteredClient, UsageLedger | None]:
+    """The engine's client, metered once: a metered client as given, any other one on a ledger of the engine's own
+    (returned too, so a step can report that usage; the given client keeps its own retry policy)."""
+    if isinstance(llm, MeteredClient):
+        return llm, None
+    ledger = UsageLedger()
+    return MeteredClient(llm, role="engine", ledger=ledger, retry=RetryPolicy(max_retries=0)), ledger
 
 
 @dataclass
@@ -83,7 +71,7 @@ class ModelEngine(EvolutionEngine):
         if unknown:
             raise ConfigError(f"{self.engine_name}: unknown params {unknown}; known: {sorted(allowed)}")
         self._config = config
-        self._llm = CountingClient(llm) if llm is not None else None
+        self._llm, self._own_ledger = metered(llm) if llm is not None else (None, None)
         self.params: dict[str, Any] = {**allowed, **params}
         self._memory_state: dict[str, Any] = {}
 
@@ -95,12 +83,12 @@ class ModelEngine(EvolutionEngine):
         return self._config or EvolveConfig()
 
     @property
-    def llm(self) -> CountingClient:
+    def llm(self) -> MeteredClient:
         """The engine's model client, built from the config's evolver_model on first use."""
         if self._llm is None:
             from agent_evolve.llm.factory import client_from_config
 
-            self._llm = CountingClient(client_from_config(self._config or self.config, "engine"))
+            self._llm, self._own_ledger = metered(client_from_config(self._config or self.config, "engine"))
         return self._llm
 
     @property
@@ -150,16 +138,12 @@ class ModelEngine(EvolutionEngine):
         return self.config.trajectory_only or any(o.feedback.raw.get("hidden") for o in observations)
 
     def step_usage(self, before: Usage) -> Usage:
-        """Usage of this step's calls, unless a metered client already recorded them in the ledger."""
-        from agent_evolve.llm.metered import MeteredClient
-
-        if self._llm is None or isinstance(self._llm.inner, MeteredClient):
-            return Usage()
-        return self._llm.usage - before
+        """Usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)."""
+        return self.usage_mark() - before if self._own_ledger is not None else Usage()
 
     def usage_mark(self) -> Usage:
-        """The usage counted so far, to measure a step against."""
-        return self._llm.usage if self._llm is not None else Usage()
+        """The usage on the engine's own ledger so far, to measure a step against."""
+        return self._own_ledger.total() if self._own_ledger is not None else Usage()
 
     def load_state(self) -> dict[str, Any]:
         """The engine's JSON state from state_dir (kept in memory when run outside the loop)."""

@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_evolve.text.fences import FENCE_OPENING
+
 PROPOSAL_TEMPLATE = """I provided an assistant with the following instructions to perform a task for me:
 ```
 <curr_param>
@@ -58,7 +60,7 @@ def extract_proposal(reply: str) -> str:
     if start >= end:
         stripped = reply.strip()
         if stripped.startswith("```"):
-            match = re.match(r"^```\S*\n?", reply)
+            match = FENCE_OPENING.match(reply)
             if match:
                 return reply[match.end():].strip()
         elif stripped.endswith("```"):

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from agent_evolve.benchmarks.base import SPLITS
 from agent_evolve.errors import ConfigError, UnknownNameError
-from agent_evolve.task_order import seeded_order
+from agent_evolve.text.fences import LINE_TAGGED_BLOCK
 
 T = TypeVar("T")
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -28,7 +25,7 @@ class FencedBlock:
 
 def fenced_blocks(text: str) -> list[FencedBlock]:
     """Return the fenced ``` code blocks of a text, in order."""
-    return [FencedBlock(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(text)]
+    return [FencedBlock(m.group(1).lower(), m.group(2)) for m in LINE_TAGGED_BLOCK.finditer(text)]
 
 
 def check_fraction(test_fraction: float) -> float:
@@ -38,26 +35,6 @@ def check_fraction(test_fraction: float) -> float:
     return test_fraction
 
 
-def split_ids(ids: Sequence[str], split: str, seed: int, test_fraction: float) -> list[str]:
-    """Deterministic train/test split: order ids by a seeded hash, the first share is the test split."""
-    if split not in SPLITS:
-        raise ConfigError(f"split must be one of {SPLITS}, got {split!r}")
-    if len(set(ids)) != len(ids):
-        raise ConfigError("task ids must be unique to split them; the data holds duplicate ids")
-    order = seeded_order(ids, seed)
-    n_test = round(len(order) * test_fraction)
-    if len(order) >= 2:
-        n_test = min(max(n_test, 1), len(order) - 1)
-    return order[:n_test] if split == "test" else order[n_test:]
-
-
-def take(items: list[T], limit: int | None) -> list[T]:
-    """The first `limit` items (all of them when limit is None)."""
-    if limit is None:
-        return list(items)
-    if limit < 0:
-        raise ConfigError(f"limit must be >= 0 or None, got {limit!r}")
-    return items[:limit]
 
 
 def resolve_path(data_path: str | None, env_var: str) -> str | None:

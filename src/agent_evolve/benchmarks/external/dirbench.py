@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path, split_ids, take
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path
 from agent_evolve.benchmarks.external.container import ImageBuilder, extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.external.docker import DockerCLI, docker_problem
 from agent_evolve.benchmarks.external.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
                                                           put_files, split_reward, tests_command)
 from agent_evolve.benchmarks.external.task_tree import local_tree, skills_tree, workdir_of
 from agent_evolve.benchmarks.external.taskdir import TaskDir, find_task_dirs
+from agent_evolve.benchmarks.splits import split_ids
 from agent_evolve.environments.detect import backend_for_untrusted_code
 from agent_evolve.environments.errors import ConfinementUnavailable
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
@@ -85,7 +86,7 @@ class TaskDirBenchmark(BenchmarkAdapter):
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split, in the seeded order."""
         index = self._index.items()
-        ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
+        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
         return [Task(id=i, input=self.task_input(index[i]), metadata=self.task_metadata(index[i])) for i in ids]
 
     def _docker_problem(self) -> str | None:

@@ -16,12 +16,13 @@ from importlib.resources import files
 from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, split_ids, take
+from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction
 from agent_evolve.benchmarks.external.env_grading import put_files
 from agent_evolve.benchmarks.external.fresh_grading import apply_patch, run_isolated_pytest
 from agent_evolve.benchmarks.external.patch import extract_patch
 from agent_evolve.benchmarks.external.patch_screen import screen_patch
 from agent_evolve.benchmarks.external.staging import STAGING_ROOT, digest_of
+from agent_evolve.benchmarks.splits import split_ids
 from agent_evolve.benchmarks.suites.git_base import base_repository
 from agent_evolve.benchmarks.suites.hidden_grade import grade_isolated_run
 from agent_evolve.benchmarks.suites.swe_tasks import SweTask, load_swe_tasks
@@ -84,7 +85,7 @@ class SweMiniBenchmark(BenchmarkAdapter):
         """Tasks of one split in the seeded order: the issue as input; kind, title and base commit as metadata."""
         index = self._index.items()
         commits = self._commits.items()
-        ids = take(split_ids(sorted(index), split, self.seed, self.test_fraction), limit)
+        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
         return [Task(id=i, input=f"# {index[i].title}\n\n{index[i].issue}{ISSUE_NOTE}",
                      metadata={"kind": index[i].kind, "title": index[i].title, "base_commit": commits[i],
                                "visible_tests": sorted(index[i].visible_tests())}) for i in ids]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from collections.abc import Callable
@@ -12,7 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from agent_evolve.contract.paths import clean_text
-from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.errors import AgentEvolveError, optional_module
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.base import Completion, Message
 from agent_evolve.llm.errors import LLMError, ProviderServerError
@@ -30,13 +29,8 @@ class _Arguments(AgentEvolveError):
 
 
 def import_sdk(module: str, extra: str) -> ModuleType:
-    """Import an optional SDK, or raise MissingDependencyError naming the extra that installs it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"the {module!r} package is needed for this model; install it with: pip install 'agent-evolve[{extra}]'"
-        ) from exc
+    """Import a provider's SDK, or raise MissingDependencyError naming the extra that installs it."""
+    return optional_module(module, extra, "this model")
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
@@ -110,3 +104,21 @@ def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
     """Join every system message into one prompt and return it with the remaining conversation."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
     return system, [m for m in messages if m.role != "system"]
+
+
+def merged_turns(
+    messages: list[Message], blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]
+) -> tuple[str, list[dict[str, Any]]]:
+    """(system prompt, turns) for the content-block APIs: each message as `blocks_of` gives (role, blocks), empty
+    ones dropped and consecutive same-role turns merged into one."""
+    system, rest = split_system(messages)
+    wire: list[dict[str, Any]] = []
+    for msg in rest:
+        role, blocks = blocks_of(msg)
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    return system, wire

@@ -9,7 +9,7 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments, import_sdk, split_system
+from agent_evolve.llm.providers._common import checked_completion, decode_arguments, merged_turns
 from agent_evolve.llm.providers.sdk_client import SdkClient
 from agent_evolve.types import Usage
 
@@ -37,17 +37,7 @@ def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
 
 def to_wire_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, messages) in the messages-API format; consecutive same-role turns are merged."""
-    system, rest = split_system(messages)
-    wire: list[dict[str, Any]] = []
-    for msg in rest:
-        role, blocks = _blocks(msg)
-        if not blocks:
-            continue
-        if wire and wire[-1]["role"] == role:
-            wire[-1]["content"].extend(blocks)
-        else:
-            wire.append({"role": role, "content": blocks})
-    return system, wire
+    return merged_turns(messages, _blocks)
 
 
 def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -57,6 +47,8 @@ def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 class AnthropicMessagesClient(SdkClient):
     """An LLMClient over the anthropic SDK; the SDK's own retries are off so only ours count."""
+
+    sdk = ("anthropic", "anthropic", "Anthropic")
 
     def __init__(
         self,
@@ -78,11 +70,6 @@ class AnthropicMessagesClient(SdkClient):
         self._api_key = key
         register_secret(key)
 
-    def _connect(self) -> Any:
-        return import_sdk("anthropic", "anthropic").Anthropic(
-            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-        )
-
     def complete(
         self,
         messages: list[Message],
@@ -93,7 +80,7 @@ class AnthropicMessagesClient(SdkClient):
         stop: list[str] | None = None,
     ) -> Completion:
         """One messages-API request, with SDK errors turned into our typed errors."""
-        anthropic = import_sdk("anthropic", "anthropic")
+        anthropic = self.sdk_module()
         system, wire = to_wire_messages(messages)
         client = self._sdk_client()
         params: dict[str, Any] = {"model": self.name, "messages": wire, "max_tokens": max_tokens or DEFAULT_MAX_TOKENS}

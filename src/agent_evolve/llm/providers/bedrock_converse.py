@@ -12,8 +12,8 @@ from agent_evolve.llm.providers._common import (
     decode_arguments,
     import_sdk,
     malformed_body,
+    merged_turns,
     with_retry_after,
-    split_system,
 )
 from agent_evolve.llm.providers.sdk_client import SdkClient
 from agent_evolve.types import Usage
@@ -43,16 +43,7 @@ def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
 
 def to_wire_request(messages: list[Message], tools: list[ToolSpec] | None) -> dict[str, Any]:
     """The messages, system and toolConfig parts of a converse request; same-role turns are merged."""
-    system, rest = split_system(messages)
-    wire: list[dict[str, Any]] = []
-    for msg in rest:
-        role, blocks = _blocks(msg)
-        if not blocks:
-            continue
-        if wire and wire[-1]["role"] == role:
-            wire[-1]["content"].extend(blocks)
-        else:
-            wire.append({"role": role, "content": blocks})
+    system, wire = merged_turns(messages, _blocks)
     request: dict[str, Any] = {"messages": wire}
     if system:
         request["system"] = [{"text": system}]

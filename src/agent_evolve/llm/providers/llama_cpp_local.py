@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.errors import MissingDependencyError, optional_module
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.draws import DrawCounter, draw_seed
 from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError
@@ -48,13 +48,8 @@ _models_lock = threading.Lock()
 
 
 def _import_llama_cpp() -> Any:
-    try:
-        import llama_cpp
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"the local model needs llama-cpp-python; install it with: {llama_install_hint()}"
-        ) from exc
-    return llama_cpp
+    """llama-cpp-python, or MissingDependencyError with the command that builds it portable."""
+    return optional_module("llama_cpp", "local", "the local model", llama_install_hint())
 
 
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:

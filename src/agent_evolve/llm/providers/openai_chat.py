@@ -9,7 +9,7 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments, import_sdk
+from agent_evolve.llm.providers._common import checked_completion, decode_arguments
 from agent_evolve.llm.providers.sdk_client import SdkClient
 from agent_evolve.types import Usage
 
@@ -54,6 +54,8 @@ def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 class OpenAIChatClient(SdkClient):
     """An LLMClient over the openai SDK; the SDK's own retries are off so only ours count."""
 
+    sdk = ("openai", "openai", "OpenAI")
+
     def __init__(
         self,
         model: str,
@@ -78,11 +80,6 @@ class OpenAIChatClient(SdkClient):
         register_secret(key)
         self._api_key = key or "not-needed"  # compatible servers often need no key, but the SDK wants one
 
-    def _connect(self) -> Any:
-        return import_sdk("openai", "openai").OpenAI(
-            api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-        )
-
     def complete(
         self,
         messages: list[Message],
@@ -93,7 +90,7 @@ class OpenAIChatClient(SdkClient):
         stop: list[str] | None = None,
     ) -> Completion:
         """One chat-completions request, with SDK errors turned into our typed errors."""
-        openai = import_sdk("openai", "openai")
+        openai = self.sdk_module()
         params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages),
                                   "temperature": temperature}
         if tools:

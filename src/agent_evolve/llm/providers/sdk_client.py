@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from agent_evolve.llm.errors import LLMTimeoutError, ProviderConnectionError, error_for_status
-from agent_evolve.llm.providers._common import malformed_body, with_retry_after
+from agent_evolve.llm.providers._common import import_sdk, malformed_body, with_retry_after
 
 
 class SdkClient:
@@ -18,8 +18,11 @@ class SdkClient:
     name: str
     provider: str
     timeout_s: float
+    base_url: str | None
+    _api_key: str
     _client: Any = None
     shown: ClassVar[str] = "base_url"  # the attribute the repr shows besides the model
+    sdk: ClassVar[tuple[str, str, str]] = ("", "", "")  # the SDK's module, the extra installing it, its client class
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})"
@@ -30,9 +33,14 @@ class SdkClient:
             self._client = self._connect()
         return self._client
 
+    def sdk_module(self) -> ModuleType:
+        """The vendor SDK, or MissingDependencyError naming the extra that installs it."""
+        return import_sdk(self.sdk[0], self.sdk[1])
+
     def _connect(self) -> Any:
-        """A new SDK client with the SDK's own retries off, so only ours count."""
-        raise NotImplementedError
+        """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""
+        client_class = getattr(self.sdk_module(), self.sdk[2])
+        return client_class(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def timed_out(self) -> LLMTimeoutError:
         """The error for a request that got no answer within `timeout_s`."""
