@@ -1,4 +1,5 @@
-"""Text similarity shared by agents and engines: one tokeniser, one stop-word list, tf-idf and its index."""
+"""Text shared by agents, engines and adapters: one tokeniser, one stop-word list, tf-idf and its index; `fences` holds
+the code-fence patterns."""
 
 from __future__ import annotations
 
