@@ -89,7 +89,7 @@ def test_the_run_hands_its_agent_and_engine_their_role_clients(tmp_path: Path) -
                              evolver_base_url="http://engine/v1", engine_params={"max_edits": 4})
     evolver = ae.Evolver(str(workspace), ae.BenchmarkAdapter(), config, "skillforge")
     assert evolver.agent.llm is evolver.clients["agent"] and evolver.agent.llm.inner.base_url == "http://agent/v1"
-    assert evolver.engine.llm.inner is evolver.clients["engine"]
+    assert evolver.engine.llm is evolver.clients["engine"]  # metered once: the run's own client
     assert evolver.clients["engine"].inner.base_url == "http://engine/v1"
     assert evolver.engine.params["max_edits"] == 4
 
