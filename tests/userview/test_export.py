@@ -11,7 +11,7 @@ from userview_fakes import make_workspace
 from agent_evolve.cli.main import cli
 from agent_evolve.contract.skills import parse_skill
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.export.validator import skill_file_problems, validate_skill_dir
+from agent_evolve.export.validator import SKILL_FILE, skill_file_problems
 
 RICH_SKILL = """---
 name: check-units
@@ -63,7 +63,7 @@ def test_export_writes_strictly_valid_skills_where_the_host_looks(
     root = out / skills_dir
     assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["check-units", "plain"]
     for folder in ("check-units", "plain"):
-        assert validate_skill_dir(root / folder) == []
+        assert skill_file_problems((root / folder / SKILL_FILE).read_text(), folder) == []
     assert (root / "check-units" / "scripts" / "convert.py").read_text() == "print('km')\n"
     section = (out / instructions).read_text()
     assert "Answer with units." in section and "- km is 1000 m" in section

@@ -7,12 +7,10 @@ at most 500; `license` and `allowed-tools` strings; `metadata` a mapping of stri
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skills import (
     ALLOWED_KEYS,
     MAX_COMPATIBILITY_LENGTH,
@@ -74,11 +72,3 @@ def skill_file_problems(text: str, folder: str) -> list[str]:
     except yaml.YAMLError as exc:
         return [f"frontmatter is not valid YAML: {' '.join(str(exc).split())}"]
     return frontmatter_problems(data, folder)
-
-
-def validate_skill_dir(skill_dir: str | Path) -> list[str]:
-    """Violations of the skill in `skill_dir`, each prefixed with its file."""
-    path = Path(skill_dir) / SKILL_FILE
-    if not path.is_file():
-        return [f"{path}: missing"]
-    return [f"{path}: {p}" for p in skill_file_problems(read_regular_text(path), Path(skill_dir).name)]
