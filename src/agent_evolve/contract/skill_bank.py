@@ -35,7 +35,6 @@ class BankEntry:
     path: Path
     skill: Skill | None = None
     error: str = ""
-    error_type: type[WorkspaceError] = SkillFormatError
     problems: tuple[str, ...] = ()
 
 
@@ -88,7 +87,7 @@ def _entry(root: Path, folder: os.DirEntry[str], plain: bool) -> BankEntry:
             resolved = safe_join(root, "skills", folder.name, SKILL_FILE)
             path, info = str(resolved), resolved.stat()
         except WorkspaceError as exc:
-            return BankEntry(folder.name, Path(path), error=str(exc), error_type=WorkspaceError)
+            return BankEntry(folder.name, Path(path), error=str(exc))
         except OSError:
             return BankEntry(folder.name, Path(path))
     if not stat.S_ISREG(info.st_mode):
