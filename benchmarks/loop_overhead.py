@@ -1,10 +1,11 @@
 """Per-cycle framework overhead: our loop (gate off, instant agent) against the minimal solve-and-commit loop.
 
-    python benchmarks/loop_overhead.py [--cycles 3] [--profile TASKS,SKILLS]
+    python benchmarks/loop_overhead.py [--cycles 3] [--latency 0] [--profile TASKS,SKILLS]
 
 Targets (issue 10): with the gate off, at 100 and 1,000 tasks a cycle costs no more than the minimal loop's plus
 the journal's fsyncs; with 1,000 skills, within 1.5x of the same run with 1 skill. "ours" is our median cycle
-with the train-only gate's time taken out (shown apart); ratios are measured in the same run.
+with the train-only gate's time taken out (shown apart); ratios are measured in the same run. `--latency 2` makes
+every solve take 2 s, as a model would (a realistic cycle: what the loop adds is then the difference).
 """
 
 from __future__ import annotations
@@ -25,20 +26,20 @@ TASK_SWEEP = [(10, 1), (100, 1), (1000, 1)]
 SKILL_SWEEP = [(100, 100), (100, 1000)]
 
 
-def measure(tasks: int, skills: int, cycles: int) -> tuple:
+def measure(tasks: int, skills: int, cycles: int, latency: float = 0.0) -> tuple:
     with tempfile.TemporaryDirectory() as tmp:
-        ours = our_loop(make_workspace(Path(tmp) / "ours", skills), tasks, cycles)
-        minimal = minimal_loop(make_workspace(Path(tmp) / "minimal", skills), tasks, cycles)
+        ours = our_loop(make_workspace(Path(tmp) / "ours", skills), tasks, cycles, latency=latency)
+        minimal = minimal_loop(make_workspace(Path(tmp) / "minimal", skills), tasks, cycles, latency=latency)
     return ours, minimal
 
 
-def table(cycles: int, grid: list[tuple[int, int]]) -> None:
+def table(cycles: int, grid: list[tuple[int, int]], latency: float = 0.0) -> None:
     print("| tasks | skills | ours ms (gate off) | minimal ms | ratio | minimal + fsyncs ms | target met"
           " | git calls (ms) ours / minimal | fsyncs (ms) | train-only gate ms |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     medians: dict[tuple[int, int], float] = {}
     for tasks, skills in grid:
-        ours, minimal = measure(tasks, skills, cycles)
+        ours, minimal = measure(tasks, skills, cycles, latency)
         medians[tasks, skills] = cycle = ours.gate_off
         allowed = minimal.median + ours.fsync_seconds
         print(
@@ -75,6 +76,7 @@ def profile(tasks: int, skills: int, cycles: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=3, help="measured cycles per run (one more is run first)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds each solve takes (0: instant)")
     parser.add_argument("--profile", help="TASKS,SKILLS: profile our loop instead of measuring")
     parser.add_argument("--only", help="TASKS,SKILLS: measure this one point instead of the whole grid")
     args = parser.parse_args()
@@ -83,9 +85,9 @@ def main() -> None:
         profile(tasks, skills, args.cycles)
     elif args.only:
         tasks, skills = (int(x) for x in args.only.split(","))
-        table(args.cycles, [(tasks, skills)])
+        table(args.cycles, [(tasks, skills)], args.latency)
     else:
-        table(args.cycles, TASK_SWEEP + SKILL_SWEEP)
+        table(args.cycles, TASK_SWEEP + SKILL_SWEEP, args.latency)
 
 
 if __name__ == "__main__":

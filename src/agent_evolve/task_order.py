@@ -31,8 +31,3 @@ def is_dev(item_id: str) -> bool:
 def stable_key_named(key: str, item_id: str) -> str:
     """A hash of (key, id) for a named split, apart from the seeded orders (whose keys are integers)."""
     return hashlib.sha256(f"{key}\x01{item_id}".encode()).hexdigest()
-
-
-def dev_ids(ids: Sequence[str]) -> list[str]:
-    """The dev tasks among `ids`, in their order."""
-    return [item_id for item_id in ids if is_dev(item_id)]

@@ -28,7 +28,6 @@ from agent_evolve.benchmarks.external.arc_api import (
 )
 from agent_evolve.benchmarks.external.grids import (
     compare_grids,
-    parse_grid,
     parse_grids,
     render_grid,
 )
@@ -47,19 +46,19 @@ def local(fixtures: Path) -> str:
 
 
 def test_grid_from_json_list() -> None:
-    assert parse_grid("The answer is [[0, 6, 5], [7, 0, 0]].") == [[0, 6, 5], [7, 0, 0]]
+    assert parse_grids("The answer is [[0, 6, 5], [7, 0, 0]].") == [[[0, 6, 5], [7, 0, 0]]]
 
 
 def test_grid_from_digit_rows_plain_and_spaced() -> None:
-    assert parse_grid("Output:\n065\n700\nDone.") == [[0, 6, 5], [7, 0, 0]]
-    assert parse_grid("Output:\n0 6 5\n7 0 0\n") == [[0, 6, 5], [7, 0, 0]]
-    assert parse_grid("```\n7 5 6\n```") == [[7, 5, 6]]
+    assert parse_grids("Output:\n065\n700\nDone.") == [[[0, 6, 5], [7, 0, 0]]]
+    assert parse_grids("Output:\n0 6 5\n7 0 0\n") == [[[0, 6, 5], [7, 0, 0]]]
+    assert parse_grids("```\n7 5 6\n```") == [[[7, 5, 6]]]
 
 
 def test_last_grid_wins_and_junk_is_ignored() -> None:
     text = "Input was [[5,6,0],[0,0,7]]. Not a grid: [[1,2],[3]] or [[10]]. So:\n```json\n[[0,6,5],[7,0,0]]\n```"
     assert parse_grids(text) == [[[5, 6, 0], [0, 0, 7]], [[0, 6, 5], [7, 0, 0]]]
-    assert parse_grid("The year 2024 was good.") is None and parse_grid("no grid") is None
+    assert parse_grids("The year 2024 was good.") == [] and parse_grids("no grid") == []
 
 
 def test_render_and_compare() -> None:

@@ -32,7 +32,7 @@ def _output(fixtures: Path, name: str) -> str:
 
 def test_terminal_bench_task_yaml(tasks_root: Path) -> None:
     task = parse_task_dir(tasks_root / "hello-world")
-    assert task.layout == "terminal-bench" and task.compose_service == "client"
+    assert task.layout == "terminal-bench"
     assert task.instruction == 'Create a file called /app/hello.txt. Write "Hello, world!" to it.'
     assert task.agent_timeout == 900.0 and task.test_timeout == 180.0
     assert task.test_script == tasks_root / "hello-world" / "run-tests.sh"

@@ -18,7 +18,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.loop import EvolutionLoop, _is_score_converged
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.registry import import_object, seed_path
-from agent_evolve.types import Feedback, Observation, Task, Trajectory
+from agent_evolve.types import Feedback, Task, Trajectory
 
 NO_DEFAULT = inspect.Parameter.empty
 

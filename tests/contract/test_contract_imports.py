@@ -1,6 +1,6 @@
-"""The contract layer depends only on types, errors, io (the safe YAML/JSON readers), config, the standard library, PyYAML and inotify-simple (the
-kernel's change notification, a core dependency on Linux); protocol adds contract
-and the task environment protocol (environments, beside contract in the layer map)."""
+"""The contract layer depends only on types, errors, io (the safe YAML/JSON readers), config, the standard library
+and PyYAML; protocol adds contract and the task environment protocol (environments, beside contract in the layer
+map)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ ALLOWED = {
     "protocol": ("agent_evolve.types", "agent_evolve.errors", "agent_evolve.contract", "agent_evolve.environments",
                  "agent_evolve.protocol"),
 }
-THIRD_PARTY = {"yaml", "inotify_simple"}
+THIRD_PARTY = {"yaml"}
 
 
 def _imports(path: Path) -> list[str]:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
-from agent_evolve.algorithms.gepa.pareto import dominates, front_frequency, pareto_front, prune_dominated
+from agent_evolve.algorithms.gepa.pareto import front_frequency, pareto_front, prune_dominated
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.selection import (
     CurrentBestSelector,
@@ -28,12 +28,6 @@ TABLE = {
 
 def test_front_holds_every_candidate_with_the_best_score_of_each_task() -> None:
     assert pareto_front(TABLE) == {"t1": {"a", "c"}, "t2": {"b"}, "t3": {"c"}, "t4": {"a", "b"}}
-
-
-def test_dominance_needs_at_least_as_good_everywhere_and_better_somewhere() -> None:
-    assert dominates(TABLE["c"], TABLE["d"])
-    assert not dominates(TABLE["a"], TABLE["b"]) and not dominates(TABLE["b"], TABLE["a"])
-    assert not dominates(TABLE["a"], TABLE["a"])
 
 
 def test_pruning_drops_a_candidate_whose_front_places_others_share() -> None:

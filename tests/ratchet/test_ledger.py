@@ -63,7 +63,7 @@ def test_eight_threads_writing_capsules_at_once_lose_none(tmp_path: Path) -> Non
         try:
             start.wait()
             for i in range(50):
-                ledger.add_capsule(capsule(task=f"w{worker}-{i}"))
+                ledger.add_capsules([capsule(task=f"w{worker}-{i}")])
             ledger.add_capsules([capsule(task=f"w{worker}-batch{i}") for i in range(10)])
         except BaseException as exc:  # noqa: BLE001 - collected and re-raised by the test
             errors.append(exc)
@@ -94,9 +94,9 @@ def test_capsules_round_trip_and_filter(ledger: Ledger) -> None:
 
 def test_prune_deletes_only_capsules_older_than_the_cutoff(ledger: Ledger) -> None:
     old = time.time() - 10 * 86_400
-    first = ledger.add_capsule(capsule(task="old", created_at=old))
+    [first] = ledger.add_capsules([capsule(task="old", created_at=old)])
     ledger.add_verdict(CriticVerdict(first, "s", "HELPED", "none", "HIGH", "fixed it", 1))
-    ledger.add_capsule(capsule(task="new"))
+    ledger.add_capsules([capsule(task="new")])
     assert ledger.prune_capsules(keep_days=30) == 0
     assert ledger.prune_capsules(keep_days=7) == 1
     assert [c.task_id for _, c in ledger.capsules()] == ["new"]

@@ -155,8 +155,8 @@ def test_meta_list_and_audit_with_a_limit(ws: Path) -> None:
 
 def test_capsule_prune_deletes_only_old_capsules(ws: Path) -> None:
     with Ledger.open(ledger_path(ws)) as ledger:
-        ledger.add_capsule(Capsule(1, "old", "train", "p", "o", 0.0, False, None, "NONE",
-                                   created_at=time.time() - 100 * 86_400))
+        ledger.add_capsules([Capsule(1, "old", "train", "p", "o", 0.0, False, None, "NONE",
+                                     created_at=time.time() - 100 * 86_400)])
     result = invoke("capsule", "prune", "--keep-days", "90", "-w", str(ws))
     assert "removed 1 capsules older than 90 days; 3 left" in result.output
 

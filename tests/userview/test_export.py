@@ -11,7 +11,7 @@ from userview_fakes import make_workspace
 from agent_evolve.cli.main import cli
 from agent_evolve.contract.skills import parse_skill
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.export.validator import skill_file_problems, validate_skill_dir
+from agent_evolve.export.validator import SKILL_FILE, skill_file_problems
 
 RICH_SKILL = """---
 name: check-units
@@ -63,7 +63,7 @@ def test_export_writes_strictly_valid_skills_where_the_host_looks(
     root = out / skills_dir
     assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["check-units", "plain"]
     for folder in ("check-units", "plain"):
-        assert validate_skill_dir(root / folder) == []
+        assert skill_file_problems((root / folder / SKILL_FILE).read_text(), folder) == []
     assert (root / "check-units" / "scripts" / "convert.py").read_text() == "print('km')\n"
     section = (out / instructions).read_text()
     assert "Answer with units." in section and "- km is 1000 m" in section
@@ -72,13 +72,13 @@ def test_export_writes_strictly_valid_skills_where_the_host_looks(
 def test_the_validator_rejects_what_strict_hosts_reject() -> None:
     ok = "---\nname: a-b\ndescription: d\n---\nbody"
     assert skill_file_problems(ok, "a-b") == []
-    assert any("not one of the spec's keys" in p for p in skill_file_problems(ok.replace("d\n", "d\nversion: 2\n"), "a-b"))
-    assert any("differs from its folder" in p for p in skill_file_problems(ok, "other"))
+    assert any("unknown frontmatter keys" in p for p in skill_file_problems(ok.replace("d\n", "d\nversion: 2\n"), "a-b"))
+    assert any("does not match its directory name" in p for p in skill_file_problems(ok, "other"))
     assert any("single hyphens" in p for p in skill_file_problems(ok.replace("a-b", "a--b"), "a--b"))
     assert any("single hyphens" in p for p in skill_file_problems(ok.replace("a-b", "A-b"), "A-b"))
-    assert any("at most 64" in p for p in skill_file_problems(ok.replace("a-b", "a" * 65), "a" * 65))
-    assert any("at most 1024" in p for p in skill_file_problems(ok.replace(": d", ": " + "x" * 1025), "a-b"))
-    assert any("description is missing" in p for p in skill_file_problems(ok.replace(": d", ': ""'), "a-b"))
+    assert any("the limit is 64" in p for p in skill_file_problems(ok.replace("a-b", "a" * 65), "a" * 65))
+    assert any("the limit is 1024" in p for p in skill_file_problems(ok.replace(": d", ": " + "x" * 1025), "a-b"))
+    assert any("description is empty" in p for p in skill_file_problems(ok.replace(": d", ': ""'), "a-b"))
     assert any("string to a string" in p for p in skill_file_problems(ok.replace("d\n", "d\nmetadata: {n: 1}\n"), "a-b"))
 
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from agent_evolve.benchmarks.answers import extract_number, numbers_equal, parse_number
-from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve, split_ids
+from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -50,7 +49,7 @@ def load_problems() -> list[GSM8KProblem]:
     return problems
 
 
-class GSM8KBenchmark(BenchmarkAdapter):
+class GSM8KBenchmark(ServedBenchmark):
     """GSM8K tasks; `evaluate` compares the number extracted from the output with the gold answer."""
 
     name = "gsm8k"
@@ -63,10 +62,6 @@ class GSM8KBenchmark(BenchmarkAdapter):
             for task_id, problem in self._problems.items()
         }
         self.splits: TaskSplits = apply_subset(split_ids(list(self._problems), seed, test_fraction), subset)
-
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def gold(self, task_id: str) -> str:
         """The gold answer of `task_id`, for tests and grader checks; never put in the task the agent sees."""

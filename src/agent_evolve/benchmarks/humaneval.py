@@ -11,10 +11,9 @@ import signal
 from dataclasses import dataclass
 from importlib import resources
 
-from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
 from agent_evolve.benchmarks.sandbox import SandboxLimits, SandboxResult, run_tests
-from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve, split_ids
+from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -69,7 +68,7 @@ def describe_failure(result: SandboxResult, program: str, tests: str, timeout_s:
     return f"the program exited with code {code} before the tests finished"
 
 
-class HumanEvalBenchmark(BenchmarkAdapter):
+class HumanEvalBenchmark(ServedBenchmark):
     """HumanEval tasks; `evaluate` runs the extracted completion against the task's tests in the sandbox."""
 
     name = "humaneval"
@@ -98,10 +97,6 @@ class HumanEvalBenchmark(BenchmarkAdapter):
             input=f"{INSTRUCTION}\n\n```python\n{problem.prompt}```\n",
             metadata={"entry_point": problem.entry_point, "prompt": problem.prompt},
         )
-
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def canonical_solution(self, task_id: str) -> str:
         """The reference completion (a body continuing the prompt), for tests and grader checks only."""

@@ -22,14 +22,8 @@ from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind
 from agent_evolve.benchmarks.answers import extract_number, numbers_equal, parse_number
-from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
-from agent_evolve.benchmarks.splits import (
-    PathLike,
-    TaskSplits,
-    apply_subset,
-    serve,
-    split_ids,
-)
+from agent_evolve.benchmarks.base import SPLITS
+from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -175,7 +169,7 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class JsonlBenchmark(BenchmarkAdapter):
+class JsonlBenchmark(ServedBenchmark):
     """Tasks from a JSONL file; rows with a 'split' keep it, the rest are split by seed and test_fraction."""
 
     name = "jsonl"
@@ -203,10 +197,6 @@ class JsonlBenchmark(BenchmarkAdapter):
         self._tasks = {row.task.id: row.task for row in rows}
         fixed = {row.task.id: row.split for row in rows if row.split is not None}
         self.splits: TaskSplits = apply_subset(split_ids(list(self._rows), seed, test_fraction, fixed), subset)
-
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def answer(self, task_id: str) -> Any:
         """The reference answer of `task_id`, for graders and tests."""

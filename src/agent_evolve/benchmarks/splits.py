@@ -145,6 +145,17 @@ def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int 
     ]
 
 
+class ServedBenchmark(BenchmarkAdapter):
+    """An adapter whose tasks are all in memory (`_tasks`, by id) in fixed `splits`; `get_tasks` serves copies."""
+
+    _tasks: Mapping[str, Task]
+    splits: TaskSplits
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        """The first `limit` tasks of `split` (all when None), in the splits' order."""
+        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
+
+
 def dev_tasks(benchmark: BenchmarkAdapter, limit: int | None = None) -> list[Task]:
     """The first `limit` tasks of the benchmark's `dev` split: the train tasks `task_order.is_dev` names, which
     probes and analyses use to design agents and settings and which no gate's holdout is ever carved from."""

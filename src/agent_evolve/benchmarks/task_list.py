@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import check_kind
-from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.jsonl import parse_row, to_feedback
-from agent_evolve.benchmarks.splits import TaskSplits, serve
+from agent_evolve.benchmarks.splits import ServedBenchmark, TaskSplits
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -48,7 +47,7 @@ def listed_task(item: object, where: str, default_id: str, split: str) -> Listed
     return ListedTask(row.task, item, row.split or split, row.answer)
 
 
-class TaskList(BenchmarkAdapter):
+class TaskList(ServedBenchmark):
     """`tasks` as the train pool (the run carves its holdout from it), `test` as the test split, graded by `metric`."""
 
     name = "task-list"
@@ -76,10 +75,6 @@ class TaskList(BenchmarkAdapter):
             train=tuple(i for i, item in self._items.items() if item.split == "train"),
             test=tuple(i for i, item in self._items.items() if item.split == "test"),
         )
-
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """The first `limit` tasks of `split` (all when None), in the order given."""
-        return serve(self._tasks, self.splits, split, limit, self.answer_kind)
 
     def example(self, task_id: str) -> Example:
         """The item `task_id` came from, as the metric receives it."""

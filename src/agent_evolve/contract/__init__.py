@@ -6,7 +6,7 @@ Imports only ``agent_evolve.types``, ``agent_evolve.errors``, the standard libra
 from agent_evolve.contract.manifest import LAYER_PATHS, Manifest, load_manifest
 from agent_evolve.contract.paths import atomic_write, check_name, safe_join
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill, strip_frontmatter, validate_skill
-from agent_evolve.contract.validate import check_workspace, validate_workspace
+from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.contract.workspace import AgentWorkspace
 
 __all__ = [
@@ -16,7 +16,6 @@ __all__ = [
     "Skill",
     "atomic_write",
     "check_name",
-    "check_workspace",
     "load_manifest",
     "parse_skill",
     "render_skill",

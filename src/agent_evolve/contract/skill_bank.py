@@ -1,23 +1,20 @@
 """The skill bank as one scan: every ``skills/<name>/SKILL.md``, each file version parsed once (by its stamp).
 
-Listing skills (agent reload) and validating a workspace both read the bank several times per cycle. Where the
-kernel reports changes (:mod:`tree_watch`) and the bank holds no link, a scan is reused until something under
-``skills/`` changes; otherwise one ``lstat`` per skill decides whether its cached parse still holds. A skill
-folder or file that is a symlink is checked with :func:`safe_join` (it may point outside the workspace); plain
-entries under a plain ``skills/`` folder cannot, so they skip that path resolution.
+Listing skills (agent reload) and validating a workspace both read the bank several times per cycle: one
+``lstat`` per skill decides whether its cached parse still holds. A skill folder or file that is a symlink is
+checked with :func:`safe_join` (it may point outside the workspace); plain entries under a plain ``skills/``
+folder cannot, so they skip that path resolution.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.contract.paths import safe_join
 from agent_evolve.contract.skills import Skill, cached_skill, validate_skill
-from agent_evolve.contract.tree_watch import Mark, tree_watch
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 
 SKILL_FILE = "SKILL.md"
@@ -35,19 +32,11 @@ class BankEntry:
     path: Path
     skill: Skill | None = None
     error: str = ""
-    error_type: type[WorkspaceError] = SkillFormatError
     problems: tuple[str, ...] = ()
 
 
-_scans: dict[str, tuple[Mark, tuple[BankEntry, ...]]] = {}
-_scans_lock = threading.Lock()
-
-
 def scan_bank(root: Path) -> tuple[BankEntry, ...]:
-    """Every skill folder of the workspace at ``root``, sorted by name; ``_``/``.`` folders and files skipped.
-
-    The same tuple comes back while the kernel vouches that nothing under ``skills/`` changed.
-    """
+    """Every skill folder of the workspace at ``root``, sorted by name; ``_``/``.`` folders and files skipped."""
     skills_dir = os.path.join(root, "skills")
     try:
         plain_dir = stat.S_ISDIR(os.lstat(skills_dir).st_mode)
@@ -55,20 +44,9 @@ def scan_bank(root: Path) -> tuple[BankEntry, ...]:
         return ()
     if not plain_dir and not os.path.isdir(skills_dir):
         return ()
-    watch = tree_watch(skills_dir) if plain_dir else None
-    mark = watch.mark() if watch is not None else None
-    if mark is not None and not watch.has_links:
-        with _scans_lock:
-            hit = _scans.get(skills_dir)
-        if hit is not None and hit[0] == mark:
-            return hit[1]
     with os.scandir(skills_dir) as listing:
         folders = sorted((e for e in listing if not e.name.startswith(("_", ".")) and e.is_dir()), key=_name)
-    entries = tuple(_entry(root, folder, plain_dir and not folder.is_symlink()) for folder in folders)
-    if mark is not None and not watch.has_links:
-        with _scans_lock:
-            _scans[skills_dir] = (mark, entries)
-    return entries
+    return tuple(_entry(root, folder, plain_dir and not folder.is_symlink()) for folder in folders)
 
 
 def _name(entry: os.DirEntry[str]) -> str:
@@ -88,7 +66,7 @@ def _entry(root: Path, folder: os.DirEntry[str], plain: bool) -> BankEntry:
             resolved = safe_join(root, "skills", folder.name, SKILL_FILE)
             path, info = str(resolved), resolved.stat()
         except WorkspaceError as exc:
-            return BankEntry(folder.name, Path(path), error=str(exc), error_type=WorkspaceError)
+            return BankEntry(folder.name, Path(path), error=str(exc))
         except OSError:
             return BankEntry(folder.name, Path(path))
     if not stat.S_ISREG(info.st_mode):

@@ -12,33 +12,36 @@ from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.contract.tool_entries import tool_entries
 from agent_evolve.contract.workspace import check_registry
-from agent_evolve.errors import ManifestError, SkillFormatError, WorkspaceError
+from agent_evolve.errors import ManifestError, WorkspaceError
 from agent_evolve.io.safe_yaml import load_yaml
 
-Problem = tuple[type[WorkspaceError], str]
 
+def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[str]:
+    """Every problem of the workspace at ``path``: manifest, skills, memory lines, experience memory, tool registry.
 
-def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
+    Each message names the file (and key or line). An empty list means the workspace is valid. With
+    ``require_manifest=False`` a missing manifest is allowed (a user's own agent); a present one is still checked.
+    """
     root = Path(path)
     if not root.is_dir():
-        return [(WorkspaceError, f"{root}: workspace directory does not exist")]
-    found: list[Problem] = []
+        return [f"{root}: workspace directory does not exist"]
+    found: list[str] = []
 
     if require_manifest or (root / MANIFEST_FILE).exists():
         try:
             data = read_manifest_data(root)
         except ManifestError as exc:
-            found.append((ManifestError, str(exc)))
+            found.append(str(exc))
         else:
-            found += [(ManifestError, p) for p in manifest_problems(data, root / MANIFEST_FILE)]
+            found += manifest_problems(data, root / MANIFEST_FILE)
 
     for entry in scan_bank(root):
         if entry.error:
-            found.append((entry.error_type, entry.error))
+            found.append(entry.error)
         elif entry.skill is None:
-            found.append((SkillFormatError, f"{entry.path}: skill folder {entry.folder!r} has no SKILL.md"))
+            found.append(f"{entry.path}: skill folder {entry.folder!r} has no SKILL.md")
         else:
-            found += [(SkillFormatError, f"{entry.path}: {p}") for p in entry.problems]
+            found += [f"{entry.path}: {p}" for p in entry.problems]
 
     memory_dir = root / "memory"
     if memory_dir.is_dir():
@@ -46,10 +49,10 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
             try:
                 safe_join(root, "memory", memory_file.name)
             except WorkspaceError as exc:
-                found.append((WorkspaceError, str(exc)))
+                found.append(str(exc))
                 continue
-            found += [(WorkspaceError, p) for p in jsonl_problems(memory_file)]
-    found += [(WorkspaceError, p) for p in experience_problems(root)]
+            found += jsonl_problems(memory_file)
+    found += experience_problems(root)
 
     registry = root / "tools" / "registry.yaml"
     if registry.is_file():
@@ -59,29 +62,8 @@ def _problems(path: str | Path, require_manifest: bool = True) -> list[Problem]:
                 check_registry(tools, registry)
                 tool_entries(root, tools, registry)
         except WorkspaceError as exc:
-            found.append((WorkspaceError, str(exc)))
+            found.append(str(exc))
         except (OSError, UnicodeDecodeError) as exc:
-            found.append((WorkspaceError, f"{registry}: cannot read: {exc}"))
+            found.append(f"{registry}: cannot read: {exc}")
     return found
 
-
-def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[str]:
-    """Every problem of the workspace at ``path``: manifest, skills, memory lines, experience memory, tool registry.
-
-    Each message names the file (and key or line). An empty list means the workspace is valid. With
-    ``require_manifest=False`` a missing manifest is allowed (a user's own agent); a present one is still checked.
-    """
-    return [message for _, message in _problems(path, require_manifest)]
-
-
-def check_workspace(path: str | Path) -> None:
-    """Raise the first problem of :func:`validate_workspace` as its own error type.
-
-    :class:`ManifestError` for the manifest, :class:`SkillFormatError` for skills, :class:`WorkspaceError`
-    for everything else.
-    """
-    found = _problems(path)
-    if found:
-        error_type, message = found[0]
-        extra = f" (and {len(found) - 1} more problem(s))" if len(found) > 1 else ""
-        raise error_type(message + extra)

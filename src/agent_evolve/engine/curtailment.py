@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from agent_evolve.engine.acceptance import AcceptanceStrategy
-from agent_evolve.engine.gate import GateDecision, decide
+from agent_evolve.engine.gate import decide
 
 T = TypeVar("T")
 

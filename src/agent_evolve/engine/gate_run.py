@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine import transitions
 from agent_evolve.engine.acceptance import strategy_from_config
 from agent_evolve.engine.curtailment import ScoreRange, StopRule, scoring_order
 from agent_evolve.engine.executors.base import Executor
@@ -24,7 +25,7 @@ from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expec
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.solving import graded_mean, graded_only, solve_all, too_many_infrastructure_failures
 from agent_evolve.engine.state import RunState
-from agent_evolve.engine.versioning import VersionControl, accepted_tag, candidate_tag
+from agent_evolve.engine.versioning import VersionControl, accepted_tag
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
@@ -81,9 +82,9 @@ class GateRun:
         measures: dict[str, Any] = {}
         phases: dict[str, HoldoutMeasure | None] = {}
         if remeasure or cached is None:
-            self.vc.reset_to(state.accepted_tag)
+            transitions.to_accepted(self.vc, state.accepted_tag)
             incumbent = self._scored(self.load_agent(), curtailer, curtailer.incumbent_rule() if curtailer else None)
-            self.vc.reset_to(candidate_tag(cycle))
+            transitions.to_candidate(self.vc, cycle)
             agent = self.load_agent()
             phases["incumbent"] = incumbent
             measures["incumbent"] = incumbent.to_dict()

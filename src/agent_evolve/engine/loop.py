@@ -18,6 +18,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine import transitions
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.context_fields import step_progress
 from agent_evolve.engine.convergence import _is_score_converged, accepted_score_plateaued
@@ -39,7 +40,7 @@ from agent_evolve.engine.state import RunState
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call
 from agent_evolve.engine.tasks import next_batch
 from agent_evolve.engine.trial import TrialRunner
-from agent_evolve.engine.versioning import BASELINE_TAG, accepted_tag, candidate_tag, pre_evolution_tag
+from agent_evolve.engine.versioning import pre_evolution_tag
 from agent_evolve.errors import BudgetExceededError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
@@ -145,7 +146,7 @@ class EvolutionLoop:
     def _baseline(self) -> RunState:
         """Measure the starting version (after any bootstrap) on the holdout; the first accepted score."""
         session = self.session
-        session.vc.reset_to(BASELINE_TAG)
+        transitions.to_baseline(session.vc)
         session.files.restore("0")
         self.agent = self._reload_agent()
         state = RunState(plan=session.plan)
@@ -197,7 +198,7 @@ class EvolutionLoop:
         if "stepped" in phases:
             session.context(cycle)
             outcome = StepOutcome.from_journal(phases["stepped"])
-            session.vc.reset_to(candidate_tag(cycle))
+            transitions.to_candidate(session.vc, cycle)
             if any(outcome.charged_usage.values()):  # the ledger was restored from before this step's charge
                 self.ledger.record(ENGINE_REPORTED_ROLE, Usage(**outcome.charged_usage))
         else:
@@ -222,7 +223,7 @@ class EvolutionLoop:
 
     def _solve(self, cycle: int) -> tuple[list[Observation], str]:
         session, state = self.session, self.state
-        session.vc.reset_to(state.accepted_tag)
+        transitions.to_accepted(session.vc, state.accepted_tag)
         self.agent = self._reload_agent()
         self.agent.discard_buffers()
         batch_ids, cursor = next_batch(state.plan.train_ids, state.cursor, self.config.batch_size)
@@ -242,7 +243,7 @@ class EvolutionLoop:
             self.agent.discard_buffers()
         else:
             self.agent.export_to_fs()
-        session.vc.commit_if_changed(f"cycle {cycle}: workspace before evolution", pre_evolution_tag(cycle))
+        transitions.checkpoint(session.vc, cycle)
         path = observer.flush(str(cycle))
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
@@ -268,7 +269,7 @@ class EvolutionLoop:
         """Run engine.step on the pre-evolution snapshot (skipped when the batch failed); tag the result cand-N."""
         session, pre = self.session, pre_evolution_tag(cycle)
         if not at_pre:
-            session.vc.reset_to(pre)
+            transitions.to_pre_evolution(session.vc, cycle)
         failure = self._batch_failure(len(observations), infrastructure_failures)
         if failure:
             outcome = StepOutcome(status="failed", mutated=False, summary=failure)
@@ -286,7 +287,7 @@ class EvolutionLoop:
             visible = hide_feedback(observations) if self.config.trajectory_only else observations
             call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
             outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre, ledger=self.ledger)
-        session.vc.commit(f"cycle {cycle} candidate: {outcome.summary}"[:200], tag=candidate_tag(cycle))
+        transitions.record_candidate(session.vc, cycle, outcome.summary)
         session.files.snapshot(f"{cycle}-stepped")
         return outcome
 
@@ -300,12 +301,10 @@ class EvolutionLoop:
         """Tag an accepted candidate evo-N; otherwise restore the accepted files (the candidate stays tagged)."""
         session, decision = self.session, verdict.get("decision")
         if decision is not None and decision["accepted"]:
-            tag = accepted_tag(cycle)
-            session.vc.tag(tag, candidate_tag(cycle))
-            session.vc.reset_to(tag)
+            tag = transitions.accept(session.vc, cycle)
             self.state.accept(tag, cycle, float(verdict["accepted_score"]), int(verdict.get("accepted_count", 0)))
             return True
-        session.vc.reset_to(self.state.accepted_tag)
+        transitions.reject(session.vc, self.state.accepted_tag)
         return False
 
     def _record(
@@ -352,7 +351,7 @@ class EvolutionLoop:
 
     def _record_out_of_budget(self, cycle: int, message: str) -> None:
         """A budget ran out mid-cycle: restore the accepted version and record the cycle as out_of_budget."""
-        self.session.vc.reset_to(self.state.accepted_tag)
+        transitions.reject(self.session.vc, self.state.accepted_tag)
         self.agent = self._reload_agent()
         outcome = StepOutcome(status="out_of_budget", mutated=False, summary=f"budget exhausted: {message}")
         self._record(cycle, [], [], "", outcome, {"decision": None, "failure": ""}, False)

@@ -12,6 +12,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine import transitions
 from agent_evolve.engine.base import EngineContext, EvolutionEngine, StepProgress
 from agent_evolve.engine.context_fields import call_message, engine_params, task_info
 from agent_evolve.engine.engine_files import EngineFiles
@@ -23,7 +24,7 @@ from agent_evolve.engine.state import RunState
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, workspace_problems
 from agent_evolve.engine.tasks import TaskPlan, plan_tasks
 from agent_evolve.engine.trial import TrialRunner
-from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl, pre_evolution_tag
+from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import AgentEvolveError, ConfigError, WorkspaceError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Task
@@ -104,11 +105,7 @@ class RunSession:
 
     def _start_fresh(self) -> None:
         """Plan the tasks, let the engine set up and bootstrap, commit the result as the baseline version."""
-        pre = pre_evolution_tag(0)
-        if self.vc.has_ref(pre):
-            self.vc.reset_to(pre)
-        else:
-            self.vc.commit("workspace at the start of the run", tag=pre)
+        pre = transitions.start(self.vc)
         problems = workspace_problems(self.path)
         if problems:
             raise WorkspaceError("workspace is invalid:\n  " + "\n  ".join(problems))
@@ -118,7 +115,7 @@ class RunSession:
         self.engine.setup(ctx)
         outcome = guarded_step(self.engine, self.engine.bootstrap, ctx, self.vc, self.layers, pre, allow_none=True,
                                ledger=self.ledger)
-        self.vc.commit(f"cycle 0: {outcome.summary or 'starting workspace'}"[:200], tag=BASELINE_TAG)
+        transitions.record_baseline(self.vc, outcome.summary)
         self.files.snapshot("0")
         self.journal.record(0, "started", summary=outcome.summary, status=outcome.status,
                             charged_usage=outcome.charged_usage, session=outcome.session)
@@ -195,7 +192,7 @@ class RunSession:
             log.warning("engine finalize chose %s, which was never accepted; keeping %s", chosen, state.accepted_tag)
             return
         entry = accepted[chosen]
-        self.vc.reset_to(chosen)
+        transitions.finalize(self.vc, chosen)
         state.accept(chosen, int(entry.get("accepted_cycle", 0)), float(entry["accepted_score"]),
                      int(entry.get("accepted_count", 0)))
         self.journal.record(last, "finished", **state.accepted_fields())

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_evolve.contract.manifest import LAYER_PATHS
 from agent_evolve.contract.validate import validate_workspace
+from agent_evolve.engine import transitions
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.engine.run_usage import charge_reported
 from agent_evolve.engine.versioning import VersionControl
@@ -126,16 +127,16 @@ def _settle(vc: VersionControl, layers: list[str], pre: str, result: StepResult)
         session=result.session,
     )
     if result.status in ("failed", "out_of_budget"):
-        vc.reset_to(pre)
+        transitions.undo_step(vc, pre)
         return base
     changed = vc.changed_paths(pre)
     layer_dirs = {LAYER_PATHS[layer] for layer in layers}
     outside = [p for p in changed if p.split("/", 1)[0] not in layer_dirs]
     if outside:
-        vc.restore_paths(pre, outside)
+        transitions.revert_paths(vc, pre, outside)
     problems = workspace_problems(vc.path)
     if problems:
-        vc.reset_to(pre)
+        transitions.undo_step(vc, pre)
         return replace(base, status="failed", summary=f"step left an invalid workspace: {problems[0]}")
     inside = [p for p in changed if p not in outside]
     return replace(base, mutated=bool(inside), changed_paths=inside, reverted_paths=outside)

@@ -87,7 +87,6 @@ _RULES: dict[str, tuple[tuple[str, ...], Completeness]] = {
     "number": ((), answer_line_end),
     "code": ((), closed_python_block_end),
 }
-STOP_KINDS: tuple[str, ...] = tuple(_RULES)
 
 
 def stop_rule(kind: str | None) -> StopRule | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_evolve.engine import transitions
 from agent_evolve.engine.journal import Journal
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.recovery import recover_git
@@ -82,7 +83,7 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
             raise WorkspaceError(f"{label} has no recorded holdout score, so the gate could not compare against it")
         latest = [e for e in run.journal if e.get("phase") in ACCEPTING_PHASES][-1]
         entry = {**{k: v for k, v in latest.items() if k not in ("cycle", "phase")}, **fields, "rolled_back_from": latest["accepted_tag"]}
-        VersionControl(path).reset_to(tag)
+        transitions.rollback(VersionControl(path), tag)
         cycle = max(cycles)
         Journal(records.journal).record(cycle, ROLLBACK_PHASE, **entry)
         score = float(fields["accepted_score"])

@@ -25,13 +25,6 @@ def pareto_front(scores: ScoreTable) -> dict[str, set[str]]:
     return front
 
 
-def dominates(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
-    """True when `a` is at least as good as `b` on every task of `b` and strictly better on one."""
-    if not b or any(task not in a for task in b):
-        return False
-    return all(a[t] >= b[t] for t in b) and any(a[t] > b[t] for t in b)
-
-
 def _is_dominated(candidate: str, others: set[str], front: Mapping[str, set[str]]) -> bool:
     fronts = [members for members in front.values() if candidate in members]
     return all(members & others for members in fronts)

@@ -164,10 +164,6 @@ class Ledger:
 
     # capsules
 
-    def add_capsule(self, capsule: Capsule) -> int:
-        """Append one task attempt; its id."""
-        return self.add_capsules([capsule])[0]
-
     def add_capsules(self, capsules: list[Capsule]) -> list[int]:
         """Append task attempts in one transaction; their ids, in order."""
         ids = []

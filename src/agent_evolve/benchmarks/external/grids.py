@@ -82,12 +82,6 @@ def parse_grids(text: str) -> list[Grid]:
     return [found[k] for k in sorted(found)]
 
 
-def parse_grid(text: str) -> Grid | None:
-    """The last grid in a text (models often restate the input first), or None."""
-    grids = parse_grids(text)
-    return grids[-1] if grids else None
-
-
 def render_grid(grid: Grid) -> str:
     """Rows of digits, one row a line."""
     return "\n".join("".join(str(c) for c in row) for row in grid)

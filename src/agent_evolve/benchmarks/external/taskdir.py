@@ -38,11 +38,6 @@ class TaskDir:
     test_timeout: float
 
     @property
-    def compose_service(self) -> str:
-        """The service the agent works in: `client` in Terminal-Bench compose files, `main` in Harbor's."""
-        return "client" if self.layout == "terminal-bench" else "main"
-
-    @property
     def skills_dir(self) -> Path | None:
         """The folder of Agent Skills shipped with the task (SkillsBench puts them in environment/skills)."""
         path = self.environment_dir / "skills"

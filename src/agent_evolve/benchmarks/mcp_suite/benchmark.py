@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 
-from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.facts import fact_found
 from agent_evolve.benchmarks.mcp_suite.tasks import TASKS, McpMiniTask
-from agent_evolve.benchmarks.splits import TaskSplits, serve, split_ids
+from agent_evolve.benchmarks.splits import ServedBenchmark, TaskSplits, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.mcp.client import INSTALL_HINT
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -16,7 +15,7 @@ INSTRUCTION = ("Answer the question about Harbor Lane Outfitters using your tool
                "return.")
 
 
-class McpMiniBenchmark(BenchmarkAdapter):
+class McpMiniBenchmark(ServedBenchmark):
     """Twelve tasks over the `harbor` server (`python -m agent_evolve.benchmarks.mcp_suite.server`).
 
     The agent must have the server among its MCP servers (the `mcp` seed lists it). Success: every expected fact
@@ -30,10 +29,6 @@ class McpMiniBenchmark(BenchmarkAdapter):
         self._tasks = {task.id: Task(task.id, f"{INSTRUCTION}\n\n{task.question}", {"question": task.question})
                        for task in TASKS}
         self.splits: TaskSplits = split_ids(list(self._tasks), seed, test_fraction)
-
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """The first `limit` tasks of `split` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit)
 
     def facts(self, task_id: str) -> tuple[str, ...]:
         """The facts a correct answer to `task_id` states; never shown to the agent."""

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import random
 
-from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve, split_ids
+from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.benchmarks.suites.reasoning_families import FAMILIES, Puzzle
 from agent_evolve.benchmarks.suites.reasoning_grading import grade
 from agent_evolve.errors import ConfigError
@@ -49,7 +48,7 @@ def parse_families(value: str | list[str] | None) -> list[str]:
     return names
 
 
-class ReasoningMiniBenchmark(BenchmarkAdapter):
+class ReasoningMiniBenchmark(ServedBenchmark):
     """Generated short-answer reasoning tasks; ``evaluate`` grades the final answer by the family's mode."""
 
     name = "reasoning-mini"
@@ -67,10 +66,6 @@ class ReasoningMiniBenchmark(BenchmarkAdapter):
             "answer_kind": "number" if puzzle.grading == "number" else "text"})
             for task_id, (family, puzzle) in self._puzzles.items()}
         self.splits: TaskSplits = apply_subset(split_ids(list(self._puzzles), seed, test_fraction), subset)
-
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """The first ``limit`` tasks of ``split`` (all when None), in a fixed order."""
-        return serve(self._tasks, self.splits, split, limit)
 
     def puzzle(self, task_id: str) -> Puzzle:
         """The puzzle behind ``task_id`` (its answer included), for the grader and tests."""
