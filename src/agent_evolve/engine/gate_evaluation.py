@@ -1,29 +1,49 @@
-"""One gate evaluation: candidate and incumbent scored task by task on the same holdout, k repeats each.
+"""The gate's evaluation: candidate and incumbent scored task by task on the same holdout, k repeats each.
 
 The incumbent is re-measured in the same run when the config says so, or (config None) when the agent or the
 grader is not deterministic; otherwise its cached per-task scores are used. The per-task tables and the full
 decision are sealed (outside the workspace); the journal and the engine get only the aggregate decision.
+
+Curtailment (`gate_curtail`, the default) stops scoring only on a settled rejection (`curtailment.settle`): an
+accepted candidate is scored to the end, because its per-task table becomes the next gate's incumbent and its
+mean the run's accepted score. The incumbent phase (when re-measured) stops once even a candidate that won every
+task would be rejected; the candidate phase then is not run at all. With `sprt_beta` the candidate phase also
+stops, rejecting, once Wald's futility test says so (`curtailment.futile`: not exact, its error rate is stated
+there).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine import transitions
-from agent_evolve.engine.acceptance import strategy_from_config
-from agent_evolve.engine.curtailment import ScoreRange, StopRule, scoring_order
+from agent_evolve.engine.acceptance import AcceptanceStrategy, strategy_from_config
+from agent_evolve.engine.curtailment import (
+    SPRT_WIN_SHARE,
+    ScoreRange,
+    Settlement,
+    StopRule,
+    futile,
+    scoring_order,
+    settle,
+)
 from agent_evolve.engine.executors.base import Executor
-from agent_evolve.engine.gate import no_holdout_decision
-from agent_evolve.engine.gate_curtail import GateCurtailer
-from agent_evolve.engine.gating import decide_gate, decision_summary
-from agent_evolve.engine.holdout import GATE_WARN_SECONDS, HoldoutMeasure, expected_seconds, measure
+from agent_evolve.engine.gate import GateDecision, GateOutcome, decide, extra_cost, no_holdout_decision
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
-from agent_evolve.engine.solving import graded_mean, graded_only, solve_all, too_many_infrastructure_failures
+from agent_evolve.engine.solving import (
+    HoldoutMeasure,
+    expected_seconds,
+    graded_mean,
+    graded_only,
+    measure,
+    solve_all,
+    too_many_infrastructure_failures,
+)
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.versioning import VersionControl, accepted_tag
 from agent_evolve.errors import AgentEvolveError, ConfigError
@@ -32,8 +52,99 @@ from agent_evolve.types import Observation, Task
 
 log = logging.getLogger(__name__)
 
-GateResult = dict[str, Any]
-"""The journaled gate result: `decision` (aggregate summary or None), `failure`, `accepted_score`, `accepted_count`."""
+GATE_WARN_SECONDS = 900.0
+"""A gate evaluation expected to take longer than this (at the batch's measured speed) is announced first."""
+
+ALL_SCORED = "every task was scored (only a rejection settled before the last task stops a gate)"
+
+
+@dataclass
+class GateCurtailer:
+    """Curtailment of one gate over `task_ids` (in scoring order), `repeats` solves each."""
+
+    strategy: AcceptanceStrategy
+    score_range: ScoreRange
+    best_so_far: float | None
+    task_ids: list[str]
+    repeats: int
+    seed: int
+    sprt_beta: float | None = None
+    settlement: Settlement | None = None
+    out_of_range: str = ""
+    futility: str = ""
+
+    def incumbent_rule(self) -> StopRule:
+        """Stop re-measuring the incumbent once even the best candidate imaginable would be rejected."""
+        return lambda scored, unscored: self._stop(scored, lambda: settle(
+            self.strategy, {}, scored, unscored_candidate=self.task_ids, unscored_incumbent=unscored,
+            score_range=self.score_range, best_so_far=self.best_so_far))
+
+    def candidate_rule(self, incumbent: Mapping[str, Sequence[float]]) -> StopRule:
+        """Stop scoring the candidate once its rejection is settled, given the incumbent's whole table (or, with
+        `sprt_beta`, once it is futile)."""
+        def rule(scored: dict[str, list[float]], unscored: list[str]) -> bool:
+            return self._stop(scored, lambda: settle(
+                self.strategy, scored, incumbent, unscored_candidate=unscored, score_range=self.score_range,
+                best_so_far=self.best_so_far)) or self._futile(scored, incumbent)
+
+        return rule
+
+    def rejected(self) -> bool:
+        """The last check settled a rejection or found it futile (and no score has left the declared range)."""
+        settled = self.settlement is not None and self.settlement.action == "reject"
+        return not self.out_of_range and (settled or bool(self.futility))
+
+    def _futile(self, scored: Mapping[str, Sequence[float]], incumbent: Mapping[str, Sequence[float]]) -> bool:
+        if self.sprt_beta is None or self.out_of_range or not scored:
+            return False
+        statistic = decide(scored, incumbent, self.strategy, best_so_far=self.best_so_far).statistic
+        wins, losses = statistic["wins"], statistic["losses"]
+        if futile(wins, losses, self.sprt_beta):
+            self.futility = (f"futile by SPRT after {wins} wins and {losses} losses: a candidate winning "
+                             f"{SPRT_WIN_SHARE:.0%} of differing tasks stops here with probability at most "
+                             f"{self.sprt_beta:g}")
+        return bool(self.futility)
+
+    def _stop(self, scored: Mapping[str, Sequence[float]], check: Callable[[], Settlement]) -> bool:
+        """Stop on a settled rejection; never once a score has left the declared range."""
+        if self.out_of_range:
+            return False
+        for task_id, values in scored.items():
+            if not all(self.score_range.contains(v) for v in values):
+                self.out_of_range = (f"task {task_id} scored {list(values)}, outside the benchmark's score_range "
+                                     f"[{self.score_range.low}, {self.score_range.high}]: every task is scored")
+                log.warning("gate curtailment is off for this gate: %s", self.out_of_range)
+                return False
+        self.settlement = check()
+        return self.rejected()
+
+    def record(self, phases: Mapping[str, HoldoutMeasure | None]) -> dict[str, Any]:
+        """What each phase scored and skipped (tasks and solves), and why scoring stopped."""
+        total = len(self.task_ids)
+        counts: dict[str, Any] = {"tasks": total, "repeats": self.repeats, "order_seed": self.seed}
+        solves = skipped = 0
+        for name, measured in phases.items():
+            scored_tasks = total - len(measured.unscored) if measured is not None else 0
+            attempts = measured.attempts if measured is not None else 0
+            counts[name] = {"scored": scored_tasks, "skipped": total - scored_tasks, "solves": attempts}
+            solves += attempts
+            skipped += total * self.repeats - attempts
+        if not (self.rejected() and skipped > 0):
+            how, reason = "all scored", self.out_of_range or ALL_SCORED
+        elif self.futility:
+            how, reason = "sprt", self.futility
+        else:
+            how, reason = "settled", self.settlement.reason if self.settlement else ALL_SCORED
+        return {**counts, "solves": solves, "solves_skipped": skipped, "stopped": how, "reason": reason}
+
+    def decided(self, decision: GateDecision, record: dict[str, Any]) -> GateDecision:
+        """The decision on the tasks scored, with the curtailment record; when scoring stopped, a rejection with
+        the reason it stopped (settled: the strategy's own verdict; sprt: futile at the stated error rate)."""
+        if record["stopped"] == "all scored":
+            return replace(decision, curtailment=record)
+        if record["stopped"] == "settled" and decision.accepted:
+            raise AssertionError(f"a curtailed gate accepted: {decision.reason}")
+        return replace(decision, action="reject", reason=record["reason"], curtailment=record)
 
 
 @dataclass
@@ -63,7 +174,7 @@ class GateRun:
         write_json_atomic(self.records.holdout_cost(accepted_tag(0)), result.cost_per_task())
         return result
 
-    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateResult:
+    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateOutcome:
         """Score the candidate tagged cand-N (the working tree) against the accepted version."""
         if not state.has_holdout:
             return self._train_only(batch)
@@ -100,7 +211,8 @@ class GateRun:
             measures["candidate"] = candidate.to_dict()
         if failure := self._infrastructure_problem(candidate, "gate (candidate)"):
             return self._sealed_failure(cycle, failure, measures)
-        decision = decide_gate(self.config, candidate.scores, incumbent_scores, best_so_far=state.accepted_score)
+        decision = decide(candidate.scores, incumbent_scores, strategy_from_config(self.config),
+                          best_so_far=state.accepted_score)
         if curtailer is not None:
             decision = curtailer.decided(decision, curtailer.record(phases))
         if candidate.attempts:
@@ -112,8 +224,7 @@ class GateRun:
         if decision.accepted:
             write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
             write_json_atomic(self.records.holdout_cost(accepted_tag(cycle)), candidate.cost_per_task())
-        return {"decision": decision_summary(decision), "failure": "", "accepted_score": candidate.mean,
-                "accepted_count": 0}
+        return GateOutcome(decision, accepted_score=candidate.mean)
 
     def _curtailer(self, state: RunState) -> GateCurtailer:
         """The gate's curtailment: the configured strategy, the benchmark's score range, the run's task order."""
@@ -139,7 +250,7 @@ class GateRun:
         by_id = {t.id: t for t in self.holdout}
         return self._measure(agent, "gate", [by_id[i] for i in curtailer.task_ids], rule)
 
-    def _train_only(self, batch: list[Observation]) -> GateResult:
+    def _train_only(self, batch: list[Observation]) -> GateOutcome:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
         agent = self.load_agent()
         try:
@@ -151,10 +262,9 @@ class GateRun:
         graded = graded_only(observations)
         failed = len(observations) - len(graded)
         if too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
-            return {"decision": None, "failure": f"{failed} of {len(observations)} train re-solves failed for "
-                    "infrastructure reasons", "accepted_score": None, "accepted_count": 0}
-        return {"decision": decision_summary(no_holdout_decision()), "failure": "",
-                "accepted_score": graded_mean(graded), "accepted_count": len(graded)}
+            return GateOutcome(failure=f"{failed} of {len(observations)} train re-solves failed for infrastructure "
+                               "reasons")
+        return GateOutcome(no_holdout_decision(), accepted_score=graded_mean(graded), accepted_count=len(graded))
 
     def _measure(self, agent: BaseAgent, phase: str, tasks: list[Task] | None = None,
                  stop: StopRule | None = None) -> HoldoutMeasure:
@@ -183,13 +293,7 @@ class GateRun:
         if problem := self._infrastructure_problem(result, what):
             raise AgentEvolveError(f"the run stops: {problem}; first: {result.first_error}")
 
-    def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateResult:
+    def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateOutcome:
         write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"failure": failure, **measures})
-        return {"decision": None, "failure": failure, "accepted_score": None, "accepted_count": 0}
+        return GateOutcome(failure=failure)
 
-
-def extra_cost(candidate: Mapping[str, float], incumbent: Mapping[str, float]) -> dict[str, Any]:
-    """Each side's model calls and tokens per holdout solve, and the candidate's extra (None where the incumbent's
-    cost was never measured, e.g. a run resumed from before costs were kept)."""
-    extra = {key: candidate[key] - incumbent[key] if key in incumbent else None for key in ("calls", "tokens")}
-    return {"candidate": dict(candidate), "incumbent": dict(incumbent), "extra": extra}
