@@ -1,6 +1,6 @@
 """What experience memory would cost the main job, and how often a demos-like edit passes its 16-task gate.
 
-Usage: PYTHONPATH=src python benchmarks/experience_cost.py [--draws N] [--k 2] [--form full] [--max-chars 1500]
+Usage: PYTHONPATH=src python speed/experience_cost.py [--draws N] [--k 2] [--form full] [--max-chars 1500]
 
 Replays the main job's one cycle on the embedded model's own GSM8K rows (`experiments/probes/results`, 90 train
 tasks solved with the seed prompt): a batch of 10 tasks whose graded-correct solutions become experience

@@ -4,7 +4,7 @@ The batched client decodes several sequences in one llama.cpp batch and reuses a
 the shapes of the matrix products, so floating-point sums may round differently and a greedy reply may change.
 This measures how often it does, on the same prompts, through `LocalLlamaClient` (the path every run uses):
 
-    PYTHONPATH=src python benchmarks/local_model_determinism.py [--prompts 4] [--tokens 96]
+    PYTHONPATH=src python speed/local_model_determinism.py [--prompts 4] [--tokens 96]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ bank version, which the reference agent does at each reload), then the median an
 embedder), indexes reused across tasks, and the recall of the two-stage embedding top-10 against an exact
 scan. Target: median under 20 ms at 10,000 skills. The banks and queries are `router_latency.py`'s.
 
-    PYTHONPATH=src python benchmarks/ratchet_router.py [--queries 200] [--sizes 100,1000,10000]
+    PYTHONPATH=src python speed/ratchet_router.py [--queries 200] [--sizes 100,1000,10000]
 """
 
 from __future__ import annotations

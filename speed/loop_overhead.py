@@ -1,6 +1,6 @@
 """Per-cycle framework overhead: our loop (gate off, instant agent) against the minimal solve-and-commit loop.
 
-    python benchmarks/loop_overhead.py [--cycles 3] [--profile TASKS,SKILLS]
+    python speed/loop_overhead.py [--cycles 3] [--profile TASKS,SKILLS]
 
 Targets (issue 10): with the gate off, at 100 and 1,000 tasks a cycle costs no more than the minimal loop's plus
 the journal's fsyncs; with 1,000 skills, within 1.5x of the same run with 1 skill. "ours" is our median cycle

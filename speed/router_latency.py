@@ -4,7 +4,7 @@ Prints, per bank size, the one-off index build time, the median and p95 of `Skil
 tf-idf top-10 a large bank shows the model) with the index reused across tasks, and the same shortlist with
 the index rebuilt for every task (what the router did before), measured in the same run.
 
-    PYTHONPATH=src python benchmarks/router_latency.py [--queries 200] [--sizes 100,1000,10000]
+    PYTHONPATH=src python speed/router_latency.py [--queries 200] [--sizes 100,1000,10000]
 """
 
 from __future__ import annotations

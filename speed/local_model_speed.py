@@ -4,7 +4,7 @@ Measured through `LocalLlamaClient` (the path every run uses), and, for the rati
 high-level `Llama.create_chat_completion` (what the client used before) in the same process. Prints what the
 installed llama.cpp was built with, since a build without AVX2 is several times slower.
 
-    PYTHONPATH=src python benchmarks/local_model_speed.py [--model qwen2.5-coder-1.5b] [--tokens 128] [--no-old]
+    PYTHONPATH=src python speed/local_model_speed.py [--model qwen2.5-coder-1.5b] [--tokens 128] [--no-old]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Checked per prompt: the drafted reply equals the plain one; the cut reply is a p
 same graded result. Reported: tokens generated per solve with and without the rule, drafted tokens accepted, and
 seconds per reply (timings only mean something on quiet cores: the load average is printed).
 
-    PYTHONPATH=src python -u benchmarks/stop_and_draft_check.py [--only gsm8k] [--offset 0] [--limit 5]
+    PYTHONPATH=src python -u speed/stop_and_draft_check.py [--only gsm8k] [--offset 0] [--limit 5]
         [--max-tokens 128] [--out /tmp/stop_and_draft.jsonl]
 """
 

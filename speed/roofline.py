@@ -13,11 +13,11 @@ and what prompt reading (the same kernels at full batch) achieved. KV-cache read
 "parameters" is llama.cpp's count, the token-embedding table included (looked up, not multiplied), so the flop
 bound is a little low.
 
-    PYTHONPATH=src python -u benchmarks/roofline.py [--tokens 48] [--streams 1,2,4,8,16] [--write]
-    PYTHONPATH=src python -u benchmarks/roofline.py --sweep      # threads x n_ubatch x slots, one process each
+    PYTHONPATH=src python -u speed/roofline.py [--tokens 48] [--streams 1,2,4,8,16] [--write]
+    PYTHONPATH=src python -u speed/roofline.py --sweep      # threads x n_ubatch x slots, one process each
 
 Engine settings come from the ``AGENT_EVOLVE_*`` variables (``llm/local_settings.py``); slots are raised to the
-largest stream count. ``--write`` appends the table to benchmarks/README.md. Measure on quiet cores: the load
+largest stream count. ``--write`` appends the table to speed/README.md. Measure on quiet cores: the load
 average is printed before and after.
 """
 
@@ -201,7 +201,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=48, help="tokens generated per stream")
     parser.add_argument("--streams", default="1,2,4,8,16", help="stream counts, comma-separated")
-    parser.add_argument("--write", action="store_true", help="append the table to benchmarks/README.md")
+    parser.add_argument("--write", action="store_true", help="append the table to speed/README.md")
     parser.add_argument("--sweep", action="store_true", help="threads x n_ubatch x slots, one process each")
     parser.add_argument("--json", action="store_true", help="print the model measurement as one JSON line")
     parser.add_argument("--no-probe", action="store_true", help="skip the numpy probes")

@@ -1,6 +1,6 @@
 """How often a search design accepts an edit that really helps: trial size against holdout size.
 
-Usage: python benchmarks/gate_power.py [--draws 20000] [--seed 0]
+Usage: python speed/gate_power.py [--draws 20000] [--seed 0]
 
 Reads per-task rows of the same GSM8K train tasks under three workspaces (`experiments/probes/results`: the
 seed prompt, program answers, program answers cross-checked by a text answer) and replays, on tasks drawn

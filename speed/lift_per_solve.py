@@ -1,6 +1,6 @@
 """Lift per 100 task solves, per engine, from lift experiments' lift.json files: engines compared at equal cost.
 
-Usage: python benchmarks/lift_per_solve.py [experiments/*/lift.json ...]   (default: every experiments/*/lift.json)
+Usage: python speed/lift_per_solve.py [experiments/*/lift.json ...]   (default: every experiments/*/lift.json)
 
 A task solve is one graded attempt anywhere in an arm (train batches, the engine's trials, the gate, the test
 split); the report of `agent-evolve experiment` counts them per arm and seed.

@@ -1,6 +1,6 @@
 """Rollout throughput of whole loop cycles at a fixed latency per solve, against the physical limit c/L.
 
-    python benchmarks/rollout_throughput.py [--latency 0.1] [--tasks 160] [--cycles 2]
+    python speed/rollout_throughput.py [--latency 0.1] [--tasks 160] [--cycles 2]
 
 Target (issue 10): at 0.1 s latency, 160 tasks per cycle and concurrency 16, at least 90% of c/L.
 "gate off" is the cycle with the train-only gate's time taken out (as in loop_overhead.py); "all rollouts" counts

@@ -1,6 +1,6 @@
 """How many gate solves curtailment would have saved on the committed acceptance runs, with the same decisions.
 
-Usage: python benchmarks/curtailment_savings.py [--orders 200] [experiments/lift-demos-gsm8k ...]
+Usage: python speed/curtailment_savings.py [--orders 200] [experiments/lift-demos-gsm8k ...]
 
 Reads every gate record (`workspace.sealed/gate/cycle_N.json`: the per-task candidate and incumbent scores) in
 each evolved arm's checkpoint, and replays the gate's candidate phase through the loop's own stop rule
