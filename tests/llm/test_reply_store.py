@@ -49,6 +49,11 @@ def test_a_reply_is_kept_in_one_file_with_its_usage(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "replies").iterdir()) == [STORE_NAME]
 
 
+def test_an_unreadable_store_is_a_miss(tmp_path: Path) -> None:
+    (tmp_path / STORE_NAME).write_text("not a database", encoding="utf-8")
+    assert ResponseCache(tmp_path).get("ab" * 32) is None
+
+
 def test_many_threads_write_one_store(tmp_path: Path) -> None:
     caches = [ResponseCache(tmp_path), ResponseCache(tmp_path)]  # two clients of one run share the folder
 

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -72,11 +73,11 @@ class ResponseCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Completion | None:
-        """The cached completion for key, or None (also for an unreadable entry)."""
+        """The cached completion for key, or None (also for an unreadable entry or store)."""
         try:
             text = self.store.get(key)
             return _from_dict(json.loads(text if text is not None else read_regular_text(self._path(key))))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
             return None
 
     def put(self, key: str, completion: Completion) -> None:
