@@ -22,7 +22,7 @@ step:
 experience memory and failure-derived notes (experience, notes) are proposed only when named there. With
 `trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small
 budget that tests one candidate harder: an 8-task trial that must be won before an 8-task gate accepts a helpful
-edit less often than a 16-task gate alone (`benchmarks/gate_power.py`).
+edit less often than a 16-task gate alone (`speed/gate_power.py`).
 """
 
 from __future__ import annotations
