@@ -10,6 +10,7 @@ from rich.console import Console
 
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import learned_note, summary_table
+from agent_evolve.engine.records import RunRecords, write_json_atomic
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.types import EvolutionResult
 
@@ -46,7 +47,8 @@ def test_nothing_accepted_says_so_and_points_at_the_history(tmp_path: Path) -> N
 
 
 def versions(workspace: Path, changes: dict[str, str]) -> None:
-    """A baseline (evo-0) and an accepted evo-1 that writes `changes`."""
+    """A baseline (evo-0) and an accepted evo-1 that writes `changes`, with the gate's tables: 10 of 16 holdout
+    tasks solved, then 11 of 16."""
     (workspace / "prompts").mkdir(parents=True)
     (workspace / "prompts" / "system.md").write_text("Solve it.\n")
     vc = VersionControl(workspace)
@@ -56,6 +58,9 @@ def versions(workspace: Path, changes: dict[str, str]) -> None:
         (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text(text)
     vc.commit("cycle 1", tag="evo-1")
+    records = RunRecords(workspace)
+    for tag, solved in (("evo-0", 10), ("evo-1", 11)):
+        write_json_atomic(records.holdout_table(tag), {f"h{i}": [float(i < solved)] for i in range(16)})
 
 
 def test_the_learned_line_names_the_examples_notes_and_holdout_evidence(tmp_path: Path) -> None:
@@ -78,3 +83,13 @@ def test_a_built_in_switch_is_said_to_be_nothing_from_the_data_and_no_acceptance
         "learned: nothing from the data (a built-in switch: prompts/check.yaml, prompts/program.md); "
         "holdout 10/16 -> 11/16 (evo-1)")
     assert learned_note(EvolutionResult(1, 0.625, details={**details, "accepted": 0})) is None
+
+
+def test_tasks_that_failed_to_run_are_not_counted_and_without_tables_the_scores_are_shown(tmp_path: Path) -> None:
+    versions(tmp_path, {"prompts/program.md": "Write Python.\n"})
+    records = RunRecords(tmp_path)
+    write_json_atomic(records.holdout_table("evo-0"), {f"h{i}": [float(i < 8)] for i in range(14)})
+    details = {"accepted": 1, "accepted_tag": "evo-1", "workspace": str(tmp_path), "baseline_score": 8 / 14}
+    assert learned_note(EvolutionResult(1, 0.6875, details=details)).endswith("holdout 8/14 -> 11/16 (evo-1)")
+    records.holdout_table("evo-1").unlink()
+    assert learned_note(EvolutionResult(1, 0.6875, details=details)).endswith("holdout 0.571 -> 0.688 (evo-1)")

@@ -19,6 +19,7 @@ from typing import Any
 from agent_evolve.algorithms.common.demos import DEMO_FRAGMENT
 from agent_evolve.algorithms.common.failure_notes import NOTES_FRAGMENT
 from agent_evolve.contract.experience import EXPERIENCE_FILE, EXPERIENCE_SETTINGS, parse_experience_settings
+from agent_evolve.engine.records import RunRecords, read_json
 from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.io.safe_yaml import load_yaml
@@ -74,12 +75,27 @@ def learned_parts(vc: VersionControl, tag: str) -> list[str]:
     return parts
 
 
-def _holdout(details: Mapping[str, Any], final_score: float) -> str:
-    """The holdout before and after, as tasks solved where the size is known."""
-    size, before = int(details.get("holdout_size", 0) or 0), float(details.get("baseline_score", 0.0))
-    if size:
-        return f"holdout {round(before * size)}/{size} -> {round(final_score * size)}/{size}"
-    return f"holdout {before:.3f} -> {final_score:.3f}"
+def _solved(table: object) -> tuple[float, int] | None:
+    """Tasks solved (mean over repeats) and tasks scored in a gate table of per-task scores; None when unreadable."""
+    if not isinstance(table, dict) or not table:
+        return None
+    means = [sum(v) / len(v) for v in table.values() if isinstance(v, list) and v]
+    return (sum(means), len(means)) if len(means) == len(table) else None
+
+
+def _tasks(solved: float, scored: int) -> str:
+    return f"{solved:.0f}/{scored}" if solved == int(solved) else f"{solved:.1f}/{scored}"
+
+
+def _holdout(details: Mapping[str, Any], final_score: float, tag: str) -> str:
+    """The holdout before and after as tasks solved of tasks scored (the gate's tables; a task that failed to run
+    is not scored), else as scores."""
+    workspace = Path(str(details.get("workspace", ".")))
+    records = RunRecords(workspace)
+    before, after = (_solved(read_json(records.holdout_table(t), None)) for t in (BASELINE_TAG, tag))
+    if before is not None and after is not None:
+        return f"holdout {_tasks(*before)} -> {_tasks(*after)}"
+    return f"holdout {float(details.get('baseline_score', 0.0)):.3f} -> {final_score:.3f}"
 
 
 def learned_line(details: Mapping[str, Any], final_score: float) -> str | None:
@@ -91,7 +107,7 @@ def learned_line(details: Mapping[str, Any], final_score: float) -> str | None:
         return None
     vc = VersionControl(workspace)
     parts = learned_parts(vc, str(tag))
-    evidence = f"{_holdout(details, final_score)} ({tag})"
+    evidence = f"{_holdout(details, final_score, str(tag))} ({tag})"
     if parts:
         return f"{'; '.join(parts)}; {evidence}"
     try:
