@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-TERMINAL2_TASKS = Path(__file__).resolve().parents[1] / "benchmarks_external" / "fixtures" / "terminal2" / "tasks"
+TERMINAL2_TASKS = Path(__file__).resolve().parents[1] / "benchmarks" / "external" / "fixtures" / "terminal2" / "tasks"
 
 
 def agent_evolve(args: list[str], cwd: Path, *, extra_path: Path | None = None, path_env: str | None = None,

@@ -76,7 +76,7 @@ def test_instance_images_follow_the_harness_naming() -> None:
 def test_instance_image_names_match_the_installed_harness() -> None:
     test_spec = pytest.importorskip("swebench.harness.test_spec.test_spec", reason="the [swe] extra is not installed")
     record = next(json.loads(line) for line in
-                  (Path(__file__).parents[1] / "benchmarks_external/fixtures/swe_verified/instances.jsonl")
+                  (Path(__file__).parents[1] / "benchmarks/external/fixtures/swe_verified/instances.jsonl")
                   .read_text().splitlines())
     official = test_spec.make_test_spec(record, namespace="swebench").instance_image_key
     assert instance_image(record["instance_id"], "swebench") == official

@@ -23,6 +23,32 @@ reload_strategy: hot
 """
 
 
+def reference_manifest(name: str) -> str:
+    """The manifest of a reference-agent workspace without skill routing (for scripted-model runs)."""
+    return f"""name: {name}
+version: 0.1.0
+contract_version: "1.0"
+agent:
+  type: reference
+  entrypoint: agent_evolve.agents.reference.ReferenceAgent
+  config: {{skill_mode: none}}
+evolvable_layers: [prompts, skills, memory]
+reload_strategy: hot
+"""
+
+
+def family_tasks(families: dict[str, object], count: int, text: str, **metadata: str) -> list[Task]:
+    """Tasks t0..t{count-1}, each about the next family in turn, one in three easy; `text` is formatted with
+    level, family and i; the answer is the family's value."""
+    tasks = []
+    for i in range(count):
+        family = list(families)[i % len(families)]
+        level = "easy" if i % 3 == 0 else "hard"
+        tasks.append(Task(f"t{i}", text.format(level=level, family=family, i=i),
+                          {"answer": str(families[family]), "family": family, **metadata}))
+    return tasks
+
+
 def make_workspace(path: Path, prompt: str = "baseline\n", manifest: str = MANIFEST) -> Path:
     (path / "prompts").mkdir(parents=True, exist_ok=True)
     (path / "skills").mkdir(exist_ok=True)

@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from kernel_fakes import holdout_ids, make_workspace
+from kernel_fakes import family_tasks, holdout_ids, make_workspace, reference_manifest
 
 import agent_evolve as ae
 from agent_evolve.algorithms.demos import DemoSearchEngine
@@ -21,16 +21,7 @@ from agent_evolve.llm.base import Message
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Feedback, Task, Trajectory
 
-MANIFEST = """name: experience
-version: 0.1.0
-contract_version: "1.0"
-agent:
-  type: reference
-  entrypoint: agent_evolve.agents.reference.ReferenceAgent
-  config: {skill_mode: none}
-evolvable_layers: [prompts, skills, memory]
-reload_strategy: hot
-"""
+MANIFEST = reference_manifest("experience")
 FAMILIES = {"glacier": "ice", "volcano": "lava", "orchard": "apple", "harbour": "ship"}
 
 
@@ -38,13 +29,7 @@ class FamilyBenchmark(ae.BenchmarkAdapter):
     """Each task asks for its family's word (a text answer); one task in three is easy."""
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        tasks = []
-        for i in range(32):
-            family = list(FAMILIES)[i % len(FAMILIES)]
-            level = "easy" if i % 3 == 0 else "hard"
-            tasks.append(Task(f"t{i}", f"A {level} riddle about the {family} number {i}: name its word.",
-                              {"answer": FAMILIES[family], "family": family}))
-        return tasks[:limit]
+        return family_tasks(FAMILIES, 32, "A {level} riddle about the {family} number {i}: name its word.")[:limit]
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         ok = trajectory.output.strip() == task.metadata["answer"]

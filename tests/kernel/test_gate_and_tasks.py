@@ -5,8 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_evolve.engine.gate import gate
+from agent_evolve.engine.acceptance import MinImprovement, StrictImprovement
+from agent_evolve.engine.gate import GateDecision, decide
 from agent_evolve.engine.tasks import next_batch, plan_tasks
+
+
+def gate(candidate: float, incumbent: float, *, min_improvement: float = 0.0,
+         accept_ties: bool = False) -> GateDecision:
+    """The gate on one holdout task scored `candidate` and `incumbent`, under the strategy the config would pick."""
+    strategy = MinImprovement(min_improvement, accept_ties) if min_improvement > 0 else StrictImprovement(accept_ties)
+    return decide({"t0": [candidate]}, {"t0": [incumbent]}, strategy)
 
 
 def test_gate_accepts_a_strict_improvement_and_rejects_a_drop() -> None:

@@ -10,7 +10,7 @@ import pytest
 from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids, make_workspace
 
 import agent_evolve as ae
-from agent_evolve.engine import gate_run
+from agent_evolve.engine import gate_evaluation
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.types import Task, Trajectory
@@ -92,7 +92,7 @@ def test_the_config_can_force_remeasuring(tmp_path: Path) -> None:
 
 
 def test_a_long_gate_is_announced_before_it_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate_run, "GATE_WARN_SECONDS", -1.0)
+    monkeypatch.setattr(gate_evaluation, "GATE_WARN_SECONDS", -1.0)
     events: list[ProgressEvent] = []
     evolve(tmp_path, [("prompt", "k0 k1")], 1, progress=events.append)
     warnings = [e for e in events if e.phase == "gate_warning"]

@@ -14,7 +14,7 @@ from agent_evolve.engine.acceptance import (
     StrictImprovement,
     strategy_from_config,
 )
-from agent_evolve.engine.gate import GateDecision, decide, gate, no_holdout_decision
+from agent_evolve.engine.gate import GateDecision, GateOutcome, decide, no_holdout_decision
 from agent_evolve.errors import ConfigError, is_fatal
 
 
@@ -122,7 +122,7 @@ def test_an_old_journal_decision_still_loads() -> None:
            "min_improvement": 0.0, "reason": "improved by +0.2500 (> 0.0000)"}
     for loaded in (GateDecision(**old), GateDecision.from_dict(old)):
         assert loaded.accepted and loaded.per_task == () and loaded.excluded == () and loaded.statistic == {}
-    assert GateDecision.from_dict(old) == gate(0.75, 0.5)
+    assert GateDecision.from_dict(old) == GateDecision("accept", 0.75, 0.5, 0.25, 0.0, "improved by +0.2500 (> 0.0000)")
 
 
 def test_no_holdout_decision_keeps_the_mutation_and_says_why() -> None:
@@ -150,3 +150,17 @@ def test_an_unknown_strategy_names_the_key_and_the_choices() -> None:
     with pytest.raises(ConfigError, match="gate_strategy.*strict, min_improvement, paired, best_so_far.*'bayes'") as e:
         strategy_from_config(EvolveConfig(gate_strategy="bayes"))
     assert is_fatal(e.value)
+
+
+def test_the_gate_outcome_keeps_its_journaled_shape() -> None:
+    d = decide(scores(1, 1, 0), scores(0, 1, 0), StrictImprovement())
+    outcome = GateOutcome(d, accepted_score=d.candidate_score)
+    data = outcome.to_dict()
+    assert list(data) == ["decision", "failure", "accepted_score", "accepted_count"]
+    assert data["decision"]["accepted"] is True and "per_task" not in data["decision"]
+    entry = {"cycle": 3, "phase": "gated", **json.loads(json.dumps(data))}
+    assert GateOutcome.from_dict(entry).to_dict() == data and GateOutcome.from_dict(entry).accepted
+    failed = GateOutcome(failure="gate (candidate): 3 of 4 holdout attempts failed")
+    assert failed.to_dict() == {"decision": None, "failure": failed.failure, "accepted_score": None,
+                                "accepted_count": 0}
+    assert not failed.accepted and GateOutcome.from_dict(failed.to_dict()) == failed

@@ -36,7 +36,7 @@ def test_an_edit_that_changes_no_request_is_scored_on_the_incumbents_replies(tmp
     gate = records[-1]["metadata"]["gate"]
     assert gate["statistic"]["ties"] == 8 and gate["candidate_score"] == gate["incumbent_score"], gate
     assert requests == 8 + 4, "the holdout and the batch are asked once; the candidate's gate asks nothing"
-    assert list((tmp_path / "cached" / "evolution" / "replies").rglob("*.json")), "the cache is the run's own"
+    assert list((tmp_path / "cached" / "evolution" / "replies").rglob("replies.sqlite")), "the cache is the run's own"
 
 
 def test_without_the_cache_the_candidate_asks_again(tmp_path: Path, server: WireServer) -> None:

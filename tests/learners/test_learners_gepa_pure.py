@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
+from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
 from agent_evolve.algorithms.gepa.pareto import front_frequency, pareto_front, prune_dominated
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.selection import (
@@ -78,12 +78,12 @@ def test_an_unknown_strategy_is_a_config_error() -> None:
 
 def test_child_must_beat_parent_on_the_same_minibatch() -> None:
     parent = {"t1": 0.0, "t2": 1.0}
-    assert StrictImprovement().decide(parent, {"t1": 1.0, "t2": 1.0}).accept
-    tie = StrictImprovement().decide(parent, {"t1": 1.0, "t2": 0.0})
+    assert MinibatchImprovement().decide(parent, {"t1": 1.0, "t2": 1.0}).accept
+    tie = MinibatchImprovement().decide(parent, {"t1": 1.0, "t2": 0.0})
     assert not tie.accept and tie.parent_sum == tie.child_sum == 1.0
-    assert not StrictImprovement().decide(parent, {"t1": 0.0, "t2": 0.0, "t9": 5.0}).accept
+    assert not MinibatchImprovement().decide(parent, {"t1": 0.0, "t2": 0.0, "t9": 5.0}).accept
     with pytest.raises(ValueError, match="t2"):
-        StrictImprovement().decide(parent, {"t1": 1.0})
+        MinibatchImprovement().decide(parent, {"t1": 1.0})
 
 
 def test_perfect_minibatch_is_skipped() -> None:

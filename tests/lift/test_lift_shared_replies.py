@@ -43,7 +43,7 @@ def test_an_arm_that_asks_what_the_baseline_asked_gets_its_replies(tmp_path, ser
     # The test draw keeps its replies in a namespace of its own: the evolution asks its 10 train questions (6
     # holdout, 4 batch) anew, and the arm's test scoring asks nothing new: it gets the baseline's 120 replies.
     assert requests == 120 + 10
-    assert list((tmp_path / "out" / "replies").rglob("*.json")), "the cache is the experiment's, in its folder"
+    assert list((tmp_path / "out" / "replies").rglob("replies.sqlite")), "the cache is the experiment's, in its folder"
 
 
 def test_without_the_shared_cache_the_churn_shows_up_as_wins_and_losses(tmp_path, server, monkeypatch) -> None:

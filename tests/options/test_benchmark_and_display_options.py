@@ -26,7 +26,7 @@ from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import seed_path
 from agent_evolve.types import Feedback, Task, Trajectory
 
-TERMINAL2_TASKS = Path(__file__).resolve().parents[1] / "benchmarks_external" / "fixtures" / "terminal2" / "tasks"
+TERMINAL2_TASKS = Path(__file__).resolve().parents[1] / "benchmarks" / "external" / "fixtures" / "terminal2" / "tasks"
 
 
 @pytest.fixture

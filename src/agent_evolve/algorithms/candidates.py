@@ -15,7 +15,7 @@ from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import split_frontmatter
 from agent_evolve.engine.versioning import VersionControl
-from agent_evolve.errors import AgentEvolveError, ConfigError, TrialError
+from agent_evolve.errors import ConfigError, TrialError
 
 if TYPE_CHECKING:
     from agent_evolve.engine.trial import TrialRunner
@@ -128,15 +128,7 @@ def best_accepted_tag(workspace: Path, paths: list[str], scores: Mapping[str, fl
     vc = VersionControl(workspace)
     best: tuple[float, str] | None = None
     for tag in vc.list_tags():
-        candidate = Candidate({p: _file_at(vc, tag, p) for p in paths})
+        candidate = Candidate({p: vc.text_at(tag, p) for p in paths})
         if candidate.id in scores and (best is None or scores[candidate.id] > best[0]):
             best = (scores[candidate.id], tag)
     return best[1] if best else None
-
-
-def _file_at(vc: VersionControl, tag: str, path: str) -> str:
-    """A file's text at a version; a file the version lacks reads as empty, as in `read_candidate`."""
-    try:
-        return vc.show_file_at(tag, path)
-    except AgentEvolveError:
-        return ""

@@ -19,10 +19,12 @@ step:
    the holdout, which the engine never sees.
 
 `candidates` narrows the search to some kinds (program, cross-check, check, demos, rule) and orders them;
-experience memory and failure-derived notes (experience, notes) are proposed only when named there. With
+experience memory and failure-derived notes (experience, notes) are proposed only when named there. Kinds joined
+by + are one candidate (`common.bundles`): `cross-check+experience` writes the cross-check together with the
+memory learned from the batch's verified solves, and the gate scores them as a whole. With
 `trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small
 budget that tests one candidate harder: an 8-task trial that must be won before an 8-task gate accepts a helpful
-edit less often than a 16-task gate alone (`benchmarks/gate_power.py`).
+edit less often than a 16-task gate alone (`speed/gate_power.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
+from agent_evolve.algorithms.common.bundles import JOIN, bundle_parts, bundled
 from agent_evolve.algorithms.common.candidate_search import CandidateEdit, search, trial_ids, write_files
 from agent_evolve.algorithms.common.demos import (
     DEMO_FRAGMENT,
@@ -70,15 +73,18 @@ OPT_IN = ("experience", "notes")  # learned memory and failure notes (algorithms
 
 
 def kind_of(candidate: CandidateEdit) -> str:
-    """The kind a candidate's name starts with (demos-2 is a demos candidate, rule-truncated a rule)."""
-    return candidate.name if candidate.name in KINDS else candidate.name.split("-", 1)[0]
+    """The kind a candidate's name starts with (demos-2 is a demos candidate, rule-truncated a rule); a bundle's
+    name is its kind (cross-check+experience)."""
+    name = candidate.name
+    return name if name in KINDS or JOIN in name else name.split("-", 1)[0]
 
 
 def parse_kinds(value: object) -> tuple[str, ...]:
-    """The `candidates` param (a comma-separated string or a list) as kinds; ConfigError names unknown ones."""
+    """The `candidates` param (a comma-separated string or a list) as kinds and bundles of kinds joined by +
+    (`common.bundles`); ConfigError names unknown ones."""
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, list | tuple) else [value]
-    names = tuple(str(n).strip() for n in items)
-    unknown = sorted(set(names) - set(KINDS))
+    names = tuple(JOIN.join(bundle_parts(str(n))) for n in items)
+    unknown = sorted({part for n in names for part in bundle_parts(n)} - set(KINDS))
     if unknown or not names:
         raise ConfigError(f"demos: engine param candidates={value!r}: unknown kinds {unknown}; known: {list(KINDS)}")
     return names
@@ -181,6 +187,7 @@ class DemoSearchEngine(ModelEngine):
                                    f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
         found += experience_candidates(workspace, observations, pool, self.context, self.layers(workspace))
         found += note_candidates(workspace, applicable("notes", observations), FRAGMENTS)
+        found += [b for entry in self.kinds if JOIN in entry and (b := bundled(entry, found, kind_of)) is not None]
         chosen = [c for c in found if kind_of(c) in self.kinds]
         return sorted(chosen, key=lambda c: self.kinds.index(kind_of(c)))
 

@@ -31,6 +31,7 @@ from agent_evolve.cli.ablate import ablate_command
 from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
 from agent_evolve.cli.ratchet import RATCHET_COMMANDS
+from agent_evolve.cli.reply_cache import solver_cache_group
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
@@ -90,7 +91,7 @@ cli.add_command(doctor)
 cli.add_command(experiment_command)
 cli.add_command(ablate_command)
 cli.add_command(hard_subset_command)
-for _command in [*USERVIEW_COMMANDS, *RATCHET_COMMANDS]:
+for _command in [*USERVIEW_COMMANDS, *RATCHET_COMMANDS, solver_cache_group]:
     cli.add_command(_command)
 
 

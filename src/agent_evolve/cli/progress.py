@@ -15,6 +15,7 @@ from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.loop import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, ProgressEvent
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
+from agent_evolve.userview.learned import learned_line
 
 _PHASES = {
     "baseline": "scoring the starting workspace on the holdout",
@@ -111,6 +112,13 @@ def _where_to_look(details: dict, workspace: Path) -> str:
     if not details.get("accepted", 0):
         return f"nothing was accepted (each cycle's verdict: agent-evolve history -w {shlex.quote(str(workspace))})"
     return f"agent-evolve diff -w {shlex.quote(str(workspace))} baseline {details.get('accepted_tag', 'final')}"
+
+
+def learned_note(result: EvolutionResult) -> str | None:
+    """The summary's one line on what the accepted change learned from the data and on what evidence (printed
+    under the table, unwrapped); None when nothing was accepted."""
+    line = learned_line(result.details, result.final_score)
+    return None if line is None else f"learned: {line}"
 
 
 def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLedger | None = None) -> Table:

@@ -1,5 +1,5 @@
 """Ratchet's commands over a run's evidence ledger: `skill`, `meta list`, `synth metaskills`, `audit`, `curate`,
-`capsule prune`, and `solver-cache list` over a run's reply cache.
+and `capsule prune` (`solver-cache`, over a run's reply cache, is in `cli.reply_cache`).
 
 Each takes `--workspace PATH` (the run's workspace; its ledger is `evolution/ratchet.sqlite`). Only `skill
 load` creates a ledger (to bring a bank before the first run); the others need one. A user's action is filed
@@ -30,7 +30,6 @@ from agent_evolve.algorithms.ratchet.skill_forms import (
     write_skills,
 )
 from agent_evolve.api import resolve_config
-from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
 from agent_evolve.contract.workspace import AgentWorkspace
 
 __all__ = ["RATCHET_COMMANDS"]
@@ -313,39 +312,6 @@ def synth_metaskills(workspace: str, config_path: str | None, suite: str | None)
     click.echo(f"new active meta-skill: {name}" if name else "the model's reply was unusable; nothing written")
 
 
-@click.group("solver-cache")
-def solver_cache_group() -> None:
-    """The model reply cache a run keeps (Ratchet's solver cache)."""
-
-
-@solver_cache_group.command("list")
-@click.option("--dir", "directory", type=click.Path(file_okay=False),
-              help="A cache folder [default: the workspace's evolution/replies].")
-@click.option("--workspace", "-w", default=".", show_default=True, type=click.Path(file_okay=False))
-def solver_cache_list(directory: str | None, workspace: str) -> None:
-    """Cached replies by model: how many and the tokens they cost when first asked."""
-    folder = Path(directory) if directory else Path(workspace) / RECORDS_DIR / REPLIES_DIR
-    if not folder.is_dir():
-        raise click.ClickException(f"{folder}: no reply cache here (a run writes one under evolution/replies)")
-    by_model: dict[str, list[int]] = {}
-    for path in folder.glob("*/*.json"):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            usage = data.get("usage") or {}
-            tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-        except (OSError, ValueError, TypeError, AttributeError):
-            continue
-        counts = by_model.setdefault(str(data.get("model", "?")), [0, 0])
-        counts[0] += 1
-        counts[1] += tokens
-    table = Table(title=f"reply cache {folder}")
-    for column in ("model", "replies", "tokens"):
-        table.add_column(column, no_wrap=True)
-    for model, (replies, tokens) in sorted(by_model.items()):
-        table.add_row(model, str(replies), str(tokens))
-    _print(table)
-
-
 RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, synth_group, audit_command, curate_command,
-                                         capsule_group, solver_cache_group]
+                                         capsule_group]
 """Registered by `agent_evolve.cli.main`."""

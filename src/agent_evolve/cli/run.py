@@ -20,7 +20,7 @@ from agent_evolve.api import (
     resolve_config,
 )
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.cli.progress import LiveProgress, summary_table
+from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
 from agent_evolve.cli.ratchet_run import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.cli.start import (
     RunPlan,
@@ -199,6 +199,8 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
             evolver.progress = progress
             result = run_tracked(evolver, trackers, cycles)
     console.print(summary_table(result, time.monotonic() - started, evolver.ledger))
+    if (note := learned_note(result)) is not None:
+        console.print(note, markup=False, soft_wrap=True)
 
 
 def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str, cycles: int) -> None:

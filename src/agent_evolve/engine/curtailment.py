@@ -5,7 +5,7 @@ turns an accept into a reject. For a monotone strategy, the decision over every 
 graded lies between two completions of the table: every unscored task at the candidate's worst (candidate at the
 low end of the score range, incumbent at the high end) and every one at its best. `settle` evaluates the gate's
 own decision on those two and on the table scored so far; when all three agree, that is the full gate's
-decision whatever the unscored tasks score. It is pure and knows no executor; `GateCurtailer` (gate_curtail.py)
+decision whatever the unscored tasks score. It is pure and knows no executor; `GateCurtailer` (gate_evaluation.py)
 applies it while tasks are being solved.
 """
 

@@ -1,8 +1,10 @@
-"""The gate: a pure decision whether a candidate workspace replaces the accepted one, with the numbers behind it.
+"""The gate's decision: whether a candidate workspace replaces the accepted one, with the numbers behind it.
 
-`decide` compares candidate and incumbent task by task on the same holdout tasks under an acceptance strategy
-(`agent_evolve.engine.acceptance`); `gate` is the score-only rule of earlier versions; `no_holdout_decision`
-is the decision of a run without a holdout.
+The gate is three modules: the rules (`agent_evolve.engine.acceptance`, one strategy each), this decision, and
+the evaluation that scores the holdout tasks (`agent_evolve.engine.gate_evaluation`, curtailment included).
+`decide` compares candidate and incumbent task by task under a rule; `no_holdout_decision` is the decision of a
+run without a holdout; `GateOutcome` is what one gate returns to the loop, and the one place its journaled shape
+is written and read.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from agent_evolve.engine.acceptance import AcceptanceStrategy, MinImprovement, StrictImprovement, margin_verdict
+from agent_evolve.engine.acceptance import AcceptanceStrategy, StrictImprovement
 from agent_evolve.stats import PairedTable, mean
 
 NO_HOLDOUT = "no_holdout"
+
+SEALED_FIELDS = ("per_task", "excluded")
+"""Decision fields that name holdout tasks: kept in the sealed gate record, never in what an engine reads."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,46 @@ class GateDecision:
         fields["excluded"] = tuple(fields.get("excluded", ()))
         return cls(**fields)
 
+    def summary(self) -> dict[str, Any]:
+        """The aggregate decision (action, scores, statistic, reason), with no holdout task id in it."""
+        fields = {k: v for k, v in self.to_dict().items() if k not in SEALED_FIELDS}
+        return {**fields, "accepted": self.accepted}
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """What one gate returns to the loop: its decision (None: nothing was decided), why it failed (empty: it did
+    not), and the score and train count the candidate carries when accepted.
+
+    `to_dict` is the journaled shape (the decision as its `summary`); `from_dict` reads it back.
+    """
+
+    decision: GateDecision | None = None
+    failure: str = ""
+    accepted_score: float | None = None
+    accepted_count: int = 0
+
+    @property
+    def accepted(self) -> bool:
+        return self.decision is not None and self.decision.accepted
+
+    def summary(self) -> dict[str, Any] | None:
+        """The decision as an engine and the cycle record may see it, or None."""
+        return self.decision.summary() if self.decision is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decision": self.summary(), "failure": self.failure, "accepted_score": self.accepted_score,
+                "accepted_count": self.accepted_count}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GateOutcome:
+        """Load a journaled outcome (extra keys such as the entry's `cycle` and `phase` are ignored)."""
+        summary = data.get("decision")
+        decision = None
+        if summary is not None:
+            decision = GateDecision.from_dict({k: v for k, v in summary.items() if k != "accepted"})
+        return cls(decision, data.get("failure", ""), data.get("accepted_score"), int(data.get("accepted_count", 0)))
+
 
 def decide(
     candidate: Mapping[str, Sequence[float]],
@@ -101,24 +146,6 @@ def decide(
     )
 
 
-def gate(
-    candidate_score: float,
-    incumbent_score: float,
-    *,
-    min_improvement: float = 0.0,
-    accept_ties: bool = False,
-) -> GateDecision:
-    """Accept when the candidate beats the incumbent by more than `min_improvement` on the same holdout tasks.
-
-    A candidate exactly `min_improvement` ahead is a tie: kept only when `accept_ties` is set.
-    """
-    delta = candidate_score - incumbent_score
-    accepted, reason = margin_verdict(delta, min_improvement, accept_ties)
-    strategy = MinImprovement.name if min_improvement > 0 else StrictImprovement.name
-    return GateDecision("accept" if accepted else "reject", candidate_score, incumbent_score, delta,
-                        min_improvement, reason, strategy=strategy)
-
-
 def no_holdout_decision() -> GateDecision:
     """The decision of a run without holdout tasks: nothing to measure, so every valid mutation is kept."""
     return GateDecision("accept", 0.0, 0.0, 0.0, 0.0, "no holdout tasks: every valid mutation is kept",
@@ -133,3 +160,10 @@ def _averaged(scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
 def _statistic(table: PairedTable, name: str, value: float, p_value: float | None) -> dict[str, Any]:
     return {"name": name, "value": value, "p_value": p_value, "wins": table.wins, "losses": table.losses,
             "ties": table.ties, "n": table.n}
+
+
+def extra_cost(candidate: Mapping[str, float], incumbent: Mapping[str, float]) -> dict[str, Any]:
+    """Each side's model calls and tokens per holdout solve, and the candidate's extra (None where the incumbent's
+    cost was never measured, e.g. a run resumed from before costs were kept)."""
+    extra = {key: candidate[key] - incumbent[key] if key in incumbent else None for key in ("calls", "tokens")}
+    return {"candidate": dict(candidate), "incumbent": dict(incumbent), "extra": extra}

@@ -23,7 +23,9 @@ from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.context_fields import step_progress
 from agent_evolve.engine.convergence import _is_score_converged, accepted_score_plateaued
 from agent_evolve.engine.executors import make_executor
-from agent_evolve.engine.gate_run import GateRun, GateResult
+from agent_evolve.engine.gate import GateOutcome
+from agent_evolve.engine.gate_evaluation import GateRun
+from agent_evolve.engine.journal import Phase
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
 from agent_evolve.engine.run_metrics import outcome_label, run_metrics
@@ -155,7 +157,7 @@ class EvolutionLoop:
             state.accepted_score = state.baseline_score = score
             self.emit(0, BASELINE_SCORED, score=score, total=len(session.plan.holdout_ids))
         state.usage = self.ledger.to_dict()
-        session.journal.record(0, "baseline", **state.accepted_fields())
+        session.journal.record(0, Phase.BASELINE, **state.accepted_fields())
         return state
 
     def _resume(self) -> RunState:
@@ -192,24 +194,25 @@ class EvolutionLoop:
     def _run_cycle(self, cycle: int) -> str:
         session, journal, state = self.session, self.session.journal, self.state
         phases = journal.phases(cycle)
-        observations, batch_rel = self._load_batch(phases["solved"]) if "solved" in phases else self._solve(cycle)
+        solved = phases.get(Phase.SOLVED)
+        observations, batch_rel = self._load_batch(solved) if solved is not None else self._solve(cycle)
         graded = graded_only(observations)
         state.add_train_scores(sum(o.feedback.score for o in graded), len(graded))
-        if "stepped" in phases:
+        if Phase.STEPPED in phases:
             session.context(cycle)
-            outcome = StepOutcome.from_journal(phases["stepped"])
+            outcome = StepOutcome.from_journal(phases[Phase.STEPPED])
             transitions.to_candidate(session.vc, cycle)
             if any(outcome.charged_usage.values()):  # the ledger was restored from before this step's charge
                 self.ledger.record(ENGINE_REPORTED_ROLE, Usage(**outcome.charged_usage))
         else:
-            at_pre = "solved" not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
+            at_pre = Phase.SOLVED not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
             outcome = self._step(cycle, observations, len(observations) - len(graded), at_pre)
-            journal.record(cycle, "stepped", **outcome.to_dict())
-        if "gated" in phases:
-            verdict = {k: v for k, v in phases["gated"].items() if k not in ("cycle", "phase")}
+            journal.record(cycle, Phase.STEPPED, **outcome.to_dict())
+        if Phase.GATED in phases:
+            verdict = GateOutcome.from_dict(phases[Phase.GATED])
         else:
             verdict = self._gate(cycle, outcome, observations)
-            journal.record(cycle, "gated", **verdict)
+            journal.record(cycle, Phase.GATED, **verdict.to_dict())
         accepted = self._apply(cycle, verdict)
         self.agent = self._reload_agent()
         score = math.nan if self.config.trajectory_only else state.accepted_score
@@ -219,7 +222,7 @@ class EvolutionLoop:
         self.emit(cycle, "recorded", score=state.accepted_score)
         if outcome.status == "stop":
             return "stop"  # a stop request stands even when its candidate's gate failed
-        return "failed" if verdict.get("failure") else outcome.status
+        return "failed" if verdict.failure else outcome.status
 
     def _solve(self, cycle: int) -> tuple[list[Observation], str]:
         session, state = self.session, self.state
@@ -248,7 +251,7 @@ class EvolutionLoop:
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
         session.journal.record(
-            cycle, "solved", batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=graded_mean(graded)
+            cycle, Phase.SOLVED, batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=graded_mean(graded)
         )
         return observations, batch_rel
 
@@ -291,31 +294,31 @@ class EvolutionLoop:
         session.files.snapshot(f"{cycle}-stepped")
         return outcome
 
-    def _gate(self, cycle: int, outcome: StepOutcome, observations: list[Observation]) -> GateResult:
+    def _gate(self, cycle: int, outcome: StepOutcome, observations: list[Observation]) -> GateOutcome:
         """Score a mutated candidate against the accepted version; no decision when nothing changed."""
         if outcome.status in ("failed", "out_of_budget") or not outcome.mutated:
-            return {"decision": None, "failure": "", "accepted_score": None, "accepted_count": 0}
+            return GateOutcome()
         return self.gate.evaluate(cycle, self.state, observations)
 
-    def _apply(self, cycle: int, verdict: GateResult) -> bool:
+    def _apply(self, cycle: int, verdict: GateOutcome) -> bool:
         """Tag an accepted candidate evo-N; otherwise restore the accepted files (the candidate stays tagged)."""
-        session, decision = self.session, verdict.get("decision")
-        if decision is not None and decision["accepted"]:
+        session = self.session
+        if verdict.accepted:
             tag = transitions.accept(session.vc, cycle)
-            self.state.accept(tag, cycle, float(verdict["accepted_score"]), int(verdict.get("accepted_count", 0)))
+            self.state.accept(tag, cycle, float(verdict.accepted_score or 0.0), verdict.accepted_count)
             return True
         transitions.reject(session.vc, self.state.accepted_tag)
         return False
 
     def _record(
         self, cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str,
-        outcome: StepOutcome, verdict: GateResult, accepted: bool,
+        outcome: StepOutcome, verdict: GateOutcome, accepted: bool,
     ) -> None:
         if any(r["cycle"] == cycle for r in self.history.cycle_records()):
             return
         state = self.state
         batch_score = graded_mean(graded)
-        failure = verdict.get("failure", "")
+        failure = verdict.failure
         record = CycleRecord(
             cycle=cycle,
             score=batch_score,
@@ -332,7 +335,7 @@ class EvolutionLoop:
                 "batch_score": batch_score,
                 "graded": len(graded),
                 "errors": error_counts(observations),
-                "gate": verdict.get("decision"),
+                "gate": verdict.summary(),
                 "gate_failure": failure,
                 "changed_paths": outcome.changed_paths,
                 "reverted_paths": outcome.reverted_paths,
@@ -347,14 +350,14 @@ class EvolutionLoop:
         """Snapshot the engine's state and journal the cycle with the accepted version and the spent usage."""
         self.session.files.snapshot(str(cycle))
         self.state.usage = self.ledger.to_dict()
-        self.session.journal.record(cycle, "recorded", **self.state.accepted_fields())
+        self.session.journal.record(cycle, Phase.RECORDED, **self.state.accepted_fields())
 
     def _record_out_of_budget(self, cycle: int, message: str) -> None:
         """A budget ran out mid-cycle: restore the accepted version and record the cycle as out_of_budget."""
         transitions.reject(self.session.vc, self.state.accepted_tag)
         self.agent = self._reload_agent()
         outcome = StepOutcome(status="out_of_budget", mutated=False, summary=f"budget exhausted: {message}")
-        self._record(cycle, [], [], "", outcome, {"decision": None, "failure": ""}, False)
+        self._record(cycle, [], [], "", outcome, GateOutcome(), False)
         self._finish_cycle(cycle)
         self.emit(cycle, "out_of_budget", message=message)
 

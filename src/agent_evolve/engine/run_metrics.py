@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agent_evolve.engine.gate_run import GateResult
+from agent_evolve.engine.gate import GateOutcome
 from agent_evolve.engine.run_usage import sum_usage
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.stepping import StepOutcome
@@ -33,12 +33,12 @@ def run_metrics(records: list[dict[str, Any]], state: RunState, spent: dict[str,
     }
 
 
-def outcome_label(outcome: StepOutcome, verdict: GateResult) -> str:
+def outcome_label(outcome: StepOutcome, verdict: GateOutcome) -> str:
     """accepted, rejected, unchanged, failed or out_of_budget."""
     if outcome.status in ("failed", "out_of_budget"):
         return outcome.status
-    if verdict.get("failure"):
+    if verdict.failure:
         return "failed"
-    if verdict.get("decision") is None:
+    if verdict.decision is None:
         return "unchanged"
-    return "accepted" if verdict["decision"]["accepted"] else "rejected"
+    return "accepted" if verdict.accepted else "rejected"

@@ -16,10 +16,10 @@ from agent_evolve.engine import transitions
 from agent_evolve.engine.base import EngineContext, EvolutionEngine, StepProgress
 from agent_evolve.engine.context_fields import call_message, engine_params, task_info
 from agent_evolve.engine.engine_files import EngineFiles
-from agent_evolve.engine.journal import Journal
+from agent_evolve.engine.journal import CLOSING_PHASES, Journal, Phase
 from agent_evolve.engine.observer import EvolutionHistory
-from agent_evolve.engine.run_lock import holding_run_lock
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.engine.run_lock import holding_run_lock
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, workspace_problems
 from agent_evolve.engine.tasks import TaskPlan, plan_tasks
@@ -84,7 +84,7 @@ class RunSession:
             session = cls(config, workspace, benchmark, engine, history, ledger)
             session.vc.init()
             session.layers = enabled_layers(config, session.path)
-            if session.journal.has(0, "started"):
+            if session.journal.has(0, Phase.STARTED):
                 session._load_plan()
             else:
                 session._start_fresh()
@@ -92,13 +92,13 @@ class RunSession:
 
     @property
     def needs_baseline(self) -> bool:
-        return not self.journal.has(0, "baseline")
+        return not self.journal.has(0, Phase.BASELINE)
 
     def resume_state(self) -> RunState:
         """The journaled state, with the engine's state folder put back as of the last finished phase."""
         state = RunState.from_journal(self.plan, self.journal)
         last = self.journal.last_recorded_cycle()
-        stepped = self.journal.has(last + 1, "stepped")
+        stepped = self.journal.has(last + 1, Phase.STEPPED)
         self.files.restore(f"{last + 1}-stepped" if stepped else str(last))
         log.info("resuming %s after cycle %d (accepted %s)", self.path, last, state.accepted_tag)
         return state
@@ -117,7 +117,7 @@ class RunSession:
                                ledger=self.ledger)
         transitions.record_baseline(self.vc, outcome.summary)
         self.files.snapshot("0")
-        self.journal.record(0, "started", summary=outcome.summary, status=outcome.status,
+        self.journal.record(0, Phase.STARTED, summary=outcome.summary, status=outcome.status,
                             charged_usage=outcome.charged_usage, session=outcome.session)
 
     def _make_plan(self) -> None:
@@ -174,7 +174,7 @@ class RunSession:
         returns), when resume is enabled and supported."""
         if not (self.config.engine_resume and self.engine.supports_resume):
             return None
-        handles = [e.get("session") for e in self.journal.entries("started", "stepped") if e["cycle"] <= cycle]
+        handles = [e.get("session") for e in self.journal.entries(Phase.STARTED, Phase.STEPPED) if e["cycle"] <= cycle]
         return next((h for h in reversed(handles) if h), None)
 
     def finalize(self, state: RunState) -> None:
@@ -187,7 +187,7 @@ class RunSession:
             return
         if not chosen or chosen == state.accepted_tag:
             return
-        accepted = {e["accepted_tag"]: e for e in self.journal.entries("baseline", "recorded")}
+        accepted = {e["accepted_tag"]: e for e in self.journal.entries(*CLOSING_PHASES)}
         if chosen not in accepted:
             log.warning("engine finalize chose %s, which was never accepted; keeping %s", chosen, state.accepted_tag)
             return
@@ -195,7 +195,7 @@ class RunSession:
         transitions.finalize(self.vc, chosen)
         state.accept(chosen, int(entry.get("accepted_cycle", 0)), float(entry["accepted_score"]),
                      int(entry.get("accepted_count", 0)))
-        self.journal.record(last, "finished", **state.accepted_fields())
+        self.journal.record(last, Phase.FINISHED, **state.accepted_fields())
 
 
 __all__ = ["RunSession", "StepOutcome"]

@@ -6,12 +6,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evolve.engine.journal import Journal
+from agent_evolve.engine.journal import ACCEPTED_PHASES, Journal, Phase
 from agent_evolve.engine.tasks import TaskPlan
 from agent_evolve.engine.versioning import BASELINE_TAG
-
-ACCEPTED_PHASES = ("baseline", "recorded", "finished")
-"""Journal phases whose entries carry the accepted version (the last one wins)."""
 
 
 @dataclass
@@ -54,9 +51,9 @@ class RunState:
     @classmethod
     def from_journal(cls, plan: TaskPlan, journal: Journal) -> RunState:
         """The state after the last journaled cycle (the baseline entry when no cycle finished)."""
-        baseline = journal.phases(0)["baseline"]
+        baseline = journal.phases(0)[Phase.BASELINE]
         last = journal.last_entry(*ACCEPTED_PHASES) or baseline
-        solved = journal.last_entry("solved")
+        solved = journal.last_entry(Phase.SOLVED)
         return cls(
             plan=plan,
             cursor=int(solved["cursor"]) if solved else 0,

@@ -14,7 +14,7 @@ from agent_evolve.contract.git_command import run_git
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.engine.recovery import recover_git
-from agent_evolve.errors import WorkspaceError
+from agent_evolve.errors import AgentEvolveError, WorkspaceError
 
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
@@ -128,6 +128,13 @@ class VersionControl:
 
     def show_file_at(self, ref: str, path: str) -> str:
         return self._git("show", f"{ref}:{path}")
+
+    def text_at(self, ref: str, path: str) -> str:
+        """A file's text at a version; "" when the version lacks it."""
+        try:
+            return self.show_file_at(ref, path)
+        except AgentEvolveError:
+            return ""
 
     def archive(self, ref: str = "HEAD") -> bytes:
         """The committed tree at `ref` as a tar archive: a version shipped to workers, never the live tree."""

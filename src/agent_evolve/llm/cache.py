@@ -2,6 +2,10 @@
 
 A reply read back carries the usage of the call that made it, so budgets and cost tables count what a run used
 whether its replies were fresh or replayed (an arm that shares another's replies gets no larger budget).
+
+A cache folder keeps its replies in one SQLite file (``replies.sqlite``, see ``llm.reply_store``); a folder of
+one JSON file per reply (``<key[:2]>/<key>.json``, the older layout) is still read, and :func:`pack_folder` moves
+such a folder's replies into the one file.
 """
 
 from __future__ import annotations
@@ -9,13 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
-from dataclasses import asdict
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
+from agent_evolve.llm.reply_store import STORE_NAME, ReplyStore
 from agent_evolve.types import Usage
 
 
@@ -50,26 +58,96 @@ def _from_dict(data: dict[str, Any]) -> Completion:
     )
 
 
+_KEY = re.compile(r"[0-9a-f]{64}")
+
+
 class ResponseCache:
-    """Completions stored as JSON files under a directory, each with the usage of the call that made it."""
+    """Completions stored in a folder's one-file store, each with the usage of the call that made it; replies in
+    the folder's older JSON files are read too."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
+        self.store = ReplyStore(self.directory / STORE_NAME)
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Completion | None:
-        """The cached completion for key, or None (also for an unreadable entry)."""
+        """The cached completion for key, or None (also for an unreadable entry or store)."""
         try:
-            return _from_dict(json.loads(read_regular_text(self._path(key))))
-        except (OSError, ValueError, KeyError, TypeError):
+            text = self.store.get(key)
+            return _from_dict(json.loads(text if text is not None else read_regular_text(self._path(key))))
+        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
             return None
 
     def put(self, key: str, completion: Completion) -> None:
         """Store completion under key, atomically."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(_to_dict(completion), ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        self.store.put(key, json.dumps(_to_dict(completion), ensure_ascii=False))
+
+
+def json_reply_files(directory: Path) -> list[Path]:
+    """The older layout's reply files in a cache folder (``<key[:2]>/<key>.json``), by path."""
+    return sorted(directory.glob("*/*.json"))
+
+
+def _reply_text(path: Path) -> tuple[str, str]:
+    """(key, reply text) of one JSON reply file, or an AgentEvolveError naming the file and what is wrong."""
+    key = path.stem
+    if not _KEY.fullmatch(key) or path.parent.name != key[:2]:
+        raise AgentEvolveError(f"{path}: not a cached reply (the name must be <sha256>.json under its first two "
+                               "hex digits)")
+    try:
+        text = read_regular_text(path)
+        _from_dict(json.loads(text))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise AgentEvolveError(f"{path}: not a cached reply ({type(exc).__name__}: {exc})") from None
+    return key, text
+
+
+def cached_replies(directory: Path) -> Iterator[dict[str, Any]]:
+    """Every reply a cache folder holds (its store, then JSON files the store lacks), as stored."""
+    seen = set()
+    for key, text in ReplyStore(directory / STORE_NAME).items():
+        seen.add(key)
+        yield json.loads(text)
+    for path in json_reply_files(directory):
+        if path.stem not in seen:
+            try:
+                yield json.loads(read_regular_text(path))
+            except (OSError, ValueError):
+                continue
+
+
+@dataclass(frozen=True)
+class Packed:
+    """What packing a cache folder did: JSON files read, replies new to the store, files removed."""
+
+    files: int
+    added: int
+    removed: int
+
+
+def pack_folder(directory: str | os.PathLike[str], *, remove: bool = False) -> Packed:
+    """Move a cache folder's JSON reply files into its one-file store (a key already stored keeps its stored
+    reply, the one the cache reads first); every file is checked before anything is written, and with
+    ``remove`` the files (and their emptied subfolders) are deleted once the store holds every key."""
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise AgentEvolveError(f"{folder}: not a folder of cached replies")
+    paths = json_reply_files(folder)
+    pairs = [_reply_text(path) for path in paths]
+    store = ReplyStore(folder / STORE_NAME)
+    try:
+        added = store.add_missing(pairs) if pairs else 0
+        missing = [path for path, (key, _) in zip(paths, pairs) if store.get(key) is None]
+    finally:
+        store.close()
+    if missing:
+        raise AgentEvolveError(f"{missing[0]}: not in {store.path} after packing; nothing removed")
+    if remove:
+        for path in paths:
+            path.unlink()
+        for parent in sorted({path.parent for path in paths}):
+            if not any(parent.iterdir()):
+                parent.rmdir()
+    return Packed(files=len(paths), added=added, removed=len(paths) if remove else 0)

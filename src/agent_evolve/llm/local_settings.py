@@ -1,7 +1,7 @@
 """The embedded engine's speed settings, read from the environment and checked before the model loads.
 
-Defaults are today's measured choices (``benchmarks/local_model_speed.py``, ``benchmarks/roofline.py``): 4 slots,
-every core, 512-token batches, no drafts. Re-measure on quiet cores before changing them (see benchmarks/README.md).
+Defaults are today's measured choices (``speed/local_model_speed.py``, ``speed/roofline.py``): 4 slots,
+every core, 512-token batches, no drafts. Re-measure on quiet cores before changing them (see speed/README.md).
 """
 
 from __future__ import annotations

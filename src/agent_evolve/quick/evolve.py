@@ -13,8 +13,8 @@ from agent_evolve.benchmarks.task_list import Example, Metric, TaskList
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
-from agent_evolve.engine.holdout import expected_seconds
 from agent_evolve.engine.observer import EvolutionHistory
+from agent_evolve.engine.solving import expected_seconds
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evolve.algorithms.common.evidence import skills_used
+from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
 from agent_evolve.engine.versioning import BASELINE_TAG, accepted_tag, candidate_tag
 from agent_evolve.types import Observation
-from agent_evolve.userview.run import ACCEPTING_PHASES, CycleRow
+from agent_evolve.userview.run import CycleRow
 
 GATED_OUTCOMES = ("accepted", "rejected")
 
@@ -33,9 +34,9 @@ def parents_by_cycle(journal: Sequence[dict[str, Any]]) -> dict[int, str]:
     """The accepted version each cycle started from (rollbacks included), read in journal order."""
     current, parents = BASELINE_TAG, {}
     for entry in journal:
-        if entry.get("phase") in ACCEPTING_PHASES and entry.get("accepted_tag"):
+        if entry.get("phase") in ACCEPTED_PHASES and entry.get("accepted_tag"):
             current = str(entry["accepted_tag"])
-        elif entry.get("phase") == "solved":
+        elif entry.get("phase") == Phase.SOLVED:
             parents[int(entry["cycle"])] = current
     return parents
 

@@ -10,17 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.engine import transitions
-from agent_evolve.engine.journal import Journal
+from agent_evolve.engine.journal import ACCEPTED_PHASES, CLOSING_PHASES, OPEN_PHASES, Journal, Phase
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.recovery import recover_git
+from agent_evolve.engine.run_lock import holding_run_lock
 from agent_evolve.engine.versioning import VersionControl, candidate_tag
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.labels import accepted_name, parse_tag, resolve_label
-from agent_evolve.engine.run_lock import holding_run_lock
-from agent_evolve.userview.run import ACCEPTING_PHASES, load_run
+from agent_evolve.userview.run import load_run
 
 # The journal phase whose `accepted_tag` a resumed run continues from (engine.session resumes from it).
-ROLLBACK_PHASE = "finished"
+ROLLBACK_PHASE = Phase.FINISHED
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Rollback:
 def accepted_fields(journal: list[dict], gate_of: dict[int, dict], tag: str) -> dict | None:
     """What the journal recorded about `tag` when it was accepted (`accepted_*` fields), or for a candidate the
     gate's score of it; None when no holdout score of `tag` is known."""
-    entries = [e for e in journal if e.get("phase") in ACCEPTING_PHASES and e.get("accepted_tag") == tag]
+    entries = [e for e in journal if e.get("phase") in ACCEPTED_PHASES and e.get("accepted_tag") == tag]
     if entries and "accepted_score" in entries[-1]:
         return {k: v for k, v in entries[-1].items() if k.startswith("accepted_")}
     parsed = parse_tag(tag)
@@ -50,8 +50,8 @@ def accepted_fields(journal: list[dict], gate_of: dict[int, dict], tag: str) -> 
 
 def unfinished_cycle(journal: list[dict]) -> int | None:
     """A cycle that has phases but no `recorded` entry (a run stopped mid-cycle), or None."""
-    recorded = {e.get("cycle") for e in journal if e.get("phase") == "recorded"}
-    started = [e.get("cycle") for e in journal if e.get("phase") in ("solved", "stepped", "gated")]
+    recorded = {e.get("cycle") for e in journal if e.get("phase") == Phase.RECORDED}
+    started = [e.get("cycle") for e in journal if e.get("phase") in OPEN_PHASES]
     pending = [c for c in started if c not in recorded]
     return int(pending[-1]) if pending else None
 
@@ -64,7 +64,7 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
     with holding_run_lock(records):
         recover_git(path)
         run = load_run(path)
-        if not any(e.get("phase") == "baseline" for e in run.journal):
+        if not any(e.get("phase") == Phase.BASELINE for e in run.journal):
             raise WorkspaceError(f"{records.journal}: the run has no baseline yet; there is nothing to roll back")
         half_done = unfinished_cycle(run.journal)
         if half_done is not None:
@@ -76,12 +76,12 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
         if accepted is None and not force:
             raise WorkspaceError(f"{label} was never accepted; pass --force to make it the accepted version anyway")
         tag = accepted or tag
-        cycles = [int(e["cycle"]) for e in run.journal if e.get("phase") in ("baseline", "recorded")]
+        cycles = [int(e["cycle"]) for e in run.journal if e.get("phase") in CLOSING_PHASES]
         gates = {c: run.gate_file(c) for c in cycles}
         fields = accepted_fields(run.journal, gates, tag)
         if fields is None:
             raise WorkspaceError(f"{label} has no recorded holdout score, so the gate could not compare against it")
-        latest = [e for e in run.journal if e.get("phase") in ACCEPTING_PHASES][-1]
+        latest = [e for e in run.journal if e.get("phase") in ACCEPTED_PHASES][-1]
         entry = {**{k: v for k, v in latest.items() if k not in ("cycle", "phase")}, **fields, "rolled_back_from": latest["accepted_tag"]}
         transitions.rollback(VersionControl(path), tag)
         cycle = max(cycles)

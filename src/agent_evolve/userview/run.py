@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
 from agent_evolve.engine.records import RunRecords, read_json, read_jsonl
 from agent_evolve.engine.versioning import BASELINE_TAG
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.types import Observation
-
-ACCEPTING_PHASES = ("baseline", "recorded", "finished")
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def cycle_row(record: dict[str, Any]) -> CycleRow:
 
 def accepted_version(journal: list[dict[str, Any]]) -> tuple[str, float | None]:
     """The accepted tag and score a resumed run continues from: the last baseline, recorded or finished entry."""
-    found = [e for e in journal if e.get("phase") in ACCEPTING_PHASES and e.get("accepted_tag")]
+    found = [e for e in journal if e.get("phase") in ACCEPTED_PHASES and e.get("accepted_tag")]
     if not found:
         return BASELINE_TAG, None
     return str(found[-1]["accepted_tag"]), _float(found[-1].get("accepted_score"))
@@ -95,7 +94,7 @@ def accepted_version(journal: list[dict[str, Any]]) -> tuple[str, float | None]:
 
 def baseline_score(journal: list[dict[str, Any]]) -> float | None:
     """The starting workspace's holdout score, once the baseline was scored."""
-    return next((_float(e.get("accepted_score")) for e in journal if e.get("phase") == "baseline"), None)
+    return next((_float(e.get("accepted_score")) for e in journal if e.get("phase") == Phase.BASELINE), None)
 
 
 def accepted_tags(journal: list[dict[str, Any]]) -> list[str]:
@@ -103,7 +102,7 @@ def accepted_tags(journal: list[dict[str, Any]]) -> list[str]:
     tags: list[str] = []
     for entry in journal:
         tag = entry.get("accepted_tag")
-        if entry.get("phase") in ACCEPTING_PHASES and tag and tag not in tags:
+        if entry.get("phase") in ACCEPTED_PHASES and tag and tag not in tags:
             tags.append(str(tag))
     return tags
 

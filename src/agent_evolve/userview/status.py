@@ -6,19 +6,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
 from agent_evolve.engine.run_lock import run_is_live
 from agent_evolve.userview.run import accepted_version, load_run
 
 # What a run does next after the last journaled phase of a cycle.
 _NEXT_PHASE = {
-    "started": "scoring the baseline",
-    "baseline": "solving train tasks",
-    "solved": "engine step",
-    "stepped": "gate",
-    "gated": "recording the cycle",
-    "recorded": "solving train tasks",
+    Phase.STARTED: "scoring the baseline",
+    Phase.BASELINE: "solving train tasks",
+    Phase.SOLVED: "engine step",
+    Phase.STEPPED: "gate",
+    Phase.GATED: "recording the cycle",
+    Phase.RECORDED: "solving train tasks",
 }
-_CYCLE_DONE = ("baseline", "recorded", "finished")
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,14 @@ class RunStatus:
 
 def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: bool, ended: str = "") -> RunStatus:
     """The status a journal describes (pure); `ended` is the stop reason a run that returned recorded."""
-    last = journal[-1] if journal else {"cycle": 0, "phase": "started"}
+    last = journal[-1] if journal else {"cycle": 0, "phase": Phase.STARTED.value}
     last_phase = str(last.get("phase", ""))
     cycle = int(last.get("cycle", 0))
-    finished = bool(ended) and not live and last_phase in _CYCLE_DONE
+    finished = bool(ended) and not live and last_phase in ACCEPTED_PHASES
     if finished:
         phase = f"finished: {ended}"
-    elif last_phase in _CYCLE_DONE:
-        cycle, phase = cycle + 1, _NEXT_PHASE["recorded"]
+    elif last_phase in ACCEPTED_PHASES:
+        cycle, phase = cycle + 1, _NEXT_PHASE[Phase.RECORDED]
     else:
         phase = _NEXT_PHASE.get(last_phase, last_phase)
     if not live and not finished:
@@ -65,8 +65,8 @@ def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: boo
         cycle=cycle,
         phase=phase,
         last_phase=last_phase,
-        cycles_recorded=len({e.get("cycle") for e in journal if e.get("phase") == "recorded"}),
-        tasks_done=sum(len(e.get("batch_ids") or []) for e in journal if e.get("phase") == "solved"),
+        cycles_recorded=len({e.get("cycle") for e in journal if e.get("phase") == Phase.RECORDED}),
+        tasks_done=sum(len(e.get("batch_ids") or []) for e in journal if e.get("phase") == Phase.SOLVED),
         accepted_tag=tag,
         accepted_score=score,
         tokens=tokens,

@@ -23,7 +23,7 @@ class AcceptanceCriterion(Protocol):
     def decide(self, parent: Mapping[str, float], child: Mapping[str, float]) -> MinibatchDecision: ...
 
 
-class StrictImprovement:
+class MinibatchImprovement:
     """GEPA's default: the child's score sum over the parent's minibatch tasks must be strictly greater."""
 
     def decide(self, parent: Mapping[str, float], child: Mapping[str, float]) -> MinibatchDecision:

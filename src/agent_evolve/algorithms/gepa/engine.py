@@ -33,7 +33,7 @@ from agent_evolve.algorithms.candidates import (
 )
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.summaries import clip
-from agent_evolve.algorithms.gepa.acceptance import StrictImprovement, is_perfect
+from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
 from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.scores import LEDGER_NAME, ScoreLedger
@@ -201,7 +201,7 @@ class GepaEngine(ModelEngine):
         if child.id in pool:
             return {"decision": f"rejected: the proposal for {component} is already a candidate", "child": child.id}
         child_scores = self._score(child, ids, ledger, trial, root, train=True)
-        decision = StrictImprovement().decide(ledger.scores(parent.id, ids), child_scores)
+        decision = MinibatchImprovement().decide(ledger.scores(parent.id, ids), child_scores)
         report = {"child": child.id, "child_scores": child_scores, "reason": decision.reason}
         if not decision.accept:
             return {**report, "decision": f"rejected child {child.id}: {decision.reason}"}

@@ -14,7 +14,7 @@ from agent_evolve.algorithms.ratchet.ledger import Ledger
 from agent_evolve.algorithms.ratchet.records import RatchetSkill
 from agent_evolve.algorithms.ratchet.skill_forms import read_skills, write_skills
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.engine.journal import Journal
+from agent_evolve.engine.journal import CLOSING_PHASES, Journal, Phase
 from agent_evolve.engine.records import RunRecords
 
 
@@ -47,10 +47,10 @@ def round_scores(root: Path) -> dict[int, float]:
     baseline)."""
     journal = Journal(RunRecords(root).journal)
     scores: dict[int, float] = {}
-    for entry in journal.entries("baseline", "recorded"):
+    for entry in journal.entries(*CLOSING_PHASES):
         if entry.get("accepted_score") is not None:
             scores[int(entry["cycle"])] = float(entry["accepted_score"])
-    for entry in journal.entries("gated"):
+    for entry in journal.entries(Phase.GATED):
         decision = entry.get("decision") or {}
         if decision.get("candidate_score") is not None and int(entry["cycle"]) in scores:
             scores[int(entry["cycle"])] = float(decision["candidate_score"])

@@ -9,7 +9,7 @@ GateAction = Literal["accept_new_best", "accept", "reject"]
 
 
 @dataclass(frozen=True)
-class GateDecision:
+class ValidationDecision:
     """The action and the scores after it: what the engine keeps as current and best."""
 
     action: GateAction
@@ -23,10 +23,10 @@ class GateDecision:
         return self.action != "reject"
 
 
-def validation_gate(candidate: float, current: float, best: float, best_step: int, step: int) -> GateDecision:
+def validation_gate(candidate: float, current: float, best: float, best_step: int, step: int) -> ValidationDecision:
     """Accept when `candidate > current` (strictly); a new best when it also beats `best`."""
     if candidate > current:
         if candidate > best:
-            return GateDecision("accept_new_best", candidate, candidate, candidate, step)
-        return GateDecision("accept", candidate, candidate, best, best_step)
-    return GateDecision("reject", candidate, current, best, best_step)
+            return ValidationDecision("accept_new_best", candidate, candidate, candidate, step)
+        return ValidationDecision("accept", candidate, candidate, best, best_step)
+    return ValidationDecision("reject", candidate, current, best, best_step)

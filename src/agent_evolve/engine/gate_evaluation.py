@@ -1,0 +1,299 @@
+"""The gate's evaluation: candidate and incumbent scored task by task on the same holdout, k repeats each.
+
+The incumbent is re-measured in the same run when the config says so, or (config None) when the agent or the
+grader is not deterministic; otherwise its cached per-task scores are used. The per-task tables and the full
+decision are sealed (outside the workspace); the journal and the engine get only the aggregate decision.
+
+Curtailment (`gate_curtail`, the default) stops scoring only on a settled rejection (`curtailment.settle`): an
+accepted candidate is scored to the end, because its per-task table becomes the next gate's incumbent and its
+mean the run's accepted score. The incumbent phase (when re-measured) stops once even a candidate that won every
+task would be rejected; the candidate phase then is not run at all. With `sprt_beta` the candidate phase also
+stops, rejecting, once Wald's futility test says so (`curtailment.futile`: not exact, its error rate is stated
+there).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine import transitions
+from agent_evolve.engine.acceptance import AcceptanceStrategy, strategy_from_config
+from agent_evolve.engine.curtailment import (
+    SPRT_WIN_SHARE,
+    ScoreRange,
+    Settlement,
+    StopRule,
+    futile,
+    scoring_order,
+    settle,
+)
+from agent_evolve.engine.executors.base import Executor
+from agent_evolve.engine.gate import GateDecision, GateOutcome, decide, extra_cost, no_holdout_decision
+from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.engine.solving import (
+    HoldoutMeasure,
+    expected_seconds,
+    graded_mean,
+    graded_only,
+    measure,
+    solve_all,
+    too_many_infrastructure_failures,
+)
+from agent_evolve.engine.state import RunState
+from agent_evolve.engine.versioning import VersionControl, accepted_tag
+from agent_evolve.errors import AgentEvolveError, ConfigError
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Observation, Task
+
+log = logging.getLogger(__name__)
+
+GATE_WARN_SECONDS = 900.0
+"""A gate evaluation expected to take longer than this (at the batch's measured speed) is announced first."""
+
+ALL_SCORED = "every task was scored (only a rejection settled before the last task stops a gate)"
+
+
+@dataclass
+class GateCurtailer:
+    """Curtailment of one gate over `task_ids` (in scoring order), `repeats` solves each."""
+
+    strategy: AcceptanceStrategy
+    score_range: ScoreRange
+    best_so_far: float | None
+    task_ids: list[str]
+    repeats: int
+    seed: int
+    sprt_beta: float | None = None
+    settlement: Settlement | None = None
+    out_of_range: str = ""
+    futility: str = ""
+
+    def incumbent_rule(self) -> StopRule:
+        """Stop re-measuring the incumbent once even the best candidate imaginable would be rejected."""
+        return lambda scored, unscored: self._stop(scored, lambda: settle(
+            self.strategy, {}, scored, unscored_candidate=self.task_ids, unscored_incumbent=unscored,
+            score_range=self.score_range, best_so_far=self.best_so_far))
+
+    def candidate_rule(self, incumbent: Mapping[str, Sequence[float]]) -> StopRule:
+        """Stop scoring the candidate once its rejection is settled, given the incumbent's whole table (or, with
+        `sprt_beta`, once it is futile)."""
+        def rule(scored: dict[str, list[float]], unscored: list[str]) -> bool:
+            return self._stop(scored, lambda: settle(
+                self.strategy, scored, incumbent, unscored_candidate=unscored, score_range=self.score_range,
+                best_so_far=self.best_so_far)) or self._futile(scored, incumbent)
+
+        return rule
+
+    def rejected(self) -> bool:
+        """The last check settled a rejection or found it futile (and no score has left the declared range)."""
+        settled = self.settlement is not None and self.settlement.action == "reject"
+        return not self.out_of_range and (settled or bool(self.futility))
+
+    def _futile(self, scored: Mapping[str, Sequence[float]], incumbent: Mapping[str, Sequence[float]]) -> bool:
+        if self.sprt_beta is None or self.out_of_range or not scored:
+            return False
+        statistic = decide(scored, incumbent, self.strategy, best_so_far=self.best_so_far).statistic
+        wins, losses = statistic["wins"], statistic["losses"]
+        if futile(wins, losses, self.sprt_beta):
+            self.futility = (f"futile by SPRT after {wins} wins and {losses} losses: a candidate winning "
+                             f"{SPRT_WIN_SHARE:.0%} of differing tasks stops here with probability at most "
+                             f"{self.sprt_beta:g}")
+        return bool(self.futility)
+
+    def _stop(self, scored: Mapping[str, Sequence[float]], check: Callable[[], Settlement]) -> bool:
+        """Stop on a settled rejection; never once a score has left the declared range."""
+        if self.out_of_range:
+            return False
+        for task_id, values in scored.items():
+            if not all(self.score_range.contains(v) for v in values):
+                self.out_of_range = (f"task {task_id} scored {list(values)}, outside the benchmark's score_range "
+                                     f"[{self.score_range.low}, {self.score_range.high}]: every task is scored")
+                log.warning("gate curtailment is off for this gate: %s", self.out_of_range)
+                return False
+        self.settlement = check()
+        return self.rejected()
+
+    def record(self, phases: Mapping[str, HoldoutMeasure | None]) -> dict[str, Any]:
+        """What each phase scored and skipped (tasks and solves), and why scoring stopped."""
+        total = len(self.task_ids)
+        counts: dict[str, Any] = {"tasks": total, "repeats": self.repeats, "order_seed": self.seed}
+        solves = skipped = 0
+        for name, measured in phases.items():
+            scored_tasks = total - len(measured.unscored) if measured is not None else 0
+            attempts = measured.attempts if measured is not None else 0
+            counts[name] = {"scored": scored_tasks, "skipped": total - scored_tasks, "solves": attempts}
+            solves += attempts
+            skipped += total * self.repeats - attempts
+        if not (self.rejected() and skipped > 0):
+            how, reason = "all scored", self.out_of_range or ALL_SCORED
+        elif self.futility:
+            how, reason = "sprt", self.futility
+        else:
+            how, reason = "settled", self.settlement.reason if self.settlement else ALL_SCORED
+        return {**counts, "solves": solves, "solves_skipped": skipped, "stopped": how, "reason": reason}
+
+    def decided(self, decision: GateDecision, record: dict[str, Any]) -> GateDecision:
+        """The decision on the tasks scored, with the curtailment record; when scoring stopped, a rejection with
+        the reason it stopped (settled: the strategy's own verdict; sprt: futile at the stated error rate)."""
+        if record["stopped"] == "all scored":
+            return replace(decision, curtailment=record)
+        if record["stopped"] == "settled" and decision.accepted:
+            raise AssertionError(f"a curtailed gate accepted: {decision.reason}")
+        return replace(decision, action="reject", reason=record["reason"], curtailment=record)
+
+
+@dataclass
+class GateRun:
+    """The inputs of one gate evaluation; `load_agent` reloads the agent from the workspace as it is on disk."""
+
+    config: EvolveConfig
+    benchmark: BenchmarkAdapter
+    vc: VersionControl
+    records: RunRecords
+    holdout: list[Task]
+    load_agent: Callable[[], BaseAgent]
+    announce: Callable[[str, dict[str, Any]], None]
+    executor: Executor
+
+    def remeasure(self, agent: BaseAgent) -> bool:
+        """Re-measure the incumbent: as configured, else when the agent or the grader is not deterministic."""
+        if self.config.gate_remeasure_incumbent is not None:
+            return self.config.gate_remeasure_incumbent
+        return not (agent.deterministic and self.benchmark.deterministic)
+
+    def baseline(self, agent: BaseAgent) -> HoldoutMeasure:
+        """Measure the starting version; its per-task table is the first cached incumbent."""
+        result = self._measure(agent, "baseline")
+        self._check_infrastructure(result, "baseline")
+        write_json_atomic(self.records.holdout_table(accepted_tag(0)), result.scores)
+        write_json_atomic(self.records.holdout_cost(accepted_tag(0)), result.cost_per_task())
+        return result
+
+    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateOutcome:
+        """Score the candidate tagged cand-N (the working tree) against the accepted version."""
+        if not state.has_holdout:
+            return self._train_only(batch)
+        agent = self.load_agent()
+        remeasure = self.remeasure(agent)
+        attempts = len(self.holdout) * self.config.gate_repeats * (2 if remeasure else 1)
+        eta = expected_seconds(batch, attempts, self.config.concurrency)
+        if eta > GATE_WARN_SECONDS:
+            message = f"the gate will take about {eta / 60:.0f} min ({attempts} holdout attempts); see holdout_limit"
+            log.warning("cycle %d: %s", cycle, message)
+            self.announce("gate_warning", {"message": message})
+        curtailer = self._curtailer(state) if self.config.gate_curtail else None
+        cached = read_json(self.records.holdout_table(state.accepted_tag), None)
+        incumbent_scores: dict[str, list[float]] = cached or {}
+        incumbent_cost: dict[str, float] = read_json(self.records.holdout_cost(state.accepted_tag), {})
+        measures: dict[str, Any] = {}
+        phases: dict[str, HoldoutMeasure | None] = {}
+        if remeasure or cached is None:
+            transitions.to_accepted(self.vc, state.accepted_tag)
+            incumbent = self._scored(self.load_agent(), curtailer, curtailer.incumbent_rule() if curtailer else None)
+            transitions.to_candidate(self.vc, cycle)
+            agent = self.load_agent()
+            phases["incumbent"] = incumbent
+            measures["incumbent"] = incumbent.to_dict()
+            incumbent_scores, incumbent_cost = incumbent.scores, incumbent.cost_per_task()
+            if failure := self._infrastructure_problem(incumbent, "gate (incumbent)"):
+                return self._sealed_failure(cycle, failure, measures)
+        if curtailer is not None and curtailer.rejected():
+            candidate = HoldoutMeasure(unscored=[t.id for t in self.holdout])
+            phases["candidate"] = None
+        else:
+            rule = curtailer.candidate_rule(incumbent_scores) if curtailer else None
+            candidate = phases["candidate"] = self._scored(agent, curtailer, rule)
+            measures["candidate"] = candidate.to_dict()
+        if failure := self._infrastructure_problem(candidate, "gate (candidate)"):
+            return self._sealed_failure(cycle, failure, measures)
+        decision = decide(candidate.scores, incumbent_scores, strategy_from_config(self.config),
+                          best_so_far=state.accepted_score)
+        if curtailer is not None:
+            decision = curtailer.decided(decision, curtailer.record(phases))
+        if candidate.attempts:
+            decision = replace(decision, cost=extra_cost(candidate.cost_per_task(), incumbent_cost))
+        write_json_atomic(
+            self.records.gate / f"cycle_{cycle}.json",
+            {"decision": decision.to_dict(), "remeasured_incumbent": "incumbent" in measures, **measures},
+        )
+        if decision.accepted:
+            write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
+            write_json_atomic(self.records.holdout_cost(accepted_tag(cycle)), candidate.cost_per_task())
+        return GateOutcome(decision, accepted_score=candidate.mean)
+
+    def _curtailer(self, state: RunState) -> GateCurtailer:
+        """The gate's curtailment: the configured strategy, the benchmark's score range, the run's task order."""
+        try:
+            low, high = self.benchmark.score_range
+            bounds = ScoreRange(float(low), float(high))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"benchmark {self.benchmark.name!r}: score_range {self.benchmark.score_range!r} must "
+                              f"be (low, high), two finite numbers with low <= high ({exc}); or set "
+                              "gate_curtail: false") from exc
+        beta = self.config.gate_sprt_beta
+        if beta is not None and not (isinstance(beta, int | float) and 0.0 < beta < 1.0):
+            raise ConfigError(f"key 'gate_sprt_beta' must be a number in (0, 1) or null (off), got {beta!r}")
+        order = scoring_order([t.id for t in self.holdout], self.config.seed)
+        return GateCurtailer(strategy_from_config(self.config), bounds, state.accepted_score, order,
+                             self.config.gate_repeats, self.config.seed, beta)
+
+    def _scored(self, agent: BaseAgent, curtailer: GateCurtailer | None, rule: StopRule | None) -> HoldoutMeasure:
+        """One phase of the gate: every holdout task, or (curtailed) the run's fixed random order until its
+        rejection is settled."""
+        if curtailer is None or rule is None:
+            return self._measure(agent, "gate")
+        by_id = {t.id: t for t in self.holdout}
+        return self._measure(agent, "gate", [by_id[i] for i in curtailer.task_ids], rule)
+
+    def _train_only(self, batch: list[Observation]) -> GateOutcome:
+        """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
+        agent = self.load_agent()
+        try:
+            observations = solve_all(
+                agent, self.benchmark, [o.task for o in batch], self.config.concurrency, executor=self.executor
+            )
+        finally:
+            agent.discard_buffers()
+        graded = graded_only(observations)
+        failed = len(observations) - len(graded)
+        if too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
+            return GateOutcome(failure=f"{failed} of {len(observations)} train re-solves failed for infrastructure "
+                               "reasons")
+        return GateOutcome(no_holdout_decision(), accepted_score=graded_mean(graded), accepted_count=len(graded))
+
+    def _measure(self, agent: BaseAgent, phase: str, tasks: list[Task] | None = None,
+                 stop: StopRule | None = None) -> HoldoutMeasure:
+        holdout = self.holdout if tasks is None else tasks
+        total = len(holdout) * self.config.gate_repeats
+        self.announce(phase, {"total": total})
+        return measure(
+            agent,
+            self.benchmark,
+            holdout,
+            repeats=self.config.gate_repeats,
+            concurrency=self.config.concurrency,
+            on_progress=lambda n: self.announce(phase, {"done": n, "total": total}),
+            executor=self.executor,
+            stop=stop,
+        )
+
+    def _infrastructure_problem(self, result: HoldoutMeasure, what: str) -> str:
+        ratio = self.config.max_infra_failure_ratio
+        if not too_many_infrastructure_failures(result.infrastructure_failures, result.attempts, ratio):
+            return ""
+        return (f"{what}: {result.infrastructure_failures} of {result.attempts} holdout attempts failed for "
+                f"infrastructure reasons (more than max_infra_failure_ratio={ratio})")
+
+    def _check_infrastructure(self, result: HoldoutMeasure, what: str) -> None:
+        if problem := self._infrastructure_problem(result, what):
+            raise AgentEvolveError(f"the run stops: {problem}; first: {result.first_error}")
+
+    def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateOutcome:
+        write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"failure": failure, **measures})
+        return GateOutcome(failure=failure)
+
