@@ -3,6 +3,8 @@ folder of its own, never in ~/.cache."""
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,3 +17,12 @@ def private_test_views(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     store = tmp_path_factory.mktemp("test-views")
     monkeypatch.setenv(VIEWS_ENV, str(store))
     return store
+
+
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt here and in child processes, as in a terminal, also where the suite started
+    with SIGINT ignored (a background job of a script): an ignored signal is inherited, a handled one is not."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -110,6 +110,7 @@ def test_history_fits_80_columns_with_tokens_and_cost_whole(finished: Path) -> N
     assert {"summary", "changed_paths", "holdout_score", "batch_score"} <= set(rows[0])
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_prints_the_resume_command_and_exits_130(tmp_path: Path) -> None:
     server = WireServer(lambda request: Reply(hang=True)).start()  # every model call waits: the run is mid-task
     tasks = tmp_path / "tasks.jsonl"

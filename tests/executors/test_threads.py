@@ -51,6 +51,7 @@ def test_after_a_spent_budget_no_new_task_starts_and_the_error_propagates() -> N
     assert "t3" in started and len(started) <= 6, started
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_an_interrupted_driver_starts_no_new_task_after_the_running_ones() -> None:
     started: list[str] = []
     main = threading.main_thread().ident
