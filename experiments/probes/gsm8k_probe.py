@@ -25,8 +25,8 @@ from pathlib import Path
 
 from probe_rows import TABLE_HEAD, print_row, solve_rows
 
-from agent_evolve.agents.answer_check import answer_failure
-from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, last_program
+from agent_evolve.agents.answering.checks import answer_failure
+from agent_evolve.agents.answering.program import PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.answers import extract_number, parse_number
 from agent_evolve.benchmarks.splits import dev_tasks
@@ -49,7 +49,7 @@ Messages = Callable[[Task], list[Message]]
 
 
 def solve_all(out: Path, arm: str, messages: Messages, tasks: list[Task], bench: object, client: object) -> list[dict]:
-    """Each task's row for `arm`; the `program` arm answers the way `agents.program` does (stop at the closed
+    """Each task's row for `arm`; the `program` arm answers the way `agents.answering.program` does (stop at the closed
     block, run it confined, append what it prints)."""
     program = arm in ("program", "pal")
 
@@ -67,7 +67,7 @@ GSM8K_FORM = AnswerForm(whole=True, min=0.0)  # every GSM8K train answer seen is
 
 
 def odd_answer(output: str) -> bool:
-    """Whether the reply's answer is missing, negative or fractional (`agents.answer_check`)."""
+    """Whether the reply's answer is missing, negative or fractional (`agents.answering.checks`)."""
     return answer_failure(output, GSM8K_FORM) is not None
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from probe_rows import TABLE_HEAD, print_row, solve_rows
 
-from agent_evolve.agents.example_check import CodeTask, docstring_examples
-from agent_evolve.agents.example_check import first_failure as check_examples
+from agent_evolve.agents.answering.checks import CodeTask, docstring_examples
+from agent_evolve.agents.answering.checks import first_failure as check_examples
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.code_extraction import extract_code
 from agent_evolve.benchmarks.splits import dev_tasks
@@ -36,7 +36,7 @@ REPAIR = ("Your function fails an example from its own docstring: `{call}` shoul
 
 
 def examples(prompt: str, name: str) -> list[tuple[str, str]]:
-    """The docstring's examples of `name` (calls and values, literals only; see agents.example_check)."""
+    """The docstring's examples of `name` (calls and values, literals only; see agents.answering.checks)."""
     return [(e.call, e.want) for e in docstring_examples(prompt, name)]
 
 

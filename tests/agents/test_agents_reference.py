@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.agents import ReferenceAgent, reference
-from agent_evolve.agents.reference import AgentSettings, draft_skill
+from agent_evolve.agents.drafts import draft_skill
+from agent_evolve.agents.reference import AgentSettings
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract import parse_skill, validate_skill
 from agent_evolve.errors import ManifestError

@@ -9,7 +9,7 @@ from pathlib import Path
 from engine_fakes import gsm_obs
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.program import KIND_INSTRUCTIONS, PROGRAM_KINDS, PROGRAM_STOP
+from agent_evolve.agents.answering.program import KIND_INSTRUCTIONS, PROGRAM_KINDS, PROGRAM_STOP
 from agent_evolve.algorithms.common.program_answers import ANY_KIND_PROGRAM_INSTRUCTION, PROGRAM_INSTRUCTION
 from agent_evolve.algorithms.common.techniques import NUMERIC_RULES, PLAIN_KINDS, TECHNIQUES, applicable
 from agent_evolve.algorithms.demos import KINDS, DemoSearchEngine, kind_of

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_evolve.agents.example_check import CodeTask, first_failure
+from agent_evolve.agents.answering.checks import CodeTask, first_failure
 from agent_evolve.benchmarks.humaneval import HumanEvalBenchmark
 from agent_evolve.benchmarks.sandbox import SandboxLimits, _result, _verdict, run_tests
 from agent_evolve.environments import ConfinementUnavailable, ExecResult, backend_for_untrusted_code

@@ -5,16 +5,5 @@ from agent_evolve.agents.reference import AgentSettings, ReferenceAgent
 from agent_evolve.agents.routing.router import RouteDecision, SkillRouter, match_skills
 from agent_evolve.agents.tools import ToolRunError, workspace_tools
 
-__all__ = [
-    "AgentSettings",
-    "AssembledPrompt",
-    "ReferenceAgent",
-    "RouteDecision",
-    "SkillRouter",
-    "SkillText",
-    "ToolRunError",
-    "assemble_system_prompt",
-    "match_skills",
-    "select_memories",
-    "workspace_tools",
-]
+__all__ = ["AgentSettings", "AssembledPrompt", "ReferenceAgent", "RouteDecision", "SkillRouter", "SkillText",
+           "ToolRunError", "assemble_system_prompt", "match_skills", "select_memories", "workspace_tools"]

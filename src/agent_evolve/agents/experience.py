@@ -15,13 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.experience import (
-    EXPERIENCE_CATEGORY,
-    Example,
-    ExperienceSettings,
-    read_experience,
-    read_experience_settings,
-)
+from agent_evolve.contract.experience import (EXPERIENCE_CATEGORY, Example, ExperienceSettings, read_experience,
+                                              read_experience_settings)
 from agent_evolve.text import TfIdfIndex
 
 EXPERIENCE_HEADING = "# Solved examples\nSimilar problems you solved correctly. Solve the new problem the same way."

@@ -10,17 +10,8 @@ from typing import Any
 from agent_evolve.agents.tools import DEFAULT_MAX_OUTPUT_CHARS, _truncate
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool
-from agent_evolve.mcp.client import (
-    DEFAULT_CALL_TIMEOUT_S,
-    McpClient,
-    McpToolInfo,
-)
-from agent_evolve.mcp.config import (
-    McpServerConfig,
-    merge_servers,
-    task_servers,
-    workspace_servers,
-)
+from agent_evolve.mcp.client import DEFAULT_CALL_TIMEOUT_S, McpClient, McpToolInfo
+from agent_evolve.mcp.config import McpServerConfig, merge_servers, task_servers, workspace_servers
 from agent_evolve.mcp.naming import tool_name
 from agent_evolve.types import Task
 

@@ -66,9 +66,8 @@ def select_memories(memories: Sequence[Mapping[str, Any]], limit: int) -> list[s
     return chosen + recent
 
 
-def render_system_prompt(
-    system: str, fragments: Mapping[str, str], skills: Sequence[SkillText], memories: Sequence[str]
-) -> str:
+def render_system_prompt(system: str, fragments: Mapping[str, str], skills: Sequence[SkillText],
+                         memories: Sequence[str]) -> str:
     """The system prompt, fragments sorted by name, then the Skills and Memory sections when not empty."""
     parts = [system.strip()] + [fragments[name].strip() for name in sorted(fragments)]
     if skills:
@@ -78,13 +77,8 @@ def render_system_prompt(
     return "\n\n".join(part for part in parts if part) + "\n"
 
 
-def assemble_system_prompt(
-    system: str,
-    fragments: Mapping[str, str],
-    skills: Sequence[SkillText],
-    memories: Sequence[str],
-    max_chars: int = DEFAULT_PROMPT_CHARS,
-) -> AssembledPrompt:
+def assemble_system_prompt(system: str, fragments: Mapping[str, str], skills: Sequence[SkillText],
+                           memories: Sequence[str], max_chars: int = DEFAULT_PROMPT_CHARS) -> AssembledPrompt:
     """Render the system prompt within ``max_chars``: drop memories from the last, then skills from the last.
 
     The first skill is shortened (never below :data:`MIN_SKILL_CHARS` of body) before it is dropped. The
@@ -109,14 +103,8 @@ def assemble_system_prompt(
             kept_skills = []
         text = render_system_prompt(system, fragments, kept_skills, kept_memories)
     names = [s.name for s in kept_skills]
-    return AssembledPrompt(
-        text=text,
-        skills=names,
-        memories=len(kept_memories),
-        dropped_skills=[s.name for s in skills if s.name not in names],
-        dropped_memories=len(memories) - len(kept_memories),
-        shortened_skill=shortened,
-    )
+    return AssembledPrompt(text, names, len(kept_memories), [s.name for s in skills if s.name not in names],
+                           len(memories) - len(kept_memories), shortened)
 
 
 def build_messages(system_text: str, task_input: str) -> list[Message]:

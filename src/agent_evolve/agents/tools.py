@@ -22,16 +22,8 @@ from typing import Any
 
 from agent_evolve.contract.tool_entries import ToolEntry, tool_entries
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.environments import (
-    ConfinementError,
-    ConfinementUnavailable,
-    Confinement,
-    ExecResult,
-    Limits,
-    Mount,
-    python_executable,
-    run_confined,
-)
+from agent_evolve.environments import (Confinement, ConfinementError, ConfinementUnavailable, ExecResult, Limits,
+                                      Mount, python_executable, run_confined)
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.errors import redact
@@ -131,15 +123,9 @@ def _run_confined_tool(path: Path, arguments: dict[str, Any], tools_dir: Path, p
         shutil.rmtree(root, ignore_errors=True)
 
 
-def run_tool_file(
-    path: Path,
-    arguments: dict[str, Any],
-    *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-    env_names: Sequence[str] = (),
-    tools_dir: Path | None = None,
-) -> str:
+def run_tool_file(path: Path, arguments: dict[str, Any], *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                  max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS, env_names: Sequence[str] = (),
+                  tools_dir: Path | None = None) -> str:
     """Run ``run(arguments)`` of the tool file confined; its result text, redacted and truncated.
 
     `tools_dir` (default: the file's folder) is visible read-only; `env_names` are the variables the entry
@@ -164,12 +150,8 @@ def run_tool_file(
     return _truncate(out, max_output_chars, ran.stdout_size - len(ran.stdout))
 
 
-def workspace_tools(
-    workspace: AgentWorkspace,
-    *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-) -> list[Tool]:
+def workspace_tools(workspace: AgentWorkspace, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS) -> list[Tool]:
     """The registry's tools as :class:`Tool` objects for :func:`run_tool_loop`."""
     tools_dir = Path(workspace.path) / "tools"
 

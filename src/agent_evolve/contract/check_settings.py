@@ -1,7 +1,7 @@
 """``prompts/check.yaml``: when present, a reply that fails a check the agent can run without the grader is
-answered again by fresh samples, and the first that passes is kept (``agents.redraw``). Code is checked against
-its task's docstring examples; with ``answer``, a plain numeric answer is checked against the form that right
-answers were seen to have.
+answered again by fresh samples, and the first that passes is kept (``agents.answering.redraw``). Code is
+checked against its task's docstring examples; with ``answer``, a plain numeric answer is checked against the
+form that right answers were seen to have.
 
     redraws: 4          # fresh replies drawn at most per task (1-16)
     temperature: 0.8    # their sampling temperature (above 0, at most 2)

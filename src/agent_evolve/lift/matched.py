@@ -4,7 +4,7 @@ The evolved arms of the demos engine spend 3-3.5 times the baseline's tokens per
 redraws); more samples alone may explain a lift. This control answers each test task with the baseline's agent,
 then draws further sampled replies while another one brings the task's tokens closer to the arm's mean tokens
 per task, and keeps the answer most replies give (the numeric answer where the reply has one, as
-``agents.cross_check`` votes; else the reply's text), the first reply winning a tie.
+``agents.answering.cross_check`` votes; else the reply's text), the first reply winning a tie.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.answer_check import answer_value
+from agent_evolve.agents.answering.checks import answer_value
 from agent_evolve.api import RoleClient
 from agent_evolve.config import EvolveConfig
 from agent_evolve.lift.scoring import AgentMaker, own_agent, trajectory_tokens

@@ -89,13 +89,6 @@ def act(client: LLMClient, system: str, task_input: str, environment: TaskEnviro
         conversation.append(Message("user", CONTINUE))
         steps.append({"type": "reminder", "after_turn": turns})
     answer = submission.summary or result.text
-    return ActingResult(
-        output=environment.diff() if output == "diff" else answer,
-        steps=steps,
-        conversation=conversation,
-        usage=usage,
-        finish_reason=result.last.finish_reason if result.last is not None else "stop",
-        turns=turns,
-        stop_reason=result.stop_reason,
-        submitted=submission.submitted,
-    )
+    finish = result.last.finish_reason if result.last is not None else "stop"
+    return ActingResult(environment.diff() if output == "diff" else answer, steps, conversation, usage, finish, turns,
+                        result.stop_reason, submission.submitted)

@@ -1,10 +1,10 @@
 """A targeted edit for replies the agent could tell were wrong itself: draw again (``prompts/check.yaml``).
 
 Two checks need no grader: code against the examples of its task's docstring, and a numeric answer against the
-form the batch's right answers share (all whole, none negative: ``agents.answer_check``). When a batch's failed
+form the batch's right answers share (all whole, none negative: ``agents.answering.checks``). When a batch's failed
 replies fail such a check, a fresh sample often gets them right (the embedded model: 3 more of 60 HumanEval
 train tasks with 4 draws, none lost; program answers on GSM8K train tasks, 2 more of 90, none lost;
-`experiments/probes`). The candidate turns the check on (``agents.redraw``). Like every candidate it is kept
+`experiments/probes`). The candidate turns the check on (``agents.answering.redraw``). Like every candidate it is kept
 only when it wins on trial tasks, then at the gate; the tasks whose failures the check caught join the trial,
 since only there can the candidate differ.
 """
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent_evolve.agents.answer_check import answer_form, answer_value
-from agent_evolve.agents.example_check import code_task
-from agent_evolve.agents.redraw import reply_check
+from agent_evolve.agents.answering.checks import answer_form, answer_value, code_task, reply_check
 from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.benchmarks.answer_kinds import kind_of
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings

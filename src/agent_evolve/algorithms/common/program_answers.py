@@ -2,11 +2,11 @@
 
 When a batch's failures are wrong answers to tasks a program can answer (a wrong value, an intermediate value
 reported, a unit or rounding slip, a wrong date or ordering), some may be slips that code does not make. The
-first candidate turns on program-of-thought answers (``agents.program``): the agent writes Python, runs it
+first candidate turns on program-of-thought answers (``agents.answering.program``): the agent writes Python, runs it
 confined and answers with what it prints, in the task's kind. The caller passes only the evidence of tasks each
 technique applies to (``techniques.applicable``): the cross-check, for numbers only, answers in text too and
 settles a disagreement of the two by a vote with
-sampled programs (``agents.cross_check``): on GSM8K train tasks, 62 of 90 with 2 samples against 55 for
+sampled programs (``agents.answering.cross_check``): on GSM8K train tasks, 62 of 90 with 2 samples against 55 for
 programs alone and 49 for text (`experiments/probes`), at about three times the solves. Like every candidate
 each is only kept when it wins on trial tasks and then at the gate.
 """
@@ -30,7 +30,7 @@ ANY_KIND_PROGRAM_INSTRUCTION = (
     "Solve the problem by writing one Python program in a ```python block that computes the answer. Give each "
     "fact of the problem a named variable, compute the result step by step, and print only the final answer.\n"
 )
-"""For tasks that are not all numbers; the agent adds the line its task's kind needs (``agents.program``)."""
+"""For tasks that are not all numbers; the agent adds the line its task's kind needs (``agents.answering.program``)."""
 
 
 def program_instruction(kinds: set[AnswerKind]) -> str:

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import get_args
 
-from agent_evolve.agents.cross_check import CROSS_CHECK_KINDS
-from agent_evolve.agents.program import PROGRAM_KINDS
-from agent_evolve.agents.redraw import CHECK_KINDS
+from agent_evolve.agents.answering import CHECK_KINDS, CROSS_CHECK_KINDS, PROGRAM_KINDS
 from agent_evolve.benchmarks.answer_kinds import AnswerKind, kind_of
 from agent_evolve.types import Observation
 

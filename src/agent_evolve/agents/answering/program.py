@@ -1,18 +1,15 @@
-"""Program-of-thought answers: the model writes a Python program, the agent runs it confined, and what it
-prints becomes the answer.
+"""Program-of-thought answers: the model writes a Python program, the agent runs it confined (as graders run
+code: no network, no files but a small scratch folder, time and memory limits), and what it prints is the answer.
 
 Code takes the arithmetic out of the model's hands; whether that helps a given model is for the trial and the
-gate to measure. The embedded 1.5B model solved 18 of 30 GSM8K train tasks with it against 17 without
-(`experiments/probes`): its programs repeat its reasoning mistakes. The workspace turns this on with
-``prompts/program.md`` (see ``AgentWorkspace.read_program_prompt``). The program runs in the same confinement as
-graders (no network, no files but a small scratch folder, time and memory limits). When the reply has no
-program, or the program fails or prints nothing, the reply stands as a text answer, so nothing is lost.
+gate to measure (the embedded 1.5B model: 18 of 30 GSM8K train tasks against 17 without, `experiments/probes`;
+its programs repeat its reasoning mistakes). The workspace turns this on with ``prompts/program.md``. A reply
+without a program, or whose program fails or prints nothing, stands as a text answer, so nothing is lost.
 
 The answer follows the task's declared kind (``benchmarks.answer_kinds``): a number is appended to the reply as
 ``Answer: <printed>`` (the graders read it there); a text or choice answer is the printed answer alone (a printed
 Python list becomes items separated by commas, quotes dropped), since such graders compare the whole reply, and
-the prompt asks for that form (``kind_instruction``). Other kinds (code, free text, actions) are not answered
-with programs.
+the prompt asks for that form (``program_prompt``). Other kinds (code, free text, actions) get no program.
 """
 
 from __future__ import annotations
@@ -24,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.agents.answering.base import Answer, Question
+from agent_evolve.agents.answering.plain import Plain
 from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.environments import Confinement, Limits, Mount, python_executable, run_confined
 from agent_evolve.text.fences import PYTHON_BLOCK
@@ -84,14 +83,12 @@ def run_program(code: str, limits: Limits = PROGRAM_LIMITS) -> ProgramRun:
     return ProgramRun(code, printed[-1])
 
 
-def program_applies(kind: AnswerKind | None) -> bool:
-    """Whether a task of ``kind`` is answered with a program (undeclared: yes, as before kinds were declared)."""
-    return kind is None or kind in PROGRAM_KINDS
-
-
-def kind_instruction(kind: AnswerKind | None) -> str:
-    """The line the program prompt gets for a task of ``kind`` ("" for numbers and undeclared kinds)."""
-    return KIND_INSTRUCTIONS.get(kind or "", "")
+def program_prompt(text: str | None, kind: AnswerKind | None) -> str | None:
+    """The workspace's program prompt followed by what the program must print for a task of ``kind``; None when
+    there is no program prompt or a program cannot print a ``kind`` answer (undeclared kinds: it can)."""
+    if text is None or (kind is not None and kind not in PROGRAM_KINDS):
+        return None
+    return "\n".join(line for line in (text.rstrip(), KIND_INSTRUCTIONS.get(kind or "", "")) if line) + "\n"
 
 
 def printed_answer(printed: str) -> str:
@@ -123,3 +120,19 @@ def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS,
 def finish_program(reply: str, kind: AnswerKind | None = None) -> str:
     """The reply as the agent answers it: with its program's printed result, in ``kind``, when there is one."""
     return answer_with_program(reply, kind=kind)[0]
+
+
+@dataclass(frozen=True)
+class ProgramAnswer:
+    """Ask once for a program (stopping at its closed block), run it, and answer with what it printed."""
+
+    kind: AnswerKind | None = None
+
+    def answer(self, question: Question, so_far: Answer) -> Answer:
+        replied = Plain(list(PROGRAM_STOP)).answer(question, so_far)
+        output, run = answer_with_program(replied.output, kind=self.kind)
+        return replied.then(run.to_step(), output=output)
+
+    def finish(self, reply: str) -> str:
+        """A drawn reply answered the same way (its program run)."""
+        return finish_program(reply, self.kind)

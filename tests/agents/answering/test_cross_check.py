@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.cross_check import settle
-from agent_evolve.agents.program import PROGRAM_STOP
+from agent_evolve.agents.answering.cross_check import settle
+from agent_evolve.agents.answering.program import PROGRAM_STOP
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings, parse_check_settings
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.testing import ScriptedLLM

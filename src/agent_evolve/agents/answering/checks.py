@@ -1,22 +1,37 @@
-"""Checking a code reply against the examples of the task's own docstring, in the graders' sandbox.
+"""The checks an agent runs on its own reply without the grader: code against its docstring's examples, a numeric
+answer against the form right answers take. A reply failing one is drawn again (``agents.answering.redraw``).
 
-A function's docstring often shows calls and their results (``>>> f(2)`` then ``4``, or ``f(2) ==> 4``). Those
-examples are part of what the agent is shown, so running its reply on them is fair: the grader's own tests stay
-hidden. Only calls whose arguments and expected values are Python literals are used, so an example can fail only
-because of the reply. The agent uses a failure to draw fresh replies (see ``agents.redraw``).
+A function's docstring often shows calls and their results (``>>> f(2)`` then ``4``, or ``f(2) ==> 4``); they are
+part of what the agent is shown, so running its reply on them (in the graders' sandbox) is fair: the grader's own
+tests stay hidden. Only calls whose arguments and expected values are Python literals are used, so an example can
+fail only because of the reply. Every GSM8K answer is a whole number of at least 0; a small model's wrong answers
+often are not (a subtraction the wrong way round, a rate left as a fraction, a program that printed nothing), so
+they are wrong whatever the grader says. The form (``answer`` in ``prompts/check.yaml``) is learned from answers
+known to be right (``answer_form``), never stated per benchmark, and applies only to number tasks (or undeclared).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 
+from agent_evolve.benchmarks.answer_kinds import AnswerKind, declared_kind
+from agent_evolve.benchmarks.answers import extract_number, parse_number
 from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
 from agent_evolve.benchmarks.sandbox import SandboxLimits, run_tests
+from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 from agent_evolve.text.fences import CLOSED_PYTHON_BLOCK
 from agent_evolve.types import Task
 
+Check = Callable[[str], str | None]
+"""Why a reply fails the check, or None when it passes."""
+CHECK_KINDS: tuple[AnswerKind, ...] = ("code", "number")
+"""Code (its docstring's examples) and numbers (the answer form) can be checked without the grader."""
+MIN_RIGHT_ANSWERS = 3
+"""Right answers needed before their shared form is trusted."""
 CHECK_LIMITS = SandboxLimits(timeout_s=5.0, memory_mb=512)
 _DOCTEST = re.compile(r"^\s*>>>\s?(.+)\n\s*([^\s>].*)$", re.MULTILINE)
 _INLINE = (r"^[\s*-]*(?:for )?({name}\(.*\))\s*(?:==>|=>|->|\u279e|==|should return|# returns|returns)\s*(.+?)\.?\s*$")
@@ -70,7 +85,8 @@ def docstring_examples(prompt: str, name: str) -> list[DocExample]:
     """The examples of ``name`` in ``prompt``: ``>>> call`` lines with the line after each, or ``call => value``
     lines (==>, ->, ==, "returns", ...), keeping calls with literal arguments and literal expected values."""
     found = _DOCTEST.findall(prompt) + re.findall(_INLINE.format(name=re.escape(name)), prompt, re.MULTILINE)
-    return [DocExample(call.strip(), want.strip()) for call, want in found if _literal_call(call, name) and _literal(want)]
+    return [DocExample(call.strip(), want.strip()) for call, want in found
+            if _literal_call(call, name) and _literal(want)]
 
 
 def _literal(text: str) -> bool:
@@ -114,4 +130,59 @@ def first_failure(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMI
                     "it returned"):
                 return ExampleFailure(example, message)
             return ExampleFailure(example, f"it raised {result.error_type}: {message}")
+    return None
+
+
+def answer_value(output: str) -> Fraction | None:
+    """The numeric answer of a reply, as the graders read it; None when it gives none."""
+    return parse_number(extract_number(output))
+
+
+def answer_failure(output: str, form: AnswerForm) -> str | None:
+    """Why the reply's answer breaks ``form`` (missing, fractional, too small); None when it keeps it."""
+    return value_failure(answer_value(output), form)
+
+
+def value_failure(value: Fraction | None, form: AnswerForm) -> str | None:
+    """Why an answer's value breaks ``form``; None when it keeps it."""
+    if value is None:
+        return "the reply gives no numeric answer"
+    if form.whole and value.denominator != 1:
+        return f"the answer {float(value):g} is not a whole number"
+    if form.min is not None and value < Fraction(form.min):
+        return f"the answer {float(value):g} is below {form.min:g}"
+    return None
+
+
+def answer_form(right: Iterable[Fraction]) -> AnswerForm | None:
+    """The form every right answer shares (whole; at least 0), from at least ``MIN_RIGHT_ANSWERS`` of them;
+    None when there are too few or they share neither."""
+    values = list(right)
+    if len(values) < MIN_RIGHT_ANSWERS:
+        return None
+    whole = all(v.denominator == 1 for v in values)
+    minimum = 0.0 if all(v >= 0 for v in values) else None
+    return AnswerForm(whole, minimum) if whole or minimum is not None else None
+
+
+@dataclass(frozen=True)
+class ReplyCheck:
+    """The check that applies to a task and the name its trajectory step carries."""
+
+    kind: str
+    failure: Check
+
+
+def reply_check(task: Task, settings: CheckSettings) -> ReplyCheck | None:
+    """Code tasks: their docstring's examples; number tasks (and undeclared ones): the answer form, when the
+    settings give one."""
+    code = code_task(task)
+    if code is not None:
+        def failed_example(reply: str) -> str | None:
+            failure = first_failure(code, reply)
+            return None if failure is None else failure.describe()
+        return ReplyCheck("example_check", failed_example)
+    form = settings.answer
+    if form is not None and declared_kind(task) in (None, "number"):
+        return ReplyCheck("answer_check", lambda reply: answer_failure(reply, form))
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.program import PROGRAM_STOP, answer_with_program, last_program
+from agent_evolve.agents.answering.program import PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.benchmarks.answers import extract_number
 from agent_evolve.environments import Limits
 from agent_evolve.testing import ScriptedLLM

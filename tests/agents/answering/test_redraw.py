@@ -10,9 +10,8 @@ import pytest
 import yaml
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.answer_check import answer_failure
-from agent_evolve.agents.example_check import CodeTask, code_task, docstring_examples, first_failure
-from agent_evolve.agents.program import PROGRAM_STOP
+from agent_evolve.agents.answering.checks import CodeTask, answer_failure, code_task, docstring_examples, first_failure
+from agent_evolve.agents.answering.program import PROGRAM_STOP
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings, parse_check_settings
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.testing import ScriptedLLM
