@@ -4,7 +4,7 @@ Capsules, verdicts, every version and status change of every skill, meta-skills,
 bank snapshots are appended, never updated or deleted during a run; a retired skill keeps all its rows, so any
 round can be audited and rolled back. `prune_capsules` is the one deletion, explicit and audited. WAL mode, a
 busy timeout and one connection per thread make threads (and several `Ledger` objects or processes on one
-file) safe. The schema is versioned with `PRAGMA user_version` and migrated forward on open.
+file) safe. The schema is created, and checked on open, in one place: `ledger_schema` (no file is migrated).
 """
 
 from __future__ import annotations
@@ -27,12 +27,7 @@ from agent_evolve.algorithms.ratchet.ledger_rows import (
     filters,
     merge_trail,
 )
-from agent_evolve.algorithms.ratchet.ledger_schema import (
-    SCHEMA_VERSION,
-    LedgerError,
-    check_header,
-    migrate,
-)
+from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA_VERSION, LedgerError, check_header, create_or_check
 from agent_evolve.algorithms.ratchet.records import (
     CONFIDENCES,
     SKILL_STATUSES,
@@ -85,11 +80,11 @@ class Ledger:
 
     @classmethod
     def open(cls, path: str | Path) -> Ledger:
-        """Open (creating it and its folder if needed) and migrate the ledger at `path`."""
+        """Open the ledger at `path`, creating it and its folder if needed; LedgerError for another schema."""
         ledger = cls(Path(path))
         try:
             ledger.path.parent.mkdir(parents=True, exist_ok=True)
-            ledger._migrate()
+            ledger._prepare()
         except BaseException:
             ledger.close()
             raise
@@ -154,13 +149,10 @@ class Ledger:
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
 
-    def _migrate(self) -> None:
+    def _prepare(self) -> None:
         check_header(self.path)
-        try:
-            with self._write() as db:
-                migrate(db, self.path)
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: cannot migrate the Ratchet ledger: {exc}") from None
+        with self._write() as db:
+            create_or_check(db, self.path)
 
     # capsules
 
@@ -294,26 +286,21 @@ class Ledger:
         """Record a meta-skill version; an active one deactivates the suite's other active ones (one per suite)."""
         with self._write() as db:
             if meta.active:
-                for other in self._latest_meta(db, meta.suite):
+                for other in self.meta_skills(meta.suite):
                     if other.active and other.name != meta.name:
                         append_meta(db, MetaSkill(other.suite, other.name, other.body, False, other.created_round))
             append_meta(db, meta)
 
     def meta_skills(self, suite: str | None = None) -> list[MetaSkill]:
-        """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance."""
-        return self._latest_meta(self._db(), suite)
-
-    def _latest_meta(self, db: sqlite3.Connection, suite: str | None) -> list[MetaSkill]:
+        """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance;
+        inside a write, on its connection (one per thread)."""
         only = " AND m.suite = ?" if suite is not None else ""
-        try:
-            rows = db.execute(
-                "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
-                " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
-                f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
-                (suite,) if suite is not None else (),
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
+        rows = self._read(
+            "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
+            " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
+            f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
+            (suite,) if suite is not None else (),
+        )
         return [MetaSkill(row[0], row[1], row[2], bool(row[3]), row[4]) for row in rows]
 
     # decisions, audit events, bank snapshots
