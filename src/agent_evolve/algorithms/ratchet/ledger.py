@@ -25,6 +25,7 @@ from agent_evolve.algorithms.ratchet.ledger_rows import (
     append_status,
     current_status,
     filters,
+    insert,
     merge_trail,
 )
 from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA_VERSION, LedgerError, check_header, create_or_check
@@ -161,13 +162,8 @@ class Ledger:
         ids = []
         with self._write() as db:
             for c in capsules:
-                cursor = db.execute(
-                    "INSERT INTO capsules (round, task_id, split, prompt, output, score, passed, routed_skill,"
-                    " router_decision, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (c.round, c.task_id, c.split, c.prompt, c.output, float(c.score), int(c.passed),
-                     c.routed_skill, c.router_decision, _dumps(c.metadata), c.created_at),
-                )
-                ids.append(int(cursor.lastrowid or 0))
+                ids.append(insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
+                                                     "metadata": _dumps(c.metadata)}))
         return ids
 
     def capsules(
@@ -201,10 +197,8 @@ class Ledger:
         cutoff = time.time() - keep_days * _DAY_S
         with self._write() as db:
             removed = db.execute("DELETE FROM capsules WHERE created_at < ?", (cutoff,)).rowcount
-            db.execute(
-                "INSERT INTO audit (round, event, payload, created_at) VALUES (NULL, ?, ?, ?)",
-                ("capsule_prune", _dumps({"keep_days": keep_days, "removed": removed}), time.time()),
-            )
+            insert(db, "audit", round=None, event="capsule_prune",
+                   payload=_dumps({"keep_days": keep_days, "removed": removed}), created_at=time.time())
         return int(removed)
 
     # verdicts
@@ -213,13 +207,8 @@ class Ledger:
         """Append the critic's verdict on one capsule."""
         _check(verdict.label, VERDICT_LABELS, "verdict label")
         _check(verdict.confidence, CONFIDENCES, "verdict confidence")
-        v = verdict
         with self._write() as db:
-            db.execute(
-                "INSERT INTO verdicts (capsule_id, skill, label, failure_pattern, confidence, reason, round)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (v.capsule_id, v.skill, v.label, v.failure_pattern, v.confidence, v.reason, v.round),
-            )
+            insert(db, "verdicts", **asdict(verdict))
 
     def verdicts(self, skill: str | None = None, round: int | None = None) -> list[CriticVerdict]:
         """Verdicts in the order written, filtered by skill and round."""
@@ -238,10 +227,8 @@ class Ledger:
         _check(skill.status, SKILL_STATUSES, f"skill {skill.name!r} status")
         data = _skill_fields(skill)
         with self._write() as db:
-            db.execute(
-                "INSERT INTO skill_versions (name, fields, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
-                (skill.name, _dumps(data), round, reason, time.time()),
-            )
+            insert(db, "skill_versions", name=skill.name, fields=_dumps(data), round=round, reason=reason,
+                   created_at=time.time())
             if current_status(db, skill.name) != skill.status:
                 append_status(db, skill.name, skill.status, round, reason)
 
@@ -307,12 +294,8 @@ class Ledger:
 
     def add_decision(self, decision: Decision) -> None:
         """Append one governed decision with the numbers behind it."""
-        d = decision
         with self._write() as db:
-            db.execute(
-                "INSERT INTO decisions (round, kind, subject, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-                (d.round, d.kind, d.subject, _dumps(d.payload), time.time()),
-            )
+            insert(db, "decisions", **{**asdict(decision), "payload": _dumps(decision.payload)}, created_at=time.time())
 
     def decisions(self, kind: str | None = None, round: int | None = None) -> list[Decision]:
         """Decisions in the order written, filtered by kind and round."""
@@ -323,10 +306,7 @@ class Ledger:
     def audit(self, event: str, payload: dict[str, Any], round: int | None = None) -> None:
         """Append an audit event (what happened, to what, and why) for `agent-evolve audit`."""
         with self._write() as db:
-            db.execute(
-                "INSERT INTO audit (round, event, payload, created_at) VALUES (?, ?, ?, ?)",
-                (round, event, _dumps(payload), time.time()),
-            )
+            insert(db, "audit", round=round, event=event, payload=_dumps(payload), created_at=time.time())
 
     def audit_events(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Audit events newest first, each {id, round, event, payload, created_at}."""
@@ -360,10 +340,7 @@ class Ledger:
         entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
                    for s in skills]
         with self._write() as db:
-            db.execute(
-                "INSERT INTO bank_snapshots (round, names, created_at) VALUES (?, ?, ?)",
-                (round, _dumps(entries), time.time()),
-            )
+            insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
 
     def bank_at(self, round: int) -> list[str]:
         """The names of the bank as last snapshotted at or before `round` ([] before the first snapshot)."""
