@@ -45,6 +45,16 @@ def _ledger(workspace: str, *, create: bool = False) -> Ledger:
     return Ledger.open(path)
 
 
+def _table(title: str, fixed: tuple[str, ...], folded: tuple[str, ...], right: tuple[str, ...] = ()) -> Table:
+    """A table of `fixed` columns that never wrap, then `right` ones (right-aligned), then `folded` ones."""
+    table = Table(title=title)
+    for column in fixed + right:
+        table.add_column(column, no_wrap=True, justify="right" if column in right else "left")
+    for column in folded:
+        table.add_column(column, overflow="fold")
+    return table
+
+
 def _print(table: Table) -> None:
     Console(soft_wrap=False).print(table)
 
@@ -78,12 +88,8 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
     with _ledger(workspace) as ledger:
         skills = ledger.skills(status)
         stats = _stats(ledger, skills)
-    table = Table(title=f"Ratchet skills ({len(skills)})")
-    for column in ("name", "status", "origin", "since"):
-        table.add_column(column, no_wrap=True)
-    for column in ("trials", "successes", "failures", "contribution", "helped", "hurt"):
-        table.add_column(column, no_wrap=True, justify="right")
-    table.add_column("description", overflow="fold")
+    table = _table(f"Ratchet skills ({len(skills)})", ("name", "status", "origin", "since"), ("description",),
+                   ("trials", "successes", "failures", "contribution", "helped", "hurt"))
     for s, st in zip(skills, stats):
         style = _STATUS_STYLE[s.status]
         status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
@@ -106,9 +112,7 @@ def skill_show(name: str, workspace: str) -> None:
         skill = _skill(ledger, name)
         history = ledger.status_history(name)
     click.echo(render_skill_md(skill))
-    table = Table(title=f"status history of {name}")
-    for column in ("round", "status", "reason"):
-        table.add_column(column, overflow="fold")
+    table = _table(f"status history of {name}", (), ("round", "status", "reason"))
     for round_, status, reason in history:
         table.add_row(str(round_), status, reason)
     _print(table)
@@ -199,10 +203,7 @@ def meta_list(workspace: str) -> None:
     """Every meta-skill, by suite, with whether it is the suite's active one."""
     with _ledger(workspace) as ledger:
         metas = ledger.meta_skills()
-    table = Table(title=f"Ratchet meta-skills ({len(metas)})")
-    for column in ("suite", "name", "active", "since"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("advice", overflow="fold")
+    table = _table(f"Ratchet meta-skills ({len(metas)})", ("suite", "name", "active", "since"), ("advice",))
     for m in metas:
         first = next((line for line in m.body.splitlines() if line.strip()), "")
         table.add_row(m.suite, m.name, "[green]yes[/]" if m.active else "no", str(m.created_round), first)
@@ -216,10 +217,7 @@ def audit_command(workspace: str, limit: int) -> None:
     """The run's audit trail, newest first: rounds, synthesis, curation, rollbacks, imports, user actions."""
     with _ledger(workspace) as ledger:
         events = ledger.audit_trail(limit)
-    table = Table(title=f"Ratchet audit (newest {len(events)})")
-    for column in ("id", "round", "when", "event"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("details", overflow="fold")
+    table = _table(f"Ratchet audit (newest {len(events)})", ("id", "round", "when", "event"), ("details",))
     for e in events:
         when = datetime.datetime.fromtimestamp(e["created_at"], tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
         details = json.dumps(e["payload"], sort_keys=True)
@@ -249,10 +247,8 @@ def curate_command(workspace: str, min_trials: int | None, threshold: float | No
             rows = [d.to_dict() for d in decided]
             _user_action(ledger, "curate", "bank", {"min_trials": min_trials, "threshold": threshold, "decisions": rows})
             write_bank(Path(workspace), ledger)
-    table = Table(title=f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}")
-    for column in ("skill", "action", "trials", "contribution"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("reason", overflow="fold")
+    table = _table(f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}",
+                   ("skill", "action", "trials", "contribution"), ("reason",))
     for d in decided:
         table.add_row(d.name, d.action, str(d.trials), f"{d.contribution:+.3f}", d.reason)
     _print(table)
