@@ -1,4 +1,4 @@
-"""The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor.
+"""The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor, and the engines' commands.
 
 Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
 workspace), 2 a usage or configuration error (an unknown option, key or name, a value out of range), 130 stopped
