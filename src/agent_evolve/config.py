@@ -186,10 +186,13 @@ _OWN_SETTINGS = "put a setting of your own under 'extra:'"
 _CHOICES: dict[str, tuple[str, ...]] = {"gate_strategy": GATE_STRATEGIES, "executor": EXECUTORS}
 
 
-def _type_ok(value: Any, annotation: Any) -> bool:
+def type_ok(value: Any, annotation: Any) -> bool:
+    """Whether `value` fits a settings annotation (unions, Literal, bool apart from int, an int as a float)."""
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
-        return any(_type_ok(value, arg) for arg in typing.get_args(annotation))
+        return any(type_ok(value, arg) for arg in typing.get_args(annotation))
+    if origin is typing.Literal:
+        return value in typing.get_args(annotation)
     if annotation is type(None):
         return value is None
     if origin is not None:
@@ -217,7 +220,7 @@ def validate_config(config: EvolveConfig) -> None:
     hints = typing.get_type_hints(type(config))
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
-        if not _type_ok(value, hints[f.name]):
+        if not type_ok(value, hints[f.name]):
             expected = "a mapping" if typing.get_origin(hints[f.name]) is dict else f"of type {hints[f.name]}"
             raise ConfigError(f"key '{f.name}' must be {expected}, got {type(value).__name__} ({value!r})")
         if isinstance(value, float) and not math.isfinite(value):

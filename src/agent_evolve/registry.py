@@ -1,4 +1,4 @@
-"""Name registries for seed workspaces, benchmarks and engines; plugins join through entry points."""
+"""Name registries for seed workspaces, benchmarks, engines and engines' commands; plugins join through entry points."""
 
 from __future__ import annotations
 
@@ -61,10 +61,16 @@ ENGINE_REGISTRY: dict[str, str] = {
     "ratchet": "agent_evolve.algorithms.ratchet.engine.RatchetEngine",
 }
 
+ENGINE_COMMANDS: dict[str, str] = {
+    "ratchet": "agent_evolve.algorithms.ratchet.cli.COMMANDS",
+}
+"""Engine name -> its package's list of click commands, added to `agent-evolve` (a plugin's: `commands` below)."""
+
 _ENTRY_POINT_GROUPS = {
     "agent": "agent_evolve.agents",
     "benchmark": "agent_evolve.benchmarks",
     "engine": "agent_evolve.engines",
+    "commands": "agent_evolve.commands",
 }
 
 
@@ -122,3 +128,11 @@ def benchmark_class(name: str) -> type:
 def engine_class(name: str) -> type:
     """The engine class registered as `name`."""
     return _registered_class("engine", ENGINE_REGISTRY, name)
+
+
+def engine_commands() -> list[Any]:
+    """The command-line commands engines bring: the built-in ones, then each `agent_evolve.commands` entry point's
+    (a click command or a list of them)."""
+    loaded = [import_object(path) for path in ENGINE_COMMANDS.values()]
+    loaded += [entry.load() for entry in _plugins("commands").values()]
+    return [command for item in loaded for command in (item if isinstance(item, (list, tuple)) else [item])]

@@ -28,7 +28,7 @@ from agent_evolve.algorithms.ratchet.rounds import document_round
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank
 from agent_evolve.cli.main import cli
-from agent_evolve.cli.ratchet_run import RUN_FLAGS
+from agent_evolve.algorithms.ratchet.run_flags import RUN_FLAGS
 
 README_SKILL = """\
 id: sliding_window

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.algorithms.ratchet.canonical import Failure, canonical_map, clusters, distinct_patterns
-from agent_evolve.algorithms.ratchet.cover import covering_skill
+from agent_evolve.algorithms.ratchet.canonical import Failure, canonical_map, clusters, distinct_patterns, nearest
 from agent_evolve.algorithms.ratchet.curator import SkillTally, contribution, credit, evictions, retirement
-from agent_evolve.algorithms.ratchet.dedup import duplicate_feedback, duplicate_of
 from agent_evolve.algorithms.ratchet.rollback import RollbackState, check
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.algorithms.ratchet.synthesizer import duplicate_feedback
 from agent_evolve.errors import ConfigError
 
 
@@ -115,11 +114,11 @@ def test_clusters_keep_groups_of_at_least_three() -> None:
 
 def test_cover_guard_and_dedup_name_the_closest_skill_at_085() -> None:
     bank = {"loops": [1.0, 0.0], "types": [0.0, 1.0], "near-loops": [0.86, 0.51]}
-    assert covering_skill([1.0, 0.0], bank, 0.85) == ("loops", 1.0)
-    assert covering_skill([0.5, -0.87], bank, 0.85) is None
-    found = duplicate_of([0.85, 0.52678], {"loops": [1.0, 0.0]}, 0.85)
+    assert nearest([1.0, 0.0], bank, 0.85) == ("loops", 1.0)
+    assert nearest([0.5, -0.87], bank, 0.85) is None
+    found = nearest([0.85, 0.52678], {"loops": [1.0, 0.0]}, 0.85)
     assert found is not None and found[0] == "loops" and found[1] == pytest.approx(0.85, abs=1e-3)
-    assert duplicate_of([0.8, 0.6], {"loops": [1.0, 0.0]}, 0.85) is None
+    assert nearest([0.8, 0.6], {"loops": [1.0, 0.0]}, 0.85) is None
     assert "'loops'" in duplicate_feedback("loops", 0.9)
 
 

@@ -1,4 +1,4 @@
-"""The evidence ledger: concurrent writers lose nothing, history is append-only, schemas migrate, bad files fail clearly."""
+"""The evidence ledger: concurrent writers lose nothing, history is append-only, one schema, bad files fail clearly."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from agent_evolve.algorithms.ratchet.ledger import (
     LedgerError,
     ledger_path,
 )
-from agent_evolve.algorithms.ratchet.ledger_schema import MIGRATIONS
+from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA
 from agent_evolve.algorithms.ratchet.records import (
     Capsule,
     Decision,
@@ -167,21 +167,27 @@ def test_decisions_audit_and_bank_snapshots(ledger: Ledger) -> None:
     assert ledger.bank_at(2) == ["a"] and ledger.bank_at(9) == ["a", "b"]
 
 
-def test_a_version_1_file_is_migrated_keeping_its_rows(tmp_path: Path) -> None:
+def test_a_new_ledger_gets_the_one_schema_at_its_version(tmp_path: Path) -> None:
+    path = tmp_path / LEDGER_FILE
+    Ledger.open(path).close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchone()[0] == len(SCHEMA)
+
+
+def test_an_older_schema_is_refused_naming_the_file_and_its_schema_left_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / LEDGER_FILE
     db = sqlite3.connect(path)
-    MIGRATIONS[0](db)
+    db.execute(SCHEMA[0])  # the capsules table of a version-1 file
     db.execute("PRAGMA user_version = 1")
-    db.execute("INSERT INTO capsules (round, task_id, split, prompt, output, score, passed, routed_skill,"
-               " router_decision, metadata, created_at) VALUES (1, 'old', 'train', 'p', 'o', 1, 1, NULL, 'NONE',"
-               " '{}', 1.0)")
     db.commit()
     db.close()
-    with Ledger.open(path) as ledger:
-        assert [c.task_id for _, c in ledger.capsules()] == ["old"]
-        ledger.snapshot_bank(1, ["x"])
-        assert ledger.bank_at(1) == ["x"]
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    with pytest.raises(LedgerError, match=f"{path}: ledger schema version 1 is older than this code's 2, .*migrated"):
+        Ledger.open(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type != 'table' OR name = 'capsules'")] \
+        == ["capsules"]
 
 
 def test_a_newer_schema_is_refused_naming_the_file(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.algorithms.ratchet.ledger import LEDGER_FILE, SCHEMA_VERSION, Ledger, LedgerError
-from agent_evolve.algorithms.ratchet.ledger_schema import MIGRATIONS
+from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA
 from agent_evolve.algorithms.ratchet.records import Capsule, CriticVerdict, Decision, MetaSkill, RatchetSkill
 
 
@@ -82,19 +82,16 @@ def test_a_file_of_garbage_is_refused_naming_it(tmp_path: Path) -> None:
         Ledger.open(path)
 
 
-def test_a_ledger_written_before_the_guards_gets_them_on_open_keeping_its_rows(tmp_path: Path) -> None:
+def test_a_ledger_without_its_guards_is_refused_naming_what_it_lacks(tmp_path: Path) -> None:
     path = tmp_path / LEDGER_FILE
     db = sqlite3.connect(path)
-    for step in MIGRATIONS:
-        step(db)
+    for statement in SCHEMA:
+        if not statement.startswith("CREATE TRIGGER append_only_audit"):
+            db.execute(statement)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    db.execute("INSERT INTO audit (round, event, payload, created_at) VALUES (1, 'old', '{}', 1.0)")
     db.commit()
-    raw(path, "UPDATE audit SET event = 'rewritten'")  # the old file has no guard yet
     db.close()
-    for _ in range(2):  # opening twice adds nothing twice
-        with Ledger.open(path) as ledger:
-            assert [e["event"] for e in ledger.audit_events()] == ["rewritten"]
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        raw(path, "DELETE FROM audit")
-    assert count(path, "audit") == 1
+    for _ in range(2):  # refused every time: nothing is added on open
+        with pytest.raises(LedgerError, match=f"{path}: not a complete Ratchet ledger .*lacks "
+                                              "append_only_audit_delete, append_only_audit_update$"):
+            Ledger.open(path)

@@ -28,9 +28,9 @@ from agent_evolve.algorithms.ratchet.ablations import (
     with_deltas,
 )
 from agent_evolve.algorithms.ratchet.bank import round_scores
+from agent_evolve.algorithms.ratchet.run_flags import ratchet_run_options
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress
-from agent_evolve.cli.ratchet_run import ratchet_run_options
 from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write

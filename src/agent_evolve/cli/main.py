@@ -1,4 +1,4 @@
-"""The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor.
+"""The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor, and the engines' commands.
 
 Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
 workspace), 2 a usage or configuration error (an unknown option, key or name, a value out of range), 130 stopped
@@ -30,12 +30,12 @@ import click
 from agent_evolve.cli.ablate import ablate_command
 from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
-from agent_evolve.cli.ratchet import RATCHET_COMMANDS
 from agent_evolve.cli.reply_cache import solver_cache_group
 from agent_evolve.cli.run import eval_command, run_command
 from agent_evolve.cli.subset import hard_subset_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
 from agent_evolve.errors import AgentEvolveError, ConfigError, UnknownNameError
+from agent_evolve.registry import engine_commands
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -85,14 +85,9 @@ def cli(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
-cli.add_command(run_command)
-cli.add_command(eval_command)
-cli.add_command(doctor)
-cli.add_command(experiment_command)
-cli.add_command(ablate_command)
-cli.add_command(hard_subset_command)
-for _command in [*USERVIEW_COMMANDS, *RATCHET_COMMANDS, solver_cache_group]:
-    cli.add_command(_command)
+for _command in [*engine_commands(), run_command, eval_command, doctor, experiment_command, ablate_command,
+                 hard_subset_command, *USERVIEW_COMMANDS, solver_cache_group]:
+    cli.add_command(_command)  # engines' commands first: a built-in command of the same name wins
 
 
 def _terminate(signum: int, _frame: FrameType | None) -> None:

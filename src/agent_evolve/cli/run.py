@@ -19,9 +19,9 @@ from agent_evolve.api import (
     resolve_benchmark,
     resolve_config,
 )
+from agent_evolve.algorithms.ratchet.run_flags import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
-from agent_evolve.cli.ratchet_run import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.cli.start import (
     RunPlan,
     check_names,

@@ -1,4 +1,4 @@
-"""The bank at the edges: the ledger's active skills on disk as Agent Skills, and each round's held-out score.
+"""The bank at the edges: the ledger's active skills on disk as Agent Skills, their evidence, each round's score.
 
 Disk follows the ledger: every ACTIVE skill is `skills/<name>/SKILL.md`; a skill that leaves the active bank
 leaves the disk (its rows and evidence stay in the ledger). Skills already in the workspace when Ratchet starts
@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_evolve.algorithms.ratchet.capsules import skill_stats
+from agent_evolve.algorithms.ratchet.curator import CreditWeighting, SkillTally
 from agent_evolve.algorithms.ratchet.ledger import Ledger
 from agent_evolve.algorithms.ratchet.records import RatchetSkill
 from agent_evolve.algorithms.ratchet.skill_forms import read_skills, write_skills
@@ -34,6 +36,13 @@ def write_bank(root: Path, ledger: Ledger) -> list[RatchetSkill]:
     """Make skills/ hold the ledger's active bank (retired skills leave the disk, not the ledger); the bank."""
     write_skills(AgentWorkspace(root), ledger.skills())
     return ledger.skills("ACTIVE")
+
+
+def bank_stats(ledger: Ledger, skills: Sequence[RatchetSkill], weighting: CreditWeighting) -> list[SkillTally]:
+    """Each skill's routed train trials and credits since it was added (what the curator decides on), with the
+    critic's helped and hurt beside."""
+    capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
+    return [skill_stats(s, capsules, verdicts, weighting) for s in skills]
 
 
 def cover_texts(ledger: Ledger, active: Sequence[RatchetSkill]) -> dict[str, str]:

@@ -44,18 +44,19 @@ class CriticResult:
     error: str = ""
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, marked with ' ...' when cut (the critic's and the synthesizer's prompts)."""
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
 def messages(capsule: Capsule, task: str, guidance: str, feedback: str) -> list[Message]:
     """The critic prompt for one capsule; ``guidance`` is the routed skill's text ('' when none was routed)."""
     grade = "PASSED" if capsule.passed else "FAILED"
-    parts = [f"Task:\n{_clip(task, TASK_CHARS)}",
-             f"Answer:\n{_clip(capsule.output, OUTPUT_CHARS)}",
-             f"Grader: {grade}" + (f" ({_clip(feedback, 300)})" if feedback else "")]
+    parts = [f"Task:\n{clip(task, TASK_CHARS)}",
+             f"Answer:\n{clip(capsule.output, OUTPUT_CHARS)}",
+             f"Grader: {grade}" + (f" ({clip(feedback, 300)})" if feedback else "")]
     if guidance:
-        parts.append(f"Injected skill {capsule.routed_skill!r}:\n{_clip(guidance, 1500)}")
+        parts.append(f"Injected skill {capsule.routed_skill!r}:\n{clip(guidance, 1500)}")
         ask = ("Did the skill HELP, HURT, have no effect (NEUTRAL), or not apply to this task (INAPPLICABLE)? "
                "Give the failure pattern if the attempt failed (else an empty string), your confidence "
                "(LOW, MEDIUM or HIGH) and a one-line reason.")

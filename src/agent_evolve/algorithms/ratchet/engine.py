@@ -28,7 +28,7 @@ from agent_evolve.algorithms.ratchet import bank as bank_io
 from agent_evolve.algorithms.ratchet import capsules as evidence
 from agent_evolve.algorithms.ratchet import critic, meta, rollback
 from agent_evolve.algorithms.ratchet.canonical import canonical_map, clusters, distinct_patterns
-from agent_evolve.algorithms.ratchet.curator import evictions, retirement
+from agent_evolve.algorithms.ratchet.curator import SkillTally, evictions, retirement
 from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
 from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
 from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
@@ -155,9 +155,8 @@ class RatchetEngine(ModelEngine):
                 ledger.audit("critic_failed", {"capsule": cid, "error": result.error[:300]}, round_)
         return errors
 
-    def _stats(self, ledger: Ledger, skills: list[RatchetSkill]) -> list[Any]:
-        capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
-        return [evidence.skill_stats(s, capsules, verdicts, self.settings.credit_weighting) for s in skills]
+    def _stats(self, ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillTally]:
+        return bank_io.bank_stats(ledger, skills, self.settings.credit_weighting)
 
     def _curate(self, ledger: Ledger, round_: int) -> list[dict[str, Any]]:
         """Retire what the evidence says hurts; every decision recorded with its numbers."""

@@ -4,7 +4,7 @@ Capsules, verdicts, every version and status change of every skill, meta-skills,
 bank snapshots are appended, never updated or deleted during a run; a retired skill keeps all its rows, so any
 round can be audited and rolled back. `prune_capsules` is the one deletion, explicit and audited. WAL mode, a
 busy timeout and one connection per thread make threads (and several `Ledger` objects or processes on one
-file) safe. The schema is versioned with `PRAGMA user_version` and migrated forward on open.
+file) safe. The schema is created, and checked on open, in one place: `ledger_schema` (no file is migrated).
 """
 
 from __future__ import annotations
@@ -25,14 +25,10 @@ from agent_evolve.algorithms.ratchet.ledger_rows import (
     append_status,
     current_status,
     filters,
+    insert,
     merge_trail,
 )
-from agent_evolve.algorithms.ratchet.ledger_schema import (
-    SCHEMA_VERSION,
-    LedgerError,
-    check_header,
-    migrate,
-)
+from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA_VERSION, LedgerError, check_header, create_or_check
 from agent_evolve.algorithms.ratchet.records import (
     CONFIDENCES,
     SKILL_STATUSES,
@@ -85,11 +81,11 @@ class Ledger:
 
     @classmethod
     def open(cls, path: str | Path) -> Ledger:
-        """Open (creating it and its folder if needed) and migrate the ledger at `path`."""
+        """Open the ledger at `path`, creating it and its folder if needed; LedgerError for another schema."""
         ledger = cls(Path(path))
         try:
             ledger.path.parent.mkdir(parents=True, exist_ok=True)
-            ledger._migrate()
+            ledger._prepare()
         except BaseException:
             ledger.close()
             raise
@@ -154,13 +150,10 @@ class Ledger:
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
 
-    def _migrate(self) -> None:
+    def _prepare(self) -> None:
         check_header(self.path)
-        try:
-            with self._write() as db:
-                migrate(db, self.path)
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: cannot migrate the Ratchet ledger: {exc}") from None
+        with self._write() as db:
+            create_or_check(db, self.path)
 
     # capsules
 
@@ -169,13 +162,8 @@ class Ledger:
         ids = []
         with self._write() as db:
             for c in capsules:
-                cursor = db.execute(
-                    "INSERT INTO capsules (round, task_id, split, prompt, output, score, passed, routed_skill,"
-                    " router_decision, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (c.round, c.task_id, c.split, c.prompt, c.output, float(c.score), int(c.passed),
-                     c.routed_skill, c.router_decision, _dumps(c.metadata), c.created_at),
-                )
-                ids.append(int(cursor.lastrowid or 0))
+                ids.append(insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
+                                                     "metadata": _dumps(c.metadata)}))
         return ids
 
     def capsules(
@@ -209,10 +197,8 @@ class Ledger:
         cutoff = time.time() - keep_days * _DAY_S
         with self._write() as db:
             removed = db.execute("DELETE FROM capsules WHERE created_at < ?", (cutoff,)).rowcount
-            db.execute(
-                "INSERT INTO audit (round, event, payload, created_at) VALUES (NULL, ?, ?, ?)",
-                ("capsule_prune", _dumps({"keep_days": keep_days, "removed": removed}), time.time()),
-            )
+            insert(db, "audit", round=None, event="capsule_prune",
+                   payload=_dumps({"keep_days": keep_days, "removed": removed}), created_at=time.time())
         return int(removed)
 
     # verdicts
@@ -221,13 +207,8 @@ class Ledger:
         """Append the critic's verdict on one capsule."""
         _check(verdict.label, VERDICT_LABELS, "verdict label")
         _check(verdict.confidence, CONFIDENCES, "verdict confidence")
-        v = verdict
         with self._write() as db:
-            db.execute(
-                "INSERT INTO verdicts (capsule_id, skill, label, failure_pattern, confidence, reason, round)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (v.capsule_id, v.skill, v.label, v.failure_pattern, v.confidence, v.reason, v.round),
-            )
+            insert(db, "verdicts", **asdict(verdict))
 
     def verdicts(self, skill: str | None = None, round: int | None = None) -> list[CriticVerdict]:
         """Verdicts in the order written, filtered by skill and round."""
@@ -246,10 +227,8 @@ class Ledger:
         _check(skill.status, SKILL_STATUSES, f"skill {skill.name!r} status")
         data = _skill_fields(skill)
         with self._write() as db:
-            db.execute(
-                "INSERT INTO skill_versions (name, fields, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
-                (skill.name, _dumps(data), round, reason, time.time()),
-            )
+            insert(db, "skill_versions", name=skill.name, fields=_dumps(data), round=round, reason=reason,
+                   created_at=time.time())
             if current_status(db, skill.name) != skill.status:
                 append_status(db, skill.name, skill.status, round, reason)
 
@@ -294,38 +273,29 @@ class Ledger:
         """Record a meta-skill version; an active one deactivates the suite's other active ones (one per suite)."""
         with self._write() as db:
             if meta.active:
-                for other in self._latest_meta(db, meta.suite):
+                for other in self.meta_skills(meta.suite):
                     if other.active and other.name != meta.name:
                         append_meta(db, MetaSkill(other.suite, other.name, other.body, False, other.created_round))
             append_meta(db, meta)
 
     def meta_skills(self, suite: str | None = None) -> list[MetaSkill]:
-        """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance."""
-        return self._latest_meta(self._db(), suite)
-
-    def _latest_meta(self, db: sqlite3.Connection, suite: str | None) -> list[MetaSkill]:
+        """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance;
+        inside a write, on its connection (one per thread)."""
         only = " AND m.suite = ?" if suite is not None else ""
-        try:
-            rows = db.execute(
-                "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
-                " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
-                f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
-                (suite,) if suite is not None else (),
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
+        rows = self._read(
+            "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
+            " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
+            f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
+            (suite,) if suite is not None else (),
+        )
         return [MetaSkill(row[0], row[1], row[2], bool(row[3]), row[4]) for row in rows]
 
     # decisions, audit events, bank snapshots
 
     def add_decision(self, decision: Decision) -> None:
         """Append one governed decision with the numbers behind it."""
-        d = decision
         with self._write() as db:
-            db.execute(
-                "INSERT INTO decisions (round, kind, subject, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-                (d.round, d.kind, d.subject, _dumps(d.payload), time.time()),
-            )
+            insert(db, "decisions", **{**asdict(decision), "payload": _dumps(decision.payload)}, created_at=time.time())
 
     def decisions(self, kind: str | None = None, round: int | None = None) -> list[Decision]:
         """Decisions in the order written, filtered by kind and round."""
@@ -336,10 +306,7 @@ class Ledger:
     def audit(self, event: str, payload: dict[str, Any], round: int | None = None) -> None:
         """Append an audit event (what happened, to what, and why) for `agent-evolve audit`."""
         with self._write() as db:
-            db.execute(
-                "INSERT INTO audit (round, event, payload, created_at) VALUES (?, ?, ?, ?)",
-                (round, event, _dumps(payload), time.time()),
-            )
+            insert(db, "audit", round=round, event=event, payload=_dumps(payload), created_at=time.time())
 
     def audit_events(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Audit events newest first, each {id, round, event, payload, created_at}."""
@@ -373,10 +340,7 @@ class Ledger:
         entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
                    for s in skills]
         with self._write() as db:
-            db.execute(
-                "INSERT INTO bank_snapshots (round, names, created_at) VALUES (?, ?, ?)",
-                (round, _dumps(entries), time.time()),
-            )
+            insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
 
     def bank_at(self, round: int) -> list[str]:
         """The names of the bank as last snapshotted at or before `round` ([] before the first snapshot)."""

@@ -1,4 +1,4 @@
-"""The ledger's row helpers: WHERE clauses, status and meta-skill appends, and the merged audit trail.
+"""The ledger's row helpers: WHERE clauses, appends, the current status and the merged audit trail.
 
 Split from `ledger` so the Ledger class keeps only its public reads and writes.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from dataclasses import asdict
 from typing import Any
 
 from agent_evolve.algorithms.ratchet.records import MetaSkill
@@ -21,6 +22,13 @@ def filters(**columns: Any) -> tuple[str, tuple[Any, ...]]:
     return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in chosen), tuple(v for _, v in chosen)
 
 
+def insert(db: sqlite3.Connection, table: str, **values: Any) -> int:
+    """Append one row of `values` (column: value) to `table`; its id."""
+    cursor = db.execute(f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                        tuple(values.values()))
+    return int(cursor.lastrowid or 0)
+
+
 def current_status(db: sqlite3.Connection, name: str) -> str | None:
     """A skill's latest status (every skill gets one when first put), None for a name never seen."""
     row = db.execute("SELECT status FROM skill_status WHERE name = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
@@ -28,17 +36,11 @@ def current_status(db: sqlite3.Connection, name: str) -> str | None:
 
 
 def append_status(db: sqlite3.Connection, name: str, status: str, round: int, reason: str) -> None:
-    db.execute(
-        "INSERT INTO skill_status (name, status, round, reason, created_at) VALUES (?, ?, ?, ?, ?)",
-        (name, status, round, reason, time.time()),
-    )
+    insert(db, "skill_status", name=name, status=status, round=round, reason=reason, created_at=time.time())
 
 
 def append_meta(db: sqlite3.Connection, meta: MetaSkill) -> None:
-    db.execute(
-        "INSERT INTO meta_skills (suite, name, body, active, created_round) VALUES (?, ?, ?, ?, ?)",
-        (meta.suite, meta.name, meta.body, int(meta.active), meta.created_round),
-    )
+    insert(db, "meta_skills", **{**asdict(meta), "active": int(meta.active)})
 
 
 def merge_trail(events: list[dict[str, Any]], decision_rows: list[tuple[Any, ...]],

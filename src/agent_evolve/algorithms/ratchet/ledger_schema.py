@@ -1,115 +1,92 @@
-"""The ledger's schema and its migrations: version `i` of a file is migrated to `i + 1` by `MIGRATIONS[i]`.
+"""The ledger's one schema, created in one place: a new file gets all of it; a file with any other is refused.
 
 Append-only is enforced by SQLite itself: triggers refuse every UPDATE and DELETE on the evidence tables (and
-UPDATE on capsules, whose one deletion is the audited `prune_capsules`). They are created on every open when
-missing, so a file written before they existed gets them; the schema version does not change for them.
+UPDATE on capsules, whose one deletion is the audited `prune_capsules`). No file is ever migrated: a ledger opens
+only when it is `SCHEMA_VERSION` (`PRAGMA user_version`) and holds every table, index and trigger of `SCHEMA`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 from agent_evolve.contract.regular_files import NotRegularFileError, open_regular
 from agent_evolve.errors import WorkspaceError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "LedgerError", "check_header", "migrate"]
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "LedgerError", "check_header", "create_or_check"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-class LedgerError(WorkspaceError):
-    """A ledger file is not SQLite, is newer than this code, or cannot be written; the message names it."""
-
-
-def _run(db: sqlite3.Connection, script: str) -> None:
-    """Run `;`-separated statements one by one (executescript would commit the caller's transaction)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def _v1(db: sqlite3.Connection) -> None:
-    """Version 1: capsules, verdicts, skill versions and status history, meta-skills, decisions, audit."""
-    _run(
-        db,
-        """
-        CREATE TABLE capsules (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL,
-            task_id TEXT NOT NULL, split TEXT NOT NULL, prompt TEXT NOT NULL, output TEXT NOT NULL,
-            score REAL NOT NULL, passed INTEGER NOT NULL, routed_skill TEXT, router_decision TEXT NOT NULL,
-            metadata TEXT NOT NULL, created_at REAL NOT NULL);
-        CREATE TABLE verdicts (id INTEGER PRIMARY KEY AUTOINCREMENT, capsule_id INTEGER NOT NULL,
-            skill TEXT NOT NULL, label TEXT NOT NULL, failure_pattern TEXT NOT NULL, confidence TEXT NOT NULL,
-            reason TEXT NOT NULL, round INTEGER NOT NULL);
-        CREATE TABLE skill_versions (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
-            fields TEXT NOT NULL, round INTEGER NOT NULL, reason TEXT NOT NULL, created_at REAL NOT NULL);
-        CREATE TABLE skill_status (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
-            status TEXT NOT NULL, round INTEGER NOT NULL, reason TEXT NOT NULL, created_at REAL NOT NULL);
-        CREATE TABLE meta_skills (id INTEGER PRIMARY KEY AUTOINCREMENT, suite TEXT NOT NULL, name TEXT NOT NULL,
-            body TEXT NOT NULL, active INTEGER NOT NULL, created_round INTEGER NOT NULL);
-        CREATE TABLE decisions (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, kind TEXT NOT NULL,
-            subject TEXT NOT NULL, payload TEXT NOT NULL, created_at REAL NOT NULL);
-        CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER, event TEXT NOT NULL,
-            payload TEXT NOT NULL, created_at REAL NOT NULL);
-        """
-    )
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    """Version 2: bank snapshots per round (for rollback) and lookup indexes on the per-round tables."""
-    _run(
-        db,
-        """
-        CREATE TABLE bank_snapshots (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL,
-            names TEXT NOT NULL, created_at REAL NOT NULL);
-        CREATE INDEX capsules_round ON capsules (round);
-        CREATE INDEX capsules_skill ON capsules (routed_skill);
-        CREATE INDEX verdicts_skill ON verdicts (skill);
-        CREATE INDEX skill_status_name ON skill_status (name);
-        CREATE INDEX skill_versions_name ON skill_versions (name);
-        CREATE INDEX meta_skills_suite ON meta_skills (suite, name);
-        """
-    )
-
-
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
-"""Migration `i` takes a file from schema version `i` to `i + 1`; append new ones, never edit old ones."""
-SCHEMA_VERSION = len(MIGRATIONS)
+SCHEMA_VERSION = 2
+"""The `PRAGMA user_version` of `SCHEMA` (every committed ledger is at it); files of any other are refused."""
 
 APPEND_ONLY_TABLES = ("verdicts", "skill_versions", "skill_status", "meta_skills", "decisions", "audit",
                       "bank_snapshots")
 """Evidence tables no row of which may ever change or go; `capsules` only refuses UPDATE (pruning deletes)."""
 
+_TABLES = """
+CREATE TABLE capsules (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL,
+    task_id TEXT NOT NULL, split TEXT NOT NULL, prompt TEXT NOT NULL, output TEXT NOT NULL,
+    score REAL NOT NULL, passed INTEGER NOT NULL, routed_skill TEXT, router_decision TEXT NOT NULL,
+    metadata TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE verdicts (id INTEGER PRIMARY KEY AUTOINCREMENT, capsule_id INTEGER NOT NULL,
+    skill TEXT NOT NULL, label TEXT NOT NULL, failure_pattern TEXT NOT NULL, confidence TEXT NOT NULL,
+    reason TEXT NOT NULL, round INTEGER NOT NULL);
+CREATE TABLE skill_versions (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
+    fields TEXT NOT NULL, round INTEGER NOT NULL, reason TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE skill_status (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
+    status TEXT NOT NULL, round INTEGER NOT NULL, reason TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE meta_skills (id INTEGER PRIMARY KEY AUTOINCREMENT, suite TEXT NOT NULL, name TEXT NOT NULL,
+    body TEXT NOT NULL, active INTEGER NOT NULL, created_round INTEGER NOT NULL);
+CREATE TABLE decisions (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, kind TEXT NOT NULL,
+    subject TEXT NOT NULL, payload TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER, event TEXT NOT NULL,
+    payload TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE bank_snapshots (id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL,
+    names TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE INDEX capsules_round ON capsules (round);
+CREATE INDEX capsules_skill ON capsules (routed_skill);
+CREATE INDEX verdicts_skill ON verdicts (skill);
+CREATE INDEX skill_status_name ON skill_status (name);
+CREATE INDEX skill_versions_name ON skill_versions (name);
+CREATE INDEX meta_skills_suite ON meta_skills (suite, name)
+"""
+_GUARDED = [(table, op) for table in APPEND_ONLY_TABLES for op in ("UPDATE", "DELETE")] + [("capsules", "UPDATE")]
 
-def _guards() -> list[tuple[str, str, str]]:
-    """(trigger name, table, statement) of every append-only guard."""
-    guarded = [(table, op) for table in APPEND_ONLY_TABLES for op in ("UPDATE", "DELETE")] + [("capsules", "UPDATE")]
-    return [(f"append_only_{table}_{op.lower()}", table, op) for table, op in guarded]
+SCHEMA: list[str] = [statement.strip() for statement in _TABLES.split(";")] + [
+    f"CREATE TRIGGER append_only_{table}_{op.lower()} BEFORE {op} ON {table} "
+    f"BEGIN SELECT RAISE(ABORT, 'the Ratchet ledger is append-only: {op} on {table} refused'); END"
+    for table, op in _GUARDED
+]
+"""Every statement of the schema: tables, indexes and the append-only triggers."""
+
+_NAMES = {re.split(r"\s+", statement)[2] for statement in SCHEMA}
 
 
-def ensure_append_only(db: sqlite3.Connection) -> None:
-    """Create the triggers that refuse UPDATE and DELETE on the evidence tables, where they are missing."""
-    for name, table, op in _guards():
-        db.execute(
-            f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {op} ON {table} "
-            f"BEGIN SELECT RAISE(ABORT, 'the Ratchet ledger is append-only: {op} on {table} refused'); END"
-        )
+class LedgerError(WorkspaceError):
+    """A ledger file is not SQLite, has another schema than this code's, or cannot be written; the message names
+    it."""
 
 
-def migrate(db: sqlite3.Connection, path: Path) -> None:
-    """Bring the open file (inside the caller's write transaction) up to `SCHEMA_VERSION`; refuse a newer one."""
+def create_or_check(db: sqlite3.Connection, path: Path) -> None:
+    """Create the schema in a new, empty file (inside the caller's write transaction); refuse any file that does
+    not hold exactly it, naming the file and what is wrong."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise LedgerError(
-            f"{path}: ledger schema version {version} is newer than this code's {SCHEMA_VERSION}; "
-            "upgrade agent-evolve to read it"
-        )
-    for step in MIGRATIONS[version:]:
-        step(db)
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    ensure_append_only(db)
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+    if version == 0 and not names:
+        for statement in SCHEMA:
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    elif version > SCHEMA_VERSION:
+        raise LedgerError(f"{path}: ledger schema version {version} is newer than this code's {SCHEMA_VERSION}; "
+                          "upgrade agent-evolve to read it")
+    elif version < SCHEMA_VERSION:
+        raise LedgerError(f"{path}: ledger schema version {version} is older than this code's {SCHEMA_VERSION}, "
+                          "which reads only its own version (ledgers are not migrated)")
+    elif missing := sorted(_NAMES - names):
+        raise LedgerError(f"{path}: not a complete Ratchet ledger of schema version {SCHEMA_VERSION}: "
+                          f"it lacks {', '.join(missing)}")
 
 
 def check_header(path: Path) -> None:

@@ -6,22 +6,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-__all__ = [
-    "CONFIDENCES",
-    "SKILL_ORIGINS",
-    "SKILL_STATUSES",
-    "VERDICT_LABELS",
-    "Capsule",
-    "Confidence",
-    "Decision",
-    "MetaSkill",
-    "RatchetSkill",
-    "SkillOrigin",
-    "SkillStatus",
-    "CriticVerdict",
-    "VerdictLabel",
-]
-
 SkillStatus = Literal["ACTIVE", "DEPRECATED", "CANDIDATE"]
 VerdictLabel = Literal["HELPED", "HURT", "NEUTRAL", "INAPPLICABLE"]
 Confidence = Literal["LOW", "MEDIUM", "HIGH"]

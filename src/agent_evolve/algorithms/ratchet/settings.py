@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 from agent_evolve.agents.routing.bank import ROUTER_RULES, RouterConfig, Routing
 from agent_evolve.agents.routing.embeddings import CALIBRATED
 from agent_evolve.algorithms.ratchet.curator import CreditWeighting
+from agent_evolve.config import type_ok
 from agent_evolve.errors import ConfigError
 
 
@@ -76,7 +77,7 @@ class RatchetSettings:
             raise ConfigError(f"{source}: unknown Ratchet keys {unknown}; known: {', '.join(sorted(known))}")
         hints = typing.get_type_hints(cls)
         for key, value in params.items():
-            if not _type_ok(value, hints[key]):
+            if not type_ok(value, hints[key]):
                 raise ConfigError(f"{source}: key {key!r} must be {_describe(hints[key])}, got {value!r}")
             if key in _RANGES and not _RANGES[key][0](value):
                 raise ConfigError(f"{source}: key {key!r} must be {_RANGES[key][1]}, got {value!r}")
@@ -93,21 +94,6 @@ class RatchetSettings:
         """What the reference agent needs to route like these settings (the workspace marker's content)."""
         return RouterConfig(self.routing, self.full_bank_limit, self.shortlist_lexical, self.shortlist_embedding,
                             self.embedder)
-
-
-def _type_ok(value: Any, hint: Any) -> bool:
-    optional = [a for a in get_args(hint) if a is not type(None)] if type(None) in get_args(hint) else None
-    if optional is not None:
-        return value is None or _type_ok(value, optional[0])
-    if typing.get_origin(hint) is Literal:
-        return value in get_args(hint)
-    if hint is bool:
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    if hint is float:
-        return isinstance(value, (int, float))
-    return isinstance(value, hint)
 
 
 def _describe(hint: Any) -> str:

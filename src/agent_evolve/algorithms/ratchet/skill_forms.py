@@ -31,18 +31,6 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError
 from agent_evolve.io.safe_yaml import load_yaml
 
-__all__ = [
-    "METADATA_KEY",
-    "from_agent_skill",
-    "guidance_text",
-    "load_yaml_bank",
-    "read_skills",
-    "render_skill_md",
-    "skill_name",
-    "to_agent_skill",
-    "write_skills",
-]
-
 METADATA_KEY = "ratchet"
 """The frontmatter `metadata` key that holds a skill's Ratchet fields (its presence marks a governed skill)."""
 

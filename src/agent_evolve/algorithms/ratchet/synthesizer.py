@@ -15,9 +15,8 @@ from typing import Any
 
 from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.algorithms.common.skill_ops import slugify
-from agent_evolve.algorithms.ratchet.canonical import PatternCluster
-from agent_evolve.algorithms.ratchet.cover import covering_skill
-from agent_evolve.algorithms.ratchet.dedup import duplicate_feedback, duplicate_of
+from agent_evolve.algorithms.ratchet.canonical import PatternCluster, nearest
+from agent_evolve.algorithms.ratchet.critic import clip
 from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import guidance_text
@@ -66,8 +65,10 @@ def skill_text(skill: RatchetSkill) -> str:
                      skill.applies_when, skill.key_insight, " ".join(skill.common_pitfalls)])
 
 
-def _clip(text: str, limit: int = EXAMPLE_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit] + " ..."
+def duplicate_feedback(name: str, score: float) -> str:
+    """What the synthesizer is told when its draft duplicates a bank skill."""
+    return (f"Your draft duplicates the existing skill {name!r} (cosine {score:.2f}). Write a skill for a "
+            "different, more specific failure, or one that adds what that skill lacks.")
 
 
 def _lines(value: Any) -> list[str]:
@@ -77,8 +78,8 @@ def _lines(value: Any) -> list[str]:
 
 def messages(cluster: PatternCluster, examples: Sequence[FailureExample], meta: str, notes: Sequence[str]) -> list[Message]:
     """The synthesis prompt: the meta-skill prior, the failure pattern, examples and earlier drafts' problems."""
-    shown = "\n\n".join(f"Example {i}:\nTask: {_clip(e.task)}\nFailed answer: {_clip(e.output, 400)}"
-                        + (f"\nGrader: {_clip(e.feedback, 200)}" if e.feedback else "")
+    shown = "\n\n".join(f"Example {i}:\nTask: {clip(e.task, EXAMPLE_CHARS)}\nFailed answer: {clip(e.output, 400)}"
+                        + (f"\nGrader: {clip(e.feedback, 200)}" if e.feedback else "")
                         for i, e in enumerate(examples[:EXAMPLES], 1))
     parts = [f"Authoring advice:\n{meta}"] if meta else []
     parts += [f"Failure pattern seen {cluster.size} times: {cluster.pattern}", shown]
@@ -133,7 +134,7 @@ def synthesize(
             break
         subject = cluster.pattern
         if settings.cover_guard and cover_vectors:
-            covered = covering_skill(embed([cluster.pattern])[0], cover_vectors, settings.cover_threshold)
+            covered = nearest(embed([cluster.pattern])[0], cover_vectors, settings.cover_threshold)
             if covered is not None:
                 out.decisions.append(Decision(round_, "cover_guard", subject, {
                     "skill": covered[0], "cosine": round(covered[1], 4), "size": cluster.size}))
@@ -169,7 +170,7 @@ def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[FailureE
             out.decisions.append(Decision(round_, "over_budget", skill.name, {**base, "attempt": attempt,
                                                                               "chars": chars}))
             continue
-        duplicate = duplicate_of(embed([skill_text(skill)])[0], bank_vectors, settings.dedup_threshold)
+        duplicate = nearest(embed([skill_text(skill)])[0], bank_vectors, settings.dedup_threshold)
         if duplicate is not None:
             notes.append(duplicate_feedback(*duplicate))
             out.decisions.append(Decision(round_, "dedup", skill.name, {**base, "attempt": attempt,

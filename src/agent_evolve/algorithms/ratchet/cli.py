@@ -1,5 +1,5 @@
 """Ratchet's commands over a run's evidence ledger: `skill`, `meta list`, `synth metaskills`, `audit`, `curate`,
-and `capsule prune` (`solver-cache`, over a run's reply cache, is in `cli.reply_cache`).
+and `capsule prune`; `COMMANDS` is what the engine registers (`registry.ENGINE_COMMANDS`) for `agent-evolve`.
 
 Each takes `--workspace PATH` (the run's workspace; its ledger is `evolution/ratchet.sqlite`). Only `skill
 load` creates a ledger (to bring a bank before the first run); the others need one. A user's action is filed
@@ -18,21 +18,16 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from agent_evolve.algorithms.ratchet.capsules import skill_stats
-from agent_evolve.algorithms.ratchet.engine import RatchetEngine
+from agent_evolve.algorithms.ratchet.bank import bank_stats, write_bank
 from agent_evolve.algorithms.ratchet.curator import SkillTally, retirement
+from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.algorithms.ratchet.ledger import Ledger, LedgerError, ledger_path
 from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill, SkillStatus
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
-from agent_evolve.algorithms.ratchet.skill_forms import (
-    load_yaml_bank,
-    render_skill_md,
-    write_skills,
-)
-from agent_evolve.api import resolve_config
-from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank, render_skill_md
+from agent_evolve.config import EvolveConfig
 
-__all__ = ["RATCHET_COMMANDS"]
+__all__ = ["COMMANDS"]
 
 _WORKSPACE = click.option(
     "--workspace", "-w", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
@@ -50,13 +45,26 @@ def _ledger(workspace: str, *, create: bool = False) -> Ledger:
     return Ledger.open(path)
 
 
+def _table(title: str, fixed: tuple[str, ...], folded: tuple[str, ...], right: tuple[str, ...] = ()) -> Table:
+    """A table of `fixed` columns that never wrap, then `right` ones (right-aligned), then `folded` ones."""
+    table = Table(title=title)
+    for column in fixed + right:
+        table.add_column(column, no_wrap=True, justify="right" if column in right else "left")
+    for column in folded:
+        table.add_column(column, overflow="fold")
+    return table
+
+
 def _print(table: Table) -> None:
     Console(soft_wrap=False).print(table)
 
 
-def _sync_disk(workspace: str, ledger: Ledger) -> None:
-    """Make skills/ hold the ledger's active bank (others leave the disk, not the ledger)."""
-    write_skills(AgentWorkspace(workspace), ledger.skills())
+def _skill(ledger: Ledger, name: str) -> RatchetSkill:
+    """The skill named `name`; LedgerError naming the ledger when it never saw one."""
+    skill = ledger.skill(name)
+    if skill is None:
+        raise LedgerError(f"{ledger.path}: no skill named {name!r}; `agent-evolve skill list` shows them")
+    return skill
 
 
 def _user_action(ledger: Ledger, kind: str, subject: str, payload: dict[str, object]) -> int:
@@ -80,12 +88,8 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
     with _ledger(workspace) as ledger:
         skills = ledger.skills(status)
         stats = _stats(ledger, skills)
-    table = Table(title=f"Ratchet skills ({len(skills)})")
-    for column in ("name", "status", "origin", "since"):
-        table.add_column(column, no_wrap=True)
-    for column in ("trials", "successes", "failures", "contribution", "helped", "hurt"):
-        table.add_column(column, no_wrap=True, justify="right")
-    table.add_column("description", overflow="fold")
+    table = _table(f"Ratchet skills ({len(skills)})", ("name", "status", "origin", "since"), ("description",),
+                   ("trials", "successes", "failures", "contribution", "helped", "hurt"))
     for s, st in zip(skills, stats):
         style = _STATUS_STYLE[s.status]
         status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
@@ -95,11 +99,8 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
 
 
 def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillTally]:
-    """Each skill's routed train trials and credits since it was added (what the curator decides on), credited as
-    the run credits them; the critic's helped and hurt beside."""
-    capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
-    weighting = _run_settings(ledger).credit_weighting
-    return [skill_stats(s, capsules, verdicts, weighting) for s in skills]
+    """Each skill's evidence (`bank.bank_stats`), credited as the run credits it."""
+    return bank_stats(ledger, skills, _run_settings(ledger).credit_weighting)
 
 
 @skill_group.command("show")
@@ -108,14 +109,10 @@ def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillTally]:
 def skill_show(name: str, workspace: str) -> None:
     """A skill as its SKILL.md, then its status history."""
     with _ledger(workspace) as ledger:
-        skill = ledger.skill(name)
-        if skill is None:
-            raise LedgerError(f"{ledger.path}: no skill named {name!r}; `agent-evolve skill list` shows them")
+        skill = _skill(ledger, name)
         history = ledger.status_history(name)
     click.echo(render_skill_md(skill))
-    table = Table(title=f"status history of {name}")
-    for column in ("round", "status", "reason"):
-        table.add_column(column, overflow="fold")
+    table = _table(f"status history of {name}", (), ("round", "status", "reason"))
     for round_, status, reason in history:
         table.add_row(str(round_), status, reason)
     _print(table)
@@ -133,7 +130,7 @@ def skill_load(bank: Path, workspace: str) -> None:
             skill.created_round = round_
             ledger.put_skill(skill, round_, f"imported from {bank}")
         ledger.audit("skill_load", {"bank": str(bank), "skills": [s.name for s in skills]}, round=round_)
-        _sync_disk(workspace, ledger)
+        write_bank(Path(workspace), ledger)
     locked = sum(s.do_not_retire for s in skills)
     click.echo(f"loaded {len(skills)} skills from {bank} ({locked} do_not_retire): {', '.join(s.name for s in skills)}")
 
@@ -164,9 +161,7 @@ def _change(workspace: str, name: str, command: str, reason: str) -> None:
     """Apply one of `_CHANGES` to a skill, recorded as a user decision and audit event at the latest round."""
     field, value = _CHANGES[command].field, _CHANGES[command].value
     with _ledger(workspace) as ledger:
-        skill = ledger.skill(name)
-        if skill is None:
-            raise LedgerError(f"{ledger.path}: no skill named {name!r}; `agent-evolve skill list` shows them")
+        skill = _skill(ledger, name)
         was = getattr(skill, field)
         if was == value:
             click.echo(f"{name}: {field} is already {value}")
@@ -177,7 +172,7 @@ def _change(workspace: str, name: str, command: str, reason: str) -> None:
         else:
             skill.do_not_retire = bool(value)
             ledger.put_skill(skill, round_, reason)
-        _sync_disk(workspace, ledger)
+        write_bank(Path(workspace), ledger)
     click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
 
 
@@ -208,10 +203,7 @@ def meta_list(workspace: str) -> None:
     """Every meta-skill, by suite, with whether it is the suite's active one."""
     with _ledger(workspace) as ledger:
         metas = ledger.meta_skills()
-    table = Table(title=f"Ratchet meta-skills ({len(metas)})")
-    for column in ("suite", "name", "active", "since"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("advice", overflow="fold")
+    table = _table(f"Ratchet meta-skills ({len(metas)})", ("suite", "name", "active", "since"), ("advice",))
     for m in metas:
         first = next((line for line in m.body.splitlines() if line.strip()), "")
         table.add_row(m.suite, m.name, "[green]yes[/]" if m.active else "no", str(m.created_round), first)
@@ -225,10 +217,7 @@ def audit_command(workspace: str, limit: int) -> None:
     """The run's audit trail, newest first: rounds, synthesis, curation, rollbacks, imports, user actions."""
     with _ledger(workspace) as ledger:
         events = ledger.audit_trail(limit)
-    table = Table(title=f"Ratchet audit (newest {len(events)})")
-    for column in ("id", "round", "when", "event"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("details", overflow="fold")
+    table = _table(f"Ratchet audit (newest {len(events)})", ("id", "round", "when", "event"), ("details",))
     for e in events:
         when = datetime.datetime.fromtimestamp(e["created_at"], tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
         details = json.dumps(e["payload"], sort_keys=True)
@@ -257,11 +246,9 @@ def curate_command(workspace: str, min_trials: int | None, threshold: float | No
                     ledger.set_status(d.name, "DEPRECATED", round_, f"curate by the user: {d.reason}")
             rows = [d.to_dict() for d in decided]
             _user_action(ledger, "curate", "bank", {"min_trials": min_trials, "threshold": threshold, "decisions": rows})
-            _sync_disk(workspace, ledger)
-    table = Table(title=f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}")
-    for column in ("skill", "action", "trials", "contribution"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("reason", overflow="fold")
+            write_bank(Path(workspace), ledger)
+    table = _table(f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}",
+                   ("skill", "action", "trials", "contribution"), ("reason",))
     for d in decided:
         table.add_row(d.name, d.action, str(d.trials), f"{d.contribution:+.3f}", d.reason)
     _print(table)
@@ -305,13 +292,12 @@ def synth_metaskills(workspace: str, config_path: str | None, suite: str | None)
     """Write a new active meta-skill for the suite now (the manual refresh; the old one stays, inactive)."""
     with _ledger(workspace) as ledger:
         params = {**_run_settings(ledger).to_dict(), **({"suite": suite} if suite else {})}
-        engine = RatchetEngine(config=resolve_config(config_path), **params)
+        engine = RatchetEngine(config=EvolveConfig.from_yaml(config_path) if config_path else None, **params)
         round_ = ledger.last_round()
         name = engine.refresh_meta(ledger, round_)
         _user_action(ledger, "synth_metaskills", name or "-", {"suite": suite or params["suite"], "written": name})
     click.echo(f"new active meta-skill: {name}" if name else "the model's reply was unusable; nothing written")
 
 
-RATCHET_COMMANDS: list[click.Command] = [skill_group, meta_group, synth_group, audit_command, curate_command,
-                                         capsule_group]
-"""Registered by `agent_evolve.cli.main`."""
+COMMANDS: list[click.Command] = [skill_group, meta_group, synth_group, audit_command, curate_command, capsule_group]
+"""Ratchet's commands, added to `agent-evolve` through `registry.ENGINE_COMMANDS`."""
