@@ -29,9 +29,8 @@ import yaml
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config
-from agent_evolve.engine.curtailment import ScoreRange, scoring_order, settle
+from agent_evolve.engine.curtailment import GateCurtailer, ScoreRange, scoring_order, settle
 from agent_evolve.engine.gate import decide
-from agent_evolve.engine.gate_curtail import GateCurtailer
 
 SPRT_BETA = 0.1
 """The futility test's error rate the last column replays (`gate_sprt_beta`, off by default)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import agent_evolve as ae
-from agent_evolve.engine.gate_run import GateRun
+from agent_evolve.engine.gate_evaluation import GateRun
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.config import EvolveConfig
@@ -14,12 +15,15 @@ from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.trial import TrialRunner
 
 
+@dataclass(frozen=True)
 class EngineFiles:
     """`state/` persists (snapshotted per cycle, restored on resume), `scratch/` is emptied per call, `output/`."""
 
-    def __init__(self, root: Path):
-        self.root = root
-        self.state = root / "state"
+    root: Path
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
 
     def context(
         self,

@@ -15,32 +15,28 @@ there).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine import transitions
-from agent_evolve.engine.acceptance import AcceptanceStrategy, strategy_from_config
-from agent_evolve.engine.curtailment import (
-    SPRT_WIN_SHARE,
-    ScoreRange,
-    Settlement,
-    StopRule,
-    futile,
-    scoring_order,
-    settle,
-)
+from agent_evolve.engine.acceptance import strategy_from_config
+from agent_evolve.engine.curtailment import GateCurtailer, ScoreRange, StopRule, scoring_order
 from agent_evolve.engine.executors.base import Executor
-from agent_evolve.engine.gate import GateDecision, GateOutcome, decide, extra_cost, no_holdout_decision
+from agent_evolve.engine.gate import GateOutcome, decide, extra_cost, no_holdout_decision
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.engine.progress import Progress
 from agent_evolve.engine.solving import (
+    Announcer,
     HoldoutMeasure,
     expected_seconds,
     graded_mean,
     graded_only,
     measure,
+    reload_agent,
     solve_all,
     too_many_infrastructure_failures,
 )
@@ -55,109 +51,19 @@ log = logging.getLogger(__name__)
 GATE_WARN_SECONDS = 900.0
 """A gate evaluation expected to take longer than this (at the batch's measured speed) is announced first."""
 
-ALL_SCORED = "every task was scored (only a rejection settled before the last task stops a gate)"
-
-
-@dataclass
-class GateCurtailer:
-    """Curtailment of one gate over `task_ids` (in scoring order), `repeats` solves each."""
-
-    strategy: AcceptanceStrategy
-    score_range: ScoreRange
-    best_so_far: float | None
-    task_ids: list[str]
-    repeats: int
-    seed: int
-    sprt_beta: float | None = None
-    settlement: Settlement | None = None
-    out_of_range: str = ""
-    futility: str = ""
-
-    def incumbent_rule(self) -> StopRule:
-        """Stop re-measuring the incumbent once even the best candidate imaginable would be rejected."""
-        return lambda scored, unscored: self._stop(scored, lambda: settle(
-            self.strategy, {}, scored, unscored_candidate=self.task_ids, unscored_incumbent=unscored,
-            score_range=self.score_range, best_so_far=self.best_so_far))
-
-    def candidate_rule(self, incumbent: Mapping[str, Sequence[float]]) -> StopRule:
-        """Stop scoring the candidate once its rejection is settled, given the incumbent's whole table (or, with
-        `sprt_beta`, once it is futile)."""
-        def rule(scored: dict[str, list[float]], unscored: list[str]) -> bool:
-            return self._stop(scored, lambda: settle(
-                self.strategy, scored, incumbent, unscored_candidate=unscored, score_range=self.score_range,
-                best_so_far=self.best_so_far)) or self._futile(scored, incumbent)
-
-        return rule
-
-    def rejected(self) -> bool:
-        """The last check settled a rejection or found it futile (and no score has left the declared range)."""
-        settled = self.settlement is not None and self.settlement.action == "reject"
-        return not self.out_of_range and (settled or bool(self.futility))
-
-    def _futile(self, scored: Mapping[str, Sequence[float]], incumbent: Mapping[str, Sequence[float]]) -> bool:
-        if self.sprt_beta is None or self.out_of_range or not scored:
-            return False
-        statistic = decide(scored, incumbent, self.strategy, best_so_far=self.best_so_far).statistic
-        wins, losses = statistic["wins"], statistic["losses"]
-        if futile(wins, losses, self.sprt_beta):
-            self.futility = (f"futile by SPRT after {wins} wins and {losses} losses: a candidate winning "
-                             f"{SPRT_WIN_SHARE:.0%} of differing tasks stops here with probability at most "
-                             f"{self.sprt_beta:g}")
-        return bool(self.futility)
-
-    def _stop(self, scored: Mapping[str, Sequence[float]], check: Callable[[], Settlement]) -> bool:
-        """Stop on a settled rejection; never once a score has left the declared range."""
-        if self.out_of_range:
-            return False
-        for task_id, values in scored.items():
-            if not all(self.score_range.contains(v) for v in values):
-                self.out_of_range = (f"task {task_id} scored {list(values)}, outside the benchmark's score_range "
-                                     f"[{self.score_range.low}, {self.score_range.high}]: every task is scored")
-                log.warning("gate curtailment is off for this gate: %s", self.out_of_range)
-                return False
-        self.settlement = check()
-        return self.rejected()
-
-    def record(self, phases: Mapping[str, HoldoutMeasure | None]) -> dict[str, Any]:
-        """What each phase scored and skipped (tasks and solves), and why scoring stopped."""
-        total = len(self.task_ids)
-        counts: dict[str, Any] = {"tasks": total, "repeats": self.repeats, "order_seed": self.seed}
-        solves = skipped = 0
-        for name, measured in phases.items():
-            scored_tasks = total - len(measured.unscored) if measured is not None else 0
-            attempts = measured.attempts if measured is not None else 0
-            counts[name] = {"scored": scored_tasks, "skipped": total - scored_tasks, "solves": attempts}
-            solves += attempts
-            skipped += total * self.repeats - attempts
-        if not (self.rejected() and skipped > 0):
-            how, reason = "all scored", self.out_of_range or ALL_SCORED
-        elif self.futility:
-            how, reason = "sprt", self.futility
-        else:
-            how, reason = "settled", self.settlement.reason if self.settlement else ALL_SCORED
-        return {**counts, "solves": solves, "solves_skipped": skipped, "stopped": how, "reason": reason}
-
-    def decided(self, decision: GateDecision, record: dict[str, Any]) -> GateDecision:
-        """The decision on the tasks scored, with the curtailment record; when scoring stopped, a rejection with
-        the reason it stopped (settled: the strategy's own verdict; sprt: futile at the stated error rate)."""
-        if record["stopped"] == "all scored":
-            return replace(decision, curtailment=record)
-        if record["stopped"] == "settled" and decision.accepted:
-            raise AssertionError(f"a curtailed gate accepted: {decision.reason}")
-        return replace(decision, action="reject", reason=record["reason"], curtailment=record)
-
 
 @dataclass
 class GateRun:
-    """The inputs of one gate evaluation; `load_agent` reloads the agent from the workspace as it is on disk."""
+    """The inputs of one gate evaluation: agents are reloaded from the workspace (as checked out) with
+    `agent_factory`'s rule, and the gate's phases are told to `progress`."""
 
     config: EvolveConfig
     benchmark: BenchmarkAdapter
     vc: VersionControl
     records: RunRecords
     holdout: list[Task]
-    load_agent: Callable[[], BaseAgent]
-    announce: Callable[[str, dict[str, Any]], None]
+    agent_factory: Callable[[Path], BaseAgent]
+    progress: Progress | None
     executor: Executor
 
     def remeasure(self, agent: BaseAgent) -> bool:
@@ -168,24 +74,25 @@ class GateRun:
 
     def baseline(self, agent: BaseAgent) -> HoldoutMeasure:
         """Measure the starting version; its per-task table is the first cached incumbent."""
-        result = self._measure(agent, "baseline")
+        result = self._measure(agent, 0, "baseline")
         self._check_infrastructure(result, "baseline")
         write_json_atomic(self.records.holdout_table(accepted_tag(0)), result.scores)
         write_json_atomic(self.records.holdout_cost(accepted_tag(0)), result.cost_per_task())
         return result
 
-    def evaluate(self, cycle: int, state: RunState, batch: list[Observation]) -> GateOutcome:
-        """Score the candidate tagged cand-N (the working tree) against the accepted version."""
-        if not state.has_holdout:
-            return self._train_only(batch)
-        agent = self.load_agent()
+    def evaluate(self, cycle: int, state: RunState, batch: list[Observation], agent: BaseAgent) -> GateOutcome:
+        """Score the candidate tagged cand-N (the working tree) against the accepted version; `agent` is the
+        run's agent, reloaded here from each version it measures."""
+        if not self.holdout:
+            return self._train_only(reload_agent(agent, self.agent_factory, self.vc.path), batch)
+        agent = reload_agent(agent, self.agent_factory, self.vc.path)
         remeasure = self.remeasure(agent)
         attempts = len(self.holdout) * self.config.gate_repeats * (2 if remeasure else 1)
         eta = expected_seconds(batch, attempts, self.config.concurrency)
         if eta > GATE_WARN_SECONDS:
             message = f"the gate will take about {eta / 60:.0f} min ({attempts} holdout attempts); see holdout_limit"
             log.warning("cycle %d: %s", cycle, message)
-            self.announce("gate_warning", {"message": message})
+            Announcer(self.progress, cycle, "gate_warning").say(message=message)
         curtailer = self._curtailer(state) if self.config.gate_curtail else None
         cached = read_json(self.records.holdout_table(state.accepted_tag), None)
         incumbent_scores: dict[str, list[float]] = cached or {}
@@ -194,9 +101,10 @@ class GateRun:
         phases: dict[str, HoldoutMeasure | None] = {}
         if remeasure or cached is None:
             transitions.to_accepted(self.vc, state.accepted_tag)
-            incumbent = self._scored(self.load_agent(), curtailer, curtailer.incumbent_rule() if curtailer else None)
+            incumbent = self._scored(reload_agent(agent, self.agent_factory, self.vc.path), cycle, curtailer,
+                                     curtailer.incumbent_rule() if curtailer else None)
             transitions.to_candidate(self.vc, cycle)
-            agent = self.load_agent()
+            agent = reload_agent(agent, self.agent_factory, self.vc.path)
             phases["incumbent"] = incumbent
             measures["incumbent"] = incumbent.to_dict()
             incumbent_scores, incumbent_cost = incumbent.scores, incumbent.cost_per_task()
@@ -207,7 +115,7 @@ class GateRun:
             phases["candidate"] = None
         else:
             rule = curtailer.candidate_rule(incumbent_scores) if curtailer else None
-            candidate = phases["candidate"] = self._scored(agent, curtailer, rule)
+            candidate = phases["candidate"] = self._scored(agent, cycle, curtailer, rule)
             measures["candidate"] = candidate.to_dict()
         if failure := self._infrastructure_problem(candidate, "gate (candidate)"):
             return self._sealed_failure(cycle, failure, measures)
@@ -242,17 +150,17 @@ class GateRun:
         return GateCurtailer(strategy_from_config(self.config), bounds, state.accepted_score, order,
                              self.config.gate_repeats, self.config.seed, beta)
 
-    def _scored(self, agent: BaseAgent, curtailer: GateCurtailer | None, rule: StopRule | None) -> HoldoutMeasure:
+    def _scored(self, agent: BaseAgent, cycle: int, curtailer: GateCurtailer | None,
+                rule: StopRule | None) -> HoldoutMeasure:
         """One phase of the gate: every holdout task, or (curtailed) the run's fixed random order until its
         rejection is settled."""
         if curtailer is None or rule is None:
-            return self._measure(agent, "gate")
+            return self._measure(agent, cycle, "gate")
         by_id = {t.id: t for t in self.holdout}
-        return self._measure(agent, "gate", [by_id[i] for i in curtailer.task_ids], rule)
+        return self._measure(agent, cycle, "gate", [by_id[i] for i in curtailer.task_ids], rule)
 
-    def _train_only(self, batch: list[Observation]) -> GateOutcome:
+    def _train_only(self, agent: BaseAgent, batch: list[Observation]) -> GateOutcome:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
-        agent = self.load_agent()
         try:
             observations = solve_all(
                 agent, self.benchmark, [o.task for o in batch], self.config.concurrency, executor=self.executor
@@ -266,18 +174,18 @@ class GateRun:
                                "reasons")
         return GateOutcome(no_holdout_decision(), accepted_score=graded_mean(graded), accepted_count=len(graded))
 
-    def _measure(self, agent: BaseAgent, phase: str, tasks: list[Task] | None = None,
+    def _measure(self, agent: BaseAgent, cycle: int, phase: str, tasks: list[Task] | None = None,
                  stop: StopRule | None = None) -> HoldoutMeasure:
         holdout = self.holdout if tasks is None else tasks
-        total = len(holdout) * self.config.gate_repeats
-        self.announce(phase, {"total": total})
+        announcer = Announcer(self.progress, cycle, phase, total=len(holdout) * self.config.gate_repeats)
+        announcer.say(total=announcer.total)
         return measure(
             agent,
             self.benchmark,
             holdout,
             repeats=self.config.gate_repeats,
             concurrency=self.config.concurrency,
-            on_progress=lambda n: self.announce(phase, {"done": n, "total": total}),
+            on_progress=announcer.reached,
             executor=self.executor,
             stop=stop,
         )

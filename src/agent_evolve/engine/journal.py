@@ -10,7 +10,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.engine.records import append_jsonl, read_jsonl
+from agent_evolve.contract.jsonl import append_line, read_jsonl
 
 
 class Phase(StrEnum):
@@ -50,7 +50,7 @@ class Journal:
         except ValueError:
             raise ValueError(f"unknown journal phase {phase!r}") from None
         entry = {"cycle": cycle, "phase": known.value, **data}
-        append_jsonl(self.path, entry, durable=True)
+        append_line(self.path, entry, durable=True, records=True)
         self._entries.append(entry)
 
     def phases(self, cycle: int) -> dict[str, dict[str, Any]]:

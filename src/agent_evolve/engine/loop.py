@@ -1,7 +1,9 @@
 """EvolutionLoop: solve, observe, snapshot, step, gate, commit or roll back, record, reload; resumable by phase.
 
-The loop owns the run's `RunState` (rebuilt from the journal on resume) and its usage ledger; the session
-holds the lock, the plan and the engine's folders; the guarded step and the gate are functions it calls.
+The loop is the kernel's spine: it starts a fresh run (bootstrap, baseline), runs each cycle's phases in order
+and finalizes, calling the other engine modules and never called back by them. It owns the run's `RunState`
+(rebuilt from the journal on resume), its usage ledger and the engine's context (built in `_context` only); the
+session holds the lock, the plan, the journal, git and the engine's folders.
 """
 
 from __future__ import annotations
@@ -11,68 +13,51 @@ import math
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
-from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine import transitions
-from agent_evolve.engine.base import EvolutionEngine
-from agent_evolve.engine.context_fields import step_progress
+from agent_evolve.engine.base import EngineContext, EvolutionEngine, StepProgress
+from agent_evolve.engine.context_fields import call_message, engine_params, step_progress, task_info
 from agent_evolve.engine.convergence import _is_score_converged, accepted_score_plateaued
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate import GateOutcome
 from agent_evolve.engine.gate_evaluation import GateRun
-from agent_evolve.engine.journal import Phase
+from agent_evolve.engine.journal import CLOSING_PHASES, Phase
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
+from agent_evolve.engine.progress import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_metrics import outcome_label, run_metrics
+from agent_evolve.engine.run_metrics import cycle_record, run_metrics, run_result
 from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (
-    error_counts,
+    Announcer,
+    batch_failure,
     graded_mean,
     graded_only,
+    reload_agent,
     solve_all,
-    too_many_infrastructure_failures,
 )
 from agent_evolve.engine.state import RunState
-from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call
-from agent_evolve.engine.tasks import next_batch
+from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call, workspace_problems
+from agent_evolve.engine.tasks import next_batch, plan_tasks
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import pre_evolution_tag
-from agent_evolve.errors import BudgetExceededError
+from agent_evolve.errors import AgentEvolveError, BudgetExceededError, WorkspaceError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import CycleRecord, EvolutionResult, Observation, Usage
+from agent_evolve.types import EvolutionResult, Observation, Usage
 
 log = logging.getLogger(__name__)
 
+# the progress names stay importable from here, where the page and the callers import them
 __all__ = ["ARM_PHASE", "BASELINE_SCORED", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent"]
 
-ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
-TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
-BASELINE_SCORED = "baseline_scored"  # the baseline's holdout score is known (the event's score and total)
 ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran every cycle it was asked for
-
-
-@dataclass
-class ProgressEvent:
-    """A phase change or a finished task, for live displays: the loop's phases, and an experiment's
-    ``ARM_PHASE`` and ``TEST_PHASE``."""
-
-    cycle: int
-    phase: str
-    done: int = 0
-    total: int = 0
-    score: float | None = None
-    message: str = ""
-
-
-Progress = Callable[[ProgressEvent], None]  # a live display: hears every ProgressEvent
 
 
 class EvolutionLoop:
@@ -100,7 +85,7 @@ class EvolutionLoop:
         self.config = config
         self.workspace = workspace
         self.agent_factory = agent_factory or (lambda path: type(agent)(path))
-        self.progress = progress or (lambda event: None)
+        self.progress = progress
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.records = RunRecords(Path(workspace.path))
         self.history = EvolutionHistory(workspace.path)
@@ -120,11 +105,12 @@ class EvolutionLoop:
         view = (self.config, self.engine_workspace, self.benchmark, self.engine, self.engine_history)
         with RunSession.open(*view, ledger=self.ledger) as session:
             self.session = session
+            if session.fresh:
+                self._start_fresh()
             session.cancel = self.cancel_event
             self.executor = make_executor(self.config, self.agent_factory, self.ledger)
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
-                                self._reload_agent, lambda phase, fields: self.emit(self._cycle, phase, **fields),
-                                self.executor)
+                                self.agent_factory, self.progress, self.executor)
             self._cycle = 0
             self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
             self.state = self._baseline() if session.needs_baseline else self._resume()
@@ -140,10 +126,35 @@ class EvolutionLoop:
                 converged = accepted_score_plateaued(self._curve(), self.config.egl_window, self.config.egl_threshold)
                 stop_reason = self._stop_reason(cycle, status, converged)
                 cycle += 1
-            session.finalize(self.state)
-            result = self._result(converged, stop_reason)  # finalize may have picked another version: rewritten
+            self._finalize()
+            result = run_result(self.history.cycle_records(), self._metrics(), self.state.accepted_score, converged,
+                                stop_reason, str(self.workspace.path))  # finalize may have picked another version
             write_json_atomic(self.records.metrics, {**self._metrics(), "ended": stop_reason or ALL_CYCLES_DONE})
             return result
+
+    def _start_fresh(self) -> None:
+        """A fresh run: tag the starting workspace, plan the tasks, let the engine set up and bootstrap, and commit
+        the result as the baseline version."""
+        session = self.session
+        pre = transitions.start(session.vc)
+        problems = workspace_problems(session.path)
+        if problems:
+            raise WorkspaceError("workspace is invalid:\n  " + "\n  ".join(problems))
+        pool = self.benchmark.get_tasks("train", limit=self.config.task_pool_limit)
+        if not pool:
+            raise AgentEvolveError(f"benchmark {type(self.benchmark).__name__} returned no train tasks")
+        cfg = self.config
+        session.keep_plan(plan_tasks([t.id for t in pool], cfg.holdout_ratio, cfg.seed, cfg.holdout_limit,
+                                     cfg.val_ratio, cfg.val_limit), pool)
+        session.files.wipe_state()
+        ctx = self._context(0)
+        self.engine.setup(ctx)
+        outcome = guarded_step(self.engine, self.engine.bootstrap, ctx, session.vc, session.layers, pre,
+                               allow_none=True, ledger=self.ledger)
+        transitions.record_baseline(session.vc, outcome.summary)
+        session.files.snapshot("0")
+        session.journal.record(0, Phase.STARTED, summary=outcome.summary, status=outcome.status,
+                               charged_usage=outcome.charged_usage, session=outcome.session)
 
     def _baseline(self) -> RunState:
         """Measure the starting version (after any bootstrap) on the holdout; the first accepted score."""
@@ -199,7 +210,7 @@ class EvolutionLoop:
         graded = graded_only(observations)
         state.add_train_scores(sum(o.feedback.score for o in graded), len(graded))
         if Phase.STEPPED in phases:
-            session.context(cycle)
+            self._context(cycle)
             outcome = StepOutcome.from_journal(phases[Phase.STEPPED])
             transitions.to_candidate(session.vc, cycle)
             if any(outcome.charged_usage.values()):  # the ledger was restored from before this step's charge
@@ -231,18 +242,14 @@ class EvolutionLoop:
         self.agent.discard_buffers()
         batch_ids, cursor = next_batch(state.plan.train_ids, state.cursor, self.config.batch_size)
         tasks = [session.train_tasks[i] for i in batch_ids]
-        self.emit(cycle, "solve", total=len(tasks))
+        announcer = Announcer(self.progress, cycle, "solve", total=len(tasks))
+        announcer.say(total=len(tasks))
         observer = Observer(self.workspace.path)
-        done: list[Observation] = []
-
-        def on_done(observation: Observation) -> None:
-            done.append(observation)
-            self.emit(cycle, "solve", done=len(done), total=len(tasks))
-
-        observations = solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, on_done, self.executor)
+        observations = solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, announcer.solved,
+                                 self.executor)
         observer.add(observations)
         graded = graded_only(observations)
-        if self._batch_failure(len(observations), len(observations) - len(graded)):
+        if batch_failure(len(observations), len(observations) - len(graded), self.config.max_infra_failure_ratio):
             self.agent.discard_buffers()
         else:
             self.agent.export_to_fs()
@@ -260,20 +267,13 @@ class EvolutionLoop:
         rows = read_jsonl(self.workspace.path / solved["batch"])
         return [Observation.from_dict(r) for r in rows], solved["batch"]
 
-    def _batch_failure(self, attempts: int, failed: int) -> str:
-        """Why the batch cannot be learned from: too many infrastructure failures ('' when it can)."""
-        if not too_many_infrastructure_failures(failed, attempts, self.config.max_infra_failure_ratio):
-            return ""
-        return (f"{failed} of {attempts} batch tasks failed for infrastructure reasons "
-                f"(more than max_infra_failure_ratio={self.config.max_infra_failure_ratio}); the cycle is not scored")
-
     def _step(self, cycle: int, observations: list[Observation], infrastructure_failures: int,
               at_pre: bool = False) -> StepOutcome:
         """Run engine.step on the pre-evolution snapshot (skipped when the batch failed); tag the result cand-N."""
         session, pre = self.session, pre_evolution_tag(cycle)
         if not at_pre:
             transitions.to_pre_evolution(session.vc, cycle)
-        failure = self._batch_failure(len(observations), infrastructure_failures)
+        failure = batch_failure(len(observations), infrastructure_failures, self.config.max_infra_failure_ratio)
         if failure:
             outcome = StepOutcome(status="failed", mutated=False, summary=failure)
         else:
@@ -286,7 +286,7 @@ class EvolutionLoop:
                 on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),
                 ledger=self.ledger, log_dir=session.files.output_dir(cycle) / "trials",
             )
-            ctx = session.context(cycle, trial, progress)
+            ctx = self._context(cycle, trial, progress)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations
             call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
             outcome = guarded_step(self.engine, call, ctx, session.vc, session.layers, pre, ledger=self.ledger)
@@ -298,7 +298,7 @@ class EvolutionLoop:
         """Score a mutated candidate against the accepted version; no decision when nothing changed."""
         if outcome.status in ("failed", "out_of_budget") or not outcome.mutated:
             return GateOutcome()
-        return self.gate.evaluate(cycle, self.state, observations)
+        return self.gate.evaluate(cycle, self.state, observations, self.agent)
 
     def _apply(self, cycle: int, verdict: GateOutcome) -> bool:
         """Tag an accepted candidate evo-N; otherwise restore the accepted files (the candidate stays tagged)."""
@@ -316,33 +316,8 @@ class EvolutionLoop:
     ) -> None:
         if any(r["cycle"] == cycle for r in self.history.cycle_records()):
             return
-        state = self.state
-        batch_score = graded_mean(graded)
-        failure = verdict.failure
-        record = CycleRecord(
-            cycle=cycle,
-            score=batch_score,
-            mutated=outcome.mutated,
-            engine_name=self.engine.engine_name,
-            summary=f"{outcome.summary} (gate failed: {failure})" if failure else outcome.summary,
-            observation_batch=batch_rel,
-            metadata={
-                "status": "failed" if failure else outcome.status,
-                "accepted": accepted,
-                "outcome": outcome_label(outcome, verdict),
-                "accepted_tag": state.accepted_tag,
-                "accepted_score": state.accepted_score,
-                "batch_score": batch_score,
-                "graded": len(graded),
-                "errors": error_counts(observations),
-                "gate": verdict.summary(),
-                "gate_failure": failure,
-                "changed_paths": outcome.changed_paths,
-                "reverted_paths": outcome.reverted_paths,
-                "step_metadata": outcome.metadata,
-                "usage": self.meter.take(),
-            },
-        )
+        record = cycle_record(cycle, observations, graded, batch_rel, outcome, verdict, accepted, self.state,
+                              self.engine.engine_name, self.meter.take())
         append_jsonl(self.records.history, asdict(record))
         write_json_atomic(self.records.metrics, self._metrics())
 
@@ -361,30 +336,63 @@ class EvolutionLoop:
         self._finish_cycle(cycle)
         self.emit(cycle, "out_of_budget", message=message)
 
-    # -- agents and results ------------------------------------------------------------------------------
+    # -- the engine's context, the agent, the result ------------------------------------------------------
+
+    def _context(self, cycle: int, trial: TrialRunner | None = None,
+                 progress: StepProgress | None = None) -> EngineContext:
+        """The engine's context for one call, built here and nowhere else: handed to the call and set as
+        `engine.context` (engines whose `step` has the page's four arguments read it there)."""
+        session = self.session
+        ctx = session.files.context(self.config, self.engine_workspace, self.engine_history, cycle, trial)
+        ctx.params = engine_params(self.engine, self.config)
+        ctx.task_info = task_info(self.benchmark, session.plan, session.layers)
+        ctx.tools = {"check_spec": lambda: workspace_problems(session.path)}
+        if trial is not None:
+            ctx.tools["run_agent"] = trial
+        ctx.cancel = session.cancel
+        ctx.progress = progress
+        ctx.session = self._previous_session(cycle)
+        ctx.message = call_message(ctx)
+        self.engine.context = ctx
+        return ctx
+
+    def _previous_session(self, cycle: int) -> str | None:
+        """The last session handle an engine call up to `cycle` returned (a step's own is journaled after it
+        returns), when resume is enabled and supported."""
+        if not (self.config.engine_resume and self.engine.supports_resume):
+            return None
+        entries = self.session.journal.entries(Phase.STARTED, Phase.STEPPED)
+        handles = [e.get("session") for e in entries if e["cycle"] <= cycle]
+        return next((h for h in reversed(handles) if h), None)
+
+    def _finalize(self) -> None:
+        """Let the engine pick the final version among accepted ones; journal the choice."""
+        session, state = self.session, self.state
+        last = session.journal.last_recorded_cycle()
+        try:
+            chosen = self.engine.finalize(self._context(last))
+        except Exception as exc:  # noqa: BLE001 - a failing finalize keeps the accepted version
+            log.warning("engine finalize failed, keeping %s: %s", state.accepted_tag, exc)
+            return
+        if not chosen or chosen == state.accepted_tag:
+            return
+        accepted = {e["accepted_tag"]: e for e in session.journal.entries(*CLOSING_PHASES)}
+        if chosen not in accepted:
+            log.warning("engine finalize chose %s, which was never accepted; keeping %s", chosen, state.accepted_tag)
+            return
+        entry = accepted[chosen]
+        transitions.finalize(session.vc, chosen)
+        state.accept(chosen, int(entry.get("accepted_cycle", 0)), float(entry["accepted_score"]),
+                     int(entry.get("accepted_count", 0)))
+        session.journal.record(last, Phase.FINISHED, **state.accepted_fields())
 
     def _reload_agent(self) -> BaseAgent:
-        """Hot reload re-reads the files; cold reload builds a new agent from them."""
-        path = Path(self.workspace.path)
-        if (path / "manifest.yaml").exists() and load_manifest(path).reload_strategy == "cold":
-            return self.agent_factory(path)
-        self.agent.reload_from_fs()
-        return self.agent
+        """The run's agent as the checked-out version is (see `solving.reload_agent`)."""
+        return reload_agent(self.agent, self.agent_factory, Path(self.workspace.path))
 
     def _metrics(self) -> dict:
         return run_metrics(self.history.cycle_records(), self.state, self.ledger.to_dict()["total"])
 
-    def _result(self, converged: bool, stop_reason: str) -> EvolutionResult:
-        records = self.history.cycle_records()
-        details = self._metrics()
-        details.update(stop_reason=stop_reason, workspace=str(self.workspace.path))
-        return EvolutionResult(
-            cycles_completed=len(records),
-            final_score=self.state.accepted_score,
-            score_history=[float(r["score"]) for r in records],
-            converged=converged,
-            details=details,
-        )
-
     def emit(self, cycle: int, phase: str, **fields: object) -> None:
-        self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
+        if self.progress is not None:
+            self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]

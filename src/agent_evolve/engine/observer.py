@@ -6,6 +6,7 @@ import json
 import math
 import threading
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 
 from agent_evolve.contract.paths import atomic_write
@@ -62,12 +63,17 @@ class EvolutionHistory:
 
     def __init__(self, workspace_path: str | Path, *, trajectory_only: bool = False):
         self.records = RunRecords(Path(workspace_path))
-        self.vc = VersionControl(workspace_path)
+        self.workspace_path = workspace_path
         self.trajectory_only = trajectory_only
         self._lock = threading.Lock()
         self._rows: list[dict] = []
         self._offset = 0
         self._batches: dict[str, list[Observation]] = {}
+
+    @cached_property
+    def vc(self) -> VersionControl:
+        """The workspace's versions, for diffs and old files (opened when first asked for)."""
+        return VersionControl(self.workspace_path)
 
     def _read(self) -> list[dict]:
         with self._lock:

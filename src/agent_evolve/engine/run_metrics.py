@@ -1,4 +1,4 @@
-"""The run's summary (`metrics.json`) and each cycle's outcome label, from the cycle records; pure."""
+"""Each cycle's record and outcome label, and the run's summary (`metrics.json`) from the cycle records; pure."""
 
 from __future__ import annotations
 
@@ -7,8 +7,44 @@ from typing import Any
 
 from agent_evolve.engine.gate import GateOutcome
 from agent_evolve.engine.run_usage import sum_usage
+from agent_evolve.engine.solving import error_counts, graded_mean
 from agent_evolve.engine.state import RunState
 from agent_evolve.engine.stepping import StepOutcome
+from agent_evolve.types import CycleRecord, EvolutionResult, Observation
+
+
+def cycle_record(
+    cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str, outcome: StepOutcome,
+    verdict: GateOutcome, accepted: bool, state: RunState, engine_name: str, usage: dict[str, Any],
+) -> CycleRecord:
+    """The history line of a finished cycle: its batch, what the step did, the gate's verdict, the accepted
+    version after it, and the usage it spent."""
+    batch_score = graded_mean(graded)
+    failure = verdict.failure
+    return CycleRecord(
+        cycle=cycle,
+        score=batch_score,
+        mutated=outcome.mutated,
+        engine_name=engine_name,
+        summary=f"{outcome.summary} (gate failed: {failure})" if failure else outcome.summary,
+        observation_batch=batch_rel,
+        metadata={
+            "status": "failed" if failure else outcome.status,
+            "accepted": accepted,
+            "outcome": outcome_label(outcome, verdict),
+            "accepted_tag": state.accepted_tag,
+            "accepted_score": state.accepted_score,
+            "batch_score": batch_score,
+            "graded": len(graded),
+            "errors": error_counts(observations),
+            "gate": verdict.summary(),
+            "gate_failure": failure,
+            "changed_paths": outcome.changed_paths,
+            "reverted_paths": outcome.reverted_paths,
+            "step_metadata": outcome.metadata,
+            "usage": usage,
+        },
+    )
 
 
 def run_metrics(records: list[dict[str, Any]], state: RunState, spent: dict[str, Any]) -> dict[str, Any]:
@@ -42,3 +78,15 @@ def outcome_label(outcome: StepOutcome, verdict: GateOutcome) -> str:
     if verdict.decision is None:
         return "unchanged"
     return "accepted" if verdict.accepted else "rejected"
+
+
+def run_result(records: list[dict[str, Any]], metrics: dict[str, Any], final_score: float, converged: bool,
+               stop_reason: str, workspace: str) -> EvolutionResult:
+    """What `Evolver.run()` returns: the cycles recorded, the accepted score, and the run's summary as details."""
+    return EvolutionResult(
+        cycles_completed=len(records),
+        final_score=final_score,
+        score_history=[float(r["score"]) for r in records],
+        converged=converged,
+        details={**metrics, "stop_reason": stop_reason, "workspace": workspace},
+    )

@@ -1,4 +1,5 @@
-"""Solve and grade tasks concurrently, keeping results in task order; measure an agent on a task set k times.
+"""Solve and grade tasks concurrently, keeping results in task order; measure an agent on a task set k times;
+reload an agent from its workspace and tell the live display how far solving got.
 
 A fatal error (no retry can fix it: a missing key, package or daemon) stops the run. Any other fault becomes a
 failed observation tagged with its error kind, so an infrastructure failure never reads as a wrong answer.
@@ -11,11 +12,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.engine.curtailment import PrefixWatch, StopRule, StopScoring
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.executors.threads import ThreadExecutor
+from agent_evolve.engine.progress import Progress, ProgressEvent
 from agent_evolve.environments.task_env import TaskEnvironment, open_environment
 from agent_evolve.errors import BudgetExceededError, is_fatal
 from agent_evolve.llm.errors import LLMError
@@ -94,6 +98,42 @@ def _timed(feedback: Feedback, started: float) -> Feedback:
     return feedback
 
 
+def reload_agent(agent: BaseAgent, factory: Callable[[Path], BaseAgent], path: Path) -> BaseAgent:
+    """The agent as the workspace at `path` now is: hot reload re-reads its files, cold reload builds a new one."""
+    if (path / "manifest.yaml").exists() and load_manifest(path).reload_strategy == "cold":
+        return factory(path)
+    agent.reload_from_fs()
+    return agent
+
+
+@dataclass
+class Announcer:
+    """Tells the live display (`progress`; None: nobody listens) of one phase of a cycle and of its finished solves."""
+
+    progress: Progress | None
+    cycle: int
+    phase: str
+    total: int = 0
+    done: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def say(self, **fields: object) -> None:
+        if self.progress is not None:
+            self.progress(ProgressEvent(cycle=self.cycle, phase=self.phase, **fields))  # type: ignore[arg-type]
+
+    def solved(self, observation: Observation) -> None:
+        """One more task of the phase finished (an `on_done` for `solve_all`; workers call it concurrently)."""
+        with self.lock:
+            self.done += 1
+            done = self.done
+        self.say(done=done, total=self.total)
+
+    def reached(self, done: int) -> None:
+        """`done` solves of the phase have finished (an `on_progress` for `measure`)."""
+        self.done = done
+        self.say(done=done, total=self.total)
+
+
 def solve_all(
     agent: BaseAgent,
     benchmark: BenchmarkAdapter,
@@ -151,6 +191,14 @@ def mean_score(observations: list[Observation]) -> float:
 def too_many_infrastructure_failures(failed: int, total: int, max_ratio: float) -> bool:
     """More than `max_ratio` of `total` attempts failed for infrastructure reasons."""
     return total > 0 and failed / total > max_ratio
+
+
+def batch_failure(attempts: int, failed: int, max_ratio: float) -> str:
+    """Why a cycle's batch cannot be learned from: too many infrastructure failures ('' when it can)."""
+    if not too_many_infrastructure_failures(failed, attempts, max_ratio):
+        return ""
+    return (f"{failed} of {attempts} batch tasks failed for infrastructure reasons "
+            f"(more than max_infra_failure_ratio={max_ratio}); the cycle is not scored")
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The guarded step: hand the engine its context, contain its failures, keep only valid edits to enabled layers.
+"""The guarded step: run an engine call on its context, contain its failures, keep only valid edits to enabled layers.
 
 What a step changed is measured by diff, never taken from the engine's claim.
 """
@@ -71,7 +71,6 @@ def guarded_step(
     With `ledger`, the usage the engine reports is charged to it; a step that leaves the budget spent is
     `out_of_budget` (its edits are not kept) whatever status it returned.
     """
-    engine.context = ctx
     before = ledger.total() if ledger is not None else Usage()
     result = _guarded(engine, call, ctx, allow_none)
     charged = charge_reported(ledger, result.usage, before) if ledger is not None else Usage()

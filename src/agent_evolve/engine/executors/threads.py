@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import Attempt, OnDone
@@ -11,6 +12,7 @@ from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
 
 
+@dataclass(eq=False)
 class ThreadExecutor:
     """Up to `concurrency` tasks at once on threads; `on_done` runs on the worker thread.
 
@@ -21,8 +23,7 @@ class ThreadExecutor:
     the rest of the batch.
     """
 
-    def __init__(self, concurrency: int):
-        self.concurrency = concurrency
+    concurrency: int
 
     def run(
         self,
