@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.config import EvolveConfig
+from agent_evolve.lift.plan import DEFAULT_DRAWS
 from agent_evolve.llm.draws import draw_seed
 
 TEST_SEED = 104_729  # the sampling seed of test draw 0; draw d uses draw_seed(TEST_SEED, d)
-from agent_evolve.lift.plan import DEFAULT_DRAWS
 
 
 @dataclass(frozen=True)

@@ -122,16 +122,14 @@ class BedrockConverseClient(SdkClient):
         code = error.get("Code", "")
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
         detail = f"{code}: {error.get('Message', '')}"
+        where = {"provider": self.provider, "model": self.name}
         if code in _THROTTLED:
             headers = exc.response.get("ResponseMetadata", {}).get("HTTPHeaders")
-            return with_retry_after(RateLimitError(f"throttled: {detail}", provider=self.provider, model=self.name,
-                                                   status_code=429), headers)
+            return with_retry_after(RateLimitError(f"throttled: {detail}", **where, status_code=429), headers)
         if code in _UNAVAILABLE:
-            return ProviderServerError(f"unavailable: {detail}", provider=self.provider, model=self.name,
-                                       status_code=status)
+            return ProviderServerError(f"unavailable: {detail}", **where, status_code=status)
         if code == "ModelTimeoutException":
-            return LLMTimeoutError(f"model timed out: {detail}", provider=self.provider, model=self.name,
-                                   status_code=status)
+            return LLMTimeoutError(f"model timed out: {detail}", **where, status_code=status)
         return error_for_status(status, detail, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: dict[str, Any]) -> Completion:
