@@ -1,6 +1,5 @@
-"""`agent-evolve experiment`: measure lift (baseline vs evolved test score) over several seeds and test draws, for
-one engine or several side by side (`--engines a,b,c`); `agent-evolve experiment verify OUT` checks the folder's
-test-view ledger."""
+"""`agent-evolve experiment`: measure lift over several seeds and test draws, for one engine or several side by side,
+and its `verify` and `table` subcommands."""
 
 from __future__ import annotations
 

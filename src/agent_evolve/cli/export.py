@@ -1,7 +1,4 @@
-"""`agent-evolve export [-w WORKSPACE | WORKSPACE] DIR --to HOST` and `agent-evolve import-skills DIR [-w WORKSPACE]`.
-
-The workspace is named with `-w/--workspace` as in every other command; the older positional forms still work.
-"""
+"""`agent-evolve export` (a workspace's accepted version in a host's layout) and `agent-evolve import-skills`."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""The `agent-evolve` command line: run, eval, experiment, ablate, hard-subset, doctor, and the engines' commands.
-
-Exit status: 0 done, 1 an error of the run (a missing key, model, Docker or data, a refused credential, a bad
-workspace), 2 a usage or configuration error (an unknown option, key or name, a value out of range), 130 stopped
-by Ctrl-C, 143 stopped by SIGTERM. Errors are one line on stderr.
-
-Ctrl-C prints the command that resumes the run, gives the tasks running on worker threads
-`INTERRUPT_GRACE_S` seconds to finish and then exits 130 without waiting for the rest.
-
-SIGTERM (`kill`, a container or service stop) stops a command the way Ctrl-C does: the task running in the
-main thread is interrupted, task environments (folders, containers) are closed and the workspace lock is
-released; tasks on worker threads finish their current model call first. A second SIGTERM kills at once. A
-stopped run resumes when the same command is run again.
-"""
+"""The `agent-evolve` command line (built-in commands and the engines' own). Exit status: 0 done, 1 an error of the
+run, 2 a usage or configuration error, 130 Ctrl-C, 143 SIGTERM; errors are one line on stderr. Ctrl-C and SIGTERM
+unwind (environments closed, lock released) and the same command resumes."""
 
 from __future__ import annotations
 

@@ -33,13 +33,8 @@ PLAIN_EVERY_TASKS = 10  # without a terminal: one line per phase change and ever
 
 
 class LiveProgress:
-    """Progress of a run: a live status line on a terminal, plain log lines when stdout is a file or a pipe.
-
-    Each line shows cycle, phase, tasks done, accepted score, the run's tokens and elapsed time; on a terminal
-    the line is redrawn four times a second, so its clock ticks while a slow phase has no news. The baseline's
-    holdout score is printed once it is known. In an experiment each arm's lines start with its name and seed,
-    and its score and clock start afresh.
-    """
+    """Progress of a run: a live status line on a terminal (redrawn four times a second, so its clock ticks), plain
+    log lines when stdout is a file or a pipe; each experiment arm starts afresh."""
 
     def __init__(self, console: Console, total_cycles: int, ledger: UsageLedger | None = None):
         self.console = console
@@ -122,10 +117,8 @@ def learned_note(result: EvolutionResult) -> str | None:
 
 
 def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLedger | None = None) -> Table:
-    """The closing summary: scores, accepted and rejected cycles, tokens, wall time, where things are.
-
-    With the run's `ledger` the tokens are its totals, the same count the live line showed (pre-flight and
-    baseline calls included); without, the sum of the cycles' recorded usage."""
+    """The closing summary: scores, accepted and rejected cycles, tokens (the `ledger`'s totals when given, else the
+    cycles' recorded usage), wall time, where things are."""
     details = result.details
     workspace = Path(details.get("workspace", "."))
     usage = {r: u.to_dict() for r, u in ledger.by_role().items()} if ledger is not None else details.get("usage", {})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,28 +46,18 @@ from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.tracking.run import run_tracked
 
-# Command-line option -> EvolveConfig key. A given option beats the YAML file, which beats the defaults.
+# Command-line option -> EvolveConfig key (options named as their key, then the renamed ones). A given option beats
+# the YAML file, which beats the defaults.
 _OVERRIDES = {
+    **{key: key for key in ("evolver_model", "evolver_base_url", "agent_max_tokens", "evolver_max_tokens",
+                            "agent_temperature", "grader", "answer_kind", "batch_size", "holdout_ratio",
+                            "holdout_limit", "seed", "concurrency", "executor", "ray_address")},
     "model": "agent_model",
-    "evolver_model": "evolver_model",
     "base_url": "llm_base_url",
-    "evolver_base_url": "evolver_base_url",
     "agent_timeout": "agent_timeout_s",
     "evolver_timeout": "evolver_timeout_s",
-    "agent_max_tokens": "agent_max_tokens",
-    "evolver_max_tokens": "evolver_max_tokens",
-    "agent_temperature": "agent_temperature",
-    "grader": "grader",
-    "answer_kind": "answer_kind",
-    "batch_size": "batch_size",
-    "holdout_ratio": "holdout_ratio",
-    "holdout_limit": "holdout_limit",
-    "seed": "seed",
-    "concurrency": "concurrency",
     "max_tokens_budget": "max_total_tokens",
     "max_cost": "max_cost_usd",
-    "executor": "executor",
-    "ray_address": "ray_address",
 }
 GRADER_FLAGS = ("ignore_case", "strip_punctuation")  # command-line flags that set config.grader_options
 
@@ -108,45 +99,40 @@ def benchmark_from_options(name: str, options: dict[str, Any], config: EvolveCon
     return resolve_benchmark(name, subset=options.get("subset"), grader=config.grader, config=config)
 
 
-def model_options(func: Any) -> Any:
-    """Options shared by every command that runs an agent."""
-    for option in reversed(
-        [
-            click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="EvolveConfig YAML."),
-            click.option("--model", help="Agent model, e.g. local/qwen2.5-coder-1.5b or openai/gpt-4.1-mini."),
-            click.option("--base-url", help="The agent's OpenAI-compatible server (vLLM, Ollama, llama.cpp); not the engine's."),
-            click.option("--agent-timeout", type=float, help="Seconds per agent model call (default llm_timeout_s)."),
-            click.option("--agent-max-tokens", type=int, help="Output token limit of each agent answer (beats the manifest)."),
-            click.option("--agent-temperature", type=float, help="Agent sampling temperature (beats the manifest)."),
-            click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
-            click.option("--grader", help="jsonl:PATH grader: exact, regex, numeric or python:module:function."),
-            click.option("--answer-kind", help="jsonl:PATH: what every answer is: number, text, choice, code, free or "
-                                                "actions (default: inferred, docs/answer-kinds.md)."),
-            click.option("--ignore-case", is_flag=True, help="Grader: compare answers ignoring case (exact, regex)."),
-            click.option("--strip-punctuation", is_flag=True,
-                         help="Exact grader: ignore punctuation at the answer's ends ('Paris.' matches 'Paris')."),
-            click.option("--subset", type=click.Path(exists=True, dir_okay=False), help="Benchmark subset file (hard-subset)."),
-            click.option("--no-preflight", is_flag=True, help="Skip the check of model roles and benchmark before starting."),
-        ]
-    ):
-        func = option(func)
-    return func
+def stacked(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One decorator applying `options` as if stacked on the command in this order."""
+    def apply(func: Any) -> Any:
+        for option in reversed(options):
+            func = option(func)
+        return func
+    return apply
 
 
-def engine_options(func: Any) -> Any:
-    """Options of the commands that run an evolution engine."""
-    for option in reversed(
-        [
-            click.option("--evolver-model", help="Engine model (default: the embedded local model)."),
-            click.option("--evolver-base-url", help="The engine's OpenAI-compatible server (--base-url is the agent's)."),
-            click.option("--evolver-timeout", type=float, help="Seconds per engine model call (default llm_timeout_s)."),
-            click.option("--evolver-max-tokens", type=int, help="Output token limit of each engine call."),
-            click.option("--engine-param", multiple=True, metavar="KEY=VALUE",
-                         help="Engine constructor parameter (repeatable; values are YAML scalars)."),
-        ]
-    ):
-        func = option(func)
-    return func
+model_options = stacked(  # shared by every command that runs an agent
+    click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="EvolveConfig YAML."),
+    click.option("--model", help="Agent model, e.g. local/qwen2.5-coder-1.5b or openai/gpt-4.1-mini."),
+    click.option("--base-url", help="The agent's OpenAI-compatible server (vLLM, Ollama, llama.cpp); not the engine's."),
+    click.option("--agent-timeout", type=float, help="Seconds per agent model call (default llm_timeout_s)."),
+    click.option("--agent-max-tokens", type=int, help="Output token limit of each agent answer (beats the manifest)."),
+    click.option("--agent-temperature", type=float, help="Agent sampling temperature (beats the manifest)."),
+    click.option("--concurrency", type=int, help="Tasks (and model calls) in flight at once."),
+    click.option("--grader", help="jsonl:PATH grader: exact, regex, numeric or python:module:function."),
+    click.option("--answer-kind", help="jsonl:PATH: what every answer is: number, text, choice, code, free or "
+                                        "actions (default: inferred, docs/answer-kinds.md)."),
+    click.option("--ignore-case", is_flag=True, help="Grader: compare answers ignoring case (exact, regex)."),
+    click.option("--strip-punctuation", is_flag=True,
+                 help="Exact grader: ignore punctuation at the answer's ends ('Paris.' matches 'Paris')."),
+    click.option("--subset", type=click.Path(exists=True, dir_okay=False), help="Benchmark subset file (hard-subset)."),
+    click.option("--no-preflight", is_flag=True, help="Skip the check of model roles and benchmark before starting."),
+)
+engine_options = stacked(  # of the commands that run an evolution engine
+    click.option("--evolver-model", help="Engine model (default: the embedded local model)."),
+    click.option("--evolver-base-url", help="The engine's OpenAI-compatible server (--base-url is the agent's)."),
+    click.option("--evolver-timeout", type=float, help="Seconds per engine model call (default llm_timeout_s)."),
+    click.option("--evolver-max-tokens", type=int, help="Output token limit of each engine call."),
+    click.option("--engine-param", multiple=True, metavar="KEY=VALUE",
+                 help="Engine constructor parameter (repeatable; values are YAML scalars)."),
+)
 
 
 @click.command("run")

@@ -1,8 +1,5 @@
-"""What `agent-evolve run` checks before it creates a folder or calls a model, and what it says it will do.
-
-Every check here is a decision on values (pure) or a read; the only writes are the run's settings record and
-the removal of a folder this very command created when its start was refused.
-"""
+"""What `agent-evolve run` checks before it creates a folder or calls a model, and what it says it will do; its only
+writes are the settings record and removing a folder a refused start created."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""`-w/--workspace`: how every command names the run's workspace (default: the current folder).
-
-`history`, `status` and `report` also take it as their first argument, as they always did, so older scripts
-keep working; naming two different workspaces both ways is a usage error.
-"""
+"""`-w/--workspace`: how every command names the run's workspace (default: the current folder); `history`, `status`
+and `report` also take it positionally, and naming two different ones is a usage error."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Where each evolved file goes in a host's layout, decided from paths alone (a pure function, tested without git).
-
-Skills go to the host's skills folder; the prompt, the program prompt, prompt fragments (demonstrations, rules),
-answer settings (`prompts/check.yaml`) and memories go to a section of its CLAUDE.md / AGENTS.md when the export
-writes one. Anything else the host has no place for, so an export would drop it: the caller refuses unless told
-to export partially. Drafts, placeholders and removed files are not part of the agent's behaviour.
-"""
+"""Where each evolved file goes in a host's layout, decided from paths alone: skills to the skills folder, prompts,
+fragments, answer settings and memories to the CLAUDE.md / AGENTS.md section; anything else would be dropped."""
 
 from __future__ import annotations
 

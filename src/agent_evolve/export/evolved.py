@@ -1,8 +1,5 @@
-"""What evolved: the files the accepted version changed from the starting workspace, from the workspace's history.
-
-`evo-0` is the starting workspace; the accepted version is the one a resumed run continues from (the run's
-`final`). An export reads the accepted version's committed tree, never edits left uncommitted in the folder.
-"""
+"""What evolved: the files the accepted version (the run's `final`) changed from `evo-0`, read from the committed
+history, never from uncommitted edits."""
 
 from __future__ import annotations
 

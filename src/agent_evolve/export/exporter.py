@@ -1,8 +1,5 @@
-"""Export a workspace's accepted version for a host: its skills as strictly valid Agent Skills in the host's
-layout and, optionally, its other evolved instructions as a section of the host's CLAUDE.md / AGENTS.md.
-
-Every file the accepted version changed from the starting workspace is carried or named: an export that would
-drop one is refused before anything is written, unless it is asked to be partial."""
+"""Export a workspace's accepted version for a host: skills as strictly valid Agent Skills and, optionally, its other
+evolved instructions in CLAUDE.md / AGENTS.md; an export that would drop an evolved file is refused unless partial."""
 
 from __future__ import annotations
 
@@ -75,11 +72,8 @@ def dropped_message(plan: ExportPlan, host: Host) -> str:
 def export_workspace(
     workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False, allow_partial: bool = False
 ) -> ExportResult:
-    """Export the accepted version of `workspace` under `target` in the host's layout.
-
-    Refuses before writing anything when a skill cannot be made valid, or when an evolved file would be dropped
-    (EvolvedFilesDroppedError naming them) unless `allow_partial`; the result's plan lists what was left out.
-    """
+    """Export the accepted version of `workspace` under `target` in the host's layout; refuses before writing when a
+    skill cannot be made valid or an evolved file would be dropped (unless `allow_partial`)."""
     host = host_named(host_name)
     version = evolved_version(workspace)
     with version_tree(workspace, version) as source:

@@ -1,10 +1,5 @@
-"""The evolved instructions as a Markdown section of a host's CLAUDE.md / AGENTS.md, between our markers.
-
-It carries everything the agent reads besides skills: the system prompt, the program prompt (answers written as
-a Python program), prompt fragments (demonstrations, rules), the answer settings of `prompts/check.yaml` (in
-words, with the file itself), the memories and the worked examples of experience memory (a host has no
-retrieval, so all of them, in the form the agent shows them).
-"""
+"""The evolved instructions as a Markdown section of a host's CLAUDE.md / AGENTS.md, between our markers: everything
+the agent reads besides skills (prompts, fragments, answer settings, memories, all worked examples)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A strict Agent Skills check, as strict hosts apply the specification: the contract's skill rules (only the spec's
-six top-level keys, `name` syntax and length equal to the folder name, `description` 1-1024 characters,
-`compatibility` at most 500) plus the one rule the workspace does not enforce: `metadata` maps strings to strings.
-"""
+"""A strict Agent Skills check, as strict hosts apply the specification: the contract's skill rules plus the one the
+workspace does not enforce, that `metadata` maps strings to strings."""
 
 from __future__ import annotations
 

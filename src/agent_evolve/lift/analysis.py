@@ -12,6 +12,7 @@ from agent_evolve.lift.evidence import task_means
 from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun, LiftPlan
 from agent_evolve.stats import PairedTable, lift_summary, mean
 
+TEST_KEYS = ("ci_low", "ci_high", "p_value", "wins", "losses", "ties")  # a lift's CI and sign test, as stats gives them
 COST_KEYS: tuple[str, ...] = ("evolution_solves", "test_solves", "solves", "engine_calls", "tokens", "seconds")
 
 
@@ -24,12 +25,7 @@ def run_row(baseline: Mapping[str, float], run: ArmRun, resamples: int, baseline
         "baseline_test": stats["baseline_mean"],
         "evolved_test": stats["candidate_mean"],
         "lift": stats["mean_difference"],
-        "ci_low": stats["ci_low"],
-        "ci_high": stats["ci_high"],
-        "p_value": stats["p_value"],
-        "wins": stats["wins"],
-        "losses": stats["losses"],
-        "ties": stats["ties"],
+        **{key: stats[key] for key in TEST_KEYS},
         "baseline_holdout": run.baseline_holdout,
         "evolved_holdout": run.final_holdout,
         "accepted": run.accepted,
@@ -43,11 +39,8 @@ def run_row(baseline: Mapping[str, float], run: ArmRun, resamples: int, baseline
 
 
 def pooled(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
-    """The arm's lift over its seeds, test task by test task: each task's score averaged over the seeds that scored
-    it and paired with the baseline's, a bootstrap CI that resamples tasks and a sign test over the tasks whose
-    average moved. The seeds share their test tasks (and equal workspaces share their scores), so (seed, task)
-    pairs are not independent: resampling them as if they were narrows the interval by up to the root of the
-    number of seeds."""
+    """The arm's lift over its seeds, task by task: each task's score averaged over its seeds, paired with the
+    baseline's; the CI resamples tasks, not (seed, task) pairs, which are not independent."""
     return lift_summary(PairedTable.pair(baseline, task_means([r.test_scores for r in runs])), resamples=resamples)
 
 
@@ -95,13 +88,9 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
               baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
               resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
               evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The whole report: plan, registration, baseline, per-seed rows of each arm, each arm's pooled lift, spread
-    and cost, the lift of every draw pairing and against each control, and the seeds' convergence. `baseline`
-    holds each task's score averaged over the draws (`baseline_draws`).
-
-    `runs` holds finished arms only. The control arm is `exact` when every seed ends byte-identical to the
-    baseline workspace (same content key) and so with exactly the baseline's test scores.
-    """
+    """The whole report: plan, registration, baseline (task scores averaged over `baseline_draws`), per-seed rows and
+    pooled lift of each arm, draw evidence; the control is `exact` when every seed ends byte-identical to the
+    baseline."""
     by_arm = {arm: [r for r in runs if r.arm == arm] for arm in plan.arms}
     report: dict[str, Any] = {
         "plan": plan.to_dict(),

@@ -1,11 +1,5 @@
-"""An unfinished arm carried across machines: its working folder packed into one committed file, unpacked on resume.
-
-An arm's evolution (workspace with its git, run records, sealed gate records, cost) lives in folders the
-experiment's .gitignore keeps out, so a fresh clone used to start an unfinished arm again from its first cycle;
-an arm needs longer than one sitting. `checkpoint.tar.gz` holds that folder as of the last finished cycle (or
-the last clean stop) and is committed with the experiment; a clone without the working folder unpacks it and
-the run resumes from its journal, as after a kill.
-"""
+"""An unfinished arm carried across machines: its git-ignored working folder packed into a committed
+`checkpoint.tar.gz` after each cycle, unpacked in a clone that lacks it so the run resumes from its journal."""
 
 from __future__ import annotations
 
@@ -50,9 +44,8 @@ def save_checkpoint(folder: Path) -> Path | None:
 
 
 def restore_checkpoint(folder: Path, working: str = "workspace") -> bool:
-    """Unpack `folder/checkpoint.tar.gz` when the arm's `working` folder is missing (a fresh clone); True if it did.
-
-    A working folder already there is newer than any checkpoint (the checkpoint is written from it), so it wins."""
+    """Unpack `folder/checkpoint.tar.gz` when the arm's `working` folder is missing (a fresh clone; one there is
+    newer and wins); True if it did."""
     archive = folder / CHECKPOINT
     if (folder / working).exists() or not archive.is_file():
         return False

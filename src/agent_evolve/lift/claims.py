@@ -1,11 +1,5 @@
-"""Claims from data: the lift numbers a document quotes, checked against the lift.json files they come from, and
-a results table generated from those files.
-
-A quote is a lift followed within a few words by its interval, ``+0.125 ... 95% CI [+0.058, +0.200]``. A quote
-written as a link to its file, ``[+0.125, 95% CI [+0.058, +0.200]](experiments/x/lift.json)``, must match that
-file; any other quote must match some committed lift.json. The table sits between two markers and is rewritten
-by `agent-evolve experiment table --write FILE`.
-"""
+"""Claims from data: the lift quotes of a document (``+0.125 ... 95% CI [+0.058, +0.200]``, or a link to its
+lift.json) checked against the lift.json files, and the results table generated between markers from them."""
 
 from __future__ import annotations
 

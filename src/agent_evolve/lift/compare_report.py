@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.lift.evidence_report import registration_lines
+from agent_evolve.lift.plot import pyplot, saved
 from agent_evolve.lift.report import write_report
 
 HEADER = ("| engine | seeds | test score | mean lift | pooled 95% CI | p (sign test) | wins / losses / ties "
@@ -61,12 +62,8 @@ def comparison_markdown(report: dict[str, Any]) -> str:
 
 def plot_comparison(report: dict[str, Any], path: Path) -> Path | None:
     """Mean lift per engine with its pooled 95% CI, and lift against solves spent; None without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     rows = [*report["table"], *([report["control"]] if report["control"] else [])]
     fig, (bars, costs) = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -86,10 +83,7 @@ def plot_comparison(report: dict[str, Any], path: Path) -> Path | None:
     costs.set_xlabel("task solves per seed")
     costs.set_ylabel("mean test lift")
     costs.set_title("lift against cost")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return saved(plt, fig, path)
 
 
 def write_comparison(report: dict[str, Any], out_dir: Path) -> list[Path]:

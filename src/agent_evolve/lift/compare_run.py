@@ -1,11 +1,5 @@
 """Run engines side by side, resumably: the baseline once, then per seed every engine's arm and one control arm,
-rewriting the comparison after each arm.
-
-Layout: plan.json; baseline/workspace; scores/<key>.jsonl (shared: a workspace content is scored once, whichever
-arm made it); <engine>/seed-<n>/{workspace, cost.json, arm.json} and <engine>/lift.*; control/seed-<n>/...;
-comparison.json, comparison.md, comparison.png. A rerun after a kill reads finished arms back and resumes the
-interrupted one from its journal.
-"""
+rewriting the comparison after each arm."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift.analysis import arm_summary, paired_tasks, summarize
+from agent_evolve.lift.analysis import TEST_KEYS, arm_summary, paired_tasks, summarize
 from agent_evolve.lift.plan import CONTROL, EVOLVED, ArmRun, ComparisonPlan
 from agent_evolve.stats import mean
 
@@ -30,12 +30,7 @@ def table_row(name: str, runs: Sequence[ArmRun], arm: Mapping[str, Any]) -> dict
         "seeds": len(runs),
         "test": pooled["candidate_mean"],
         "mean_lift": arm["mean_lift"],
-        "ci_low": pooled["ci_low"],
-        "ci_high": pooled["ci_high"],
-        "p_value": pooled["p_value"],
-        "wins": pooled["wins"],
-        "losses": pooled["losses"],
-        "ties": pooled["ties"],
+        **{key: pooled[key] for key in TEST_KEYS},
         "stdev": arm["spread"]["stdev"],
         "accepted": arm["accepted"],
         "rejected": arm["rejected"],

@@ -1,8 +1,5 @@
-"""Per-arm cost: task solves (every graded attempt: batches, trials, gate, test), engine calls, tokens, wall time.
-
-Solves are counted where every attempt is graded, the benchmark's `evaluate`, and the count is written to disk
-at each solve, so a killed experiment keeps what it spent. Model calls and tokens come from the run's metrics.
-"""
+"""Per-arm cost: task solves (counted at `evaluate` and written at each, so a kill keeps them), engine calls, tokens,
+wall time."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Test draws: each draw scores the baseline and every arm again, with its own sampling seed, its own reply-cache
-namespace and its own score files.
-
-Within a draw every arm asks the same cache, so an arm that asks what the baseline asked gets the baseline's
-reply (common random numbers); across draws nothing is shared, so the draw-to-draw churn of the model shows up
-and every lift is measured more than once. A folder from before draws (unregistered) keeps its one draw where it
-was: score files keyed by workspace content, replies at the top of the cache, sampling seed 0.
-"""
+"""Test draws: each draw scores the baseline and every arm again with its own sampling seed, reply-cache namespace
+and score files (arms share replies within a draw, nothing across draws); an unregistered folder keeps its one draw."""
 
 from __future__ import annotations
 
@@ -14,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.config import EvolveConfig
+from agent_evolve.lift.plan import DEFAULT_DRAWS
 from agent_evolve.llm.draws import draw_seed
 
 TEST_SEED = 104_729  # the sampling seed of test draw 0; draw d uses draw_seed(TEST_SEED, d)
-from agent_evolve.lift.plan import DEFAULT_DRAWS
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,6 @@
-"""The test-view ledger: every scoring of test tasks, by any plan, appended as a hash-chained JSONL row.
-
-A row names the plan, who was scored (``baseline``, ``evolved/seed-0``, ``eval``), the workspace's content key,
-the draw, the time, the scored task ids (and their hash) and the mean score. Each row holds the hash of the row
-before it and its own, so rewriting, dropping or reordering a row breaks the chain at that row (`verify`). One
-ledger lives in the experiment folder (committed with it); a second, per user, is keyed by the hash of the
-benchmark's whole test split, so plans run in other folders count when a plan asks who looked before it.
-"""
+"""The test-view ledger: every scoring of test tasks, by any plan, appended as a hash-chained JSONL row (so a
+rewritten, dropped or reordered row breaks the chain), in the experiment folder and in a per-user store keyed by the
+test split's hash."""
 
 from __future__ import annotations
 
@@ -95,10 +90,8 @@ class View:
 
 
 def append_view(path: Path, view: View) -> bool:
-    """Append `view` to the ledger at `path`, chained to its last row, unless it records that scoring already;
-    True when a row was added. Appends are serialised by a lock on the file (two experiments on one test split
-    may run at once); a last line a kill left half-written is cut first. A broken chain is refused, naming the
-    row."""
+    """Append `view` to the ledger at `path`, chained to its last row, unless it records that scoring already (True
+    when added); appends are locked, a half-written last line is cut, a broken chain refused."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as sink:
         fcntl.flock(sink, fcntl.LOCK_EX)

@@ -1,11 +1,5 @@
-"""The compute-matched control: the baseline workspace given the evolved arm's test-time budget, no evolution.
-
-The evolved arms of the demos engine spend 3-3.5 times the baseline's tokens per test task (cross-checks,
-redraws); more samples alone may explain a lift. This control answers each test task with the baseline's agent,
-then draws further sampled replies while another one brings the task's tokens closer to the arm's mean tokens
-per task, and keeps the answer most replies give (the numeric answer where the reply has one, as
-``agents.answering.cross_check`` votes; else the reply's text), the first reply winning a tie.
-"""
+"""The compute-matched control: the baseline workspace, no evolution, drawing further sampled replies per test task
+up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a lift)."""
 
 from __future__ import annotations
 

@@ -89,11 +89,8 @@ def choose_tests(plan: LiftPlan | ComparisonPlan, split: list[Task], saved: Any,
 
 def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
                     out_dir: Path, min_test_tasks: int, progress: Progress | None = None) -> Experiment:
-    """Check the test split, register the plan (or check it on a resume) and open the ledgers and draws.
-
-    Every arm runs with one response cache under the folder (committed with it), each test draw in a namespace
-    of its own: within a draw an arm that asks what the baseline asked gets the baseline's reply, so a paired
-    lift holds what the edits changed (common random numbers), and a fresh clone resumes without asking again."""
+    """Check the test split, register the plan (or check it on a resume), open the ledgers and draws; one reply cache
+    under the folder, a namespace per draw, so paired lifts share replies."""
     split = benchmark.get_tasks("test", limit=None)
     split_hash = ids_hash([t.id for t in split])
     views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash), split_hash)

@@ -6,16 +6,33 @@ from pathlib import Path
 from typing import Any
 
 
-def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
-    """Draw the plot; None when matplotlib (the `plot` extra) is not installed."""
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, or None when the `plot` extra is not installed."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import MaxNLocator
     except ImportError:
         return None
+    return plt
+
+
+def saved(plt: Any, fig: Any, path: Path) -> Path:
+    """Lay out `fig`, write it to `path` and close it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
+    """Draw the plot; None when matplotlib (the `plot` extra) is not installed."""
+    plt = pyplot()
+    if plt is None:
+        return None
+    from matplotlib.ticker import MaxNLocator
+
     arms = [("evolved", report["runs"]), ("control", report["control"])]
     fig, (bars, curves) = plt.subplots(1, 2, figsize=(10, 3.8))
     width = 0.38
@@ -39,7 +56,4 @@ def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
     curves.set_ylabel("accepted holdout score")
     curves.set_title("score curve per cycle")
     curves.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return saved(plt, fig, path)

@@ -1,12 +1,6 @@
-"""Registered plans: everything that decides an experiment's numbers, written to plan.json before anything runs.
-
-The record holds the code (a hash of the package's source, with the git commit and whether the tree was dirty),
-the plan (agent, benchmark, engine, seeds, cycles, test limit or reserve, draws, controls), the config (engine
-parameters included), the test task ids with their hash, and the metric. Its hash, over all of it but the commit
-and the time, is the plan id: any change makes a new plan, and a folder refuses to resume under another plan,
-listing what differs. A folder from before registration (plan.json without an id) is *unregistered*: it resumes
-under the checks it was made with and its reports say so.
-"""
+"""Registered plans: everything that decides an experiment's numbers (code hash, plan, config, test ids, metric),
+written to plan.json before anything runs; its hash, all but the commit and time, is the plan id, and a folder
+refuses to resume under another plan. A plan.json without an id is *unregistered*."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
 """Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
-evolved arm, the no-evolution control and the compute-matched control, then the report. The steps (score the
-baseline, run an arm once) are shared with the side-by-side comparison.
-
-Layout of the output folder: plan.json (the registered plan, its id); test-views.jsonl (the hash-chained ledger
-of every test scoring); .gitignore (what to commit); baseline/workspace (a copy of the seed workspace);
-scores/draw-<d>/<arm>-seed-<n>.jsonl and scores/draw-<d>/baseline.jsonl (per-task test scores of each arm in
-each draw: no arm reads another's); replies/ (the evolution's reply cache) and replies/draw-<d>/ (each test
-draw's); <arm>/seed-<n>/{workspace, cost.json, arm.json}; lift.json, lift.md, lift.png. Run the same command
-again after a kill: finished arms are read back, an interrupted evolution resumes from its journal, and test
-tasks already scored are not solved again. An unregistered folder (from before plans were registered) keeps its
-old layout: scores/<content key>.jsonl and one draw.
-"""
+evolved arm and its controls, then the report. The folder's layout is in docs/evidence.md; a rerun after a kill reads
+finished arms back and resumes the rest."""
 
 from __future__ import annotations
 
@@ -40,9 +30,8 @@ from agent_evolve.lift.scorer import Drawn
 
 def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchmark: BenchmarkAdapter,
             config: EvolveConfig, out_dir: Path, progress: Progress | None, folder: Path | None = None) -> ArmRun:
-    """Evolve (or resume) one arm's workspace for one seed (in `folder`, by default `<out>/<arm>/seed-<n>`), then
-    score it on the test tasks. The arm's folder is checkpointed after every cycle and at a stop, and a clone
-    that lacks it resumes from the checkpoint."""
+    """Evolve (or resume) one arm's workspace for one seed (in `folder`, default `<out>/<arm>/seed-<n>`),
+    checkpointed after every cycle, then score it on the test tasks."""
     folder = folder or out_dir / arm / f"seed-{seed}"
     if progress is not None:
         progress(ProgressEvent(0, ARM_PHASE, message=f"{folder.parent.name} seed {seed}"))

@@ -1,9 +1,5 @@
-"""Resumable per-task test scoring: each finished task is appended at once, keyed by the workspace's content.
-
-A workspace's key is the hash of its files (run records and git excluded), so a killed experiment re-solves
-only the tasks it had not finished, and a workspace identical to another (the control arm, an evolution that
-changed nothing) reuses its scores instead of being solved again.
-"""
+"""Resumable per-task test scoring, keyed by the workspace's content hash: a killed experiment re-solves only
+unfinished tasks, and an identical workspace reuses its scores."""
 
 from __future__ import annotations
 
@@ -81,11 +77,8 @@ def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
     made_by: str, progress: Progress | None = None, *, sampling_seed: int = 0, make_agent: AgentMaker | None = None,
 ) -> dict[str, float]:
-    """Per-task scores of the workspace's agent, solving only the tasks `store` lacks; each new row names who
-    made it (`made_by`, e.g. ``evolved/seed-0``) so `store_cost` can charge it to that arm. An infrastructure
-    failure is not an answer: it is not stored, so the task is left out of the scores and solved again by the
-    next run. `progress` hears a ``TEST_PHASE`` event as each solve finishes. Every role samples with
-    `sampling_seed`; `make_agent` builds the agent (default: the workspace's own)."""
+    """Per-task scores of the workspace's agent, solving only tasks `store` lacks (each row names `made_by`, for
+    `store_cost`); an infrastructure failure is not stored, so the task is solved again next run."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
     if todo:

@@ -1,8 +1,5 @@
-"""Lift per 1,000 tokens: an arm's mean lift against the tokens one seed of it spent (evolution and test scoring).
-
-Shown beside `lift per 100 solves`, so a technique that buys its lift with more model calls per task (a
-cross-check, redraws, votes) shows its price next to its gain.
-"""
+"""Lift per 1,000 tokens: an arm's mean lift against the tokens one seed spent, beside `lift per 100 solves`, so a
+technique that buys lift with more calls per task shows its price."""
 
 from __future__ import annotations
 

@@ -1,55 +1,27 @@
-"""LLM clients for every provider, the tool loop, structured output and usage accounting.
-
-Names are loaded on first access, so importing this package imports no provider SDK.
-"""
+"""LLM clients for every provider, the tool loop, structured output and usage accounting; names load on first access,
+so importing this package imports no provider SDK."""
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-_EXPORTS: dict[str, str] = {
-    "Completion": "base",
-    "LLMClient": "base",
-    "Message": "base",
-    "ToolCall": "base",
-    "ToolSpec": "base",
-    "AuthenticationError": "errors",
-    "ContextLengthError": "errors",
-    "LLMError": "errors",
-    "LLMTimeoutError": "errors",
-    "ModelChecksumError": "errors",
-    "ProviderConnectionError": "errors",
-    "ProviderRequestError": "errors",
-    "ProviderServerError": "errors",
-    "RateLimitError": "errors",
-    "StructuredOutputError": "errors",
-    "ToolLoopError": "errors",
-    "redact": "errors",
-    "DEFAULT_MODEL": "models",
-    "LOCAL_MODELS": "models",
-    "ModelRef": "models",
-    "parse_model": "models",
-    "RetryPolicy": "retry",
-    "Price": "usage",
-    "UsageLedger": "usage",
-    "cost_of": "usage",
-    "default_ledger": "usage",
-    "price_for": "usage",
-    "concurrency_limit": "concurrency",
-    "set_concurrency_limit": "concurrency",
-    "ResponseCache": "cache",
-    "MeteredClient": "metered",
-    "Tool": "tool_loop",
-    "ToolExecution": "tool_loop",
-    "ToolLoopResult": "tool_loop",
-    "run_tool_loop": "tool_loop",
-    "complete_json": "structured",
-    "extract_json": "structured",
-    "apply_config_limits": "factory",
-    "client_from_config": "factory",
-    "make_client": "factory",
+_MODULES: dict[str, tuple[str, ...]] = {
+    "base": ("Completion", "LLMClient", "Message", "ToolCall", "ToolSpec"),
+    "errors": ("AuthenticationError", "ContextLengthError", "LLMError", "LLMTimeoutError", "ModelChecksumError",
+               "ProviderConnectionError", "ProviderRequestError", "ProviderServerError", "RateLimitError",
+               "StructuredOutputError", "ToolLoopError", "redact"),
+    "models": ("DEFAULT_MODEL", "LOCAL_MODELS", "ModelRef", "parse_model"),
+    "retry": ("RetryPolicy",),
+    "usage": ("Price", "UsageLedger", "cost_of", "default_ledger", "price_for"),
+    "concurrency": ("concurrency_limit", "set_concurrency_limit"),
+    "cache": ("ResponseCache",),
+    "metered": ("MeteredClient",),
+    "tool_loop": ("Tool", "ToolExecution", "ToolLoopResult", "run_tool_loop"),
+    "structured": ("complete_json", "extract_json"),
+    "factory": ("apply_config_limits", "client_from_config", "make_client"),
 }
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = sorted(_EXPORTS)
 

@@ -1,12 +1,6 @@
-"""An on-disk response cache keyed by model, messages, tools and parameters, for reproducible re-runs.
-
-A reply read back carries the usage of the call that made it, so budgets and cost tables count what a run used
-whether its replies were fresh or replayed (an arm that shares another's replies gets no larger budget).
-
-A cache folder keeps its replies in one SQLite file (``replies.sqlite``, see ``llm.reply_store``); a folder of
-one JSON file per reply (``<key[:2]>/<key>.json``, the older layout) is still read, and :func:`pack_folder` moves
-such a folder's replies into the one file.
-"""
+"""An on-disk response cache keyed by model, messages, tools and parameters, for reproducible re-runs; a reply read
+back carries its call's usage. Replies live in ``replies.sqlite``; the older ``<key[:2]>/<key>.json`` files are still
+read, and :func:`pack_folder` moves them into the one file."""
 
 from __future__ import annotations
 
@@ -128,9 +122,8 @@ class Packed:
 
 
 def pack_folder(directory: str | os.PathLike[str], *, remove: bool = False) -> Packed:
-    """Move a cache folder's JSON reply files into its one-file store (a key already stored keeps its stored
-    reply, the one the cache reads first); every file is checked before anything is written, and with
-    ``remove`` the files (and their emptied subfolders) are deleted once the store holds every key."""
+    """Move a cache folder's JSON reply files into its store (a stored key keeps its reply), all checked first; with
+    ``remove`` the files and emptied subfolders go once the store holds every key."""
     folder = Path(directory)
     if not folder.is_dir():
         raise AgentEvolveError(f"{folder}: not a folder of cached replies")

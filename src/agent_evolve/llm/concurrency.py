@@ -10,7 +10,7 @@ DEFAULT_LIMIT = 4
 
 
 class ConcurrencyLimit:
-    """A resizable counting semaphore that also remembers the peak number of holders."""
+    """A resizable counting semaphore."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         if limit < 1:
@@ -18,7 +18,6 @@ class ConcurrencyLimit:
         self._cond = threading.Condition()
         self._limit = limit
         self._in_flight = 0
-        self.peak = 0
 
     @property
     def limit(self) -> int:
@@ -42,7 +41,6 @@ class ConcurrencyLimit:
         with self._cond:
             self._cond.wait_for(lambda: self._in_flight < self._limit)
             self._in_flight += 1
-            self.peak = max(self.peak, self._in_flight)
         try:
             yield
         finally:

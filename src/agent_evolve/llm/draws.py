@@ -1,9 +1,5 @@
-"""Which draw of a sampled request this is, so asking the same question twice at temperature > 0 gives two answers.
-
-The local model seeds its sampler per request and the response cache keys on the request, so without a draw
-number the second identical sampled request would repeat the first reply. The n-th identical request is draw n
-(the first is draw 0, unchanged), which stays reproducible whatever order concurrent requests run in.
-"""
+"""Which draw of a sampled request this is: the n-th identical request is draw n (the first draw 0), so sampled
+requests repeated get new seeds and cache keys, reproducibly whatever order they run in."""
 
 from __future__ import annotations
 

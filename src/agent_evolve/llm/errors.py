@@ -113,18 +113,16 @@ def error_for_status(
 ) -> LLMError:
     """Map an HTTP status (None when unknown) and a provider message to the matching typed error."""
     lowered = detail.lower()
+    where = {"provider": provider, "model": model, "status_code": status}
     if status == 429:
-        return RateLimitError(f"rate limited (429): {detail}", provider=provider, model=model, status_code=status)
+        return RateLimitError(f"rate limited (429): {detail}", **where)
     if status is not None and (status >= 500 or status == 408):
-        return ProviderServerError(f"server error ({status}): {detail}", provider=provider, model=model,
-                                   status_code=status)
+        return ProviderServerError(f"server error ({status}): {detail}", **where)
     if any(k in lowered for k in ("context length", "context_length", "too long", "context window")):
-        return ContextLengthError(f"prompt too long for the context window: {detail}", provider=provider,
-                                  model=model, status_code=status)
+        return ContextLengthError(f"prompt too long for the context window: {detail}", **where)
     if status in (401, 403):
         return AuthenticationError(f"credentials rejected ({status}): check the API key or permissions: {detail}",
-                                   provider=provider, model=model, status_code=status)
+                                   **where)
     if status is not None and 400 <= status < 500:
-        return ProviderRequestError(f"request rejected ({status}): {detail}", provider=provider, model=model,
-                                    status_code=status)
-    return LLMError(detail, provider=provider, model=model, status_code=status)
+        return ProviderRequestError(f"request rejected ({status}): {detail}", **where)
+    return LLMError(detail, **where)

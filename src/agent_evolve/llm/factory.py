@@ -11,7 +11,7 @@ from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.cache import ResponseCache
 from agent_evolve.llm.concurrency import set_concurrency_limit
 from agent_evolve.llm.metered import MeteredClient
-from agent_evolve.llm.models import LOCAL_MODELS, ModelRef, parse_model
+from agent_evolve.llm.models import LOCAL_MODELS, OPENAI_COMPATIBLE, ModelRef, parse_model
 from agent_evolve.llm.retry import RetryPolicy
 from agent_evolve.llm.usage import UsageLedger, default_ledger, validate_prices
 
@@ -28,15 +28,12 @@ LOCAL_TIMEOUT_S = 1800.0
 def make_provider(
     ref: ModelRef, *, base_url: str | None = None, timeout_s: float | None = None, n_ctx: int = 4096, seed: int = 0
 ) -> LLMClient:
-    """The raw (unmetered) client for a parsed model string; the SDK itself is imported on first use.
-
-    `seed` is the local model's sampling seed (probes that must differ get different seeds); `timeout_s` None
-    takes the provider kind's default (REMOTE_TIMEOUT_S or LOCAL_TIMEOUT_S).
-    """
+    """The raw (unmetered) client for a parsed model string (SDK imported on first use); `seed` is the local model's
+    sampling seed, `timeout_s` None the provider kind's default (REMOTE_TIMEOUT_S or LOCAL_TIMEOUT_S)."""
     url = base_url or ref.default_base_url
     if timeout_s is None:
-        timeout_s = REMOTE_TIMEOUT_S if ref.provider in ("openai", "ollama", "vllm", "anthropic", "bedrock") else LOCAL_TIMEOUT_S
-    if ref.provider in ("openai", "ollama", "vllm"):
+        timeout_s = LOCAL_TIMEOUT_S if ref.provider == "local" else REMOTE_TIMEOUT_S
+    if ref.provider in OPENAI_COMPATIBLE:
         from agent_evolve.llm.providers.openai_chat import OpenAIChatClient
 
         return OpenAIChatClient(ref.full, ref.name, provider=ref.provider, base_url=url, timeout_s=timeout_s)
@@ -122,10 +119,8 @@ def client_from_config(
 
 
 def apply_config_limits(config: EvolveConfig, ledger: UsageLedger | None = None) -> UsageLedger:
-    """Set the process-wide concurrency limit and the ledger's budgets from config; return the ledger.
-
-    The concurrency limit stays process-wide on purpose: it protects the machine and the provider, not a run.
-    """
+    """Set the process-wide concurrency limit (it protects the machine and the provider, not a run) and the
+    ledger's budgets from config; return the ledger."""
     target = ledger if ledger is not None else default_ledger()
     set_concurrency_limit(config.concurrency)
     target.set_budget(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)

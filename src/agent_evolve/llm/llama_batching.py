@@ -1,9 +1,5 @@
-"""Scheduling decisions of the batched local model, without llama.cpp: which cached prefix a request reuses,
-what one decode step carries, and where a reply ends.
-
-The engine (:mod:`agent_evolve.llm.providers.llama_engine`) keeps one KV-cache sequence per slot and applies
-these decisions; here they are pure functions over token lists, tested without a model.
-"""
+"""The batched local model's scheduling as pure functions over token lists (prefix reuse, decode steps, drafts, reply
+ends), applied by :mod:`agent_evolve.llm.providers.llama_engine` and tested without a model."""
 
 from __future__ import annotations
 
@@ -34,11 +30,8 @@ class Placement:
 
 
 def place(prompt: Sequence[int], free: Sequence[int], cached: dict[int, Sequence[int]]) -> Placement:
-    """The free slot for ``prompt`` and the longest cached prefix any slot holds for it.
-
-    Every prompt keeps at least its last token to decode (that step yields the first reply token's logits).
-    Ties go to the request's own slot, then to the lowest slot number, so placement is deterministic.
-    """
+    """The free slot for ``prompt`` and the longest cached prefix for it (its last token always left to decode); ties
+    go to its own slot, then the lowest slot, so placement is deterministic."""
     if not free:
         raise ValueError("no free slot")
     limit = max(len(prompt) - 1, 0)
@@ -82,12 +75,8 @@ class Entry:
 
 
 def plan_step(active: Sequence[Active], n_batch: int) -> list[Entry]:
-    """One decode step: every generating sequence's next token (and its draft, while room is left) first, then
-    prompt chunks while room is left.
-
-    A prompt asks for logits only with its last token, so a long prompt is read over several steps while the
-    other sequences keep generating. A draft is cut to the room left; its tokens all get logits for checking.
-    """
+    """One decode step: each generating sequence's next token (and draft, while room is left), then prompt chunks; a
+    prompt asks logits only for its last token, so a long one is read over several steps."""
     generating = [a for a in active if a.next_token is not None]
     room = n_batch - len(generating)
     entries = []
@@ -105,12 +94,8 @@ def plan_step(active: Sequence[Active], n_batch: int) -> list[Entry]:
 
 
 def lookup_draft(history: Sequence[int], max_ngram: int, max_tokens: int) -> list[int]:
-    """Prompt-lookup draft: the tokens that followed the latest earlier occurrence of the longest n-gram
-    (up to ``max_ngram`` tokens) ending ``history``, at most ``max_tokens``; empty when none recurs.
-
-    Replies that copy from their prompt (a function's signature and docstring, a program's numbers) recur there,
-    so the model often confirms several drafted tokens in one step.
-    """
+    """Prompt-lookup draft: up to ``max_tokens`` tokens that followed the latest earlier occurrence of the longest
+    n-gram (up to ``max_ngram``) ending ``history``; replies that copy from their prompt recur there."""
     size = len(history)
     for n in range(min(max_ngram, size - 1), 0, -1):
         tail = list(history[size - n:])
@@ -121,12 +106,8 @@ def lookup_draft(history: Sequence[int], max_ngram: int, max_tokens: int) -> lis
 
 
 def accepted_tokens(draft: Sequence[int], choose: Callable[[int], int]) -> list[int]:
-    """The tokens a verified draft yields: the drafted tokens the model itself chose, then its own next token.
-
-    ``choose(i)`` is the model's token after the step's i-th input (the next token, then each drafted token),
-    asked in order and only as far as needed, so greedy output is the same as without a draft: a drafted token is
-    kept only where the model chose it.
-    """
+    """The tokens a verified draft yields: drafted tokens the model chose (``choose(i)``, asked in order), then its
+    own next token, so greedy output is the same as without a draft."""
     kept: list[int] = []
     for i, drafted in enumerate(draft):
         chosen = choose(i)

@@ -9,7 +9,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,13 +64,19 @@ def part_paths(spec: LocalModelSpec) -> list[Path]:
     return paths
 
 
-def hash_files(paths: Iterable[Path]) -> str:
-    """sha256 of the concatenation of paths, streamed, without writing anything."""
-    digest = hashlib.sha256()
+def _chunks(paths: Iterable[Path]) -> Iterator[bytes]:
+    """The bytes of `paths` one after another, a CHUNK at a time."""
     for path in paths:
         with open(path, "rb") as fh:
             while chunk := fh.read(CHUNK):
-                digest.update(chunk)
+                yield chunk
+
+
+def hash_files(paths: Iterable[Path]) -> str:
+    """sha256 of the concatenation of paths, streamed, without writing anything."""
+    digest = hashlib.sha256()
+    for chunk in _chunks(paths):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
@@ -115,11 +121,9 @@ def join_and_verify(parts: list[Path], target: Path, expected_sha256: str) -> Pa
     digest = hashlib.sha256()
     try:
         with open(tmp, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as fh:
-                    while chunk := fh.read(CHUNK):
-                        digest.update(chunk)
-                        out.write(chunk)
+            for chunk in _chunks(parts):
+                digest.update(chunk)
+                out.write(chunk)
         actual = digest.hexdigest()
         if actual != expected_sha256:
             raise ModelChecksumError(

@@ -1,8 +1,5 @@
-"""The embedded engine's speed settings, read from the environment and checked before the model loads.
-
-Defaults are today's measured choices (``speed/local_model_speed.py``, ``speed/roofline.py``): 4 slots,
-every core, 512-token batches, no drafts. Re-measure on quiet cores before changing them (see speed/README.md).
-"""
+"""The embedded engine's speed settings, read from the environment and checked before the model loads; defaults are
+measured choices (speed/README.md: re-measure on quiet cores before changing them)."""
 
 from __future__ import annotations
 
@@ -25,16 +22,8 @@ def available_cores() -> int:
 
 @dataclass(frozen=True)
 class EngineSettings:
-    """How the batched engine runs: concurrent sequences, threads, batch sizes, speculative drafts.
-
-    ``slots``: requests decoded together (``AGENT_EVOLVE_LOCAL_SLOTS``, default 4). ``n_threads``: llama.cpp threads
-    (``AGENT_EVOLVE_N_THREADS``, default every core; 1 on cores shared with other busy processes). ``n_batch``: the
-    most tokens one decode step carries (``AGENT_EVOLVE_N_BATCH``, default 512); ``n_ubatch``: the most llama.cpp
-    computes at once within it (``AGENT_EVOLVE_N_UBATCH``, default ``n_batch``). ``draft``: speculative drafts for
-    greedy requests (``AGENT_EVOLVE_DRAFT``: ``none``, the default, or ``prompt-lookup``), ``draft_tokens`` drafted
-    per step (``AGENT_EVOLVE_DRAFT_TOKENS``, default 8) from the longest matching n-gram of up to ``draft_ngram``
-    tokens (``AGENT_EVOLVE_DRAFT_NGRAM``, default 3).
-    """
+    """How the batched engine runs: slots decoded together, llama.cpp threads (default every core), batch sizes,
+    prompt-lookup drafts; each field is set by its ``AGENT_EVOLVE_*`` variable (see ``_INT_VARIABLES``)."""
 
     slots: int = 4
     n_threads: int = 0

@@ -55,43 +55,34 @@ class MeteredClient:
     ) -> Completion:
         """Complete through the inner client once the ledger admits the call (BudgetExceededError when spent)."""
         with self.ledger.admit(max_tokens):
-            return self._complete(messages, tools, max_tokens, temperature, stop)
+            key = None
+            if self.cache is not None:
+                params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
+                draw = 0
+                if temperature > 0:  # a repeated sampled request is a new draw, cached apart from the first
+                    draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params])
+                    params["seed"] = self.seed
+                if draw:
+                    params["draw"] = draw
+                key = cache_key(self.model, messages, tools, params)
+                hit = self.cache.get(key)
+                if hit is not None:
+                    self.ledger.record(self.role, hit.usage)
+                    return hit
 
-    def _complete(
-        self,
-        messages: list[Message],
-        tools: list[ToolSpec] | None,
-        max_tokens: int | None,
-        temperature: float,
-        stop: list[str] | None,
-    ) -> Completion:
-        key = None
-        if self.cache is not None:
-            params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
-            draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params]) if temperature > 0 else 0
-            if temperature > 0:
-                params["seed"] = self.seed
-            if draw:  # a repeated sampled request is a new draw, cached apart from the first
-                params["draw"] = draw
-            key = cache_key(self.model, messages, tools, params)
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.ledger.record(self.role, hit.usage)
-                return hit
+            def attempt() -> Completion:
+                with concurrency_limit().slot():
+                    return self.inner.complete(
+                        messages, tools=tools, max_tokens=max_tokens, temperature=temperature, stop=stop
+                    )
 
-        def attempt() -> Completion:
-            with concurrency_limit().slot():
-                return self.inner.complete(
-                    messages, tools=tools, max_tokens=max_tokens, temperature=temperature, stop=stop
-                )
-
-        completion = call_with_retry(attempt, self.retry)
-        usage = replace(completion.usage, cost=cost_of(self.model, completion.usage, self.prices))
-        completion = replace(completion, usage=usage)
-        self.ledger.record(self.role, usage)
-        if completion.truncated and max_tokens != 1:  # a 1-token call is a probe: being cut is its point
-            log.warning("%s: reply cut at the length limit (max_tokens=%s); %d output tokens",
-                        self.model, max_tokens, usage.output_tokens)
-        if self.cache is not None and key is not None:
-            self.cache.put(key, completion)
-        return completion
+            completion = call_with_retry(attempt, self.retry)
+            usage = replace(completion.usage, cost=cost_of(self.model, completion.usage, self.prices))
+            completion = replace(completion, usage=usage)
+            self.ledger.record(self.role, usage)
+            if completion.truncated and max_tokens != 1:  # a 1-token call is a probe: being cut is its point
+                log.warning("%s: reply cut at the length limit (max_tokens=%s); %d output tokens",
+                            self.model, max_tokens, usage.output_tokens)
+            if self.cache is not None and key is not None:
+                self.cache.put(key, completion)
+            return completion

@@ -97,23 +97,24 @@ def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
     return ToolCall(id=_new_id(), name=payload["name"], arguments=args)
 
 
-def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str, list[ToolCall]]:
-    """Split a reply into its plain text and the <tool_call> blocks it contains (unparseable blocks stay text).
+def _call_in(body: str, tool_names: set[str] | None) -> ToolCall | None:
+    """The call that `body`, a JSON object (maybe in a ```json fence), makes; None when it makes none."""
+    fenced = WHOLE_JSON_FENCE.match(body)
+    try:
+        return _as_call(json.loads(fenced.group(1) if fenced else body), tool_names)
+    except ValueError:
+        return None
 
-    A reply that is nothing but one JSON object naming a known tool also counts as a call, since small models
-    sometimes drop the tags; so does the first ```json block naming a known tool inside a reply's prose.
-    """
+
+def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str, list[ToolCall]]:
+    """Split a reply into its plain text and its <tool_call> blocks (unparseable ones stay text); a reply that is
+    only a JSON call of a known tool, or else its first ```json block calling one, counts too (small models drop the
+    tags)."""
     calls: list[ToolCall] = []
     kept: list[str] = []
     last = 0
     for match in _CALL_BLOCK.finditer(text):
-        body = match.group(2).strip()
-        fenced = WHOLE_JSON_FENCE.match(body)
-        known = None if match.group(1) == "tool_call" else tool_names or set()
-        try:
-            call = _as_call(json.loads(fenced.group(1) if fenced else body), known)
-        except ValueError:
-            call = None
+        call = _call_in(match.group(2).strip(), None if match.group(1) == "tool_call" else tool_names or set())
         if call is None:
             continue
         kept.append(text[last:match.start()])
@@ -122,11 +123,7 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     kept.append(text[last:])
     remaining = "".join(kept).strip()
     if not calls and tool_names:
-        fenced = WHOLE_JSON_FENCE.match(remaining)
-        try:
-            bare = _as_call(json.loads(fenced.group(1) if fenced else remaining), tool_names)
-        except ValueError:
-            bare = None
+        bare = _call_in(remaining, tool_names)
         if bare is not None:
             return "", [bare]
         return _first_fenced_call(remaining, tool_names)

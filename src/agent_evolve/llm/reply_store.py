@@ -1,10 +1,5 @@
-"""A run's cached model replies as one SQLite file, read in place, so an experiment commits one file per cache.
-
-The file keeps SQLite's rollback journal (no ``-wal``/``-shm`` files beside it at rest, so a committed store stays
-one file): every write is its own atomic transaction; the threads of one process share one connection behind a
-lock, and other processes wait on SQLite's file lock (``busy_timeout``). A process that forks opens its own
-connection. Reading never creates the file.
-"""
+"""A run's cached model replies as one SQLite file (rollback journal, so it stays one file at rest), read in place;
+threads share one locked connection per process, and other processes wait on SQLite's file lock."""
 
 from __future__ import annotations
 

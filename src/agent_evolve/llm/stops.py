@@ -1,12 +1,5 @@
-"""Stop rules: where a reply of a given answer kind is complete, so generation can end there.
-
-A :class:`StopRule` is the ``stop`` list a caller passes to ``LLMClient.complete`` (a ``list[str]`` of the
-sequences every provider accepts natively, often empty) carrying a structural test the embedded model applies in
-its own generation loop: ``complete_at(text)`` is where the finished answer ends, or None while it may go on.
-Remote providers see only the plain list, so their semantics are unchanged. Rules are keyed by a plain string
-answer kind (``stop_rule("number")``); kinds without a rule get None. A rule never ends a reply inside an open
-code fence, and a code rule ends only after a block's closing fence, so no program or block is cut short.
-"""
+"""Stop rules: where a reply of an answer kind (``stop_rule("number")``) is complete, so the embedded model can end
+it there; remote providers see only the plain stop list, and no rule ends a reply inside an open code fence."""
 
 from __future__ import annotations
 
@@ -48,11 +41,7 @@ def fenced_lines(text: str) -> list[tuple[int, int, str]]:
 
 
 def answer_line_end(text: str) -> int | None:
-    """The end of the first finished ``Answer: <number>`` line outside any code fence, or None.
-
-    A line counts once its newline has been generated (so ``Answer: 1`` is never taken for ``Answer: 12``) and
-    only when no code fence is open before it (an answer printed inside a program is not the reply's answer).
-    """
+    """The end of the first finished ``Answer: <number>`` line (its newline generated) outside any code fence."""
     fences = [start for start, _, _ in fenced_lines(text)]
     for match in _ANSWER_LINE.finditer(text):
         end = match.end()
@@ -64,11 +53,7 @@ def answer_line_end(text: str) -> int | None:
 
 
 def closed_python_block_end(text: str) -> int | None:
-    """The end of the closing fence of the first Python (or untagged) code block that defines something.
-
-    The block must contain a ``def`` or ``class`` line (a first block of only examples does not end the reply)
-    and its closing fence line must be finished, so the kept text holds the whole block, fences included.
-    """
+    """The end of the closing fence of the first Python (or untagged) code block with a ``def`` or ``class`` line."""
     fences = fenced_lines(text)
     index = 0
     while index + 1 < len(fences):

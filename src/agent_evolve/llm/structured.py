@@ -18,10 +18,8 @@ MAX_REPLY_CHARS = 1_000_000
 
 
 def extract_json(text: str) -> Any:
-    """The JSON value in a reply: the last ```json fence, else the whole text, else the first {...} or [...].
-
-    Raises ValueError when none parses, or when the reply is larger or nested deeper than the JSON limits.
-    """
+    """The JSON value in a reply: the last ```json fence, else the whole text, else the first {...} or [...];
+    ValueError when none parses or it exceeds the JSON size and depth limits."""
     if len(text) > MAX_REPLY_CHARS:
         raise ValueError(f"the reply is {len(text)} characters long; the limit is {MAX_REPLY_CHARS}")
     candidates = [m.strip() for m in reversed(JSON_BLOCK.findall(text))] + [text.strip()]
@@ -71,28 +69,23 @@ def _with_instruction(messages: list[Message], schema: dict[str, Any]) -> list[M
 def complete_json(
     client: LLMClient, messages: list[Message], schema: dict[str, Any], *, max_tokens: int | None = None
 ) -> Any:
-    """Ask for JSON matching schema; if the reply is not, show the model the problem once, then give up.
-
-    Returns the parsed value (a dict for an object schema); StructuredOutputError carries the last raw text.
-    """
+    """Ask for JSON matching schema, showing the model its problem once; the parsed value, or StructuredOutputError
+    carrying the last raw text."""
     conversation = _with_instruction(messages, schema)
-    completion = client.complete(conversation, max_tokens=max_tokens)
-    value, problem = _problem(completion.text, schema)
-    if problem is None:
-        return value
-    conversation += [
-        Message("assistant", completion.text),
-        Message("user", f"That reply was not valid: {problem}. Reply again with only the corrected JSON."),
-    ]
-    completion = client.complete(conversation, max_tokens=max_tokens)
-    value, second = _problem(completion.text, schema)
-    if second is None:
-        return value
+    for _ in range(2):  # the first answer, then one repair
+        completion = client.complete(conversation, max_tokens=max_tokens)
+        value, problem = _problem(completion.text, schema)
+        if problem is None:
+            return value
+        conversation += [
+            Message("assistant", completion.text),
+            Message("user", f"That reply was not valid: {problem}. Reply again with only the corrected JSON."),
+        ]
     try:
         ref = parse_model(client.model)
         provider, model = ref.provider, ref.name
     except ValueError:
         provider, model = "unknown", client.model
     raise StructuredOutputError(
-        f"no valid JSON after one repair attempt: {second}", provider=provider, model=model, raw_text=completion.text
+        f"no valid JSON after one repair attempt: {problem}", provider=provider, model=model, raw_text=completion.text
     )

@@ -81,12 +81,8 @@ def run_tool_loop(
     temperature: float = 0.0,
     should_stop: Callable[[], bool] | None = None,
 ) -> ToolLoopResult:
-    """Ask the model, run the tools it calls, feed the results back; stop on a reply without calls or at max_turns.
-
-    `should_stop`, asked after each turn's tools ran, ends the loop early (stop reason "stopped"), e.g. a submit.
-
-    Errors from the client (BudgetExceededError, LLMError) propagate; tool failures become error text.
-    """
+    """Ask the model, run the tools it calls, feed results back, until a reply has no calls, `max_turns`, or
+    `should_stop()` after a turn ("stopped"); client errors propagate, tool failures become error text."""
     if max_turns < 1:
         raise ToolLoopError(f"max_turns must be at least 1, got {max_turns}")
     by_name: dict[str, Tool] = {}

@@ -108,11 +108,8 @@ def require_prices(models: list[str], overrides: Mapping[str, Any] | None = None
 
 
 class UsageLedger:
-    """Thread-safe running totals of model usage per role, with token and cost budgets and call admission.
-
-    `admit` lets a call start only while the calls already in flight (each holding its estimate) cannot spend
-    the rest of the budget, so concurrent calls overshoot it by at most what the admitted calls spend.
-    """
+    """Thread-safe running totals of model usage per role, with token and cost budgets; `admit` lets a call start
+    only while the calls in flight cannot spend the rest, so concurrent calls overshoot by at most what they spend."""
 
     def __init__(self, *, max_total_tokens: int | None = None, max_cost_usd: float | None = None) -> None:
         self._cond = threading.Condition()
@@ -206,10 +203,8 @@ class UsageLedger:
 
     @contextmanager
     def admit(self, max_tokens: int | None = None) -> Iterator[None]:
-        """Hold a place for one call; waits while admitted calls could spend the rest, raises once it is spent.
-
-        A call is always admitted when none is in flight and the budget is not spent, so work never stalls.
-        """
+        """Hold a place for one call; waits while admitted calls could spend the rest, raises once it is spent (a
+        call is always admitted when none is in flight)."""
         with self._cond:
             while True:
                 spent = sum(self._by_role.values(), Usage())
@@ -229,12 +224,6 @@ class UsageLedger:
                 self._in_flight -= 1
                 self._reserved = self._reserved - estimate
                 self._cond.notify_all()
-
-    def reset(self) -> None:
-        """Forget all recorded usage (budgets stay)."""
-        with self._cond:
-            self._by_role.clear()
-            self._cond.notify_all()
 
     def to_dict(self) -> dict[str, Any]:
         """Totals by role and overall, for run records (`from_dict` reads it back)."""

@@ -1,11 +1,5 @@
-"""Budget presets of the short Python API, and how many solves a run will make before it starts.
-
-    light   3 cycles of 8 train tasks; each candidate gated on up to 16 holdout tasks
-    medium  6 cycles of 10 train tasks; gated on up to 32 holdout tasks
-    heavy  12 cycles of 16 train tasks; gated on up to 50 holdout tasks
-
-Every preset carves 30% of the tasks as the holdout (capped as above), so a small list still gets a gate.
-"""
+"""Budget presets of the short Python API (light, medium, heavy: cycles, train tasks, holdout cap; 30% of the tasks
+are the holdout), and how many solves a run will make before it starts."""
 
 from __future__ import annotations
 

@@ -87,10 +87,8 @@ def numbers_expected(benchmark: TaskList) -> bool:
 
 def run_config(config: EvolveConfig | None, budget: str | None, model: str | None, engine: object,
                numeric: bool = False) -> EvolveConfig:
-    """`config` (default: the defaults) with the budget preset and the model for every role. The demos engine
-    gets no trial before the gate (on a small budget a trial costs more acceptance than it filters), and its
-    program-answer candidates only when every expected answer is a number (its first candidate is the one
-    written); engine params set in `config` stay as they are."""
+    """`config` (default: the defaults) with the budget preset and the model for every role; the demos engine gets no
+    trial before the gate, and program-answer candidates only when every expected answer is a number."""
     settings = config or EvolveConfig()
     if budget is not None or config is None:
         settings = budget_named(budget or "light").apply(settings)

@@ -59,11 +59,8 @@ def console_for(progress: bool | str | None) -> Console | None:
 
 
 class RunReport:
-    """The run's display plus the short API's own lines: the estimate up front, the time left after cycle 1.
-
-    `progress` is "auto", True (print to stdout), "log", False (nothing) or your own function of each
-    ProgressEvent (then the API's own lines go to the log).
-    """
+    """The run's display plus the short API's own lines (the estimate up front, the time left after cycle 1);
+    `progress` as `evolve` takes it."""
 
     def __init__(self, progress: ProgressOption, estimate: Estimate, ledger: UsageLedger) -> None:
         own = callable(progress) and not isinstance(progress, bool)

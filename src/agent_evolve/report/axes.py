@@ -1,8 +1,5 @@
-"""Axis limits and ticks of the report's figures, as pure functions that make sense for any number of cycles.
-
-Scores span the score range (0 to 1 unless told otherwise) widened to every value shown, with a margin so that no
-point, the baseline included, lies on the frame; amounts (tokens, dollars) start at 0; cycles get whole ticks.
-"""
+"""Axis limits and ticks of the report's figures, as pure functions for any number of cycles: scores widened with a
+margin so no point lies on the frame, amounts from 0, whole cycle ticks."""
 
 from __future__ import annotations
 

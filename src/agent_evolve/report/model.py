@@ -67,9 +67,8 @@ CURTAILMENT_OFF = "curtailment off"
 
 @dataclass(frozen=True)
 class GateTally:
-    """A gate's task-by-task comparison on the holdout: the candidate's wins, losses and ties against the incumbent,
-    how many holdout tasks the candidate was scored on before curtailment stopped the gate, and why it stopped.
-    A number the record does not carry (an older run, a gate that failed) is None."""
+    """A gate's task-by-task holdout comparison (wins, losses, ties against the incumbent), tasks scored before
+    curtailment stopped it, and why; None where the record does not carry a number."""
 
     cycle: int
     tag: str

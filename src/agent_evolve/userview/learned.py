@@ -1,12 +1,6 @@
-"""What a run learned from its data, in one line: the content the accepted change took from the tasks, and the
-evidence that kept it.
-
-Learned content is what the engine built from the run's own solves: worked examples of experience memory
-(grader-verified train solutions), demonstrations (the same, as a fixed fragment) and failure-derived notes. The
-line names how many of each the accepted version added over the baseline, their source tasks, and the holdout
-score before and after. An accepted change with none of these says so and names the files it changed (a switch
-of built-in behaviour, such as program answers, is chosen by measurement but not learned from the data).
-"""
+"""What a run learned from its data, in one line: how many worked examples, demonstrations and failure-derived notes
+the accepted version added over the baseline, their source tasks and the holdout scores; a change with none of these
+names the files it changed."""
 
 from __future__ import annotations
 

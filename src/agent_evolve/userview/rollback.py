@@ -1,8 +1,5 @@
-"""Rollback: make an earlier version the accepted one, journaled so that the next `run` continues from it.
-
-The entry copies the last accepted entry (spent usage included) and replaces its `accepted_*` fields with those
-recorded when the target was accepted, so the resumed run state is the target's, with nothing else lost.
-"""
+"""Rollback: make an earlier version the accepted one, journaled (the last accepted entry with the target's
+`accepted_*` fields) so that the next `run` continues from it."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""A run's records read back (history, journal, metrics, gate files) and turned into one row per cycle.
-
-Records are read by key and defensively: the loop's record format grows, and a live run may be mid-append.
-"""
+"""A run's records read back (history, journal, metrics, gate files), defensively since a live run may be mid-append,
+and turned into one row per cycle."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +31,7 @@ class CycleRow:
     gate: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "cycle": self.cycle,
-            "outcome": self.outcome,
-            "score": self.score,
-            "holdout_score": self.holdout_score,
-            "batch_score": self.batch_score,
-            "accepted_tag": self.accepted_tag,
-            "summary": self.summary,
-            "changed_paths": self.changed_paths,
-            "tokens": self.tokens,
-            "cost": self.cost,
-            "gate": self.gate,
-        }
+        return asdict(self)
 
 
 def _float(value: Any) -> float | None:

@@ -13,8 +13,9 @@ from typing import Any
 from agent_evolve.contract.paths import clean_text
 from agent_evolve.errors import AgentEvolveError, optional_module
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.llm.base import Completion, Message
+from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall
 from agent_evolve.llm.errors import LLMError, ProviderServerError
+from agent_evolve.types import Usage
 
 MAX_ARGUMENT_CHARS = 1_000_000
 _SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
@@ -47,10 +48,8 @@ def decode_arguments(raw: Any) -> dict[str, Any]:
 
 
 def checked_completion(build: Callable[[Any], Completion], response: Any, *, provider: str, model: str) -> Completion:
-    """``build(response)``, refused as a :class:`MalformedReplyError` when the reply does not have the API's shape.
-
-    Text is returned with lone surrogates replaced, so model output can always be written as UTF-8.
-    """
+    """``build(response)`` with its text's lone surrogates replaced, or :class:`MalformedReplyError` when the reply
+    does not have the API's shape."""
     try:
         completion = build(response)
         problem = _completion_problem(completion)
@@ -59,6 +58,13 @@ def checked_completion(build: Callable[[Any], Completion], response: Any, *, pro
     if problem:
         raise MalformedReplyError(f"malformed reply: {problem}", provider=provider, model=model)
     return replace(completion, text=clean_text(completion.text))
+
+
+def one_call(model: str, text: str, calls: list[ToolCall], finish: FinishReason, input_tokens: int,
+             output_tokens: int) -> Completion:
+    """The Completion of one model call: its text, tool calls, why it ended and its token counts."""
+    return Completion(text=text, tool_calls=calls, finish_reason=finish, model=model,
+                      usage=Usage(calls=1, input_tokens=input_tokens, output_tokens=output_tokens))
 
 
 def malformed_body(exc: BaseException, *, provider: str, model: str) -> MalformedReplyError:

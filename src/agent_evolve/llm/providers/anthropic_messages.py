@@ -9,9 +9,8 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments, merged_turns
+from agent_evolve.llm.providers._common import checked_completion, decode_arguments, merged_turns, one_call
 from agent_evolve.llm.providers.sdk_client import SdkClient
-from agent_evolve.types import Usage
 
 DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
 
@@ -59,11 +58,7 @@ class AnthropicMessagesClient(SdkClient):
         api_key: str | None = None,
         timeout_s: float = 120.0,
     ) -> None:
-        self.model = model
-        self.provider = "anthropic"
-        self.name = name
-        self.base_url = base_url
-        self.timeout_s = timeout_s
+        super().__init__(model, name, provider="anthropic", base_url=base_url, timeout_s=timeout_s)
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if key is None:
             raise MissingDependencyError(f"{model}: no API key; set the ANTHROPIC_API_KEY environment variable")
@@ -109,10 +104,4 @@ class AnthropicMessagesClient(SdkClient):
         input_tokens = (usage.input_tokens or 0) + (getattr(usage, "cache_creation_input_tokens", 0) or 0) + (
             getattr(usage, "cache_read_input_tokens", 0) or 0
         )
-        return Completion(
-            text="".join(texts),
-            tool_calls=calls,
-            usage=Usage(calls=1, input_tokens=input_tokens, output_tokens=usage.output_tokens or 0),
-            finish_reason=finish,
-            model=self.model,
-        )
+        return one_call(self.model, "".join(texts), calls, finish, input_tokens, usage.output_tokens or 0)

@@ -13,10 +13,10 @@ from agent_evolve.llm.providers._common import (
     import_sdk,
     malformed_body,
     merged_turns,
+    one_call,
     with_retry_after,
 )
 from agent_evolve.llm.providers.sdk_client import SdkClient
-from agent_evolve.types import Usage
 
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -70,12 +70,8 @@ class BedrockConverseClient(SdkClient):
         timeout_s: float = 120.0,
         client: Any = None,
     ) -> None:
-        self.model = model
-        self.provider = "bedrock"
-        self.name = name
+        super().__init__(model, name, provider="bedrock", base_url=base_url, timeout_s=timeout_s)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-        self.base_url = base_url
-        self.timeout_s = timeout_s
         self._client = client
 
     def _connect(self) -> Any:
@@ -126,16 +122,14 @@ class BedrockConverseClient(SdkClient):
         code = error.get("Code", "")
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
         detail = f"{code}: {error.get('Message', '')}"
+        where = {"provider": self.provider, "model": self.name}
         if code in _THROTTLED:
             headers = exc.response.get("ResponseMetadata", {}).get("HTTPHeaders")
-            return with_retry_after(RateLimitError(f"throttled: {detail}", provider=self.provider, model=self.name,
-                                                   status_code=429), headers)
+            return with_retry_after(RateLimitError(f"throttled: {detail}", **where, status_code=429), headers)
         if code in _UNAVAILABLE:
-            return ProviderServerError(f"unavailable: {detail}", provider=self.provider, model=self.name,
-                                       status_code=status)
+            return ProviderServerError(f"unavailable: {detail}", **where, status_code=status)
         if code == "ModelTimeoutException":
-            return LLMTimeoutError(f"model timed out: {detail}", provider=self.provider, model=self.name,
-                                   status_code=status)
+            return LLMTimeoutError(f"model timed out: {detail}", **where, status_code=status)
         return error_for_status(status, detail, provider=self.provider, model=self.name)
 
     def _to_completion(self, response: dict[str, Any]) -> Completion:
@@ -147,10 +141,5 @@ class BedrockConverseClient(SdkClient):
             for b in content if "toolUse" in b
         ]
         usage = response.get("usage", {})
-        return Completion(
-            text="".join(texts),
-            tool_calls=calls,
-            usage=Usage(calls=1, input_tokens=usage.get("inputTokens", 0), output_tokens=usage.get("outputTokens", 0)),
-            finish_reason=_FINISH.get(response.get("stopReason", "end_turn"), "stop"),
-            model=self.model,
-        )
+        return one_call(self.model, "".join(texts), calls, _FINISH.get(response.get("stopReason", "end_turn"), "stop"),
+                        usage.get("inputTokens", 0), usage.get("outputTokens", 0))

@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.errors import MissingDependencyError, optional_module
+from agent_evolve.errors import optional_module
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.draws import DrawCounter, draw_seed
 from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError
 from agent_evolve.llm.local_model import ensure_model_file
 from agent_evolve.llm.local_settings import EngineSettings
 from agent_evolve.llm.models import LocalModelSpec, llama_install_hint
+from agent_evolve.llm.providers._common import one_call
 from agent_evolve.llm.qwen_tools import parse_tool_calls, to_chat_messages
 from agent_evolve.llm.stops import StopRule
-from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +53,9 @@ def _import_llama_cpp() -> Any:
 
 
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
-    """The process-wide engine of spec (joined, verified and loaded on first use; later calls reuse it).
-
-    Its speed settings (slots, threads, batch sizes, drafts) come from ``AGENT_EVOLVE_*`` variables, checked before
-    loading (:class:`~agent_evolve.llm.local_settings.EngineSettings`); each slot has ``n_ctx`` tokens of context.
-    On 2 quiet cores 2 threads read prompts at 38 tokens/s and generate 10.6 (1 thread: 19 and 7.8); on cores shared
-    with other busy processes set ``AGENT_EVOLVE_N_THREADS=1`` (llama.cpp's threads meet at a spinning barrier).
-    """
+    """The process-wide engine of spec (joined, verified and loaded on first use), speed settings from
+    ``AGENT_EVOLVE_*`` variables (:class:`~agent_evolve.llm.local_settings.EngineSettings`); each slot has ``n_ctx``
+    tokens of context."""
     key = (spec.name, n_ctx)
     with _models_lock:
         if key in _models:
@@ -112,12 +108,9 @@ class LocalLlamaClient:
         temperature: float = 0.0,
         stop: list[str] | None = None,
     ) -> Completion:
-        """Generate a reply in process; a <tool_call> block in the reply becomes a ToolCall.
-
-        Generation stops at the client's deadline (``timeout_s`` from the call, queueing included) and the call
-        raises :class:`LocalDeadlineError` (an ``LLMTimeoutError``) rather than return a cut-off reply. A ``stop``
-        that is a :class:`~agent_evolve.llm.stops.StopRule` also ends the reply where its answer is complete.
-        """
+        """Generate a reply in process (a <tool_call> block becomes a ToolCall); past the ``timeout_s`` deadline it
+        raises :class:`LocalDeadlineError`; a ``stop`` that is a :class:`StopRule` ends the reply where it is
+        complete."""
         started = time.monotonic()
         engine = load_model(self.spec, n_ctx=self.n_ctx, cache_dir=self.cache_dir).engine
         prompt, template_stops = engine.prompt_tokens(to_chat_messages(messages, tools))
@@ -138,10 +131,4 @@ class LocalLlamaClient:
         if tools:
             text, calls = parse_tool_calls(text, {t.name for t in tools})
         finish: FinishReason = "length" if generation.finish == "length" else "tool_calls" if calls else "stop"
-        return Completion(
-            text=text,
-            tool_calls=calls,
-            usage=Usage(calls=1, input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens),
-            finish_reason=finish,
-            model=self.model,
-        )
+        return one_call(self.model, text, calls, finish, generation.prompt_tokens, generation.completion_tokens)

@@ -1,12 +1,5 @@
-"""The embedded model's generation loop on llama.cpp's low-level API: several sequences in one decode.
-
-One worker thread owns the llama.cpp context. Each request gets a slot (a KV-cache sequence); a step decodes
-every generating sequence's next token and chunks of waiting prompts together, so four concurrent requests
-cost little more per step than one. A new prompt reuses the longest prefix any slot has cached (the system
-prompt and skills of a cycle are read once), and every request stops at its deadline or as soon as its stop rule
-says the answer is complete. With prompt-lookup drafts on, a greedy sequence also feeds the tokens that followed
-the same n-gram earlier, and keeps those the model confirms in the same step.
-"""
+"""The embedded model's generation loop on llama.cpp's low-level API: one worker thread decodes every slot's sequence
+(KV-cache prefixes reused, optional prompt-lookup drafts) in one batch per step."""
 
 from __future__ import annotations
 
@@ -231,11 +224,8 @@ class LlamaEngine:
         self._emit(running, entry.slot, kept)
 
     def _emit(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, tokens: list[int]) -> None:
-        """Append sampled tokens to a reply in order until one ends it; the last kept one is decoded next.
-
-        Each token is checked against the context as one-at-a-time decoding would have: the i-th of k tokens
-        was sampled with ``n_past - (k - 1 - i)`` tokens in the cache.
-        """
+        """Append sampled tokens to a reply until one ends it (the i-th of k tokens was sampled with ``n_past - (k -
+        1 - i)`` tokens cached); the last kept one is decoded next."""
         request, active, _ = running[slot]
         vocab = self._model.vocab
         for index, token in enumerate(tokens):

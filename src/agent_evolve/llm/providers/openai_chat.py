@@ -9,9 +9,8 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments
+from agent_evolve.llm.providers._common import checked_completion, decode_arguments, one_call
 from agent_evolve.llm.providers.sdk_client import SdkClient
-from agent_evolve.types import Usage
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -66,11 +65,7 @@ class OpenAIChatClient(SdkClient):
         api_key: str | None = None,
         timeout_s: float = 120.0,
     ) -> None:
-        self.model = model
-        self.provider = provider
-        self.name = name
-        self.base_url = base_url
-        self.timeout_s = timeout_s
+        super().__init__(model, name, provider=provider, base_url=base_url, timeout_s=timeout_s)
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
             raise MissingDependencyError(
@@ -118,14 +113,5 @@ class OpenAIChatClient(SdkClient):
         if calls and finish == "stop":
             finish = "tool_calls"
         usage = response.usage
-        return Completion(
-            text=choice.message.content or "",
-            tool_calls=calls,
-            usage=Usage(
-                calls=1,
-                input_tokens=(usage.prompt_tokens or 0) if usage else 0,
-                output_tokens=(usage.completion_tokens or 0) if usage else 0,
-            ),
-            finish_reason=finish,
-            model=self.model,
-        )
+        return one_call(self.model, choice.message.content or "", calls, finish,
+                        (usage.prompt_tokens or 0) if usage else 0, (usage.completion_tokens or 0) if usage else 0)

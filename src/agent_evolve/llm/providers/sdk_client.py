@@ -24,6 +24,13 @@ class SdkClient:
     shown: ClassVar[str] = "base_url"  # the attribute the repr shows besides the model
     sdk: ClassVar[tuple[str, str, str]] = ("", "", "")  # the SDK's module, the extra installing it, its client class
 
+    def __init__(self, model: str, name: str, *, provider: str, base_url: str | None, timeout_s: float) -> None:
+        self.model = model
+        self.name = name
+        self.provider = provider
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})"
 
