@@ -5,7 +5,7 @@ a name, a date, an ordered list), ``choice`` (one of the options the task gives)
 runnable examples), ``free`` (free text judged by a grader) and ``actions`` (work done in a task environment).
 
 A benchmark declares one kind for all its tasks (``BenchmarkAdapter.answer_kind``), and a task's
-``metadata["answer_kind"]`` overrides it; served tasks carry their kind in that key (``benchmarks.splits.serve``
+``metadata["answer_kind"]`` overrides it; served tasks carry their kind in that key (``benchmarks.support.splits.serve``
 writes the benchmark's declaration into tasks that have none), which is how the agent and the engines see it.
 A task that declares nothing reads as ``free``: only techniques that apply to every kind are used on it.
 """

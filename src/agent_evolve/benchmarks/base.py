@@ -19,7 +19,7 @@ class BenchmarkAdapter:
     `answer_kind` declares what an answer to every task is (`benchmarks.answer_kinds`: number, text, choice,
     code, free, actions); a task's `metadata["answer_kind"]` overrides it. The default, None, declares nothing:
     such tasks read as `free`, so no kind-specific technique (program answers, numeric cross-checks) is used on
-    them. Serve tasks with `benchmarks.splits.serve(..., kind=self.answer_kind)` so they carry the declaration.
+    them. Serve tasks with `benchmarks.support.splits.serve(..., kind=self.answer_kind)` so they carry the declaration.
     """
 
     name: str = ""

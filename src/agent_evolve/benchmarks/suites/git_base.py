@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agent_evolve.benchmarks.external.staging import build_once
+from agent_evolve.benchmarks.support.staging import build_once
 from agent_evolve.errors import AgentEvolveError
 
 BASE_MESSAGE = "base"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agent_evolve.benchmarks.external.junit_report import ReportError, disagreement, parse_junit_report
-from agent_evolve.benchmarks.external.pytest_output import PytestReport, parse_pytest_output
+from agent_evolve.benchmarks.support.junit_report import ReportError, disagreement, parse_junit_report
+from agent_evolve.benchmarks.support.pytest_output import PytestReport, parse_pytest_output
 from agent_evolve.environments.task_env import CommandResult
 from agent_evolve.types import Feedback
 

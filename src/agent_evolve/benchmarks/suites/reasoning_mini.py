@@ -4,7 +4,7 @@ Nine families (``reasoning_families``: Boolean expressions, extraction, object c
 weekdays, date arithmetic, word sorting, ordering by comparisons, tracking swapped objects) mix number and text
 answers; each task declares its answer kind (``number`` or ``text``). ``per_family`` tasks of each family are
 generated from ``data_seed`` (the same seed, the same tasks; a larger count keeps the first ones), no question
-twice, and split into train and test by ``seed`` like every benchmark (``benchmarks.splits``; the dev split is
+twice, and split into train and test by ``seed`` like every benchmark (``benchmarks.support.splits``; the dev split is
 part of train). ``reasoning-mini:date,weekday`` serves only the families named.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.benchmarks.suites.reasoning_families import FAMILIES, Puzzle
 from agent_evolve.benchmarks.suites.reasoning_grading import grade
 from agent_evolve.errors import ConfigError

@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from agent_evolve.benchmarks.external.dirbench import TaskDirBenchmark
+from agent_evolve.benchmarks.adapters.dirbench import TaskDirBenchmark
 
 DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "terminal_mini")))
 

@@ -1,4 +1,4 @@
-"""The shipped MCP server over `world.py`: `python -m agent_evolve.benchmarks.mcp_suite.server` (stdio).
+"""The shipped MCP server over `world.py`: `python -m agent_evolve.benchmarks.suites.mcp_mini.server` (stdio).
 
 Written with the SDK's MCPServer (FastMCP in mcp 1.x); needs the `[mcp]` extra. A query's ValueError (an unknown
 SKU, an ambiguous name) is raised as a ToolError, so the model reads the message and can correct its call.
@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from agent_evolve.benchmarks.mcp_suite import world
+from agent_evolve.benchmarks.suites.mcp_mini import world
 
 SERVER_NAME = "harbor"
 QUERIES: tuple[Callable[..., Any], ...] = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent_evolve.benchmarks.external.common import fenced_blocks
+from agent_evolve.benchmarks.support.common import fenced_blocks
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.io.safe_json import parse_json
 

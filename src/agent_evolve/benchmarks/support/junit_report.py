@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 
-from agent_evolve.benchmarks.external.pytest_output import PytestReport
+from agent_evolve.benchmarks.support.pytest_output import PytestReport
 
 MAX_REPORT_CHARS = 8 * 2**20
 """A report larger than this is refused rather than parsed."""

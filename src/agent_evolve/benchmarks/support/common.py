@@ -1,4 +1,4 @@
-"""Small helpers every external adapter shares: deterministic splits, lazy indexes, fenced code blocks."""
+"""What the external adapters share: a base over lazily indexed records, fraction checks, fenced code blocks."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.support.splits import split_ids
 from agent_evolve.errors import ConfigError, UnknownNameError
 from agent_evolve.text.fences import LINE_TAGGED_BLOCK
+from agent_evolve.types import Task
 
 T = TypeVar("T")
-
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,6 @@ def check_fraction(test_fraction: float) -> float:
     if not 0.0 < test_fraction < 1.0:
         raise ConfigError(f"test_fraction must be between 0 and 1 (exclusive), got {test_fraction!r}")
     return test_fraction
-
-
 
 
 def resolve_path(data_path: str | None, env_var: str) -> str | None:
@@ -63,3 +63,26 @@ class LazyIndex(Generic[T]):
         if task_id not in items:
             raise UnknownNameError(f"{benchmark}: no task with id {task_id!r} in the loaded data")
         return items[task_id]
+
+
+class IndexedBenchmark(BenchmarkAdapter, Generic[T]):
+    """An adapter over records `_load` reads once, split by the external adapters' rule (one id on each side)."""
+
+    def __init__(self, seed: int, test_fraction: float) -> None:
+        self.seed = seed
+        self.test_fraction = check_fraction(test_fraction)
+        self._index: LazyIndex[T] = LazyIndex(self._load)
+
+    def _load(self) -> dict[str, T]:
+        """Task id -> record."""
+        raise NotImplementedError
+
+    def to_task(self, task_id: str, record: T) -> Task:
+        """The task the agent sees for one record."""
+        raise NotImplementedError
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        """Tasks of one split, in the seeded order."""
+        index = self._index.items()
+        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
+        return [self.to_task(i, index[i]) for i in ids]

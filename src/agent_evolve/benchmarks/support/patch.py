@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agent_evolve.benchmarks.external.common import fenced_blocks
+from agent_evolve.benchmarks.support.common import fenced_blocks
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 _PATCH_TAG = re.compile(r"<patch>\s*\n(.*?)</patch>", re.DOTALL)

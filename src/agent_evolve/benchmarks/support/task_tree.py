@@ -12,8 +12,8 @@ import re
 import shutil
 from pathlib import Path
 
-from agent_evolve.benchmarks.external.staging import STAGING_ROOT, build_once, digest_of
-from agent_evolve.benchmarks.external.taskdir import TaskDir
+from agent_evolve.benchmarks.support.staging import STAGING_ROOT, build_once, digest_of
+from agent_evolve.benchmarks.support.taskdir import TaskDir
 
 DEFAULT_WORKDIR = "/app"
 """The work directory of Terminal-Bench and Harbor images when the Dockerfile names none."""

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from agent_evolve.benchmarks.answers import extract_number, numbers_equal, parse_number
-from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
+from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 

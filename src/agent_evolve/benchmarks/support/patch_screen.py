@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.benchmarks.external.patch import DEV_NULL, FilePatch, parse_file_patches
+from agent_evolve.benchmarks.support.patch import DEV_NULL, FilePatch, parse_file_patches
 
 ALWAYS_DROPPED_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py",
                                   "usercustomize.py", "setup.py"})

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_evolve.benchmarks.external.env_grading import PYTEST_RUNNER, end_leftovers
+from agent_evolve.benchmarks.support.env_grading import PYTEST_RUNNER, end_leftovers
 from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, TaskEnvironment
 
 PATCH_FILE = ".agent-evolve-fix.patch"

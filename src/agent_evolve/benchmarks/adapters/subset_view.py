@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.splits import PathLike, TaskSplits, apply_subset, serve
+from agent_evolve.benchmarks.support.splits import PathLike, TaskSplits, apply_subset, serve
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.types import Feedback, Task, Trajectory
 

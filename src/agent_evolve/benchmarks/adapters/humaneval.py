@@ -11,9 +11,9 @@ import signal
 from dataclasses import dataclass
 from importlib import resources
 
-from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
-from agent_evolve.benchmarks.sandbox import SandboxLimits, SandboxResult, run_tests
-from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.code_extraction import assemble_program, extract_code
+from agent_evolve.benchmarks.support.sandbox import SandboxLimits, SandboxResult, run_tests
+from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 

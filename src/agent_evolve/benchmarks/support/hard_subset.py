@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.splits import write_subset
+from agent_evolve.benchmarks.support.splits import write_subset
 from agent_evolve.errors import ConfigError
 from agent_evolve.task_order import stable_key
 from agent_evolve.types import Task, Trajectory

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind
-from agent_evolve.benchmarks.answers import extract_number, numbers_equal, parse_number
+from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
 from agent_evolve.benchmarks.base import SPLITS
-from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory

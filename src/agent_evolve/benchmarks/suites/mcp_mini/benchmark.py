@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 
-from agent_evolve.benchmarks.facts import fact_found
-from agent_evolve.benchmarks.mcp_suite.tasks import TASKS, McpMiniTask
-from agent_evolve.benchmarks.splits import ServedBenchmark, TaskSplits, split_ids
+from agent_evolve.benchmarks.support.facts import fact_found
+from agent_evolve.benchmarks.suites.mcp_mini.tasks import TASKS, McpMiniTask
+from agent_evolve.benchmarks.support.splits import ServedBenchmark, TaskSplits, split_ids
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.mcp.client import INSTALL_HINT
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -16,7 +16,7 @@ INSTRUCTION = ("Answer the question about Harbor Lane Outfitters using your tool
 
 
 class McpMiniBenchmark(ServedBenchmark):
-    """Twelve tasks over the `harbor` server (`python -m agent_evolve.benchmarks.mcp_suite.server`).
+    """Twelve tasks over the `harbor` server (`python -m agent_evolve.benchmarks.suites.mcp_mini.server`).
 
     The agent must have the server among its MCP servers (the `mcp` seed lists it). Success: every expected fact
     is in the answer; the score is the share of facts found.

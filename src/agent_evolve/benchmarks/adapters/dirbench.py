@@ -15,15 +15,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, resolve_path
-from agent_evolve.benchmarks.external.container import ImageBuilder, extract_commands, feedback_from_test_run
-from agent_evolve.benchmarks.external.docker import DockerCLI, docker_problem
-from agent_evolve.benchmarks.external.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
+from agent_evolve.benchmarks.support.common import IndexedBenchmark, resolve_path
+from agent_evolve.benchmarks.support.container import ImageBuilder, extract_commands, feedback_from_test_run
+from agent_evolve.benchmarks.support.docker import DockerCLI, docker_problem
+from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
                                                           put_files, split_reward, tests_command)
-from agent_evolve.benchmarks.external.task_tree import local_tree, skills_tree, workdir_of
-from agent_evolve.benchmarks.external.taskdir import TaskDir, find_task_dirs
-from agent_evolve.benchmarks.splits import split_ids
+from agent_evolve.benchmarks.support.task_tree import local_tree, skills_tree, workdir_of
+from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs
 from agent_evolve.environments.detect import backend_for_untrusted_code
 from agent_evolve.environments.errors import ConfinementUnavailable
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
@@ -40,7 +38,7 @@ def choose_backend(requested: str, has_image: bool, docker_missing: str | None) 
     return "docker" if has_image and docker_missing is None else "local"
 
 
-class TaskDirBenchmark(BenchmarkAdapter):
+class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
     """Tasks are folders under data_path; each is solved and graded in its own environment."""
 
     env_var: str = ""
@@ -50,14 +48,12 @@ class TaskDirBenchmark(BenchmarkAdapter):
                  exclude_skills: bool, docker_binary: str = "docker", backend: str = "auto") -> None:
         if backend not in BACKEND_CHOICES:
             raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
+        super().__init__(seed, test_fraction)
         self.data_path = resolve_path(data_path, self.env_var)
-        self.seed = seed
-        self.test_fraction = check_fraction(test_fraction)
         self.backend = backend
         self.with_skills = not exclude_skills
         self.docker = DockerCLI(purpose=f"run {self.name} tasks", binary=docker_binary)
         self.images = ImageBuilder(self.docker, build_timeout=build_timeout, exclude_skills=exclude_skills)
-        self._index: LazyIndex[TaskDir] = LazyIndex(self._load)
         self._docker_missing: list[str | None] = []
         self._probe_lock = threading.Lock()
 
@@ -83,11 +79,9 @@ class TaskDirBenchmark(BenchmarkAdapter):
         """What the agent reads: the task's instruction."""
         return task_dir.instruction
 
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """Tasks of one split, in the seeded order."""
-        index = self._index.items()
-        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
-        return [Task(id=i, input=self.task_input(index[i]), metadata=self.task_metadata(index[i])) for i in ids]
+    def to_task(self, task_id: str, task_dir: TaskDir) -> Task:
+        """The instruction (`task_input`) with what the agent may know about the task (`task_metadata`)."""
+        return Task(id=task_id, input=self.task_input(task_dir), metadata=self.task_metadata(task_dir))
 
     def _docker_problem(self) -> str | None:
         """Why Docker cannot be used here (None: it can), probed once."""

@@ -13,10 +13,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_evolve.benchmarks.external.common import fenced_blocks
-from agent_evolve.benchmarks.external.docker import DockerCLI, DockerResult
-from agent_evolve.benchmarks.external.pytest_output import parse_pytest_output
-from agent_evolve.benchmarks.external.taskdir import TaskDir
+from agent_evolve.benchmarks.support.common import fenced_blocks
+from agent_evolve.benchmarks.support.docker import DockerCLI, DockerResult
+from agent_evolve.benchmarks.support.pytest_output import parse_pytest_output
+from agent_evolve.benchmarks.support.taskdir import TaskDir
 from agent_evolve.environments.task_env import CommandResult as RunResult
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.types import Feedback, Trajectory

@@ -1,6 +1,6 @@
 """TaskList: a benchmark from tasks held in memory (dicts or `Task`) and a metric function, as in GEPA or DSPy.
 
-A task dict has the keys of a tasks file line (`benchmarks.jsonl`): "input" (required), "expected" or "answer",
+A task dict has the keys of a tasks file line (`benchmarks.adapters.jsonl`): "input" (required), "expected" or "answer",
 "id" (default: its index), "split" ("train" or "test") and "metadata". The metric is called as
 `metric(example, output)` with the item as given and the agent's answer text, and returns a bool, a score in
 [0, 1], a (score, feedback text) pair or a `Feedback`. A metric that raises is a failed grade carrying its message.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import check_kind
-from agent_evolve.benchmarks.jsonl import parse_row, to_feedback
-from agent_evolve.benchmarks.splits import ServedBenchmark, TaskSplits
+from agent_evolve.benchmarks.adapters.jsonl import parse_row, to_feedback
+from agent_evolve.benchmarks.support.splits import ServedBenchmark, TaskSplits
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Feedback, Task, Trajectory
 
