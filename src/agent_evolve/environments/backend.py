@@ -8,10 +8,8 @@ from agent_evolve.environments.spec import Confinement
 
 
 class Backend(Protocol):
-    """Puts its isolation around the launcher: the argv in front of it, and whether the launcher builds the root.
-
-    `confines` is False only for the opt-in unconfined backend. `name` appears in results and errors.
-    """
+    """Puts its isolation around the launcher (the argv in front of it) and says whether the launcher builds the root;
+    `confines` is False only for the opt-in unconfined backend."""
 
     name: str
     confines: bool

@@ -9,11 +9,8 @@ from agent_evolve.environments.spec import Confinement
 
 @dataclass(frozen=True)
 class NamespaceBackend:
-    """`unshare` with its own PID namespace (its init's death ends every process in it), mount and network.
-
-    `user` adds a user namespace (needed without root; for a non-root user it also makes RLIMIT_NPROC count only
-    the command's own processes). `--kill-child` ends the namespace when unshare itself is killed.
-    """
+    """`unshare` with its own PID (its init's death ends every process in it), mount and network namespaces; `user`
+    adds a user namespace (needed without root); `--kill-child` ends it when unshare is killed."""
 
     unshare: str
     user: bool = True

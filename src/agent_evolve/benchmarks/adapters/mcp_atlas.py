@@ -156,10 +156,8 @@ def server_problems(servers: list[str], config: dict[str, dict[str, Any]]) -> li
 class McpAtlasBenchmark(IndexedBenchmark[dict[str, Any]]):
     """MCP-Atlas tasks (TASK, ENABLED_TOOLS, PROMPT, GTFA_CLAIMS); the final answer is graded on its claims.
 
-    With a server config, each task carries its stdio servers and enabled tools, which the reference agent starts
-    and offers for that task. Grading asks an LLM judge per claim, covered or not: `judge=` a client or a model
-    string; by default the agent model of `config` (the Evolver passes its config). With neither, or with
-    `judge="lexical"`, the deterministic key-number and key-word check (`score_claims`) is the documented fallback.
+    With a server config, each task carries its stdio servers and enabled tools. An LLM judge (`judge=`, else the
+    agent model of `config`) grades each claim; with neither, or `judge="lexical"`, `score_claims` does.
     """
 
     name = "mcp-atlas"

@@ -14,9 +14,8 @@ ENV_VAR = "AGENT_EVOLVE_SKILL_BENCH_DATA"
 class SkillBenchBenchmark(TaskDirBenchmark):
     """SkillsBench task folders; with_skills=False grades the no-skills condition (skills left out everywhere).
 
-    A task's skills (`environment/skills/<name>/SKILL.md`) are installed in its work tree at `.claude/skills/<name>/`
-    (and stay in the image where its Dockerfile puts them); the task's input lists each one's name, description
-    and path there, and `Task.metadata["skills"]` carries the same, so any agent can read them with its tools.
+    A task's skills are installed at `.claude/skills/<name>/` in its work tree and listed, with their paths, in the
+    input and in `Task.metadata["skills"]`.
     """
 
     name = "skill-bench"

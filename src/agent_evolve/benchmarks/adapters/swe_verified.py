@@ -1,12 +1,7 @@
 """SWE-bench Verified: fix a real GitHub issue; graded by the official harness in Docker.
 
-Closed loop: the agent acts in the instance's own environment image (SWE-bench's `sweb.eval.*` images, the
-repository at its base commit in /testbed, the conda env `testbed` first on PATH) through the docker task
-environment; its work tree's diff is the prediction the official harness (`swebench`, extra `[swe]`) grades, in a
-fresh container at the base commit. Before that, the diff loses its changes to test infrastructure
-(`patch_screen`: the instance's test files, conftest.py, pytest configuration files, setup.py, start-up hooks;
-the base is not on this machine, so a change to setup.cfg, tox.ini or pyproject.toml is dropped whole), since
-the harness runs the repository's own pytest configuration; the feedback names what was dropped.
+The agent acts in the instance's image (repository at /testbed); its work tree's diff, screened of test
+infrastructure changes (`patch_screen`), is the prediction the harness grades in a fresh container.
 """
 
 from __future__ import annotations

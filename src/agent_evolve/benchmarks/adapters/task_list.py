@@ -1,12 +1,5 @@
-"""TaskList: a benchmark from tasks held in memory (dicts or `Task`) and a metric function, as in GEPA or DSPy.
-
-A task dict has the keys of a tasks file line (`benchmarks.adapters.jsonl`): "input" (required), "expected" or "answer",
-"id" (default: its index), "split" ("train" or "test") and "metadata". The metric is called as
-`metric(example, output)` with the item as given and the agent's answer text, and returns a bool, a score in
-[0, 1], a (score, feedback text) pair or a `Feedback`. A metric that raises is a failed grade carrying its message.
-`answer_kind` declares what an answer to every task is (`benchmarks.answer_kinds`); an item's own "answer_kind"
-overrides it, and with neither the tasks read as `free`.
-"""
+"""TaskList: a benchmark from tasks held in memory (dicts with a tasks file line's keys, or `Task`) and a metric
+function `metric(example, output)`, as in GEPA or DSPy (docs/python-api.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +9,7 @@ from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import check_kind
 from agent_evolve.benchmarks.adapters.jsonl import parse_row, to_feedback
-from agent_evolve.benchmarks.support.splits import ServedBenchmark, TaskSplits
+from agent_evolve.benchmarks.support.splits import ServedBenchmark, TaskSplits, lookup
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -78,10 +71,7 @@ class TaskList(ServedBenchmark):
 
     def example(self, task_id: str) -> Example:
         """The item `task_id` came from, as the metric receives it."""
-        try:
-            return self._items[task_id].example
-        except KeyError:
-            raise ConfigError(f"{task_id!r} is not a task of this TaskList") from None
+        return lookup(self._items, task_id, "a task of this TaskList").example
 
     def expected(self, task_id: str) -> Any:
         """The reference answer of `task_id` ("expected" or "answer"), None when it has none."""

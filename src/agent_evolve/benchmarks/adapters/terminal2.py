@@ -8,11 +8,8 @@ ENV_VAR = "AGENT_EVOLVE_TERMINAL2_DATA"
 
 
 class Terminal2Benchmark(TaskDirBenchmark):
-    """Task folders (Harbor task.toml + instruction.md, or Terminal-Bench 1 task.yaml), closed loop.
-
-    `backend`: `auto` (docker when the task has an image or Dockerfile and Docker answers, else local), `local`
-    or `docker`; see `adapters.dirbench`.
-    """
+    """Task folders (Harbor task.toml + instruction.md, or Terminal-Bench 1 task.yaml), closed loop; `backend`:
+    `auto`, `local` or `docker` (see `adapters.dirbench`)."""
 
     name = "terminal2"
     env_var = ENV_VAR

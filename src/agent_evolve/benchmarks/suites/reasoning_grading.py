@@ -1,10 +1,5 @@
-"""Grading reasoning-mini answers: read the final answer of a reply, normalise it, compare it by the family's mode.
-
-The answer is what follows the reply's last ``Answer:`` line (a program answer may be the printed text alone:
-then its last line; a number without an answer line is the reply's answer number). Numbers compare as values
-(``benchmarks.support.answers``), text after case, quotes, a trailing period and a leading "the" are dropped, lists item
-by item in order, dates as calendar days in ISO or written forms.
-"""
+"""Grading reasoning-mini answers: the text after the reply's last ``Answer:`` line, normalised and compared by the
+family's mode (numbers as values, text and lists normalised, dates as calendar days)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """swe-mini: fix a GitHub-style issue in a tiny Python repository; graded by hidden tests in a fresh checkout.
 
-Each task's repository becomes a git repository at load time (one deterministic commit: the base). The agent
-works in a checkout of it (the local backend by default, `swe-mini:docker` for the docker backend). Its work
-tree's diff is graded as SWE-bench's harness grades a prediction, never in the environment it acted in: a
-fresh checkout at the base, the diff applied without its changes to test infrastructure (`patch_screen`; the
-feedback names what was dropped), the visible tests as the base has them and the hidden ones, which the agent
-never saw, written next to them, and only those files run by an isolated pytest whose JUnit XML report decides
-(`fresh_grading`). Scoring: see `hidden_grade`.
+The work tree's diff is graded as SWE-bench's harness grades a prediction: screened (`patch_screen`), applied
+to a fresh checkout at the base, and run with the visible and hidden tests by an isolated pytest
+(`fresh_grading`, `hidden_grade`).
 """
 
 from __future__ import annotations

@@ -123,10 +123,8 @@ class ArcApiClient:
 
 
 class GameSession:
-    """One game on its own scorecard, one action at a time: `start` resets it, `act` returns the next frame.
-
-    After WIN nothing more is accepted; after GAME_OVER only RESET (which restarts the level).
-    """
+    """One game on its own scorecard: `start` resets it, `act` returns the next frame (after WIN nothing more is
+    accepted; after GAME_OVER only RESET)."""
 
     def __init__(self, client: ArcApiClient, game_id: str, tags: list[str]) -> None:
         self.client = client

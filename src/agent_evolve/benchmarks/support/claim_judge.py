@@ -1,9 +1,7 @@
-"""An LLM judge of claim coverage: is each expected claim covered by the answer? (MCP-Atlas's grading).
+"""An LLM judge of claim coverage (MCP-Atlas's grading): per claim, `covered` or `not covered`.
 
-The judge reads the question, the answer and the numbered claims and replies per claim `covered` or `not covered`
-(JSON, or one `N: covered` line per claim). A reply that gives no verdict for some claim gets one repair request
-naming what is missing; if that reply is unusable too, JudgeError is raised and the attempt is recorded as a
-grader failure (an infrastructure fault), never silently scored.
+A reply missing some verdict gets one repair request; an unusable second reply raises JudgeError, recorded as a
+grader failure, never silently scored.
 """
 
 from __future__ import annotations

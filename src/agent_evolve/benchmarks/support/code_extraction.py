@@ -54,10 +54,8 @@ def _parses(code: str) -> bool:
 
 
 def keep_definitions(code: str) -> str:
-    """Only the imports, functions, classes and assignments of `code`: example calls, prints and tests are dropped.
-
-    __future__ imports go too: they are legal only at the top of a file, and the prompt comes first.
-    """
+    """Only the imports, functions, classes and assignments of `code` (no example calls, prints, tests or __future__
+    imports, which are legal only at the top of a file and the prompt comes first)."""
     tree = ast.parse(code)
     lines = code.split("\n")
     kept = []
@@ -116,10 +114,8 @@ def extract_code(output: str, entry_point: str) -> ExtractedCode:
 
 
 def assemble_program(prompt: str, extracted: ExtractedCode) -> str:
-    """The candidate's program: the prompt (for its imports and helpers) followed by the completion.
-
-    A full function follows the prompt's docstring-only definition and replaces it; a body continues it.
-    """
+    """The prompt (for its imports and helpers), then the completion: a full function replaces the prompt's stub,
+    a body continues it."""
     head = prompt if prompt.endswith("\n") else prompt + "\n"
     joiner = "\n" if extracted.kind == "function" else ""
     return f"{head}{joiner}{extracted.code}"

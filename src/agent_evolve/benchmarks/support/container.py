@@ -1,8 +1,4 @@
-"""Task-folder images and verdicts: build a task's image from its Dockerfile, read a test run into Feedback.
-
-The agent acts and the tests run in a task environment (`environments.task_env`); this module only prepares
-what the docker backend starts from and turns a finished test run into a grade.
-"""
+"""Task-folder images and verdicts: build a task's image from its Dockerfile, read a finished test run into Feedback."""
 
 from __future__ import annotations
 
@@ -54,11 +50,8 @@ def _slug(text: str) -> str:
 
 @dataclass
 class ImageBuilder:
-    """The image a task's container starts from: its prebuilt `docker_image`, or one built from its Dockerfile.
-
-    Built images are tagged `agent-evolve/<task>:latest` (`:noskills` without the task's skills folder) and
-    remembered for the life of the builder.
-    """
+    """A task's prebuilt `docker_image`, or one built from its Dockerfile as `agent-evolve/<task>:latest` (`:noskills`
+    without its skills folder), remembered for the builder's life."""
 
     docker: DockerCLI
     build_timeout: float = 1800.0

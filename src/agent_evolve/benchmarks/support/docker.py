@@ -49,13 +49,6 @@ def docker_problem(binary: str = "docker") -> str | None:
     return None
 
 
-def require_docker(purpose: str, binary: str = "docker") -> None:
-    """Raise MissingDependencyError naming what to install or start when Docker cannot be used."""
-    problem = docker_problem(binary)
-    if problem is not None:
-        raise MissingDependencyError(f"{problem} to {purpose}.")
-
-
 @dataclass
 class DockerCLI:
     """Runs `docker` subcommands; every call returns a DockerResult and never raises on a non-zero exit."""
@@ -64,8 +57,10 @@ class DockerCLI:
     binary: str = "docker"
 
     def require(self) -> None:
-        """Check the CLI and the daemon before a grading run."""
-        require_docker(self.purpose, self.binary)
+        """Raise MissingDependencyError naming what to install or start when Docker cannot be used."""
+        problem = docker_problem(self.binary)
+        if problem is not None:
+            raise MissingDependencyError(f"{problem} to {self.purpose}.")
 
     def run(self, args: Sequence[str], *, input_text: str | None = None, timeout: float | None = None,
             env: Mapping[str, str] | None = None) -> DockerResult:

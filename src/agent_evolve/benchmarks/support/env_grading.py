@@ -1,9 +1,5 @@
-"""Grade inside the environment the agent acted in: copy test files in after its turn, run them, read the verdict.
-
-For the task-folder benchmarks (terminal2, skill-bench, terminal-mini), whose grade is the state the agent left;
-swe-mini grades a diff in a fresh checkout instead (`fresh_grading`). Files go in through the environment's own
-file methods, so the same code serves the local and the docker backend.
-"""
+"""Grade inside the environment the agent acted in (task-folder benchmarks): copy the tests in, run them, read the
+verdict, through the environment's file methods so one code serves both backends."""
 
 from __future__ import annotations
 
@@ -56,11 +52,8 @@ def folder_files(folder: Path, prefix: str) -> dict[str, bytes]:
 
 
 def in_container(environment: TaskEnvironment) -> bool:
-    """Whether the environment is a container, whose system paths and leftover processes the grader may touch.
-
-    In the local backend the launcher ends every process of a command when it returns and the system paths are
-    read-only; outside namespaces (AGENT_EVOLVE_ALLOW_UNCONFINED=1) they and `kill -1` would reach the host.
-    """
+    """Whether the environment is a container, whose system paths and leftover processes the grader may touch (outside
+    namespaces, AGENT_EVOLVE_ALLOW_UNCONFINED=1, they and `kill -1` would reach the host)."""
     return environment.backend == "docker"
 
 
@@ -78,15 +71,10 @@ def prepare_command(container: bool) -> str:
 
 
 def tests_command(script: str | None, container: bool, max_bytes: int = 12_000) -> str:
-    """Run the task's script (or pytest on test_outputs.py) and report the reward in the same command.
+    """Run the task's script (or pytest on test_outputs.py) and print the reward first, in the same command.
 
-    The tests go to /tests in a container whose root is writable, else into a folder made fresh under /tmp,
-    outside the work tree, next to an empty `pytest.ini` that ends pytest's search for configuration and
-    conftest files there (the task's own, inside the tests folder, still count; the agent's, in the work tree
-    or /tmp, do not); `$TEST_DIR` says where. In a container, what the agent left running is ended first and
-    the reward directory is made fresh. The first output line is the reward found there once the tests ended,
-    read before anything else can run; then the end of the tests' output, the private folder's paths shown as
-    /tests so test names stay the same from run to run.
+    The tests sit in /tmp beside an empty `pytest.ini` (or /tests in a writable container), out of the agent's reach
+    for configuration and conftest files; `$TEST_DIR` says where. See docs/security.md.
     """
     run = (f'bash "$TEST_DIR/{script}"' if script else
            f'python3 -s -c {shlex.quote(PYTEST_RUNNER)} "$TEST_DIR/test_outputs.py" -rA -p no:cacheprovider')

@@ -1,12 +1,7 @@
 """Grade a diff as SWE-bench's harness does: in a fresh checkout at the base, never where the agent acted.
 
-The caller opens a fresh environment, `apply_patch`es the screened diff (`patch_screen`), writes the task's
-tests, then `run_isolated_pytest`: pytest with plugin autoload off, no cache, no repository configuration
-(`-c /dev/null`, the root directory pinned), the working directory kept off `sys.path` until pytest is
-imported, and a JUnit XML report written into a folder the same command makes fresh (a random name in the
-work tree). Both the report and the console log are read with the environment's file methods after the
-command ended: the local backend ends every process of a command when it returns, and on docker the command
-itself ends what the tests left running (`kill -9 -1` spares the container's init and the shell running it).
+`run_isolated_pytest` runs pytest without plugins, cache or repository configuration and reads the verdict from
+a JUnit XML report in a folder the same command makes fresh (see docs/security.md).
 """
 
 from __future__ import annotations

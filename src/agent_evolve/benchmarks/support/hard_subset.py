@@ -54,15 +54,11 @@ def select_hard_subset(
     drop_never_solved: bool = False,
     workers: int = 1,
 ) -> dict[str, Any]:
-    """Probe tasks in a seeded order, keep those with pass rate < 1 (and > 0 if `drop_never_solved`).
+    """Probe tasks in a seeded order with one solver (or k, one per probe) and keep those with pass rate < 1 (and > 0
+    if `drop_never_solved`) until enough are kept; returns the subset file's JSON form.
 
-    `solve` is one solver used for all k probes, or k solvers, one per probe (e.g. agents with their own
-    sampling seeds, so that the probes of a deterministic-by-default model really differ).
-
-    split_source "benchmark": hard train ids come from the benchmark's train split, test ids from its test split,
-    at most `n_train` / `n_test` of each (all when None). "pool": both splits are probed as one pool and the
-    first `n_test` hard tasks go to test, the next `n_train` to train. Probing stops once enough are kept.
-    Returns the subset file's JSON form: {"train": [...], "test": [...], "meta": {k, seed, pass_rates, ...}}.
+    split_source "benchmark" keeps each split's ids apart; "pool" probes both as one and gives the first `n_test`
+    hard tasks to test, the next `n_train` to train.
     """
     if k < 1 or workers < 1:
         raise ConfigError(f"hard subset: k and workers must be >= 1, got k={k}, workers={workers}")

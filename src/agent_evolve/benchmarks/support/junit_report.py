@@ -1,9 +1,5 @@
-"""Read pytest's JUnit XML report into a PytestReport, and check it against the console's -rA summary.
-
-The XML is the grade's source: a line printed by code under test can imitate pytest's console summary, but
-not the report file pytest writes at the end of the session. The console summary must agree with it, so a
-forger has to fake both consistently (see docs/security.md for what still holds and what does not).
-"""
+"""Read pytest's JUnit XML report (the grade's source) and check it against the console's -rA summary, so a forger
+must fake both consistently (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -65,12 +61,8 @@ def _status_of(case: ElementTree.Element) -> tuple[str, str]:
 
 
 def disagreement(xml: PytestReport, console: PytestReport, exit_code: int | None) -> str | None:
-    """Why the console run and the XML report disagree (None when they agree).
-
-    Compared: the tests that ran (skips aside; an unexpected pass is a pass in the XML; names with whitespace,
-    which the console's summary lines cannot show whole, aside), their statuses, that the console printed its
-    closing summary, and that a run the XML calls clean exited 0.
-    """
+    """Why the console run and the XML report disagree, None when they agree: tests run and their statuses (skips and
+    names with whitespace aside), the closing summary, and a clean run's exit code 0."""
     if not console.summary_found:
         return "pytest's console output has no closing summary"
     shown = {name: ("passed" if status == "xpassed" else status)

@@ -1,11 +1,5 @@
-"""Screen an agent's diff before grading: what it changes in test infrastructure is dropped, never applied.
-
-A diff graded in a fresh checkout can still steer pytest through files pytest itself reads: `conftest.py`,
-pytest's configuration (its own files, the pytest sections of `setup.cfg`/`tox.ini`/`pyproject.toml`),
-plugins registered as entry points, `sitecustomize.py`/`usercustomize.py`, `.pth` files, installed metadata,
-and the task's own test files. The diff is parsed and rebuilt from the parsed file sections (`patch.FilePatch`),
-so exactly what was screened is what `git apply` sees; sections pytest could read are left out and named.
-"""
+"""Screen an agent's diff before grading: its changes to anything pytest reads (conftest, configuration, plugins,
+start-up hooks, the task's tests) are dropped and named; the rebuilt diff is exactly what `git apply` sees."""
 
 from __future__ import annotations
 
@@ -48,12 +42,8 @@ class ScreenedPatch:
 
 
 def screen_patch(patch: str, protected: Collection[str], base_text: BaseText | None = None) -> ScreenedPatch:
-    """The diff without its changes to test infrastructure (see the module docstring).
-
-    `protected` are the task's test files (and no file or link may replace a folder above them); `base_text`
-    reads the base's version of a file, so a change to `setup.cfg` outside its pytest sections is kept; without
-    it any change to those files is dropped.
-    """
+    """The diff without its changes to test infrastructure and `protected` test files; with `base_text` (the base's
+    text of a file), a change to `setup.cfg` etc. outside their pytest sections is kept."""
     by_file: dict[str, FilePatch] = {}
     for file_patch in parse_file_patches(patch):
         by_file[file_patch.key] = file_patch

@@ -1,11 +1,5 @@
-"""Grade untrusted Python where it cannot reach its verdict: the candidate and the tests in separate confinements.
-
-The candidate program runs in its own PID, mount and network namespaces (see agent_evolve.environments) with an
-empty environment, a read-only view of the system and its program, one writable scratch directory in memory,
-and CPU, memory, process and file-size limits. The tests run in a second confinement and call the candidate's function through a pipe;
-values come back as plain literals, so the tests never touch a candidate object. The verdict is written by the
-test process on a pipe only it holds; the parent reads it there, and a run that ends any other way has failed.
-"""
+"""Grade untrusted Python where it cannot reach its verdict: the candidate and the tests in separate confinements,
+talking over a pipe in plain literals; only the tests' process writes the verdict (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -32,10 +26,7 @@ PYTHON_FLAGS = ("-I", "-S", "-B")  # isolated, standard library only: no site-pa
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Limits for one grading run; `tail_chars` bounds the candidate's stdout and stderr kept in the result.
-
-    The candidate's working directory is a `scratch_mb` tmpfs: nothing it writes reaches the disk.
-    """
+    """Limits for one grading run; `tail_chars` bounds the output kept, `scratch_mb` the candidate's tmpfs."""
 
     timeout_s: float = 10.0
     memory_mb: int = 1024
@@ -53,10 +44,7 @@ class SandboxLimits:
 
 @dataclass
 class SandboxResult:
-    """How a grading run ended. `passed` only when the test process wrote a passing verdict.
-
-    `error_where` says whose line `error_line` is: "candidate" (the program) or "tests".
-    """
+    """How a grading run ended: `passed` only on a passing verdict; `error_where` says whose line `error_line` is."""
 
     passed: bool
     timed_out: bool
@@ -129,10 +117,7 @@ _FAILURE_KEYS = {"status", "where", "type", "message", "line"}
 
 
 def _verdict(data: bytes) -> dict:
-    """The test process's verdict when it has one of the two shapes that process writes; else empty (none).
-
-    A pass is exactly `PASSED`; a failure has exactly the keys the tests' process writes, each of its type.
-    """
+    """The test process's verdict when it has exactly one of the two shapes that process writes; else empty (none)."""
     try:
         verdict = json.loads(data)
     except (ValueError, RecursionError):

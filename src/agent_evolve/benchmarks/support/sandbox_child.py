@@ -1,13 +1,7 @@
-"""The grader's two confined processes, each in its own namespaces; standard library only (never agent_evolve).
+"""The grader's two confined processes (standard library only): `serve` runs the candidate, `verify` the tests.
 
-`serve PROGRAM CALLS_FD REPLIES_FD`: the candidate. Runs the untrusted program as __main__, says `ready`, then
-answers each call (a function name and pickled arguments) with the repr of the value or the exception raised.
-`verify TESTS ENTRY_POINT CHECK CALLS_FD REPLIES_FD VERDICT_FD`: the tests. Runs the trusted test code and calls
-CHECK with a proxy for ENTRY_POINT; every call goes to the candidate, every value comes back as a plain literal
-(`ast.literal_eval`), so no object of the candidate's ever reaches the tests. The verdict goes to VERDICT_FD,
-which only this process holds: the candidate can neither write it nor reach this process. The verdict is built
-from fixed keys (`failed`): of a candidate's report only a text type, a text message and a line number are copied,
-cut to size, so nothing the candidate sends can stand for the verdict's status.
+The tests call the candidate through a proxy and get plain literals back; the verdict, built from fixed keys, goes
+to a pipe only `verify` holds, so nothing the candidate sends can stand for it (docs/security.md).
 """
 
 from __future__ import annotations
@@ -59,10 +53,8 @@ def error_report(exc: BaseException, filename: str) -> dict[str, Any]:
 
 
 def failed(where: str, report: dict[str, Any]) -> dict[str, Any]:
-    """A failed verdict from fixed keys; of `report` only a str type and message and an int line are kept, cut.
-
-    Cut this short, a verdict always fits a pipe's buffer: the parent reads it only after the tests have ended.
-    """
+    """A failed verdict from fixed keys, of `report` only a cut str type and message and an int line, so that it
+    always fits a pipe's buffer (the parent reads it only after the tests end)."""
     kind, message, line = report.get("type"), report.get("message"), report.get("line")
     return {"status": "failed", "where": where,
             "type": kind[:TYPE_CHARS] if isinstance(kind, str) else None,
@@ -110,11 +102,8 @@ def _invalid(why: str) -> CandidateFailed:
 
 
 class CandidateProxy:
-    """Stands for the candidate's function in the tests: each call is a round trip to the candidate process.
-
-    A reply is one of the three shapes `serve` sends, checked key by key: `ready` once, first; then one `value`
-    (a repr) or `error` (type, message, line) per call. Anything else fails the candidate.
-    """
+    """The candidate's function in the tests: each call a round trip to the candidate process, whose replies (`ready`
+    once, then `value` or `error` per call) are checked key by key; anything else fails the candidate."""
 
     def __init__(self, name: str, calls: IO[bytes], replies: IO[bytes]) -> None:
         self.name, self._calls, self._replies = name, calls, replies

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent_evolve.benchmarks.answer_kinds import AnswerKind, with_kind
 from agent_evolve.benchmarks.base import SPLITS, BenchmarkAdapter
@@ -18,6 +18,7 @@ from agent_evolve.task_order import is_dev, seeded_order
 from agent_evolve.types import Task
 
 PathLike = str | os.PathLike[str]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,8 @@ def split_ids(
     *,
     both_sides: bool = False,
 ) -> TaskSplits:
-    """Order ids by their seeded hash and put round(n * test_fraction) of the unassigned ones in test.
-
-    `fixed` maps ids to a split chosen by the data itself; those ids keep it and the fraction applies to the rest.
-    `both_sides` keeps at least one id in each split when there are two or more (the external adapters' rule).
-    """
+    """Order ids by their seeded hash and put round(n * test_fraction) of those not `fixed` to a split in test;
+    `both_sides` keeps one id in each split when there are two or more (the external adapters' rule)."""
     if not 0.0 <= test_fraction <= 1.0:
         raise ConfigError(f"test_fraction must be within [0, 1], got {test_fraction}")
     if len(set(ids)) != len(ids):
@@ -143,6 +141,14 @@ def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int 
         Task(id=task_id, input=tasks[task_id].input, metadata=with_kind(copy.deepcopy(tasks[task_id].metadata), kind))
         for task_id in splits.ids(split, limit)
     ]
+
+
+def lookup(records: Mapping[str, T], task_id: str, what: str) -> T:
+    """`records[task_id]`, or a ConfigError saying that `task_id` is not `what`."""
+    try:
+        return records[task_id]
+    except KeyError:
+        raise ConfigError(f"{task_id!r} is not {what}") from None
 
 
 class ServedBenchmark(BenchmarkAdapter):

@@ -1,7 +1,5 @@
-"""Folders built once and shared: made beside their target and moved into place, so concurrent builders (threads,
-forked workers, two runs) never see a half-made one. Used for the shipped suites' repositories and for the
-trees of task folders run in the local backend.
-"""
+"""Folders built once and shared, made beside their target and moved into place so concurrent builders never see a
+half-made one."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What a task folder's environment starts from: its work directory, and the tree the local backend copies.
-
-The local backend cannot run a Dockerfile, so it starts from the files the Dockerfile's folder holds (the Docker
-files, the task's own files and its skills left out) at the Dockerfile's last WORKDIR; RUN steps are not run.
-A task's Agent Skills are installed in the tree at `.claude/skills/<name>/` in both backends (where Claude Code
-reads a project's skills, and where SkillsBench images put them under /root), and listed in the task's input.
-"""
+"""What a task folder's environment starts from: its work directory, and the tree the local backend copies (the
+Dockerfile folder's files at its last WORKDIR, RUN steps not run; skills at `.claude/skills/<name>/`)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ import importlib.util
 
 from agent_evolve.benchmarks.support.facts import fact_found
 from agent_evolve.benchmarks.suites.mcp_mini.tasks import TASKS, McpMiniTask
-from agent_evolve.benchmarks.support.splits import ServedBenchmark, TaskSplits, split_ids
-from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.benchmarks.support.splits import ServedBenchmark, TaskSplits, lookup, split_ids
+from agent_evolve.errors import MissingDependencyError
 from agent_evolve.mcp.client import INSTALL_HINT
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -16,11 +16,8 @@ INSTRUCTION = ("Answer the question about Harbor Lane Outfitters using your tool
 
 
 class McpMiniBenchmark(ServedBenchmark):
-    """Twelve tasks over the `harbor` server (`python -m agent_evolve.benchmarks.suites.mcp_mini.server`).
-
-    The agent must have the server among its MCP servers (the `mcp` seed lists it). Success: every expected fact
-    is in the answer; the score is the share of facts found.
-    """
+    """Twelve tasks over the `harbor` server, which the agent must have among its MCP servers (the `mcp` seed lists
+    it); success when every expected fact is in the answer, the score the share found."""
 
     name = "mcp-mini"
 
@@ -32,10 +29,7 @@ class McpMiniBenchmark(ServedBenchmark):
 
     def facts(self, task_id: str) -> tuple[str, ...]:
         """The facts a correct answer to `task_id` states; never shown to the agent."""
-        try:
-            return self._records[task_id].facts
-        except KeyError:
-            raise ConfigError(f"{task_id!r} is not an mcp-mini task id") from None
+        return lookup(self._records, task_id, "an mcp-mini task id").facts
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Success when every fact is in the output; score = share of facts found."""

@@ -1,7 +1,7 @@
 """The shipped MCP server over `world.py`: `python -m agent_evolve.benchmarks.suites.mcp_mini.server` (stdio).
 
-Written with the SDK's MCPServer (FastMCP in mcp 1.x); needs the `[mcp]` extra. A query's ValueError (an unknown
-SKU, an ambiguous name) is raised as a ToolError, so the model reads the message and can correct its call.
+Needs the `[mcp]` extra. A query's ValueError is raised as a ToolError, so the model reads it and can correct
+its call.
 """
 
 from __future__ import annotations

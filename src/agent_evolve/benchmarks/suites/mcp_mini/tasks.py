@@ -1,7 +1,5 @@
-"""The mcp-mini tasks: questions about the shipped server's world, each with the exact facts its answer needs.
-
-No fact appears in its question; each takes one to three tool calls (search, look up, combine or convert).
-"""
+"""The mcp-mini tasks: questions about the server's world, each with the facts its answer needs (none in its
+question; each takes one to three tool calls)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The small, fixed world of the shipped MCP server: a made-up outfitter's stock, staff, calendar and notes.
-
-Every fact here is invented, so a model can only know it by calling the server's tools. The query functions are
-pure and return JSON-ready values; `server.py` exposes them as MCP tools.
-"""
+"""The small, invented world of the shipped MCP server (a made-up outfitter), so a model can only know it by calling
+the tools; the query functions are pure and return JSON-ready values."""
 
 from __future__ import annotations
 
