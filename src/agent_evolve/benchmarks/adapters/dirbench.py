@@ -17,7 +17,7 @@ from agent_evolve.benchmarks.support.common import IndexedBenchmark, resolve_pat
 from agent_evolve.benchmarks.support.container import ImageBuilder, extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.support.docker import DockerCLI, docker_problem
 from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
-                                                          put_files, split_reward, tests_command)
+                                                         put_files, split_reward, tests_command)
 from agent_evolve.benchmarks.support.task_tree import local_tree, skills_tree, workdir_of
 from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs
 from agent_evolve.environments.detect import backend_for_untrusted_code
