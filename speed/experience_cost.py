@@ -30,7 +30,7 @@ from gate_power import PROBES, accept_rate, scores  # noqa: E402
 from agent_evolve.agents.experience import Experience  # noqa: E402
 from agent_evolve.algorithms.common.demos import Demo  # noqa: E402
 from agent_evolve.algorithms.experience import new_examples  # noqa: E402
-from agent_evolve.benchmarks.gsm8k import load_problems  # noqa: E402
+from agent_evolve.benchmarks.adapters.gsm8k import load_problems  # noqa: E402
 from agent_evolve.contract.experience import ExperienceSettings, parse_experience_settings  # noqa: E402
 
 BATCH, HOLDOUT = 10, 16

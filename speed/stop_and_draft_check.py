@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
-from agent_evolve.benchmarks.gsm8k import GSM8KBenchmark
-from agent_evolve.benchmarks.humaneval import HumanEvalBenchmark
+from agent_evolve.benchmarks.adapters.gsm8k import GSM8KBenchmark
+from agent_evolve.benchmarks.adapters.humaneval import HumanEvalBenchmark
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.models import LOCAL_MODELS
 from agent_evolve.llm.providers.llama_cpp_local import load_model

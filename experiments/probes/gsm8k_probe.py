@@ -28,8 +28,8 @@ from probe_rows import TABLE_HEAD, print_row, solve_rows
 from agent_evolve.agents.answering.checks import answer_failure
 from agent_evolve.agents.answering.program import PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.api import resolve_benchmark
-from agent_evolve.benchmarks.answers import extract_number, parse_number
-from agent_evolve.benchmarks.splits import dev_tasks
+from agent_evolve.benchmarks.support.answers import extract_number, parse_number
+from agent_evolve.benchmarks.support.splits import dev_tasks
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.check_settings import AnswerForm
 from agent_evolve.llm.base import Message

@@ -21,8 +21,8 @@ from probe_rows import TABLE_HEAD, print_row, solve_rows
 from agent_evolve.agents.answering.checks import CodeTask, docstring_examples
 from agent_evolve.agents.answering.checks import first_failure as check_examples
 from agent_evolve.api import resolve_benchmark
-from agent_evolve.benchmarks.code_extraction import extract_code
-from agent_evolve.benchmarks.splits import dev_tasks
+from agent_evolve.benchmarks.support.code_extraction import extract_code
+from agent_evolve.benchmarks.support.splits import dev_tasks
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import client_from_config

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_evolve.api import AGENT_REGISTRY, BENCHMARK_REGISTRY, ENGINE_REGISTRY, Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.task_list import TaskList
+from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext, EvolutionEngine

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.subset_view import SubsetView
+from agent_evolve.benchmarks.adapters.subset_view import SubsetView
 from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR

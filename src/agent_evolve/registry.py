@@ -35,15 +35,15 @@ AGENT_REGISTRY: dict[str, str] = {
 BENCHMARK_REGISTRY: dict[str, str] = {
     "swe-verified": "agent_evolve.benchmarks.swe_verified.SweVerifiedBenchmark",
     "mcp-atlas": "agent_evolve.benchmarks.mcp_atlas.McpAtlasBenchmark",
-    "mcp-mini": "agent_evolve.benchmarks.mcp_suite.benchmark.McpMiniBenchmark",
+    "mcp-mini": "agent_evolve.benchmarks.suites.mcp_mini.benchmark.McpMiniBenchmark",
     "terminal2": "agent_evolve.benchmarks.terminal2.Terminal2Benchmark",
     "skill-bench": "agent_evolve.benchmarks.skill_bench.SkillBenchBenchmark",
     "swe-mini": "agent_evolve.benchmarks.suites.swe_mini.SweMiniBenchmark",
     "terminal-mini": "agent_evolve.benchmarks.suites.terminal_mini.TerminalMiniBenchmark",
     "arc-agi-3": "agent_evolve.benchmarks.arc_agi3.ArcAgi3Benchmark",
-    "gsm8k": "agent_evolve.benchmarks.gsm8k.GSM8KBenchmark",
-    "humaneval": "agent_evolve.benchmarks.humaneval.HumanEvalBenchmark",
-    "jsonl": "agent_evolve.benchmarks.jsonl.JsonlBenchmark",
+    "gsm8k": "agent_evolve.benchmarks.adapters.gsm8k.GSM8KBenchmark",
+    "humaneval": "agent_evolve.benchmarks.adapters.humaneval.HumanEvalBenchmark",
+    "jsonl": "agent_evolve.benchmarks.adapters.jsonl.JsonlBenchmark",
     "reasoning-mini": "agent_evolve.benchmarks.suites.reasoning_mini.ReasoningMiniBenchmark",
 }
 

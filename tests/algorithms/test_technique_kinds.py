@@ -14,7 +14,7 @@ from agent_evolve.algorithms.common.program_answers import ANY_KIND_PROGRAM_INST
 from agent_evolve.algorithms.common.techniques import NUMERIC_RULES, PLAIN_KINDS, TECHNIQUES, applicable
 from agent_evolve.algorithms.demos import KINDS, DemoSearchEngine, kind_of
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KINDS
-from agent_evolve.benchmarks.jsonl import JsonlBenchmark
+from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Observation, Task, Trajectory

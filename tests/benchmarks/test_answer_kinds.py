@@ -10,10 +10,10 @@ import pytest
 
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, ANSWER_KINDS, UNDECLARED, declared_kind, kind_of
 from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.jsonl import JsonlBenchmark
-from agent_evolve.benchmarks.splits import TaskSplits, serve
-from agent_evolve.benchmarks.subset_view import SubsetView
-from agent_evolve.benchmarks.task_list import TaskList
+from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
+from agent_evolve.benchmarks.support.splits import TaskSplits, serve
+from agent_evolve.benchmarks.adapters.subset_view import SubsetView
+from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Task
 

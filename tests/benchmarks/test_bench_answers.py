@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.answers import extract_number, numbers_equal, parse_number
+from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
 
 STYLES = [
     # explicit markers

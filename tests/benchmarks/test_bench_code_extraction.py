@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_evolve.benchmarks.code_extraction import ExtractedCode, assemble_program, defines_function, extract_code
+from agent_evolve.benchmarks.support.code_extraction import ExtractedCode, assemble_program, defines_function, extract_code
 
 PROMPT = 'from typing import List\n\n\ndef add(xs: List[int]) -> int:\n    """Sum of xs."""\n'
 FUNCTION = "def add(xs):\n    return sum(xs)\n"

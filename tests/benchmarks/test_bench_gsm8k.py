@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks import gsm8k
-from agent_evolve.benchmarks.answers import extract_number, numbers_equal
-from agent_evolve.benchmarks.gsm8k import GSM8KBenchmark, gold_answer, load_problems
+from agent_evolve.benchmarks.adapters import gsm8k
+from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal
+from agent_evolve.benchmarks.adapters.gsm8k import GSM8KBenchmark, gold_answer, load_problems
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Trajectory
 

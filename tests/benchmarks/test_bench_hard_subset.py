@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.gsm8k import GSM8KBenchmark
-from agent_evolve.benchmarks.hard_subset import select_hard_subset, write_subset
-from agent_evolve.benchmarks.jsonl import JsonlBenchmark
+from agent_evolve.benchmarks.adapters.gsm8k import GSM8KBenchmark
+from agent_evolve.benchmarks.support.hard_subset import select_hard_subset, write_subset
+from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Task, Trajectory
 

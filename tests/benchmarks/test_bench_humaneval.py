@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks import humaneval
-from agent_evolve.benchmarks.humaneval import HumanEvalBenchmark
-from agent_evolve.benchmarks.splits import write_subset
+from agent_evolve.benchmarks.adapters import humaneval
+from agent_evolve.benchmarks.adapters.humaneval import HumanEvalBenchmark
+from agent_evolve.benchmarks.support.splits import write_subset
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Task, Trajectory
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.jsonl import JsonlBenchmark
+from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.types import Feedback, Task, Trajectory
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.sandbox import SandboxLimits, run_tests
+from agent_evolve.benchmarks.support.sandbox import SandboxLimits, run_tests
 
 FAST = SandboxLimits(timeout_s=5.0)
 DOUBLE = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-1) == -2\n"

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agent_evolve.benchmarks.splits import (
+from agent_evolve.benchmarks.support.splits import (
     Subset,
     TaskSplits,
     apply_subset,

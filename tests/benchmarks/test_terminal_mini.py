@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.external.docker import DockerResult
-from agent_evolve.benchmarks.external.taskdir import parse_task_dir
+from agent_evolve.benchmarks.support.docker import DockerResult
+from agent_evolve.benchmarks.support.taskdir import parse_task_dir
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR, TerminalMiniBenchmark
 from agent_evolve.environments import open_environment
 from agent_evolve.registry import benchmark_class

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent_evolve.api import resolve_benchmark
-from agent_evolve.benchmarks.jsonl import JsonlBenchmark
+from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.start import holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig

@@ -13,7 +13,7 @@ from lift_fakes import KeywordBenchmark, make_sampling_workspace, make_workspace
 
 import agent_evolve as ae
 from agent_evolve.api import RunClients
-from agent_evolve.benchmarks.splits import dev_tasks
+from agent_evolve.benchmarks.support.splits import dev_tasks
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.lift import LiftPlan, run_lift

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.answers import extract_number
-from agent_evolve.benchmarks.code_extraction import extract_code
+from agent_evolve.benchmarks.support.answers import extract_number
+from agent_evolve.benchmarks.support.code_extraction import extract_code
 from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import make_client
 from agent_evolve.llm.models import DEFAULT_MODEL

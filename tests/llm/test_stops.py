@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.answers import extract_number
-from agent_evolve.benchmarks.code_extraction import extract_code
+from agent_evolve.benchmarks.support.answers import extract_number
+from agent_evolve.benchmarks.support.code_extraction import extract_code
 from agent_evolve.llm.stops import StopRule, answer_line_end, closed_python_block_end, stop_rule
 
 RECORDED = Path(__file__).resolve().parents[2] / "experiments" / "probes"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_evolve.mcp import McpServerConfig
 
-SERVER_MODULE = "agent_evolve.benchmarks.mcp_suite.server"
+SERVER_MODULE = "agent_evolve.benchmarks.suites.mcp_mini.server"
 
 
 def harbor() -> McpServerConfig:

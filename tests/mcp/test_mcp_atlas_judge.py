@@ -12,12 +12,12 @@ from mcp_helpers import SERVER_MODULE, server_processes
 
 from agent_evolve.agents.reference import ReferenceAgent
 from agent_evolve.api import resolve_benchmark
-from agent_evolve.benchmarks.external.claim_judge import (
+from agent_evolve.benchmarks.support.claim_judge import (
     JudgeError,
     judge_claims,
     parse_verdicts,
 )
-from agent_evolve.benchmarks.mcp_atlas import McpAtlasBenchmark
+from agent_evolve.benchmarks.adapters.mcp_atlas import McpAtlasBenchmark
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Completion, ToolCall
 from agent_evolve.testing import ScriptedLLM

@@ -14,8 +14,8 @@ from rich.console import Console
 
 import agent_evolve as ae
 from agent_evolve.api import resolve_benchmark
-from agent_evolve.benchmarks.hard_subset import select_hard_subset
-from agent_evolve.benchmarks.subset_view import SubsetView
+from agent_evolve.benchmarks.support.hard_subset import select_hard_subset
+from agent_evolve.benchmarks.adapters.subset_view import SubsetView
 from agent_evolve.cli.doctor import CheckRow, render
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import LiveProgress

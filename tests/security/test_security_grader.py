@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import agent_evolve
-from agent_evolve.benchmarks.humaneval import HumanEvalBenchmark
+from agent_evolve.benchmarks.adapters.humaneval import HumanEvalBenchmark
 from agent_evolve.types import Feedback, Trajectory
 
 WRONG = "    return False\n"
@@ -73,7 +73,7 @@ def grade_in_helper(code: str, env: dict[str, str] | None = None) -> dict:
     """Grade `code` for HumanEval/0 in a fresh helper process (the grader's parent), with `env` added at its start."""
     helper = (
         "import json, sys\n"
-        "from agent_evolve.benchmarks.humaneval import HumanEvalBenchmark\n"
+        "from agent_evolve.benchmarks.adapters.humaneval import HumanEvalBenchmark\n"
         "from agent_evolve.types import Trajectory\n"
         "bench = HumanEvalBenchmark(timeout_s=10.0)\n"
         "task = [t for t in bench.get_tasks('train', None) + bench.get_tasks('test', None) if t.id == 'HumanEval/0'][0]\n"

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_evolve.agents.answering.checks import CodeTask, first_failure
-from agent_evolve.benchmarks.humaneval import HumanEvalBenchmark
-from agent_evolve.benchmarks.sandbox import SandboxLimits, _result, _verdict, run_tests
+from agent_evolve.benchmarks.adapters.humaneval import HumanEvalBenchmark
+from agent_evolve.benchmarks.support.sandbox import SandboxLimits, _result, _verdict, run_tests
 from agent_evolve.environments import ConfinementUnavailable, ExecResult, backend_for_untrusted_code
 from agent_evolve.types import Feedback, Trajectory
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agent_evolve.benchmarks.external.arc_api import (ACTION_NAMES, ACTION_TOOL, API_KEY_ENV, GAME_KEY, ArcAction,
-                                                      ArcApiClient, GameSession, frame_progress, render_frame)
+from agent_evolve.benchmarks.support.arc_api import (ACTION_NAMES, ACTION_TOOL, API_KEY_ENV, GAME_KEY, ArcAction,
+                                                     ArcApiClient, GameSession, frame_progress, render_frame)
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool

@@ -1,13 +1,7 @@
 """What an answer to a task is, declared by its benchmark so that techniques apply only where they can help.
 
-The kinds: ``number`` (a value compared numerically), ``text`` (short text compared after normalisation: a word,
-a name, a date, an ordered list), ``choice`` (one of the options the task gives), ``code`` (a program with
-runnable examples), ``free`` (free text judged by a grader) and ``actions`` (work done in a task environment).
-
-A benchmark declares one kind for all its tasks (``BenchmarkAdapter.answer_kind``), and a task's
-``metadata["answer_kind"]`` overrides it; served tasks carry their kind in that key (``benchmarks.splits.serve``
-writes the benchmark's declaration into tasks that have none), which is how the agent and the engines see it.
-A task that declares nothing reads as ``free``: only techniques that apply to every kind are used on it.
+A benchmark's `answer_kind` covers its tasks, a task's ``metadata["answer_kind"]`` overrides it, and a task
+that declares nothing reads as ``free`` (docs/answer-kinds.md).
 """
 
 from __future__ import annotations

@@ -12,14 +12,8 @@ SPLITS: tuple[str, ...] = ("train", "test")
 class BenchmarkAdapter:
     """Override `get_tasks` and `evaluate` (and `check_ready` when the benchmark needs data, Docker or keys).
 
-    Splits are 'train' and 'test'; the loop carves holdout from train. `get_tasks` must return the same tasks in
-    the same order for the same split, so that the loop's cursor and holdout carving are reproducible.
-    `evaluate` must be safe to call from several threads.
-
-    `answer_kind` declares what an answer to every task is (`benchmarks.answer_kinds`: number, text, choice,
-    code, free, actions); a task's `metadata["answer_kind"]` overrides it. The default, None, declares nothing:
-    such tasks read as `free`, so no kind-specific technique (program answers, numeric cross-checks) is used on
-    them. Serve tasks with `benchmarks.splits.serve(..., kind=self.answer_kind)` so they carry the declaration.
+    `get_tasks` returns the same tasks in the same order per split (the loop's cursor and holdout carving rely on
+    it); `evaluate` must be thread-safe. `answer_kind` declares what every answer is (docs/answer-kinds.md).
     """
 
     name: str = ""
@@ -41,10 +35,8 @@ class BenchmarkAdapter:
 
     @property
     def deterministic(self) -> bool:
-        """True when grading the same trajectory twice gives the same score (override: False for a flaky grader).
-
-        A non-deterministic grader makes the gate re-measure the accepted version in every gate run.
-        """
+        """True when grading the same trajectory twice gives the same score; False makes the gate re-measure the
+        accepted version in every gate run."""
         return True
 
     def environment(self, task: Task) -> EnvironmentSpec | None:

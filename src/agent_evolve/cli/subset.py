@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from agent_evolve.api import RunClients, agent_from_workspace
-from agent_evolve.benchmarks.hard_subset import Solver, select_hard_subset, write_subset
+from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subset, write_subset
 from agent_evolve.cli.run import benchmark_from_options, build_config, model_options
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.factory import apply_config_limits

@@ -1,8 +1,5 @@
-"""Confinement for untrusted commands: fresh PID, mount and network namespaces, an allow-listed view, limits
-on the whole process tree (cgroups) and a quota on what it writes. See docs/security.md.
-
-Graders and the engine's shell use it; the task environments of agentic benchmarks (`task_env`) build on it.
-"""
+"""Confinement for untrusted commands (namespaces, an allow-listed view, whole-tree limits, a write quota; see
+docs/security.md), and the task environments of agentic benchmarks built on it (`task_env`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """Which whole-tree bounds hold for one command, and the refusal when none bounds its processes.
 
-With a pids cgroup the tree has at most `processes`; without one, RLIMIT_NPROC bounds it unless the command runs
-as root (kuid 0), which that limit never counts: then the command is refused unless the user allows it with
-AGENT_EVOLVE_ALLOW_UNBOUNDED=1. With a memory cgroup the tree holds at most `memory_mb`; without one, only each
-process is bounded (RLIMIT_AS), so the tree holds at most `processes x memory_mb`, and nothing where the
-processes are unbounded.
+Without a pids cgroup, RLIMIT_NPROC bounds the tree except for root (kuid 0), whose command is refused unless
+AGENT_EVOLVE_ALLOW_UNBOUNDED=1; without a memory cgroup only each process is bounded (RLIMIT_AS).
 """
 
 from __future__ import annotations

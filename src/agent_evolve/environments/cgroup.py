@@ -1,11 +1,7 @@
 """A memory and a pids cgroup per command: limits that count the whole process tree, not each process.
 
-RLIMIT_AS bounds one process and RLIMIT_NPROC never limits root (kuid 0), so the tree's memory comes from
-`memory.max` (v2) or `memory.limit_in_bytes` (+ `memory.memsw.limit_in_bytes`, v1), and its processes from
-`pids.max`. Each cgroup is made below this process's own cgroup where possible (so it also counts against
-whatever bounds us), else below the hierarchy's root. The launcher joins them before it builds the view; the
-parent removes them once the command's processes are gone. `CGROUP_ROOT` is where the cgroup file systems are
-mounted; tests point it at a fake tree to simulate another layout or none.
+Made below this process's own cgroup where possible (so whatever bounds us counts them too), else below the
+root; v2 or v1. `CGROUP_ROOT` is where the cgroup file systems are mounted (tests point it at a fake tree).
 """
 
 from __future__ import annotations

@@ -7,12 +7,10 @@ import os
 import shutil
 import threading
 
-from agent_evolve.environments.backend import Backend
+from agent_evolve.environments.backend import Backend, NamespaceBackend, UnconfinedBackend
 from agent_evolve.environments.errors import ConfinementError, ConfinementUnavailable
-from agent_evolve.environments.namespaces import NamespaceBackend
 from agent_evolve.environments.process import ConfinedProcess
 from agent_evolve.environments.spec import Confinement, Limits
-from agent_evolve.environments.unconfined import UnconfinedBackend
 
 ALLOW_UNCONFINED_ENV = "AGENT_EVOLVE_ALLOW_UNCONFINED"
 """Set to 1 to run untrusted code without confinement where no backend works (at your own risk)."""

@@ -1,11 +1,5 @@
-"""The docker task environment: a task's work tree inside a container started from the task's image.
-
-Steps at start: connect (a fatal error naming Docker when no daemon answers), start the container (no network
-unless the spec allows it, memory/process/CPU-time limits, read-only root with the work tree writable), copy
-`source_dir` or a checkout of `git_repo` at `commit` into `workdir`, run `setup_commands`, and record the
-starting state in a baseline git repository outside the work tree (when the image has git) for `diff()`.
-`close()` removes the container and its volume, also after a failed start; calling it again does nothing.
-"""
+"""The docker task environment: a task's work tree inside a container started from the task's image, with a diff
+baseline outside the work tree; `close()` removes the container and its volume, also after a failed start."""
 
 from __future__ import annotations
 

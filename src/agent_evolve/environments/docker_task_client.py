@@ -1,8 +1,5 @@
-"""The Docker side of the docker task environment: the SDK imported lazily, a daemon that answers, container options.
-
-`connect_docker` is the one check that Docker can be used here (the SDK installed, the daemon answering at
-DOCKER_HOST or the default socket); `container_options` turns an EnvironmentSpec into `containers.run` keywords.
-"""
+"""The Docker side of the docker task environment: the SDK imported lazily, the one check that a daemon answers
+(`connect_docker`), and an EnvironmentSpec as `containers.run` keywords."""
 
 from __future__ import annotations
 
@@ -70,11 +67,8 @@ def docker_problem(purpose: str) -> str | None:
 
 
 def container_options(spec: EnvironmentSpec, name: str) -> dict[str, Any]:
-    """`containers.run` keywords: no network unless allowed, kernel limits, read-only root, writable work tree.
-
-    The work tree is an anonymous volume (the image's files at `workdir` are copied into it), /tmp, HOME and the
-    state folder are small tmpfs mounts; everything else of the image is read-only.
-    """
+    """`containers.run` keywords: no network unless allowed, kernel limits, read-only root; the work tree an anonymous
+    volume, /tmp, HOME and the state folder small tmpfs mounts."""
     sdk = docker_sdk()
     limits = spec.limits
     home = spec.env.get("HOME", "/root")

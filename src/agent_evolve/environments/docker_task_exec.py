@@ -1,8 +1,5 @@
-"""One command in a running container: output merged in order and cut to a limit, killed at its deadline.
-
-Docker has no call that kills one exec, so a command past its deadline is ended by `kill -9 -1` run inside the
-container: every process but the container's idle first process dies (background jobs of earlier commands too).
-"""
+"""One command in a running container: output merged in order and cut to a limit, and, since Docker cannot kill
+one exec, `kill -9 -1` inside at its deadline (every process but the container's idle init dies)."""
 
 from __future__ import annotations
 
@@ -44,10 +41,8 @@ def _drain(chunks: Iterable[bytes], output: _Output) -> None:
 
 def run_exec(control: Any, stream: Any, container_id: str, argv: Sequence[str], *, workdir: str,
              timeout_s: float, keep_bytes: int) -> CommandResult:
-    """Run `argv` in the container; after `timeout_s` kill it (see the module docstring) and say it timed out.
-
-    `control` is an APIClient with a bounded timeout for short calls; `stream` one without, for the output.
-    """
+    """Run `argv` in the container (`control` a client for short calls, `stream` one for the output); after
+    `timeout_s` kill it (see the module docstring) and say it timed out."""
     started = time.monotonic()
     exec_id = control.exec_create(container_id, list(argv), workdir=workdir, stdout=True, stderr=True)["Id"]
     output = _Output(keep_bytes)

@@ -1,8 +1,5 @@
-"""Files in and out of a container: work-tree paths checked, tar archives built and read, the diff baseline.
-
-Paths are checked twice: by their text (`local_task_paths.checked_relative`: relative, no `..`), then inside the
-container by `RESOLVE_SCRIPT`, which follows symlinks there and refuses a path whose real place is outside.
-"""
+"""Files in and out of a container: work-tree paths checked by text, then inside the container (`RESOLVE_SCRIPT`,
+symlinks followed), tar archives built and read, the diff baseline."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
-"""Runs inside fresh namespaces (or none): build the confined root, then start the command and stay as its init.
+"""Runs inside fresh namespaces (or none) as `python -I -S -B launcher.py SPEC_JSON STATUS_FD`, standard library
+only: joins the cgroups, builds the confined root, runs the command as its init.
 
-Run as `python -I -S -B launcher.py SPEC_JSON STATUS_FD`. Standard library only: it never imports agent_evolve.
-The launcher joins the command's cgroups first, so they bound the whole tree. The command runs in a child with
-limits and without privileges; the launcher, PID 1 of the namespace, reaps orphans and, when the command ends,
-ends every other process, applies what the command wrote to its writable folders (overlays on a quota tmpfs),
-writes `exit N` (or a failure, `error ...`) to STATUS_FD, which the command never holds, and exits.
+When the command ends it ends every other process, applies the command's writes (overlays on a quota tmpfs) and
+writes `exit N` (or `error ...`) to STATUS_FD, which the command never holds.
 """
 
 from __future__ import annotations
@@ -88,12 +86,8 @@ def topmost_missing(path: str) -> str | None:
 
 def build_root(root: str, mounts: list[dict[str, Any]], layers: str | None,
                write_bytes: int) -> list[tuple[str, str, str]]:
-    """A tmpfs root: a fresh /proc, a minimal /dev, a private /tmp, then exactly `mounts` (in depth order).
-
-    With `layers`, a writable folder is an overlay whose upper layer lies on one tmpfs of `write_bytes` at
-    `layers` (outside the root): what the command writes cannot pass that quota. Returns each overlay's
-    (mount point, folder, upper layer) for `merge_back`.
-    """
+    """A tmpfs root: a fresh /proc, a minimal /dev, a private /tmp, then exactly `mounts` (in depth order); with
+    `layers`, writable folders are overlays on one quota tmpfs. Returns the overlays for `merge_back`."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     if layers is not None:
         mount("tmpfs", layers, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0700,size={write_bytes}")
@@ -149,10 +143,8 @@ def in_initial_user_namespace() -> bool:
 
 
 def mount_overlay(dest: str, source: str, layer: str) -> str:
-    """`source` at `dest` as an overlay whose writes go to `layer`/upper (on the quota tmpfs); that upper path.
-
-    Without redirects or metacopy, so the upper layer holds whole files and folders that `merge_back` can apply.
-    """
+    """`source` at `dest` as an overlay whose writes go to `layer`/upper on the quota tmpfs (no redirects or metacopy,
+    so the upper layer holds whole files `merge_back` can apply); that upper path."""
     if any(char in source for char in OVERLAY_UNSAFE):
         raise SetupError(f"{source}: a writable folder's path may not contain ',', ':' or '\\'")
     upper, work = f"{layer}/upper", f"{layer}/work"
@@ -184,11 +176,8 @@ def is_opaque(path: str) -> bool:
 
 
 def merge_back(upper: str, lower: str) -> None:
-    """Apply an overlay's upper layer to the real folder: deletions (whiteouts), folders, files, symlinks.
-
-    FIFOs, sockets and devices are not copied. A path in `lower` is replaced, never written through, so a
-    symlink left there cannot lead a write outside the folder.
-    """
+    """Apply an overlay's upper layer to the real folder (whiteouts, folders, files, symlinks; no FIFOs, sockets or
+    devices), replacing paths rather than writing through, so a symlink cannot lead a write outside."""
     for name in os.listdir(upper):
         source, target = os.path.join(upper, name), os.path.join(lower, name)
         info = os.lstat(source)

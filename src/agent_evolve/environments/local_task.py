@@ -1,15 +1,8 @@
 """The `local` task environment: a private copy of the task's tree, commands confined by this package's namespaces.
 
-The tree is a fresh copy of `spec.source_dir`, or a clone of `spec.git_repo` at `spec.commit`, or empty. Each
-`exec` runs `bash -c COMMAND` through `run_confined`: the tree bound writable at `spec.workdir` (default
-`/task`, the commands' working directory), the system read-only, a private scratch `/tmp`, no network unless
-`spec.network`, the spec's limits (wall and CPU time, memory, processes, file size, output), and an environment
-holding only PATH, LANG, HOME, TMPDIR and `spec.env`. stdout and stderr are merged; the output is cut at the
-limit and its full size kept. The shell is not a login shell, so the system profile cannot reset PATH (whose
-first entry is this interpreter's folder, so `python` and `pytest` are the ones this package runs on).
-Where the user opted in to running unconfined (AGENT_EVOLVE_ALLOW_UNCONFINED=1), nothing can be mounted and
-`workdir` is the tree's real path. `diff()` compares the tree with a private git baseline taken after the
-setup commands. `close()` removes everything.
+Each `exec` runs `bash -c` (not a login shell, so the system profile cannot reset PATH, whose first entry is this
+interpreter's folder) with the tree writable at `spec.workdir`, the system read-only and only PATH, LANG, HOME,
+TMPDIR and `spec.env` set. Unconfined (AGENT_EVOLVE_ALLOW_UNCONFINED=1), `workdir` is the tree's real path.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Git for the local task environment: a checkout at a commit, and a private baseline the diff is measured against.
-
-The baseline is a git directory outside the work tree (commands never see it), so `diff()` is exact whatever
-the agent does to the tree, its own `.git` included. Git runs on the host with no user or system config, no
-hooks and a fixed identity: it only reads the tree's files, it never runs anything of theirs.
-"""
+"""Git for the local task environment: a checkout at a commit, and a baseline git directory outside the work tree
+(so `diff()` is exact whatever the agent does); no user config, no hooks, a fixed identity."""
 
 from __future__ import annotations
 

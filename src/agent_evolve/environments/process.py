@@ -135,11 +135,8 @@ class ConfinedProcess:
         return self.started + self.limits.timeout_s
 
     def kill(self) -> None:
-        """SIGKILL the namespace's init (every process in it dies with it) and the backend's process group.
-
-        The init is found as the child of the backend's process, only while that one is not reaped (its pid cannot
-        have been reused); a process group's id is not reused while any member lives.
-        """
+        """SIGKILL the namespace's init (found while the backend's process is unreaped, so its pid cannot be reused),
+        ending every process in it, and the backend's process group."""
         self._signal_init(signal.SIGKILL)
         if self.proc.returncode is None or not self.backend.confines:  # unconfined: stragglers keep the group
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -153,11 +150,8 @@ class ConfinedProcess:
                     os.kill(int(child), signum)
 
     def stop(self, now: float, overflow: bool = False) -> None:
-        """End the command early: at its deadline (a timeout if it still ran) or for passing its output cap.
-
-        Confined, the namespace's init is asked (SIGTERM) to end every process and apply the command's writes;
-        `_finish` kills it if it takes longer than `_APPLY_GRACE_S`.
-        """
+        """End the command early (deadline or output cap): confined, its init is asked (SIGTERM) to end every process
+        and apply the writes; `_finish` kills it after `_APPLY_GRACE_S`."""
         if self.stopped_at is None:
             self.stopped_at = now
             self.overflow = overflow

@@ -30,12 +30,8 @@ DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 @dataclass(frozen=True)
 class Mount:
-    """One entry of the confined view: `source` bound read-only or writable at `target`, or a tmpfs.
-
-    A writable (`rw`) folder is an overlay: the command's writes go to a tmpfs bounded by `Limits.write_mb` and
-    reach the folder when the command ends (or is stopped). A `tmpfs` is empty and read-only; a `scratch` tmpfs
-    is writable up to `size_mb` and vanishes with the command.
-    """
+    """One entry of the confined view: `source` bound read-only (`ro`) or writable (`rw`, an overlay whose writes,
+    bounded by `Limits.write_mb`, land when the command ends), an empty `tmpfs`, or a writable `scratch` tmpfs."""
 
     kind: MountKind
     target: str
@@ -67,11 +63,8 @@ class Mount:
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one command; the kernel enforces all but the wall clock and the output cap.
-
-    `memory_mb` and `processes` bound the whole tree where cgroups can be made (see `bounds`); `memory_mb` also
-    bounds each process (RLIMIT_AS).
-    """
+    """Resource limits of one command, kernel-enforced but for the wall clock and the output cap; `memory_mb` and
+    `processes` bound the whole tree where cgroups can be made (`bounds`), `memory_mb` each process too."""
 
     timeout_s: float = 10.0
     cpu_s: int | None = None

@@ -1,9 +1,5 @@
-"""The task environment: where an agent acts on a task and where its work is graded.
-
-One small protocol with two backends: `local` (the namespaces confinement of this package, nothing to install)
-and `docker` (the `docker` SDK). Agents' tools, graders of agentic benchmarks and the engines' shells use it.
-Paths given to the file methods are relative to the task's work tree; a path that leaves it is refused.
-"""
+"""The task environment where an agent acts and its work is graded: one protocol, two backends (`local`, `docker`);
+file paths are relative to the work tree, and one that leaves it is refused."""
 
 from __future__ import annotations
 
@@ -35,11 +31,8 @@ class EnvironmentPathError(ConfinementError):
 
 @dataclass(frozen=True)
 class EnvironmentSpec:
-    """Where a task starts and what its commands may use.
-
-    The work tree comes from `source_dir` (copied), or `git_repo` checked out at `commit`, or the `image`'s
-    `workdir` (docker). `diff()` is measured against that starting state.
-    """
+    """Where a task starts (`source_dir` copied, `git_repo` at `commit`, or the image's `workdir`; `diff()` counts
+    from there) and what its commands may use."""
 
     backend: str = "local"
     source_dir: str | None = None

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_evolve.api import Evolver, workspace_target
-from agent_evolve.benchmarks.task_list import Example, Metric, TaskList
+from agent_evolve.benchmarks.adapters.task_list import Example, Metric, TaskList
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine

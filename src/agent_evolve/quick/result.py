@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.api import COPY_IGNORE, RunClients, agent_from_workspace
-from agent_evolve.benchmarks.jsonl import parse_row
+from agent_evolve.benchmarks.adapters.jsonl import parse_row
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.errors import WorkspaceError

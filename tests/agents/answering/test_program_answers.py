@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_evolve.agents import ReferenceAgent
 from agent_evolve.agents.answering.program import PROGRAM_STOP, answer_with_program, last_program
-from agent_evolve.benchmarks.answers import extract_number
+from agent_evolve.benchmarks.support.answers import extract_number
 from agent_evolve.environments import Limits
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task

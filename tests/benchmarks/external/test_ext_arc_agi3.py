@@ -15,18 +15,18 @@ import pytest
 
 from agent_evolve.agents.arc_game import GameActionError, arc_game_tools
 from agent_evolve.agents.reference import ReferenceAgent
-from agent_evolve.benchmarks.arc_agi3 import (
+from agent_evolve.benchmarks.adapters.arc_agi3 import (
     ArcAgi3Benchmark,
     grade_grid_answer,
     load_local_tasks,
 )
-from agent_evolve.benchmarks.external.arc_api import (
+from agent_evolve.benchmarks.support.arc_api import (
     ArcAction,
     ArcApiClient,
     frame_progress,
     render_frame,
 )
-from agent_evolve.benchmarks.external.grids import (
+from agent_evolve.benchmarks.support.grids import (
     compare_grids,
     parse_grids,
     render_grid,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction, fenced_blocks, resolve_path
-from agent_evolve.benchmarks.splits import split_ids as task_splits
+from agent_evolve.benchmarks.support.common import LazyIndex, check_fraction, fenced_blocks, resolve_path
+from agent_evolve.benchmarks.support.splits import split_ids as task_splits
 from agent_evolve.errors import ConfigError, UnknownNameError
 
 IDS = [f"task-{n}" for n in range(20)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.external.data import DataSource, load_records
+from agent_evolve.benchmarks.support.data import DataSource, load_records
 from agent_evolve.errors import MissingDependencyError
 
 

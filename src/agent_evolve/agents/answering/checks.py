@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from agent_evolve.benchmarks.answer_kinds import AnswerKind, declared_kind
-from agent_evolve.benchmarks.answers import extract_number, parse_number
-from agent_evolve.benchmarks.code_extraction import assemble_program, extract_code
-from agent_evolve.benchmarks.sandbox import SandboxLimits, run_tests
+from agent_evolve.benchmarks.support.answers import extract_number, parse_number
+from agent_evolve.benchmarks.support.code_extraction import assemble_program, extract_code
+from agent_evolve.benchmarks.support.sandbox import SandboxLimits, run_tests
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 from agent_evolve.text.fences import CLOSED_PYTHON_BLOCK
 from agent_evolve.types import Task

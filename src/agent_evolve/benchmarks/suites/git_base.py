@@ -1,8 +1,5 @@
-"""Make a git repository of a folder of files with one deterministic commit: the base a shipped task starts at.
-
-The commit's author, committer and date are fixed and user configuration is ignored, so the same files give the
-same commit id on every machine. Built once per target (`staging.build_once`).
-"""
+"""Make a git repository of a folder with one deterministic commit (fixed author and date, user configuration
+ignored), so the same files give the same base commit on every machine; built once per target."""
 
 from __future__ import annotations
 
@@ -11,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agent_evolve.benchmarks.external.staging import build_once
+from agent_evolve.benchmarks.support.staging import build_once
 from agent_evolve.errors import AgentEvolveError
 
 BASE_MESSAGE = "base"

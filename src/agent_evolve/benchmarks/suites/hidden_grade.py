@@ -1,17 +1,12 @@
-"""The swe-mini verdict: from one pytest run over visible and hidden tests to Feedback (a pure function).
-
-Like SWE-bench's FAIL_TO_PASS / PASS_TO_PASS: the hidden tests must pass and the visible ones must keep
-passing. `score` is the fraction of hidden tests that pass, and 0 when any visible test fails (a fix that
-breaks the library is no fix); `success` needs every test of both kinds to pass. An isolated run
-(`grade_isolated_run`) is read from its JUnit XML report, which must agree with its console summary.
-"""
+"""The swe-mini verdict, like SWE-bench's FAIL_TO_PASS / PASS_TO_PASS: `score` is the share of hidden tests that
+pass (0 when a visible test fails); `success` needs every test to pass."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from agent_evolve.benchmarks.external.junit_report import ReportError, disagreement, parse_junit_report
-from agent_evolve.benchmarks.external.pytest_output import PytestReport, parse_pytest_output
+from agent_evolve.benchmarks.support.junit_report import ReportError, disagreement, parse_junit_report
+from agent_evolve.benchmarks.support.pytest_output import PytestReport, parse_pytest_output
 from agent_evolve.environments.task_env import CommandResult
 from agent_evolve.types import Feedback
 

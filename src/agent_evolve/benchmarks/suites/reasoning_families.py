@@ -1,10 +1,5 @@
-"""Task families of reasoning-mini: one generator per family, each a pure function of a random generator.
-
-In the style of BIG-Bench Hard, every family has a programmatic answer and a grading mode (``number``: compared
-as a value; ``text``: compared after normalisation, with accepted aliases; ``list``: items in order; ``date``:
-the same calendar day in any common form). Families run from easy (extraction, Boolean expressions) to hard
-(date arithmetic, tracking swapped objects), so a 1.5B model lands between them.
-"""
+"""Task families of reasoning-mini (BIG-Bench Hard style): one pure generator per family, each with a programmatic
+answer and a grading mode (number, text, list or date), from easy to hard."""
 
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
-"""Grading reasoning-mini answers: read the final answer of a reply, normalise it, compare it by the family's mode.
-
-The answer is what follows the reply's last ``Answer:`` line (a program answer may be the printed text alone:
-then its last line; a number without an answer line is the reply's answer number). Numbers compare as values
-(``benchmarks.answers``), text after case, quotes, a trailing period and a leading "the" are dropped, lists item
-by item in order, dates as calendar days in ISO or written forms.
-"""
+"""Grading reasoning-mini answers: the text after the reply's last ``Answer:`` line, normalised and compared by the
+family's mode (numbers as values, text and lists normalised, dates as calendar days)."""
 
 from __future__ import annotations
 
 import datetime
 import re
 
-from agent_evolve.benchmarks.answers import extract_number, numbers_equal
+from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal
 from agent_evolve.benchmarks.suites.reasoning_families import Puzzle
 
 _ANSWER_LINE = re.compile(r"^[\s*#>_`]*(?:final\s+)?answer(?:\s+is)?\s*\**\s*[:=]\s*(.*)$",

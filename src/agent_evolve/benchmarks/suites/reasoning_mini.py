@@ -1,18 +1,15 @@
 """reasoning-mini: short-answer reasoning tasks generated from a seed, graded by Python, offline (BBH style).
 
-Nine families (``reasoning_families``: Boolean expressions, extraction, object counting, multistep arithmetic,
-weekdays, date arithmetic, word sorting, ordering by comparisons, tracking swapped objects) mix number and text
-answers; each task declares its answer kind (``number`` or ``text``). ``per_family`` tasks of each family are
-generated from ``data_seed`` (the same seed, the same tasks; a larger count keeps the first ones), no question
-twice, and split into train and test by ``seed`` like every benchmark (``benchmarks.splits``; the dev split is
-part of train). ``reasoning-mini:date,weekday`` serves only the families named.
+``per_family`` tasks of each of nine families (``reasoning_families``) come from ``data_seed`` and split by
+``seed``; ``reasoning-mini:date,weekday`` serves only the families named (docs/answer-kinds.md).
 """
 
 from __future__ import annotations
 
 import random
 
-from agent_evolve.benchmarks.splits import PathLike, ServedBenchmark, TaskSplits, apply_subset, split_ids
+from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
+                                                     split_ids)
 from agent_evolve.benchmarks.suites.reasoning_families import FAMILIES, Puzzle
 from agent_evolve.benchmarks.suites.reasoning_grading import grade
 from agent_evolve.errors import ConfigError
@@ -73,10 +70,7 @@ class ReasoningMiniBenchmark(ServedBenchmark):
 
     def _entry(self, task_id: str) -> tuple[str, Puzzle]:
         """The family and puzzle of ``task_id``, or a ConfigError naming the id."""
-        try:
-            return self._puzzles[task_id]
-        except KeyError:
-            raise ConfigError(f"{task_id!r} is not a reasoning-mini task") from None
+        return lookup(self._puzzles, task_id, "a reasoning-mini task")
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Success when the reply's final answer is the puzzle's answer under its family's grading."""

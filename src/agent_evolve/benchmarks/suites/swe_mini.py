@@ -1,12 +1,8 @@
 """swe-mini: fix a GitHub-style issue in a tiny Python repository; graded by hidden tests in a fresh checkout.
 
-Each task's repository becomes a git repository at load time (one deterministic commit: the base). The agent
-works in a checkout of it (the local backend by default, `swe-mini:docker` for the docker backend). Its work
-tree's diff is graded as SWE-bench's harness grades a prediction, never in the environment it acted in: a
-fresh checkout at the base, the diff applied without its changes to test infrastructure (`patch_screen`; the
-feedback names what was dropped), the visible tests as the base has them and the hidden ones, which the agent
-never saw, written next to them, and only those files run by an isolated pytest whose JUnit XML report decides
-(`fresh_grading`). Scoring: see `hidden_grade`.
+The work tree's diff is graded as SWE-bench's harness grades a prediction: screened (`patch_screen`), applied
+to a fresh checkout at the base, and run with the visible and hidden tests by an isolated pytest
+(`fresh_grading`, `hidden_grade`).
 """
 
 from __future__ import annotations
@@ -15,14 +11,12 @@ import shutil
 from importlib.resources import files
 from pathlib import Path
 
-from agent_evolve.benchmarks.base import BenchmarkAdapter
-from agent_evolve.benchmarks.external.common import LazyIndex, check_fraction
-from agent_evolve.benchmarks.external.env_grading import put_files
-from agent_evolve.benchmarks.external.fresh_grading import apply_patch, run_isolated_pytest
-from agent_evolve.benchmarks.external.patch import extract_patch
-from agent_evolve.benchmarks.external.patch_screen import screen_patch
-from agent_evolve.benchmarks.external.staging import STAGING_ROOT, digest_of
-from agent_evolve.benchmarks.splits import split_ids
+from agent_evolve.benchmarks.support.common import IndexedBenchmark, LazyIndex
+from agent_evolve.benchmarks.support.env_grading import put_files
+from agent_evolve.benchmarks.support.fresh_grading import apply_patch, run_isolated_pytest
+from agent_evolve.benchmarks.support.patch import extract_patch
+from agent_evolve.benchmarks.support.patch_screen import screen_patch
+from agent_evolve.benchmarks.support.staging import STAGING_ROOT, digest_of
 from agent_evolve.benchmarks.suites.git_base import base_repository
 from agent_evolve.benchmarks.suites.hidden_grade import grade_isolated_run
 from agent_evolve.benchmarks.suites.swe_tasks import SweTask, load_swe_tasks
@@ -39,7 +33,7 @@ ISSUE_NOTE = ("\n\n---\nThe repository is checked out at its base commit in your
               "in the library code; the tests under tests/ must keep passing.")
 
 
-class SweMiniBenchmark(BenchmarkAdapter):
+class SweMiniBenchmark(IndexedBenchmark[SweTask]):
     """The shipped SWE-style suite: 18 tiny repositories with a real bug each (see benchmarks/suites/data)."""
 
     name = "swe-mini"
@@ -49,14 +43,12 @@ class SweMiniBenchmark(BenchmarkAdapter):
                  test_timeout_s: float = 120.0) -> None:
         if backend not in BACKENDS:
             raise ConfigError(f"swe-mini: unknown environment backend {backend!r}; known: {sorted(BACKENDS)}")
+        super().__init__(seed, test_fraction)
         self.backend = backend
-        self.seed = seed
-        self.test_fraction = check_fraction(test_fraction)
         self.image = image
         self.data_dir = Path(data_dir) if data_dir is not None else DATA_DIR
         self.repos_dir = Path(repos_dir) if repos_dir is not None else None
         self.test_timeout_s = test_timeout_s
-        self._index: LazyIndex[SweTask] = LazyIndex(self._load)
         self._commits: LazyIndex[str] = LazyIndex(self._build_repositories)
 
     def _load(self) -> dict[str, SweTask]:
@@ -81,14 +73,11 @@ class SweMiniBenchmark(BenchmarkAdapter):
             raise MissingDependencyError("swe-mini needs `git` to make its task repositories: install git")
         self._commits.items()
 
-    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
-        """Tasks of one split in the seeded order: the issue as input; kind, title and base commit as metadata."""
-        index = self._index.items()
-        commits = self._commits.items()
-        ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
-        return [Task(id=i, input=f"# {index[i].title}\n\n{index[i].issue}{ISSUE_NOTE}",
-                     metadata={"kind": index[i].kind, "title": index[i].title, "base_commit": commits[i],
-                               "visible_tests": sorted(index[i].visible_tests())}) for i in ids]
+    def to_task(self, task_id: str, record: SweTask) -> Task:
+        """The issue as input; kind, title, base commit and visible tests as metadata."""
+        return Task(id=task_id, input=f"# {record.title}\n\n{record.issue}{ISSUE_NOTE}",
+                    metadata={"kind": record.kind, "title": record.title, "base_commit": self._commits.items()[task_id],
+                              "visible_tests": sorted(record.visible_tests())})
 
     def environment(self, task: Task) -> EnvironmentSpec:
         """A checkout of the task's repository at its base commit."""

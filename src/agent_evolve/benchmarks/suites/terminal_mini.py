@@ -1,17 +1,12 @@
-"""terminal-mini: the shipped terminal-style suite, task folders in Terminal-Bench 2's (Harbor) layout.
-
-Eleven tasks that need no network (files, text processing, archives, scripts, git), each with instruction.md,
-task.toml, environment/ (a Dockerfile and the starting files), solution/solve.sh and tests/ (test.sh and
-test_outputs.py). They run in the local backend by default (the starting files at /app); `terminal-mini:docker`
-builds each task's image instead. The agent acts until it submits, then the tests run in the same environment.
-"""
+"""terminal-mini: eleven shipped offline terminal tasks in Terminal-Bench 2's (Harbor) folder layout, run in the
+local backend by default (`terminal-mini:docker` builds each task's image)."""
 
 from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
 
-from agent_evolve.benchmarks.external.dirbench import TaskDirBenchmark
+from agent_evolve.benchmarks.adapters.dirbench import TaskDirBenchmark
 
 DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "terminal_mini")))
 

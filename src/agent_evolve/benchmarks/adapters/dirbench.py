@@ -1,0 +1,154 @@
+"""The adapter for benchmarks whose tasks are folders (Terminal-Bench, SkillsBench, terminal-mini): closed loop.
+
+The agent acts in the task's environment (docker when the task has an image and Docker answers, else local;
+`backend=` forces one), then the task's tests run there and decide. A text answer's shell blocks are replayed
+in a fresh environment first.
+"""
+
+from __future__ import annotations
+
+import shlex
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.benchmarks.support.common import IndexedBenchmark, resolve_path
+from agent_evolve.benchmarks.support.container import ImageBuilder, extract_commands, feedback_from_test_run
+from agent_evolve.benchmarks.support.docker import DockerCLI, docker_problem
+from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
+                                                         put_files, split_reward, tests_command)
+from agent_evolve.benchmarks.support.task_tree import local_tree, skills_tree, workdir_of
+from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs
+from agent_evolve.environments.detect import backend_for_untrusted_code
+from agent_evolve.environments.errors import ConfinementUnavailable
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
+from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.types import Feedback, Task, Trajectory
+
+BACKEND_CHOICES = ("auto", "local", "docker")
+
+
+def choose_backend(requested: str, has_image: bool, docker_missing: str | None) -> str:
+    """`local` or `docker` for one task: forced, or docker when the task has an image and Docker answers."""
+    if requested in ("local", "docker"):
+        return requested
+    return "docker" if has_image and docker_missing is None else "local"
+
+
+class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
+    """Tasks are folders under data_path; each is solved and graded in its own environment."""
+
+    env_var: str = ""
+    source_hint: str = ""
+
+    def __init__(self, data_path: str | None, seed: int, test_fraction: float, *, build_timeout: float,
+                 exclude_skills: bool, docker_binary: str = "docker", backend: str = "auto") -> None:
+        if backend not in BACKEND_CHOICES:
+            raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
+        super().__init__(seed, test_fraction)
+        self.data_path = resolve_path(data_path, self.env_var)
+        self.backend = backend
+        self.with_skills = not exclude_skills
+        self.docker = DockerCLI(purpose=f"run {self.name} tasks", binary=docker_binary)
+        self.images = ImageBuilder(self.docker, build_timeout=build_timeout, exclude_skills=exclude_skills)
+        self._docker_missing: list[str | None] = []
+        self._probe_lock = threading.Lock()
+
+    def _load(self) -> dict[str, TaskDir]:
+        """Find the task folders; a clear error when there is no data."""
+        if self.data_path is None or not Path(self.data_path).is_dir():
+            where = f"{self.data_path!r} is not a folder" if self.data_path else "no data path given"
+            raise MissingDependencyError(
+                f"No data for {self.name}: {where}. Pass data_path=... or set {self.env_var} to a folder of "
+                f"task folders. {self.source_hint}")
+        tasks = find_task_dirs(Path(self.data_path))
+        if not tasks:
+            raise MissingDependencyError(f"No data for {self.name}: {self.data_path!r} holds no task folder "
+                                         f"(task.yaml, task.toml + instruction.md, or task.md). {self.source_hint}")
+        return {task.id: task for task in tasks}
+
+    def task_metadata(self, task_dir: TaskDir) -> dict[str, Any]:
+        """What the agent may know about the task besides its instruction; the tests stay out."""
+        return {"layout": task_dir.layout, "docker_image": task_dir.docker_image, "workdir": workdir_of(task_dir),
+                "agent_timeout_sec": task_dir.agent_timeout, **task_dir.metadata}
+
+    def task_input(self, task_dir: TaskDir) -> str:
+        """What the agent reads: the task's instruction."""
+        return task_dir.instruction
+
+    def to_task(self, task_id: str, task_dir: TaskDir) -> Task:
+        """The instruction (`task_input`) with what the agent may know about the task (`task_metadata`)."""
+        return Task(id=task_id, input=self.task_input(task_dir), metadata=self.task_metadata(task_dir))
+
+    def _docker_problem(self) -> str | None:
+        """Why Docker cannot be used here (None: it can), probed once."""
+        with self._probe_lock:
+            if not self._docker_missing:
+                self._docker_missing.append(docker_problem(self.docker.binary))
+            return self._docker_missing[0]
+
+    def backend_for(self, task_dir: TaskDir) -> str:
+        """The backend this task runs in (see the module docstring)."""
+        has_image = task_dir.docker_image is not None or task_dir.dockerfile is not None
+        missing = self._docker_problem() if self.backend == "auto" and has_image else None
+        return choose_backend(self.backend, has_image, missing)
+
+    def environment(self, task: Task) -> EnvironmentSpec:
+        """The task's container (docker) or a copy of its starting files (local), at its work directory."""
+        task_dir = self._index.get(task.id, self.name)
+        workdir = workdir_of(task_dir)
+        if self.backend_for(task_dir) == "docker":
+            skills = skills_tree(task_dir) if self.with_skills else None
+            return EnvironmentSpec(backend="docker", image=self.images.image_for(task_dir), workdir=workdir,
+                                   source_dir=str(skills) if skills is not None else None)
+        return EnvironmentSpec(backend="local", source_dir=str(local_tree(task_dir, self.with_skills)),
+                               workdir=workdir)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        """End what the agent left running, copy the task's tests in, run its test script in the environment and
+        read the reward (in that same command) or pytest's verdict."""
+        task_dir = self._index.get(task.id, self.name)
+        files = folder_files(task_dir.tests_dir, TESTS_DIR) if task_dir.tests_dir is not None else {}
+        script = task_dir.test_script.name if task_dir.test_script is not None else None
+        if task_dir.test_script is not None and task_dir.test_script.parent != task_dir.tests_dir:
+            files[f"{TESTS_DIR}/{task_dir.test_script.name}"] = task_dir.test_script.read_bytes()
+        container = in_container(environment)
+        environment.exec(prepare_command(container), timeout_s=60)
+        put_files(environment, files)
+        result = environment.exec(tests_command(script, container), timeout_s=task_dir.test_timeout)
+        reward, output = split_reward(result.output)
+        feedback = feedback_from_test_run(replace(result, output=output), reward, task_dir.test_timeout)
+        feedback.raw["backend"] = environment.backend
+        return feedback
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        """An answer in text: replay its shell commands in a fresh environment, then grade there."""
+        task_dir = self._index.get(task.id, self.name)
+        with open_environment(self.environment(task)) as environment:
+            commands = extract_commands(trajectory)
+            agent = (environment.exec(f"bash -c {shlex.quote(commands)}", timeout_s=task_dir.agent_timeout)
+                     if commands.strip() else None)
+            feedback = self.evaluate_in(task, trajectory, environment)
+        if agent is not None:
+            feedback.raw["agent_exit_code"] = agent.exit_code
+            feedback.raw["agent_timed_out"] = agent.timed_out
+        return feedback
+
+    def check_ready(self) -> None:
+        """The task folders exist; Docker answers when forced; the local backend confines when a task runs there."""
+        tasks = list(self._index.items().values())
+        if self.backend == "docker":
+            self.docker.require()
+            return
+        local = [t for t in tasks if self.backend_for(t) == "local"]
+        if not local:
+            return
+        try:
+            backend_for_untrusted_code()
+        except ConfinementUnavailable as exc:
+            docker = self._docker_problem() if self.backend == "auto" else None
+            why = f" (Docker is not usable: {docker})" if docker is not None else ""
+            raise ConfinementUnavailable(
+                f"benchmark {self.name}: {len(local)} of {len(tasks)} tasks run in the local backend{why}, which "
+                f"cannot start here: {exc}") from exc

@@ -1,1 +1,0 @@
-"""Shared machinery of the external benchmark adapters: data loading, splits, Docker, task folders, parsers."""

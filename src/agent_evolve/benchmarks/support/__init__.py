@@ -1,0 +1,1 @@
+"""What adapters and suites share: splits, answer parsing, the sandbox, data loading, Docker, task folders."""
