@@ -49,7 +49,7 @@ def plot_bank(ledger_file: Path, rounds_file: Path, out: Path) -> Path:
     bank.xaxis.get_major_locator().set_params(integer=True)
     bank.set_xlabel("round")
     if seen:
-        bank.legend(loc="lower right", fontsize=7)
+        bank.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)  # outside: no mark hidden
     figure.tight_layout()
     figure.savefig(out)
     return out

@@ -3,8 +3,8 @@
 With at most `full_bank_limit` active skills the model sees them all; above, the shortlist is the lexical top-k
 (the shared tf-idf index of `routing.router`, built once per bank version) united with an embedding top-k (an
 index of the skills' vectors, also built once per bank version), and the model picks one or says NONE.
-`routing: retrieval` (ablation A2) takes the shortlist's best without a model call; `routing: none` (A1) never
-injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
+`routing: retrieval` (our arm `ours-retrieval`) takes the shortlist's best without a model call; `routing: none`
+(A1) never injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
 versioned with the bank); the reference agent then routes through a :class:`BankRouter` built at each reload.
 Every stage routes on a skill's whole surface (`routing_surface`): its name, description, `intent`,
 `signals_match`, `tags` and `preconditions` from the SKILL.md's `metadata.ratchet`, empty fields dropped.

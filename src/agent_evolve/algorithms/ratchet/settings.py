@@ -22,7 +22,7 @@ from agent_evolve.errors import ConfigError
 class RatchetSettings:
     """Ratchet's thresholds; `RatchetSettings.from_params(config.engine_params)` validates them."""
 
-    routing: Routing = "llm"             # llm: the model picks 1 or NONE; retrieval: lexical top-1 (A2); none (A1)
+    routing: Routing = "llm"             # llm: the model picks 1 or NONE; retrieval: lexical top-1 (ours); none (A1)
     full_bank_limit: int = 20            # up to this many active skills the router model sees them all
     shortlist_lexical: int = 10          # above it: lexical top-k ...
     shortlist_embedding: int = 10        # ... united with the embedding top-k
