@@ -4,6 +4,7 @@ synthesis and cap eviction (round 1), retirement and meta-skill refresh (round 2
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,3 +55,12 @@ def test_the_lifecycle_config_is_the_documents_round_with_valid_scaled_threshold
     settings = RatchetSettings.from_params(config.engine_params)
     assert settings.retire_min_trials < 100 and settings.bank_cap < 50 and settings.meta_every > 0
     assert settings.rollback_consecutive < 5 and settings.credit_weighting == "outcome"
+
+
+def test_the_committed_fifth_run_shows_every_lifecycle_event_in_its_ledger(tmp_path: Path,
+                                                                          collect_module: ModuleType) -> None:
+    folder = EXPERIMENT.parent / "ratchet-lifecycle-retrieval"
+    with Ledger.open(Path(shutil.copy(folder / "ledger.sqlite", tmp_path / "ledger.sqlite"))) as ledger:
+        events = collect_module.lifecycle(ledger)
+    assert all(events.values()), events
+    assert json.loads((folder / "lifecycle.json").read_text()) == events, "lifecycle.json is what its ledger says"
