@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import RECORD_DIRS
+from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.engine.curtailment import StopRule
 from agent_evolve.engine.trial import TrialRunner, trial_mean
@@ -81,10 +82,9 @@ def trial_ids(train_ids: Sequence[str], exclude: Sequence[str], size: int, seed:
 
 
 def write_files(root: Path, files: Mapping[str, str]) -> None:
+    """Write each workspace-relative file (a candidate's texts) under `root`, atomically."""
     for rel, text in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        atomic_write(root / rel, text)
 
 
 def stage(workspace: Path, scratch: Path, candidate: CandidateEdit) -> Path:

@@ -29,9 +29,9 @@ from agent_evolve.algorithms.candidates import (
     materialize,
     read_candidate,
     validation_runner,
-    write_candidate,
 )
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
+from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
 from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
@@ -151,7 +151,7 @@ class GepaEngine(ModelEngine):
                 merging["due"] += int(merging["tested"] < int(self.params["max_merge_invocations"]))
         table = ledger.table(list(pool), val_ids)
         next_parent = pool[selector.select(table, self._rng(iteration + 1))]
-        write_candidate(root, next_parent)
+        write_files(root, next_parent.files)
         report.update(next_parent=next_parent.id, val_means=mean_scores(table))
         self.save_state({
             "components": components,

@@ -34,16 +34,10 @@ def prune_dominated(front: Mapping[str, set[str]], aggregate: Mapping[str, float
     """The front without candidates whose every front position another kept candidate shares (weakest first)."""
     members = sorted({c for cands in front.values() for c in cands}, key=lambda c: (aggregate.get(c, 0.0), c))
     dominated: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for candidate in members:
-            if candidate in dominated:
-                continue
-            if _is_dominated(candidate, set(members) - {candidate} - dominated, front):
-                dominated.add(candidate)
-                changed = True
-                break
+    # one pass suffices: fewer others only makes domination harder, so a kept candidate stays kept
+    for candidate in members:
+        if _is_dominated(candidate, set(members) - {candidate} - dominated, front):
+            dominated.add(candidate)
     return {task: {c for c in cands if c not in dominated} for task, cands in front.items()}
 
 

@@ -22,9 +22,9 @@ from agent_evolve.algorithms.candidates import (
     join_editable,
     materialize,
     validation_runner,
-    write_candidate,
 )
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
+from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.skillopt import prompts
 from agent_evolve.algorithms.skillopt.edits import SkillEdit, SkillEditError, apply_edits
@@ -102,7 +102,7 @@ class SkillOptEngine(ModelEngine):
                                                  state, number, best_step, report)
             epoch_kept, epoch_rejected = [], []
         if current.id != start:
-            write_candidate(root, current)
+            write_files(root, current.files)
         self.save_state({**state, "step": number, "scores": scores, "best_step": best_step,
                          "buffer": [e.to_dict() for e in rejected], "epoch_kept": [e.to_dict() for e in epoch_kept],
                          "epoch_rejected": [e.to_dict() for e in epoch_rejected], "path": path,
