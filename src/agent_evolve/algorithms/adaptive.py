@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, cap_prompt
-from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError, cap_prompt
+from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import dedup_entries
 from agent_evolve.algorithms.common.prompts import SEED_SKILLS
 from agent_evolve.algorithms.common.skill_ops import cap_skill, make_skill, most_similar, near_duplicates, read_skills
@@ -94,9 +94,7 @@ class AdaptiveEvolutionEngine(ModelEngine):
         closest = most_similar(skill, {n: s for n, s in skills.items() if n != skill.name})
         if closest and closest[1] >= self.params["dup_threshold"]:
             return False
-        try:
-            batch.add(Edit("write_skill", skill=skill))
-        except DuplicateEditError:
+        if not batch.try_add(Edit("write_skill", skill=skill)):
             return False
         skills[skill.name] = skill
         return True
@@ -133,11 +131,8 @@ class AdaptiveEvolutionEngine(ModelEngine):
                            self.params["skill_cap"])
             if edit.skill is not None:
                 self._stage_skill(batch, skills, edit.skill)
-                continue
-            try:
-                batch.add(edit)
-            except DuplicateEditError:
-                continue
+            else:
+                batch.try_add(edit)
 
     def _sanity(self, batch: EditBatch, workspace: AgentWorkspace, layers: set[str], skills: dict[str, Skill],
                 evidence: Evidence) -> list[str]:

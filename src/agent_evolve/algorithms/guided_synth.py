@@ -12,13 +12,12 @@ reply fails the step with the workspace untouched.
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common import generation
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError
+from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError
 from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.memory_promotion import stage_promotions
@@ -91,10 +90,7 @@ class GuidedSynthesisEngine(ModelEngine):
             stage_promotions(batch, float(self.params["promote_similarity"]), int(self.params["promote_repeats"]),
                              source)
         for entry in lessons(evidence, source, self.params["max_memories"]):
-            try:
-                batch.add(Edit("add_memory", entry=entry))
-            except DuplicateEditError:
-                continue
+            batch.try_add(Edit("add_memory", entry=entry))
 
     def _curate(self, batch: EditBatch, workspace: AgentWorkspace, evidence: Evidence, layers: set[str],
                 source: dict[str, Any]) -> list[str]:
@@ -157,8 +153,7 @@ class GuidedSynthesisEngine(ModelEngine):
             if existing.name not in on_disk:  # merging into a skill accepted this step: keep its name
                 result = replace(result, name=existing.name)
             replaced = [s.name for s in (existing, candidate) if s.name != result.name and (s is existing or not new)]
-        with suppress(DuplicateEditError):
-            batch.add(Edit("write_skill", skill=result))
+        batch.try_add(Edit("write_skill", skill=result))
         for name in replaced:
             batch.add(Edit("delete_skill", name=name))
             skills.pop(name, None)

@@ -154,6 +154,14 @@ class EditBatch:
         getattr(self, f"_check_{edit.kind}")(edit)
         self.edits.append(edit)
 
+    def try_add(self, edit: Edit) -> bool:
+        """`add`, except that an edit the workspace already has is skipped (False) rather than raised."""
+        try:
+            self.add(edit)
+        except DuplicateEditError:
+            return False
+        return True
+
     def _check_add_rule(self, edit: Edit) -> None:
         rule = " ".join(edit.text.split()).lstrip("-* ").strip()
         if not RULE_MIN <= len(rule) <= RULE_MAX:

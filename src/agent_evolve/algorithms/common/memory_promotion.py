@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch
+from agent_evolve.algorithms.common.edits import Edit, EditBatch
 from agent_evolve.text import cosine, tfidf_vectors
 
 
@@ -75,11 +75,4 @@ def stage_promotions(batch: EditBatch, similarity: float, min_count: int, source
     replaced = {i for p in found for i in p.replaced}
     batch.add(Edit("rewrite_memory", category="episodic",
                    entries=[e for i, e in enumerate(episodic) if i not in replaced]))
-    promoted = 0
-    for promotion in found:
-        try:
-            batch.add(Edit("add_memory", category="semantic", entry=promotion.entry))
-            promoted += 1
-        except DuplicateEditError:
-            continue
-    return promoted
+    return sum(batch.try_add(Edit("add_memory", category="semantic", entry=p.entry)) for p in found)

@@ -22,7 +22,7 @@ from agent_evolve.algorithms.common.edits import (
     LayerSnapshot,
     proposable_kinds,
 )
-from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
