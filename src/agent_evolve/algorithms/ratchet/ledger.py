@@ -159,12 +159,9 @@ class Ledger:
 
     def add_capsules(self, capsules: list[Capsule]) -> list[int]:
         """Append task attempts in one transaction; their ids, in order."""
-        ids = []
         with self._write() as db:
-            for c in capsules:
-                ids.append(insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
-                                                     "metadata": _dumps(c.metadata)}))
-        return ids
+            return [insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
+                                              "metadata": _dumps(c.metadata)}) for c in capsules]
 
     def capsules(
         self, round: int | None = None, skill: str | None = None, split: str | None = None
