@@ -112,13 +112,15 @@ class ModelEngine(EvolutionEngine):
     ) -> StepResult:
         """The template of every built-in engine: bind the context, derive layers and evidence, run `_step`, and
         report the usage of this step's model calls."""
-        self.bind(context)
+        if context is not None:  # engines run outside the loop keep their own context
+            self.context = context
         mark = self.usage_mark()
         layers = self.layers(workspace)
         if self.editable is not None:
             layers &= self.editable
         result = self._step(StepInput(workspace, observations, history, trial, layers, self.hidden(observations)))
-        return replace(result, usage=result.usage + self.step_usage(mark))
+        # usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)
+        return replace(result, usage=result.usage + (self.usage_mark() - mark))
 
     def _step(self, step: StepInput) -> StepResult:
         """The engine's own part of the step."""
@@ -128,18 +130,9 @@ class ModelEngine(EvolutionEngine):
         """Layers this step may edit: enabled in the config and declared evolvable by the manifest."""
         return set(enabled_layers(self.config, workspace.path))
 
-    def bind(self, context: EngineContext | None) -> None:
-        """Use the context the loop passed to `step` (engines run outside the loop keep theirs)."""
-        if context is not None:
-            self.context = context
-
     def hidden(self, observations: list[Observation]) -> bool:
         """True when scores and feedback must not be used (trajectory_only)."""
         return self.config.trajectory_only or any(o.feedback.raw.get("hidden") for o in observations)
-
-    def step_usage(self, before: Usage) -> Usage:
-        """Usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)."""
-        return self.usage_mark() - before if self._own_ledger is not None else Usage()
 
     def usage_mark(self) -> Usage:
         """The usage on the engine's own ledger so far, to measure a step against."""

@@ -149,12 +149,17 @@ def answer_marker(task_inputs: list[str]) -> str | None:
     return found.most_common(1)[0][0] if found else None
 
 
+def cut_at_limit(steps: list[dict[str, Any]]) -> bool:
+    """Whether a trajectory's steps record its output as cut at the token limit."""
+    return any(isinstance(s, dict) and (s.get("finish_reason") == "length" or s.get("truncated")) for s in steps)
+
+
 def format_problems(output: str, marker: str | None, steps: list[dict[str, Any]] | None = None) -> list[str]:
     """Readable answer-format problems of one output (empty list when none are visible)."""
     if not output.strip():
         return ["empty output"]
     problems = []
-    if any(s.get("finish_reason") == "length" or s.get("truncated") for s in steps or [] if isinstance(s, dict)):
+    if cut_at_limit(steps or []):
         problems.append("output cut at the length limit")
     if marker:
         lines = [line.strip().strip("*#> ").strip() for line in output.splitlines() if line.strip()]

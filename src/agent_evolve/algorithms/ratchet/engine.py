@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -118,14 +119,14 @@ class RatchetEngine(ModelEngine):
     def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
         """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""
         seen = int(state.get("rollback_round", -1))
-        current = rollback.RollbackState.from_dict(state.get("rollback", {}))
+        current = rollback.RollbackState(**state.get("rollback", {}))
         decision = None
         for scored_round, score in sorted(bank_io.round_scores(root).items()):
             if seen < scored_round < round_:
                 decision = rollback.check(current, scored_round, score, self.settings.rollback_threshold,
                                           self.settings.rollback_consecutive)
                 current, seen = decision.state, scored_round
-        state.update(rollback=current.to_dict(), rollback_round=seen)
+        state.update(rollback=asdict(current), rollback_round=seen)
         return decision
 
     def _capsules(self, ledger: Ledger, observations: list[Observation], round_: int) -> list[int]:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -47,12 +47,11 @@ __all__ = ["LEDGER_FILE", "SCHEMA_VERSION", "Ledger", "LedgerError", "ledger_pat
 LEDGER_FILE = "ratchet.sqlite"
 BUSY_TIMEOUT_MS = 30_000  # how long a writer waits for another writer's lock before failing
 _DAY_S = 86_400.0
-_SKILL_FIELDS = tuple(f.name for f in fields(RatchetSkill) if f.name not in ("name", "status"))
 
 
 def _skill_fields(skill: RatchetSkill) -> dict[str, Any]:
     """A skill's versioned fields (everything but its name and status)."""
-    return {name: value for name, value in asdict(skill).items() if name in _SKILL_FIELDS}
+    return {name: value for name, value in asdict(skill).items() if name not in ("name", "status")}
 
 
 def ledger_path(workspace_path: str | Path) -> Path:
