@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import RECORD_DIRS
@@ -48,8 +48,7 @@ class SearchResult:
     cost: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {"task_ids": self.task_ids, "incumbent": self.incumbent, "scores": self.scores, "best": self.best,
-                "stopped": self.stopped, "cost": self.cost}
+        return asdict(self)
 
     def extra_cost(self, name: str) -> dict[str, float]:
         """A candidate's model calls and tokens per task beyond the working copy's."""

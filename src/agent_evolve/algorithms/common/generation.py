@@ -46,8 +46,7 @@ def edits_schema(actions: list[str], max_edits: int) -> dict[str, Any]:
 def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     """One schema-checked JSON answer to `request`."""
     messages = [Message("system", prompts.SYSTEM), Message("user", request)]
-    reply: dict[str, Any] = complete_json(client, messages, schema, max_tokens=max_tokens)
-    return reply
+    return complete_json(client, messages, schema, max_tokens=max_tokens)
 
 
 def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = None, name: str | None = None,

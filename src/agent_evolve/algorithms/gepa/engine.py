@@ -79,8 +79,7 @@ class GepaEngine(ModelEngine):
         return ScoreLedger(self.context.state_dir.parent / LEDGER_NAME)
 
     def _pool(self, state: dict[str, Any]) -> dict[str, Candidate]:
-        pool = [Candidate.from_dict(c) for c in state.get("candidates", [])]
-        return {c.id: c for c in pool}
+        return {c.id: c for c in map(Candidate.from_dict, state.get("candidates", []))}
 
     def _rng(self, iteration: int) -> random.Random:
         return random.Random(f"gepa:{self.config.seed}:{iteration}")

@@ -113,7 +113,8 @@ class RatchetEngine(ModelEngine):
             report.update(bank=[s.name for s in active], train=_train_summary(observations))
             ledger.audit("round", {k: report[k] for k in ("capsules", "bank", "train")}, round_)
         self.save_state(state)
-        self._write_records(report)
+        if self.context is not None:
+            atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
         return StepResult(mutated=True, summary=_summary(report), metadata={"ratchet": report})
 
     def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
@@ -262,10 +263,6 @@ class RatchetEngine(ModelEngine):
                                      {"dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked,
                                       "uncounted_rounds": [best_round + 1, round_]}))
         return {"round": best_round, "dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked}
-
-    def _write_records(self, report: dict[str, Any]) -> None:
-        if self.context is not None:
-            atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
 
 
 def _train_summary(observations: list[Observation]) -> dict[str, Any]:

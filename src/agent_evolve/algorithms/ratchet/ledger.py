@@ -84,7 +84,9 @@ class Ledger:
         ledger = cls(Path(path))
         try:
             ledger.path.parent.mkdir(parents=True, exist_ok=True)
-            ledger._prepare()
+            check_header(ledger.path)
+            with ledger._write() as db:
+                create_or_check(db, ledger.path)
         except BaseException:
             ledger.close()
             raise
@@ -148,11 +150,6 @@ class Ledger:
             return self._db().execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
-
-    def _prepare(self) -> None:
-        check_header(self.path)
-        with self._write() as db:
-            create_or_check(db, self.path)
 
     # capsules
 
