@@ -21,6 +21,7 @@ from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, StepResult, Usage
 
 if TYPE_CHECKING:
+    from agent_evolve.algorithms.common.edits import EditBatch
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
@@ -100,6 +101,16 @@ class ModelEngine(EvolutionEngine):
     def cycle(self) -> int:
         """The loop's cycle number (0 outside the loop)."""
         return self.context.cycle if self.context is not None else 0
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """The origin that memory entries and skills written by this step record: the engine and the cycle."""
+        return {"source": self.engine_name, "cycle": self.cycle}
+
+    def written(self, batch: EditBatch, metadata: dict[str, Any], more: list[str] | None = None) -> StepResult:
+        """Write the staged edits; the step's result names them (and `more`, changes made by other means)."""
+        changes = batch.apply() + (more or [])
+        return StepResult(bool(changes), f"{self.engine_name}: {'; '.join(changes) or 'no change'}", metadata)
 
     def step(
         self,

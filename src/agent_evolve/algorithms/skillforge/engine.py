@@ -22,7 +22,6 @@ from agent_evolve.algorithms.common.edits import (
     LayerSnapshot,
     proposable_kinds,
 )
-from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
@@ -96,25 +95,21 @@ class AEvolveEngine(ModelEngine):
         fallback = not batch.edits and not kept and self.params["fallback"]
         if fallback:
             try:
-                self._fallback(batch, evidence, request, workspace, layers)
+                self._fallback(batch, step, request)
             except (StructuredOutputError, EditError) as exc:
                 status: StepStatus = "done" if isinstance(exc, DuplicateEditError) else "failed"
                 return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})", status=status)
-        applied = batch.apply()
-        changes = applied + [f"bash changed {path}" for path in kept]
-        summary = "; ".join(changes) or "no change"
-        metadata: dict[str, Any] = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
-                                    "isolation": bash.isolation if self.params["bash"] else "no bash"}
-        return StepResult(bool(changes), f"skillforge: {summary}", metadata)
+        metadata = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
+                    "isolation": bash.isolation if self.params["bash"] else "no bash"}
+        return self.written(batch, metadata, [f"bash changed {path}" for path in kept])
 
     def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> list[Tool]:
         names = [n for n in proposable_kinds(layers) if n != "write_prompt" or self.params["free_form"]]
-        source = {"source": self.engine_name, "cycle": self.cycle}
 
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
             def call(arguments: dict[str, Any]) -> str:
                 try:
-                    batch.add(generation.edit_from_action({"action": action, **arguments}, source))
+                    batch.add(generation.edit_from_action({"action": action, **arguments}, self.source))
                 except EditError as exc:
                     return f"Error: {exc}"
                 return f"OK: staged {batch.edits[-1].describe()}"
@@ -150,17 +145,16 @@ class AEvolveEngine(ModelEngine):
             return []
         return kept
 
-    def _fallback(self, batch: EditBatch, evidence: Evidence, request: str, workspace: AgentWorkspace,
-                  layers: set[str]) -> None:
+    def _fallback(self, batch: EditBatch, step: StepInput, request: str) -> None:
         """One schema-checked proposal: several edits for a free-form model, else the single top target."""
-        source = {"source": self.engine_name, "cycle": self.cycle}
+        evidence, layers, source = step.evidence, step.layers, self.source
         if self.params["free_form"]:
             actions = proposable_kinds(layers)
             for edit in generation.propose_edits(self.llm, request, actions, self.params["max_edits"],
                                                  self.max_tokens, source):
                 batch.add(edit)
             return
-        skills = read_skills(workspace) if "skills" in layers else {}
+        skills = read_skills(step.workspace) if "skills" in layers else {}
         targets = plan_targets(evidence, layers, skills, limit=1)
         for target in targets:
             batch.add(propose(target, self.llm, evidence, request, skills, self.max_tokens, source))
