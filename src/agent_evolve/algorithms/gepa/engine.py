@@ -101,12 +101,6 @@ class GepaEngine(ModelEngine):
             trial(missing, workspace=folder, on_result=record)
         return ledger.scores(candidate.id, task_ids)
 
-    def _record_batch(self, candidate: Candidate, observations: list[Observation], ledger: ScoreLedger) -> None:
-        keep = self.params["example_chars"]
-        for o in observations:
-            ledger.record(candidate.id, o.task.id, o.feedback.score, clip(o.trajectory.output, keep),
-                          clip(o.feedback.detail, keep))
-
     def _examples(self, task_ids: list[str], parent: Candidate, ledger: ScoreLedger, trial: TrialRunner,
                   hidden: bool) -> list[dict[str, Any]]:
         keep = self.params["example_chars"]
@@ -177,7 +171,10 @@ class GepaEngine(ModelEngine):
         ids = [o.task.id for o in minibatch]
         hidden = self.hidden(observations)
         if parent.id == current.id and not hidden:   # the batch's own scores are the parent's (unless hidden)
-            self._record_batch(parent, minibatch, ledger)
+            keep = self.params["example_chars"]
+            for o in minibatch:
+                ledger.record(parent.id, o.task.id, o.feedback.score, clip(o.trajectory.output, keep),
+                              clip(o.feedback.detail, keep))
         parent_scores = self._score(parent, ids, ledger, trial, root, train=True)
         report: dict[str, Any] = {"parent": parent.id, "minibatch": ids, "parent_scores": parent_scores}
         if not ids:
