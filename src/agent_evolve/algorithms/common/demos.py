@@ -41,7 +41,8 @@ def verified_demos(observations: Sequence[Observation], max_chars: int = DEMO_CH
     demos = []
     for obs in observations:
         feedback = obs.feedback
-        if feedback.raw.get("hidden") or not feedback.success or feedback.score < 1.0 or cut_at_limit(obs.trajectory.steps):
+        graded_right = feedback.success and feedback.score >= 1.0 and not feedback.raw.get("hidden")
+        if not graded_right or cut_at_limit(obs.trajectory.steps):
             continue
         solution = (obs.trajectory.output or "").strip()
         if solution and len(solution) <= max_chars:

@@ -139,12 +139,9 @@ def answer_marker(task_inputs: list[str]) -> str | None:
     """The answer prefix the tasks ask for, e.g. 'Answer:' from "a last line of the form `Answer: <number>`"."""
     found: Counter[str] = Counter()
     for text in task_inputs:
-        form = _MARKER_FORM.search(text)
-        if form:
+        if form := _MARKER_FORM.search(text):
             found[form.group(1).strip() + ":"] += 1
-            continue
-        word = _MARKER_WORD.search(text)
-        if word:
+        elif word := _MARKER_WORD.search(text):
             found[word.group(1).capitalize() + ":"] += 1
     return found.most_common(1)[0][0] if found else None
 
@@ -211,13 +208,10 @@ def classify(obs: Observation, hidden: bool) -> str | None:
     detail = obs.feedback.detail or ""
     kind = next((name for name, pattern in KIND_PATTERNS if pattern.search(detail)), None)
     if kind in (None, "wrong_answer"):
-        raw = obs.feedback.raw
-        pair = (raw.get("expected"), raw.get("extracted"))
-        match = _EXPECTED_GOT.search(detail)
-        if pair[0] is None and match:
-            pair = (match.group(1), match.group(2))
-        finer = numeric_kind(pair[0], pair[1], output) if pair[0] is not None else None
-        kind = finer or kind
+        expected, got = obs.feedback.raw.get("expected"), obs.feedback.raw.get("extracted")
+        if expected is None and (match := _EXPECTED_GOT.search(detail)):
+            expected, got = match.groups()
+        kind = (numeric_kind(expected, got, output) if expected is not None else None) or kind
     return kind or ("tool_error" if tool_error else "other")
 
 
