@@ -105,10 +105,6 @@ class Evidence:
     skill_stats: dict[str, SkillStats]
 
     @property
-    def total(self) -> int:
-        return len(self.findings)
-
-    @property
     def failures(self) -> list[Finding]:
         return [f for f in self.findings if f.kind is not None]
 
@@ -129,10 +125,6 @@ class Evidence:
     @property
     def format_count(self) -> int:
         return sum(bool(f.format_problems) for f in self.findings)
-
-    def worth_acting(self) -> bool:
-        """True when there is something to fix: a failure or an answer-format problem."""
-        return bool(self.failures) or self.format_count > 0
 
 
 def answer_marker(task_inputs: list[str]) -> str | None:

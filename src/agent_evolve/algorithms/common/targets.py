@@ -58,15 +58,13 @@ def plan_targets(evidence: Evidence, layers: set[str], skills: dict[str, Skill],
     for cluster in evidence.clusters:
         focus = focus_of(cluster, evidence.answer_marker)
         covered = covering_skill(cluster.kind, skills)
-        if cluster.kind in FORMAT_KINDS and "prompts" in layers:
+        if "prompts" in layers and (cluster.kind in FORMAT_KINDS or "skills" not in layers):
             targets.append(Target("add_rule", focus, cluster.kind))
         elif "skills" in layers and covered:
             targets.append(Target("refine_skill", focus, cluster.kind, skill=covered))
         elif "skills" in layers:
             hint = SEED_SKILLS.get(cluster.kind, (slugify(focus),))[0]
             targets.append(Target("write_skill", focus, cluster.kind, name_hint=hint))
-        elif "prompts" in layers:
-            targets.append(Target("add_rule", focus, cluster.kind))
     if "skills" in layers and not evidence.hidden:
         refined = {t.skill for t in targets}
         for stats in sorted(evidence.skill_stats.values(), key=lambda s: (s.rate, -s.uses)):

@@ -77,7 +77,7 @@ class AEvolveEngine(ModelEngine):
         workspace, layers, evidence = step.workspace, step.layers, step.evidence
         if not layers:
             return StepResult(False, "skillforge: no editable layer is enabled")
-        if not (evidence.worth_acting() or evidence.hidden):
+        if not (evidence.failures or evidence.format_count or evidence.hidden):  # a failure or a format problem
             return StepResult(False, "skillforge: nothing to fix in this batch")
         request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
                                   self.params["prompt_chars"])
