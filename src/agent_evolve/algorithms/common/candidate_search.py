@@ -50,15 +50,12 @@ class SearchResult:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
-    def extra_cost(self, name: str) -> dict[str, float]:
-        """A candidate's model calls and tokens per task beyond the working copy's."""
-        current, own = self.cost.get("current", {}), self.cost.get(name, {})
-        return {key: own.get(key, 0.0) - current.get(key, 0.0) for key in ("calls", "tokens")}
-
     def describe(self, name: str) -> str:
-        """`name`'s trial score (or where it was stopped) and its extra cost per task, for a step summary."""
-        extra = self.extra_cost(name)
-        cost = f"{extra['calls']:+.1f} calls, {extra['tokens']:+.0f} tokens per task"
+        """`name`'s trial score (or where it was stopped) and its model calls and tokens per task beyond the working
+        copy's, for a step summary."""
+        current, own = self.cost.get("current", {}), self.cost.get(name, {})
+        calls, tokens = (own.get(key, 0.0) - current.get(key, 0.0) for key in ("calls", "tokens"))
+        cost = f"{calls:+.1f} calls, {tokens:+.0f} tokens per task"
         if name in self.stopped:
             return f"{name} out after {self.stopped[name]} of {len(self.task_ids)} tasks ({cost})"
         return f"{name} {self.scores[name]:.2f} ({cost})"

@@ -169,11 +169,8 @@ class Ledger:
             f" metadata, created_at FROM capsules{where} ORDER BY id",
             params,
         )
-        return [
-            (row[0], Capsule(row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], row[9],
-                             json.loads(row[10]), row[11]))
-            for row in rows
-        ]
+        return [(row[0], Capsule(*row[1:7], bool(row[7]), row[8], row[9], json.loads(row[10]), row[11]))
+                for row in rows]
 
     def routing_by_round(self, split: str | None = None) -> dict[int, tuple[int, int]]:
         """Per round: (attempts, attempts routed to a skill), without loading the capsules' texts."""

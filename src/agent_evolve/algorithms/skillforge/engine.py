@@ -36,20 +36,19 @@ from agent_evolve.types import StepResult, StepStatus
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
 
-_TEXT = {"type": "string"}
+def _texts(*names: str) -> dict[str, Any]:
+    """The parameters schema of a tool whose arguments are all required strings."""
+    return {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": list(names)}
+
+
 TOOL_SPECS: dict[str, ToolSpec] = {
-    "bash": ToolSpec("bash", "Run a shell command in the workspace folder (relative paths only).",
-                     {"type": "object", "properties": {"command": _TEXT}, "required": ["command"]}),
-    "add_rule": ToolSpec("add_rule", "Append one rule (one sentence) to the agent's system prompt.",
-                         {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}),
-    "write_prompt": ToolSpec("write_prompt", "Replace the agent's whole system prompt.",
-                             {"type": "object", "properties": {"prompt": _TEXT}, "required": ["prompt"]}),
+    "bash": ToolSpec("bash", "Run a shell command in the workspace folder (relative paths only).", _texts("command")),
+    "add_rule": ToolSpec("add_rule", "Append one rule (one sentence) to the agent's system prompt.", _texts("rule")),
+    "write_prompt": ToolSpec("write_prompt", "Replace the agent's whole system prompt.", _texts("prompt")),
     "write_skill": ToolSpec("write_skill", "Create or replace a skill (name: kebab-case; description: "
                                            "'TRIGGER when: ...'; body: short instructions).",
-                            {"type": "object", "properties": {"name": _TEXT, "description": _TEXT, "body": _TEXT},
-                             "required": ["name", "description", "body"]}),
-    "add_memory": ToolSpec("add_memory", "Store one lesson in the agent's episodic memory.",
-                           {"type": "object", "properties": {"content": _TEXT}, "required": ["content"]}),
+                            _texts("name", "description", "body")),
+    "add_memory": ToolSpec("add_memory", "Store one lesson in the agent's episodic memory.", _texts("content")),
 }
 
 
