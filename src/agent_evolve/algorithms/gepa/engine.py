@@ -163,7 +163,7 @@ class GepaEngine(ModelEngine):
                  pool: dict[str, Candidate], ledger: ScoreLedger, trial: TrialRunner, root: Path,
                  val_ids: list[str], iteration: int) -> dict[str, Any]:
         """The reflective iteration: the parent on a minibatch of the batch, then (unless it is perfect there) a
-        proposal for `component`, tested against the parent."""
+        proposal for `component` as the child, kept in `pool` only if it beats the parent on the minibatch."""
         rng = self._rng(iteration)
         batch = [o for o in observations if o.task.id in trial.train_tasks]
         minibatch = sorted(rng.sample(batch, min(int(self.params["minibatch_size"]), len(batch))),
@@ -181,24 +181,19 @@ class GepaEngine(ModelEngine):
             return {**report, "decision": "no train tasks in the batch"}
         if self.params["skip_perfect_score"] and is_perfect(parent_scores, float(self.params["perfect_score"])):
             return {**report, "decision": "skipped: the parent is perfect on the minibatch"}
-        return {**report, **self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids, hidden)}
-
-    def _propose_and_test(self, parent: Candidate, component: str, ids: list[str], pool: dict[str, Candidate],
-                          ledger: ScoreLedger, trial: TrialRunner, root: Path, val_ids: list[str],
-                          hidden: bool) -> dict[str, Any]:
-        """Reflect, build the child, and keep it in `pool` only if it beats the parent on the minibatch."""
         examples = self._examples(ids, parent, ledger, trial, hidden)
         request = proposal_prompt(editable_text(parent.files[component]), examples)
         reply = self.llm.complete([Message("user", request)], max_tokens=self.max_tokens).text
         text = extract_proposal(reply)
         if not text:
-            return {"decision": f"rejected: empty proposal for {component}"}
+            return {**report, "decision": f"rejected: empty proposal for {component}"}
         child = parent.with_component(component, text, self.cycle)
         if child.id in pool:
-            return {"decision": f"rejected: the proposal for {component} is already a candidate", "child": child.id}
+            return {**report, "decision": f"rejected: the proposal for {component} is already a candidate",
+                    "child": child.id}
         child_scores = self._score(child, ids, ledger, trial, root, train=True)
         decision = MinibatchImprovement().decide(ledger.scores(parent.id, ids), child_scores)
-        report = {"child": child.id, "child_scores": child_scores, "reason": decision.reason}
+        report.update(child=child.id, child_scores=child_scores, reason=decision.reason)
         if not decision.accept:
             return {**report, "decision": f"rejected child {child.id}: {decision.reason}"}
         pool[child.id] = child
