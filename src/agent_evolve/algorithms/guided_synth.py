@@ -97,8 +97,7 @@ class GuidedSynthesisEngine(ModelEngine):
         decisions = []
         for candidate in candidates[: self.params["max_reviews"]]:
             closest = most_similar(candidate, skills)
-            related = closest is not None and closest[1] >= self.params["related_threshold"]
-            existing = skills[closest[0]] if closest and related else None
+            existing = skills[closest[0]] if closest and closest[1] >= self.params["related_threshold"] else None
             decision = generation.decide(self.llm, candidate, existing, self.max_tokens)
             if decision == "ACCEPT" and closest and closest[1] >= DUPLICATE_THRESHOLD:
                 decision = "MERGE"
