@@ -33,11 +33,6 @@ def validation_runner(engine: str, trial: TrialRunner | None) -> TrialRunner:
     return trial
 
 
-def content_id(files: dict[str, str]) -> str:
-    """A short, stable id of a candidate's file texts: the same texts always get the same id."""
-    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
-
-
 @dataclass(frozen=True)
 class Candidate:
     """One point of the search: the evolved files' texts, and where it came from."""
@@ -48,7 +43,8 @@ class Candidate:
     id: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "id", content_id(self.files))
+        # a short, stable id of the texts: the same texts always get the same id
+        object.__setattr__(self, "id", hashlib.sha256(json.dumps(self.files, sort_keys=True).encode()).hexdigest()[:16])
 
     def with_component(self, path: str, text: str, cycle: int) -> Candidate:
         """A child with one component's editable text replaced (a skill keeps its frontmatter)."""

@@ -79,9 +79,7 @@ class ModelEngine(EvolutionEngine):
     @property
     def config(self) -> EvolveConfig:
         """The run's config while the loop runs the engine, else the one given, else the defaults."""
-        if self.context is not None:
-            return self.context.config
-        return self._config or EvolveConfig()
+        return self.context.config if self.context is not None else self._config or EvolveConfig()
 
     @property
     def llm(self) -> MeteredClient:

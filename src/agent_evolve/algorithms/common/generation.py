@@ -135,9 +135,7 @@ def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_toke
         candidate=render_skill(candidate), existing=render_skill(existing) if existing else "(none)"
     )
     decision: Decision = ask(client, request, DECISION_SCHEMA, max_tokens)["decision"]
-    if decision == "MERGE" and existing is None:
-        return "ACCEPT"
-    return decision
+    return "ACCEPT" if decision == "MERGE" and existing is None else decision
 
 
 def merge(client: LLMClient, a: Skill, b: Skill, max_tokens: int, cap: int = SKILL_CHAR_CAP) -> Skill:

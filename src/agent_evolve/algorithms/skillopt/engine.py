@@ -69,7 +69,9 @@ class SkillOptEngine(ModelEngine):
         current = Candidate({path: self._current_text(root, path)})
         start = current.id
         number = int(state.get("step", 0)) + 1
-        lr = self._schedule().at(number)
+        total = self.params["total_steps"] or self.config.max_cycles
+        lr = LearningRate(int(self.params["max_lr"]), int(self.params["min_lr"]), total,
+                          self.params["lr_schedule"]).at(number)
         scores = state.setdefault("scores", {})
         current_score = self._validate(current, root, trial, scores)
         best = max(scores.values())
@@ -111,10 +113,6 @@ class SkillOptEngine(ModelEngine):
                           metadata={"skillopt": report})
 
     # -- parts of the step ---------------------------------------------------------------------------------
-
-    def _schedule(self) -> LearningRate:
-        total = self.params["total_steps"] or self.config.max_cycles
-        return LearningRate(int(self.params["max_lr"]), int(self.params["min_lr"]), total, self.params["lr_schedule"])
 
     def _epoch_length(self, trial: TrialRunner) -> int:
         if self.params["steps_per_epoch"]:
