@@ -63,11 +63,8 @@ class SearchResult:
 
 def pick_best(incumbent: float, scores: Mapping[str, float], min_gain: float = 0.0) -> str | None:
     """The highest-scoring candidate that beats `incumbent` by more than `min_gain`; the first one on ties."""
-    best = None
-    for name, score in scores.items():
-        if score - incumbent > min_gain and (best is None or score > scores[best]):
-            best = name
-    return best
+    return max((name for name, score in scores.items() if score - incumbent > min_gain), key=scores.__getitem__,
+               default=None)
 
 
 def trial_ids(train_ids: Sequence[str], exclude: Sequence[str], size: int, seed: str) -> list[str]:

@@ -61,10 +61,9 @@ def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = 
     if isinstance(lines, list):
         bullets = [f"- {str(line).strip().lstrip('-* ')}" for line in lines if str(line).strip()]
         fields = {**fields, "body": "\n".join(bullets)}
-    values = [fields.get(k) for k in ("description", "body")]
-    if not all(isinstance(v, str) and v.strip() for v in values):
+    description, body = fields.get("description"), fields.get("body")
+    if not all(isinstance(v, str) and v.strip() for v in (description, body)):
         raise EditError("a skill needs a non-empty description and body")
-    description, body = str(values[0]), str(values[1])
     if _UNUSABLE_TRIGGER.search(description):
         if fallback_description is None:
             raise EditError(f"the description {description[:80]!r} is a template or names the outcome")

@@ -35,10 +35,8 @@ class Target:
 def covering_skill(kind: str, skills: dict[str, Skill]) -> str | None:
     """The skill written for failures of `kind` (metadata.kind, or the seed skill's name), if any."""
     seed_name = SEED_SKILLS.get(kind, ("",))[0]
-    for name, skill in sorted(skills.items()):
-        if skill.metadata.get("kind") == kind or name == seed_name:
-            return name
-    return None
+    return next((name for name, skill in sorted(skills.items())
+                 if skill.metadata.get("kind") == kind or name == seed_name), None)
 
 
 def focus_of(cluster: Cluster, marker: str | None) -> str:

@@ -17,12 +17,8 @@ from agent_evolve.agents.routing.embeddings import cosine
 
 def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:
     """The named vector most similar to ``vector`` when its cosine is >= ``threshold`` (ties: name), else None."""
-    best: tuple[str, float] | None = None
-    for name in sorted(named):
-        score = cosine(vector, named[name])
-        if score >= threshold - 1e-9 and (best is None or score > best[1]):
-            best = (name, score)
-    return best
+    scored = [(name, cosine(vector, named[name])) for name in sorted(named)]
+    return max((s for s in scored if s[1] >= threshold - 1e-9), key=lambda s: s[1], default=None)
 
 
 def normalise(pattern: str) -> str:
