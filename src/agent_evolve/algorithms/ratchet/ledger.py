@@ -304,10 +304,8 @@ class Ledger:
             "SELECT id, round, event, payload, created_at FROM audit ORDER BY id DESC LIMIT ?",
             (-1 if limit is None else limit,),
         )
-        return [
-            {"id": row[0], "round": row[1], "event": row[2], "payload": json.loads(row[3]), "created_at": row[4]}
-            for row in rows
-        ]
+        return [dict(zip(("id", "round", "event", "payload", "created_at"), row), payload=json.loads(row[3]))
+                for row in rows]
 
     def audit_trail(self, limit: int | None = None) -> list[dict[str, Any]]:
         """What happened, newest first: audit events and the engine's decisions (see `ledger_rows.merge_trail`)."""
