@@ -10,11 +10,11 @@ memory dedup. Everything is validated before the single write.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, cap_prompt
-from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError, cap_prompt
+from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import dedup_entries
 from agent_evolve.algorithms.common.prompts import SEED_SKILLS
 from agent_evolve.algorithms.common.skill_ops import cap_skill, make_skill, most_similar, near_duplicates, read_skills
@@ -23,9 +23,6 @@ from agent_evolve.algorithms.common.targets import covering_skill, plan_targets,
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.types import StepResult
-
-if TYPE_CHECKING:
-    from agent_evolve.contract.workspace import AgentWorkspace
 
 TREND_EPSILON = 0.05
 
@@ -72,16 +69,13 @@ class AdaptiveEvolutionEngine(ModelEngine):
         skills = read_skills(workspace) if "skills" in layers else {}
         seeded = self._seed(batch, evidence, skills) if "skills" in layers else []
         try:
-            self._bounded_edits(batch, evidence, workspace, layers, skills, seeded, budget)
+            self._bounded_edits(batch, step, skills, seeded, budget)
         except (StructuredOutputError, EditError) as exc:
             return StepResult(False, f"{self.engine_name}: malformed proposal ({type(exc).__name__}: {exc})",
                               status="failed")
-        fixes = self._sanity(batch, workspace, layers, skills, evidence)
-        applied = batch.apply()
-        summary = "; ".join(applied) or "no change"
-        metadata: dict[str, Any] = {"budget": budget, "seeded": seeded, "fixes": fixes,
-                                    "kinds": dict(evidence.kind_counts)}
-        return StepResult(bool(applied), f"{self.engine_name}: {summary}", metadata)
+        fixes = self._sanity(batch, step, skills)
+        return self.written(batch, {"budget": budget, "seeded": seeded, "fixes": fixes,
+                                    "kinds": dict(evidence.kind_counts)})
 
     def on_cycle_end(self, accepted: bool, score: float) -> None:
         """Count consecutive rejections: they raise the density of the next steps."""
@@ -94,9 +88,7 @@ class AdaptiveEvolutionEngine(ModelEngine):
         closest = most_similar(skill, {n: s for n, s in skills.items() if n != skill.name})
         if closest and closest[1] >= self.params["dup_threshold"]:
             return False
-        try:
-            batch.add(Edit("write_skill", skill=skill))
-        except DuplicateEditError:
+        if not batch.try_add(Edit("write_skill", skill=skill)):
             return False
         skills[skill.name] = skill
         return True
@@ -106,9 +98,8 @@ class AdaptiveEvolutionEngine(ModelEngine):
         seeded = []
         marker = evidence.answer_marker or "Answer:"
         for cluster in evidence.clusters:
-            if cluster.size < self.params["seed_min_failures"] or cluster.kind not in SEED_SKILLS:
-                continue
-            if covering_skill(cluster.kind, skills):
+            recurring = cluster.size >= self.params["seed_min_failures"] and cluster.kind in SEED_SKILLS
+            if not recurring or covering_skill(cluster.kind, skills):
                 continue
             name, when, lines = SEED_SKILLS[cluster.kind]
             body = "\n".join(f"- {line.format(marker=marker)}" for line in lines)
@@ -119,37 +110,33 @@ class AdaptiveEvolutionEngine(ModelEngine):
                 seeded.append(name)
         return seeded
 
-    def _bounded_edits(self, batch: EditBatch, evidence: Evidence, workspace: AgentWorkspace, layers: set[str],
-                       skills: dict[str, Skill], seeded: list[str], budget: int) -> None:
+    def _bounded_edits(self, batch: EditBatch, step: StepInput, skills: dict[str, Skill], seeded: list[str],
+                       budget: int) -> None:
         """At most `budget` model edits, one per target; targets the seeds just covered are left alone."""
-        targets = [t for t in plan_targets(evidence, layers, skills, budget + len(seeded)) if t.skill not in seeded]
+        evidence = step.evidence
+        targets = [t for t in plan_targets(evidence, step.layers, skills, budget + len(seeded)) if t.skill not in seeded]
         if not targets[:budget]:
             return
-        request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
+        request = evidence_prompt(evidence, step.workspace, step.layers, self.params["failures_shown"],
                                   self.params["prompt_chars"])
-        source = {"source": self.engine_name, "cycle": self.cycle}
         for target in targets[:budget]:
-            edit = propose(target, self.llm, evidence, request, skills, self.max_tokens, source,
+            edit = propose(target, self.llm, evidence, request, skills, self.max_tokens, self.source,
                            self.params["skill_cap"])
             if edit.skill is not None:
                 self._stage_skill(batch, skills, edit.skill)
-                continue
-            try:
-                batch.add(edit)
-            except DuplicateEditError:
-                continue
+            else:
+                batch.try_add(edit)
 
-    def _sanity(self, batch: EditBatch, workspace: AgentWorkspace, layers: set[str], skills: dict[str, Skill],
-                evidence: Evidence) -> list[str]:
+    def _sanity(self, batch: EditBatch, step: StepInput, skills: dict[str, Skill]) -> list[str]:
         """Stage the size caps and dedups; returns what they did."""
-        fixes = []
+        layers, fixes = step.layers, []
         if "prompts" in layers and len(batch.prompt) > self.params["prompt_cap"]:
             batch.add(Edit("write_prompt", text=cap_prompt(batch.prompt, self.params["prompt_cap"])))
             fixes.append(f"prompt capped at {self.params['prompt_cap']} characters")
         if "skills" in layers:
-            fixes += self._skill_sanity(batch, skills, evidence)
+            fixes += self._skill_sanity(batch, skills, step.evidence)
         if "memory" in layers:
-            for category in workspace.list_memory_categories():
+            for category in step.workspace.list_memory_categories():
                 entries = batch.memories(category)
                 kept = dedup_entries(entries, self.params["dup_threshold"])[-self.params["memory_cap"]:]
                 if len(kept) < len(entries):

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_evolve.contract.paths import atomic_write
+from agent_evolve.algorithms.common.candidate_search import write_files
+from agent_evolve.algorithms.common.edits import RECORD_DIRS
 from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import split_frontmatter
 from agent_evolve.engine.versioning import VersionControl
@@ -19,9 +20,6 @@ from agent_evolve.errors import ConfigError, TrialError
 
 if TYPE_CHECKING:
     from agent_evolve.engine.trial import TrialRunner
-
-NOT_COPIED = ("evolution", ".git")
-
 
 def validation_runner(engine: str, trial: TrialRunner | None) -> TrialRunner:
     """The loop's trial runner, which a learner needs with validation tasks and scores; else an error saying what
@@ -35,11 +33,6 @@ def validation_runner(engine: str, trial: TrialRunner | None) -> TrialRunner:
     return trial
 
 
-def content_id(files: dict[str, str]) -> str:
-    """A short, stable id of a candidate's file texts: the same texts always get the same id."""
-    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
-
-
 @dataclass(frozen=True)
 class Candidate:
     """One point of the search: the evolved files' texts, and where it came from."""
@@ -50,7 +43,8 @@ class Candidate:
     id: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "id", content_id(self.files))
+        # a short, stable id of the texts: the same texts always get the same id
+        object.__setattr__(self, "id", hashlib.sha256(json.dumps(self.files, sort_keys=True).encode()).hexdigest()[:16])
 
     def with_component(self, path: str, text: str, cycle: int) -> Candidate:
         """A child with one component's editable text replaced (a skill keeps its frontmatter)."""
@@ -91,21 +85,15 @@ def read_candidate(root: Path, components: list[str], cycle: int = 0) -> Candida
                      None, cycle)
 
 
-def write_candidate(root: Path, candidate: Candidate) -> None:
-    """Put the candidate's texts into a workspace folder."""
-    for relative, text in candidate.files.items():
-        atomic_write(root / relative, text)
-
-
 def materialize(workspace: Path, candidate: Candidate, folder: Path) -> Path:
     """A copy of the workspace (without run records or git) holding the candidate's texts, for a trial."""
     target = folder / candidate.id
     if not target.exists():
         staging = folder / f".{candidate.id}.tmp"
         shutil.rmtree(staging, ignore_errors=True)
-        copy_tree(workspace, staging, ignore=lambda d, names: [n for n in names if n in NOT_COPIED]
+        copy_tree(workspace, staging, ignore=lambda d, names: [n for n in names if n in RECORD_DIRS]
                         if Path(d) == workspace else [])
-        write_candidate(staging, candidate)
+        write_files(staging, candidate.files)
         staging.rename(target)
     return target
 

@@ -128,8 +128,7 @@ class DemoSearchEngine(ModelEngine):
                           int(self.params["pool_size"]))
         self.save_state({**state, "pool": [d.to_dict() for d in pool]})
         form = learned_form(observations)
-        checkable = applicable("check", observations)
-        caught = caught_failures(checkable, form) if "prompts" in self.layers(workspace) else []
+        caught = caught_failures(applicable("check", observations), form) if "prompts" in self.layers(workspace) else []
         candidates = self.candidates(workspace, observations, pool, caught, form)
         if not candidates:
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")

@@ -12,13 +12,12 @@ reply fails the step with the workspace untouched.
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from agent_evolve.algorithms.common import generation
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError
+from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError
 from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.memory_promotion import stage_promotions
@@ -30,13 +29,10 @@ from agent_evolve.algorithms.common.skill_ops import (
     read_skills,
 )
 from agent_evolve.algorithms.common.summaries import evidence_prompt
-from agent_evolve.algorithms.common.targets import Target, plan_targets, propose
+from agent_evolve.algorithms.common.targets import plan_targets, propose
 from agent_evolve.contract.skills import Skill
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.types import StepResult
-
-if TYPE_CHECKING:
-    from agent_evolve.contract.workspace import AgentWorkspace
 
 
 def distinct(candidates: list[Skill]) -> list[Skill]:
@@ -68,48 +64,40 @@ class GuidedSynthesisEngine(ModelEngine):
 
     def _step(self, step: StepInput) -> StepResult:
         """Lessons, proposals, curation, then one write."""
-        workspace, layers, evidence = step.workspace, step.layers, step.evidence
-        batch = EditBatch(workspace, layers)
-        source = {"source": self.engine_name, "cycle": self.cycle}
+        batch = EditBatch(step.workspace, step.layers)
         decisions: list[str] = []
         try:
-            if "memory" in layers:
-                self._remember(batch, evidence, source)
-            if "skills" in layers:
-                decisions = self._curate(batch, workspace, evidence, layers, source)
+            if "memory" in step.layers:
+                self._remember(batch, step.evidence)
+            if "skills" in step.layers:
+                decisions = self._curate(batch, step)
         except (StructuredOutputError, EditError) as exc:
             return StepResult(False, f"guided_synth: malformed proposal ({type(exc).__name__}: {exc})",
                               status="failed")
-        applied = batch.apply()
-        summary = "; ".join(applied) or "no change"
-        return StepResult(bool(applied), f"guided_synth: {summary}", {"decisions": decisions})
+        return self.written(batch, {"decisions": decisions})
 
-    def _remember(self, batch: EditBatch, evidence: Evidence, source: dict[str, Any]) -> None:
+    def _remember(self, batch: EditBatch, evidence: Evidence) -> None:
         """Stage promotions of recurring lessons, then one lesson per failure cluster (largest first), skipping
         lessons memory already holds."""
         if self.params["promote_repeats"]:
             stage_promotions(batch, float(self.params["promote_similarity"]), int(self.params["promote_repeats"]),
-                             source)
-        for entry in lessons(evidence, source, self.params["max_memories"]):
-            try:
-                batch.add(Edit("add_memory", entry=entry))
-            except DuplicateEditError:
-                continue
+                             self.source)
+        for entry in lessons(evidence, self.source, self.params["max_memories"]):
+            batch.try_add(Edit("add_memory", entry=entry))
 
-    def _curate(self, batch: EditBatch, workspace: AgentWorkspace, evidence: Evidence, layers: set[str],
-                source: dict[str, Any]) -> list[str]:
+    def _curate(self, batch: EditBatch, step: StepInput) -> list[str]:
         """Review drafts, the engine's own proposal and one similar pair; stage the outcomes."""
+        workspace = step.workspace
         skills = read_skills(workspace)
         on_disk = set(skills)
         drafts = [draft_to_skill(d["name"], d["content"]) for d in workspace.list_drafts()]
         candidates = distinct([s for s in drafts if s is not None])
         if self.params["propose"]:
-            candidates += self._own_proposal(evidence, workspace, layers, skills, source)
+            candidates += self._own_proposal(step, skills)
         decisions = []
         for candidate in candidates[: self.params["max_reviews"]]:
             closest = most_similar(candidate, skills)
-            related = closest is not None and closest[1] >= self.params["related_threshold"]
-            existing = skills[closest[0]] if closest and related else None
+            existing = skills[closest[0]] if closest and closest[1] >= self.params["related_threshold"] else None
             decision = generation.decide(self.llm, candidate, existing, self.max_tokens)
             if decision == "ACCEPT" and closest and closest[1] >= DUPLICATE_THRESHOLD:
                 decision = "MERGE"
@@ -121,16 +109,15 @@ class GuidedSynthesisEngine(ModelEngine):
             batch.add(Edit("clear_drafts"))
         return decisions
 
-    def _own_proposal(self, evidence: Evidence, workspace: AgentWorkspace, layers: set[str],
-                      skills: dict[str, Skill], source: dict[str, Any]) -> list[Skill]:
+    def _own_proposal(self, step: StepInput, skills: dict[str, Skill]) -> list[Skill]:
         """One new skill from the model for the largest failure cluster that no skill covers."""
+        evidence = step.evidence
         targets = [t for t in plan_targets(evidence, {"skills"}, skills, limit=3) if t.action == "write_skill"]
         if not targets:
             return []
-        request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
+        request = evidence_prompt(evidence, step.workspace, step.layers, self.params["failures_shown"],
                                   self.params["prompt_chars"])
-        target: Target = targets[0]
-        edit = propose(target, self.llm, evidence, request, skills, self.max_tokens, source)
+        edit = propose(targets[0], self.llm, evidence, request, skills, self.max_tokens, self.source)
         return [edit.skill] if edit.skill is not None else []
 
     def _review_pair(self, batch: EditBatch, skills: dict[str, Skill], on_disk: set[str]) -> list[str]:
@@ -157,8 +144,7 @@ class GuidedSynthesisEngine(ModelEngine):
             if existing.name not in on_disk:  # merging into a skill accepted this step: keep its name
                 result = replace(result, name=existing.name)
             replaced = [s.name for s in (existing, candidate) if s.name != result.name and (s is existing or not new)]
-        with suppress(DuplicateEditError):
-            batch.add(Edit("write_skill", skill=result))
+        batch.try_add(Edit("write_skill", skill=result))
         for name in replaced:
             batch.add(Edit("delete_skill", name=name))
             skills.pop(name, None)

@@ -93,10 +93,9 @@ class CliLearnerEngine(ModelEngine):
         output = shell.run(shlex.join(argv))
         atomic_write(self.context.output_dir / "learner.log", output + "\n")
         ok = output.startswith("exit code 0")
-        status = "done" if ok else "failed"
         return StepResult(mutated=ok, summary=f"cli learner {Path(argv[0]).name}: {output.splitlines()[0]}",
                           metadata={"cli": {"argv": argv[:1], "output": output[-int(self.params["output_chars"]):]}},
-                          status=status)
+                          status="done" if ok else "failed")
 
 
 class CodexLearnerEngine(CliLearnerEngine):

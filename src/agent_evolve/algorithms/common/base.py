@@ -21,6 +21,7 @@ from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, StepResult, Usage
 
 if TYPE_CHECKING:
+    from agent_evolve.algorithms.common.edits import EditBatch
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.observer import EvolutionHistory
     from agent_evolve.engine.trial import TrialRunner
@@ -78,9 +79,7 @@ class ModelEngine(EvolutionEngine):
     @property
     def config(self) -> EvolveConfig:
         """The run's config while the loop runs the engine, else the one given, else the defaults."""
-        if self.context is not None:
-            return self.context.config
-        return self._config or EvolveConfig()
+        return self.context.config if self.context is not None else self._config or EvolveConfig()
 
     @property
     def llm(self) -> MeteredClient:
@@ -101,6 +100,16 @@ class ModelEngine(EvolutionEngine):
         """The loop's cycle number (0 outside the loop)."""
         return self.context.cycle if self.context is not None else 0
 
+    @property
+    def source(self) -> dict[str, Any]:
+        """The origin that memory entries and skills written by this step record: the engine and the cycle."""
+        return {"source": self.engine_name, "cycle": self.cycle}
+
+    def written(self, batch: EditBatch, metadata: dict[str, Any], more: list[str] | None = None) -> StepResult:
+        """Write the staged edits; the step's result names them (and `more`, changes made by other means)."""
+        changes = batch.apply() + (more or [])
+        return StepResult(bool(changes), f"{self.engine_name}: {'; '.join(changes) or 'no change'}", metadata)
+
     def step(
         self,
         workspace: AgentWorkspace,
@@ -112,13 +121,15 @@ class ModelEngine(EvolutionEngine):
     ) -> StepResult:
         """The template of every built-in engine: bind the context, derive layers and evidence, run `_step`, and
         report the usage of this step's model calls."""
-        self.bind(context)
+        if context is not None:  # engines run outside the loop keep their own context
+            self.context = context
         mark = self.usage_mark()
         layers = self.layers(workspace)
         if self.editable is not None:
             layers &= self.editable
         result = self._step(StepInput(workspace, observations, history, trial, layers, self.hidden(observations)))
-        return replace(result, usage=result.usage + self.step_usage(mark))
+        # usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)
+        return replace(result, usage=result.usage + (self.usage_mark() - mark))
 
     def _step(self, step: StepInput) -> StepResult:
         """The engine's own part of the step."""
@@ -128,18 +139,9 @@ class ModelEngine(EvolutionEngine):
         """Layers this step may edit: enabled in the config and declared evolvable by the manifest."""
         return set(enabled_layers(self.config, workspace.path))
 
-    def bind(self, context: EngineContext | None) -> None:
-        """Use the context the loop passed to `step` (engines run outside the loop keep theirs)."""
-        if context is not None:
-            self.context = context
-
     def hidden(self, observations: list[Observation]) -> bool:
         """True when scores and feedback must not be used (trajectory_only)."""
         return self.config.trajectory_only or any(o.feedback.raw.get("hidden") for o in observations)
-
-    def step_usage(self, before: Usage) -> Usage:
-        """Usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)."""
-        return self.usage_mark() - before if self._own_ledger is not None else Usage()
 
     def usage_mark(self) -> Usage:
         """The usage on the engine's own ledger so far, to measure a step against."""

@@ -13,10 +13,11 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agent_evolve.algorithms.common.edits import RECORD_DIRS
+from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.engine.curtailment import StopRule
 from agent_evolve.engine.trial import TrialRunner, trial_mean
@@ -47,18 +48,14 @@ class SearchResult:
     cost: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {"task_ids": self.task_ids, "incumbent": self.incumbent, "scores": self.scores, "best": self.best,
-                "stopped": self.stopped, "cost": self.cost}
-
-    def extra_cost(self, name: str) -> dict[str, float]:
-        """A candidate's model calls and tokens per task beyond the working copy's."""
-        current, own = self.cost.get("current", {}), self.cost.get(name, {})
-        return {key: own.get(key, 0.0) - current.get(key, 0.0) for key in ("calls", "tokens")}
+        return asdict(self)
 
     def describe(self, name: str) -> str:
-        """`name`'s trial score (or where it was stopped) and its extra cost per task, for a step summary."""
-        extra = self.extra_cost(name)
-        cost = f"{extra['calls']:+.1f} calls, {extra['tokens']:+.0f} tokens per task"
+        """`name`'s trial score (or where it was stopped) and its model calls and tokens per task beyond the working
+        copy's, for a step summary."""
+        current, own = self.cost.get("current", {}), self.cost.get(name, {})
+        calls, tokens = (own.get(key, 0.0) - current.get(key, 0.0) for key in ("calls", "tokens"))
+        cost = f"{calls:+.1f} calls, {tokens:+.0f} tokens per task"
         if name in self.stopped:
             return f"{name} out after {self.stopped[name]} of {len(self.task_ids)} tasks ({cost})"
         return f"{name} {self.scores[name]:.2f} ({cost})"
@@ -66,11 +63,8 @@ class SearchResult:
 
 def pick_best(incumbent: float, scores: Mapping[str, float], min_gain: float = 0.0) -> str | None:
     """The highest-scoring candidate that beats `incumbent` by more than `min_gain`; the first one on ties."""
-    best = None
-    for name, score in scores.items():
-        if score - incumbent > min_gain and (best is None or score > scores[best]):
-            best = name
-    return best
+    return max((name for name, score in scores.items() if score - incumbent > min_gain), key=scores.__getitem__,
+               default=None)
 
 
 def trial_ids(train_ids: Sequence[str], exclude: Sequence[str], size: int, seed: str) -> list[str]:
@@ -81,10 +75,9 @@ def trial_ids(train_ids: Sequence[str], exclude: Sequence[str], size: int, seed:
 
 
 def write_files(root: Path, files: Mapping[str, str]) -> None:
+    """Write each workspace-relative file (a candidate's texts) under `root`, atomically."""
     for rel, text in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        atomic_write(root / rel, text)
 
 
 def stage(workspace: Path, scratch: Path, candidate: CandidateEdit) -> Path:

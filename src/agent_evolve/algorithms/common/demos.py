@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from agent_evolve.algorithms.common.evidence import cut_at_limit
 from agent_evolve.types import Observation
 
 DEMO_FRAGMENT = "demos.md"  # prompts/fragments/demos.md
@@ -35,17 +36,13 @@ class Demo:
         return cls(str(data["task_id"]), str(data["question"]), str(data["solution"]))
 
 
-def _truncated(obs: Observation) -> bool:
-    return any(isinstance(s, dict) and (s.get("finish_reason") == "length" or s.get("truncated"))
-               for s in obs.trajectory.steps)
-
-
 def verified_demos(observations: Sequence[Observation], max_chars: int = DEMO_CHARS) -> list[Demo]:
     """Demos from the observations graded fully correct (hidden feedback, truncated or long answers never)."""
     demos = []
     for obs in observations:
         feedback = obs.feedback
-        if feedback.raw.get("hidden") or not feedback.success or feedback.score < 1.0 or _truncated(obs):
+        graded_right = feedback.success and feedback.score >= 1.0 and not feedback.raw.get("hidden")
+        if not graded_right or cut_at_limit(obs.trajectory.steps):
             continue
         solution = (obs.trajectory.output or "").strip()
         if solution and len(solution) <= max_chars:

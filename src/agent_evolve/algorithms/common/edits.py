@@ -129,7 +129,6 @@ class EditBatch:
         self.edits: list[Edit] = []
         self._prompt: str | None = None
         self._memory: dict[str, list[dict[str, Any]]] = {}
-        self._added: dict[str, list[dict[str, Any]]] = {}
         self._rewritten: set[str] = set()
 
     @property
@@ -153,6 +152,14 @@ class EditBatch:
             raise EditError(f"at most {self.max_edits} edit(s) per step")
         getattr(self, f"_check_{edit.kind}")(edit)
         self.edits.append(edit)
+
+    def try_add(self, edit: Edit) -> bool:
+        """`add`, except that an edit the workspace already has is skipped (False) rather than raised."""
+        try:
+            self.add(edit)
+        except DuplicateEditError:
+            return False
+        return True
 
     def _check_add_rule(self, edit: Edit) -> None:
         rule = " ".join(edit.text.split()).lstrip("-* ").strip()
@@ -212,7 +219,6 @@ class EditBatch:
         if any(_norm(str(e.get("content", ""))) == _norm(content) for e in entries):
             raise DuplicateEditError(f"memory {category} already holds: {content[:60]}")
         entries.append(dict(edit.entry))
-        self._added.setdefault(category, []).append(dict(edit.entry))
 
     def _check_rewrite_memory(self, edit: Edit) -> None:
         category = self._category(edit)
@@ -249,11 +255,10 @@ class EditBatch:
                 self.workspace.write_skill(edit.skill.name, render_skill(edit.skill))
             elif edit.kind == "clear_drafts":
                 self.workspace.clear_drafts()
+            elif edit.kind == "add_memory" and edit.category not in self._rewritten:  # else written whole below
+                self.workspace.add_memory(dict(edit.entry), edit.category)
         for category in sorted(self._rewritten):
             self.workspace.rewrite_memories(category, self._memory[category])
-        for category, entries in sorted(self._added.items()):
-            for entry in entries if category not in self._rewritten else []:
-                self.workspace.add_memory(entry, category)
 
 
 @dataclass

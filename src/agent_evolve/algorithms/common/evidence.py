@@ -105,10 +105,6 @@ class Evidence:
     skill_stats: dict[str, SkillStats]
 
     @property
-    def total(self) -> int:
-        return len(self.findings)
-
-    @property
     def failures(self) -> list[Finding]:
         return [f for f in self.findings if f.kind is not None]
 
@@ -130,23 +126,21 @@ class Evidence:
     def format_count(self) -> int:
         return sum(bool(f.format_problems) for f in self.findings)
 
-    def worth_acting(self) -> bool:
-        """True when there is something to fix: a failure or an answer-format problem."""
-        return bool(self.failures) or self.format_count > 0
-
 
 def answer_marker(task_inputs: list[str]) -> str | None:
     """The answer prefix the tasks ask for, e.g. 'Answer:' from "a last line of the form `Answer: <number>`"."""
     found: Counter[str] = Counter()
     for text in task_inputs:
-        form = _MARKER_FORM.search(text)
-        if form:
+        if form := _MARKER_FORM.search(text):
             found[form.group(1).strip() + ":"] += 1
-            continue
-        word = _MARKER_WORD.search(text)
-        if word:
+        elif word := _MARKER_WORD.search(text):
             found[word.group(1).capitalize() + ":"] += 1
     return found.most_common(1)[0][0] if found else None
+
+
+def cut_at_limit(steps: list[dict[str, Any]]) -> bool:
+    """Whether a trajectory's steps record its output as cut at the token limit."""
+    return any(isinstance(s, dict) and (s.get("finish_reason") == "length" or s.get("truncated")) for s in steps)
 
 
 def format_problems(output: str, marker: str | None, steps: list[dict[str, Any]] | None = None) -> list[str]:
@@ -154,7 +148,7 @@ def format_problems(output: str, marker: str | None, steps: list[dict[str, Any]]
     if not output.strip():
         return ["empty output"]
     problems = []
-    if any(s.get("finish_reason") == "length" or s.get("truncated") for s in steps or [] if isinstance(s, dict)):
+    if cut_at_limit(steps or []):
         problems.append("output cut at the length limit")
     if marker:
         lines = [line.strip().strip("*#> ").strip() for line in output.splitlines() if line.strip()]
@@ -206,13 +200,10 @@ def classify(obs: Observation, hidden: bool) -> str | None:
     detail = obs.feedback.detail or ""
     kind = next((name for name, pattern in KIND_PATTERNS if pattern.search(detail)), None)
     if kind in (None, "wrong_answer"):
-        raw = obs.feedback.raw
-        pair = (raw.get("expected"), raw.get("extracted"))
-        match = _EXPECTED_GOT.search(detail)
-        if pair[0] is None and match:
-            pair = (match.group(1), match.group(2))
-        finer = numeric_kind(pair[0], pair[1], output) if pair[0] is not None else None
-        kind = finer or kind
+        expected, got = obs.feedback.raw.get("expected"), obs.feedback.raw.get("extracted")
+        if expected is None and (match := _EXPECTED_GOT.search(detail)):
+            expected, got = match.groups()
+        kind = (numeric_kind(expected, got, output) if expected is not None else None) or kind
     return kind or ("tool_error" if tool_error else "other")
 
 

@@ -32,12 +32,9 @@ def caught_failures(observations: list[Observation], form: AnswerForm | None = N
     """Ids of the failed tasks whose reply fails the agent's own check: code its docstring's examples, a numeric
     answer ``form`` (when given)."""
     settings = CheckSettings(answer=form)
-    caught = []
-    for obs in observations:
-        check = None if obs.feedback.success else reply_check(obs.task, settings)
-        if check is not None and check.failure(obs.trajectory.output) is not None:
-            caught.append(obs.task.id)
-    return caught
+    checks = [(obs, None if obs.feedback.success else reply_check(obs.task, settings)) for obs in observations]
+    return [obs.task.id for obs, check in checks
+            if check is not None and check.failure(obs.trajectory.output) is not None]
 
 
 def check_candidate(caught: list[str], current: CheckSettings | None, min_failures: int,

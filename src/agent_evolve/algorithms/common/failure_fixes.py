@@ -44,17 +44,13 @@ def failure_counts(evidence: Evidence, number_tasks: set[str] | None = None) -> 
     return counts
 
 
-def rule_for(kind: str, marker: str | None) -> str:
-    return TRUNCATION_RULE if kind == TRUNCATED else advice(kind, marker)
-
-
 def targeted_fixes(evidence: Evidence, existing: str, min_count: int = 1, limit: int = 2,
                    number_tasks: set[str] | None = None) -> list[Fix]:
     """Fixes for the most frequent targeted kinds (at least `min_count` failures) whose rule is not yet written;
     number rules only from failures on `number_tasks` when given."""
     fixes = []
     for kind, count in sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0])):
-        rule = rule_for(kind, evidence.answer_marker)
+        rule = TRUNCATION_RULE if kind == TRUNCATED else advice(kind, evidence.answer_marker)
         if count >= min_count and rule not in existing:
             fixes.append(Fix(kind, count, rule))
     return fixes[:limit]

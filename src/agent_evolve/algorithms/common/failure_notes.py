@@ -77,11 +77,8 @@ def note_for(cluster: Cluster, observations: Sequence[Observation], marker: str 
 def failure_notes(observations: Sequence[Observation], existing: str, limit: int = 1) -> list[Note]:
     """Notes for the largest clusters whose mistake the notes fragment does not name yet, at most `limit`."""
     evidence = analyse(list(observations), hidden=False)
-    notes = []
-    for cluster in evidence.clusters:
-        note = note_for(cluster, observations, evidence.answer_marker)
-        if note is not None and note.title not in existing:
-            notes.append(note)
+    notes = [note for cluster in evidence.clusters
+             if (note := note_for(cluster, observations, evidence.answer_marker)) and note.title not in existing]
     return notes[:limit]
 
 

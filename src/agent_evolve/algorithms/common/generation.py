@@ -46,8 +46,7 @@ def edits_schema(actions: list[str], max_edits: int) -> dict[str, Any]:
 def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     """One schema-checked JSON answer to `request`."""
     messages = [Message("system", prompts.SYSTEM), Message("user", request)]
-    reply: dict[str, Any] = complete_json(client, messages, schema, max_tokens=max_tokens)
-    return reply
+    return complete_json(client, messages, schema, max_tokens=max_tokens)
 
 
 def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = None, name: str | None = None,
@@ -62,10 +61,9 @@ def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = 
     if isinstance(lines, list):
         bullets = [f"- {str(line).strip().lstrip('-* ')}" for line in lines if str(line).strip()]
         fields = {**fields, "body": "\n".join(bullets)}
-    values = [fields.get(k) for k in ("description", "body")]
-    if not all(isinstance(v, str) and v.strip() for v in values):
+    description, body = fields.get("description"), fields.get("body")
+    if not all(isinstance(v, str) and v.strip() for v in (description, body)):
         raise EditError("a skill needs a non-empty description and body")
-    description, body = str(values[0]), str(values[1])
     if _UNUSABLE_TRIGGER.search(description):
         if fallback_description is None:
             raise EditError(f"the description {description[:80]!r} is a template or names the outcome")
@@ -136,9 +134,7 @@ def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_toke
         candidate=render_skill(candidate), existing=render_skill(existing) if existing else "(none)"
     )
     decision: Decision = ask(client, request, DECISION_SCHEMA, max_tokens)["decision"]
-    if decision == "MERGE" and existing is None:
-        return "ACCEPT"
-    return decision
+    return "ACCEPT" if decision == "MERGE" and existing is None else decision
 
 
 def merge(client: LLMClient, a: Skill, b: Skill, max_tokens: int, cap: int = SKILL_CHAR_CAP) -> Skill:

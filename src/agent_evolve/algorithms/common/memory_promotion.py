@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch
+from agent_evolve.algorithms.common.edits import Edit, EditBatch
+from agent_evolve.algorithms.ratchet.canonical import union_find_groups
 from agent_evolve.text import cosine, tfidf_vectors
 
 
@@ -25,20 +26,11 @@ def recurring_groups(texts: list[str], similarity: float, min_count: int) -> lis
     """Groups (indexes, in order) of texts linked by cosine >= `similarity`, with at least `min_count` members,
     largest first."""
     vectors = tfidf_vectors(texts)
-    group_of = list(range(len(texts)))
-
-    def root(i: int) -> int:
-        while group_of[i] != i:
-            i = group_of[i]
-        return i
-
-    for i in range(len(texts)):
-        for j in range(i):
-            if texts[i].strip() and cosine(vectors[i], vectors[j]) >= similarity:
-                group_of[root(i)] = root(j)
+    roots = union_find_groups(len(texts), lambda i, j: bool(texts[j].strip())
+                              and cosine(vectors[j], vectors[i]) >= similarity)
     groups: dict[int, list[int]] = {}
-    for i in range(len(texts)):
-        groups.setdefault(root(i), []).append(i)
+    for i, group in enumerate(roots):
+        groups.setdefault(group, []).append(i)
     recurring = [g for g in groups.values() if len(g) >= min_count]
     return sorted(recurring, key=lambda g: (-len(g), g[0]))
 
@@ -75,11 +67,4 @@ def stage_promotions(batch: EditBatch, similarity: float, min_count: int, source
     replaced = {i for p in found for i in p.replaced}
     batch.add(Edit("rewrite_memory", category="episodic",
                    entries=[e for i, e in enumerate(episodic) if i not in replaced]))
-    promoted = 0
-    for promotion in found:
-        try:
-            batch.add(Edit("add_memory", category="semantic", entry=promotion.entry))
-            promoted += 1
-        except DuplicateEditError:
-            continue
-    return promoted
+    return sum(batch.try_add(Edit("add_memory", category="semantic", entry=p.entry)) for p in found)

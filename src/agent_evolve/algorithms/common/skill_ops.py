@@ -7,6 +7,7 @@ threshold Ratchet uses for deduplication. Sizes are capped at Ratchet's 1,500 ch
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import accumulate
 from typing import Any
 
 from agent_evolve.contract.skills import (
@@ -45,11 +46,9 @@ def cap_skill(skill: Skill, cap: int = SKILL_CHAR_CAP) -> Skill:
         return skill
     overhead = len(render_skill(replace(skill, body="")))
     room = max(0, cap - overhead - 1)
-    kept: list[str] = []
-    for line in skill.body.splitlines():
-        if sum(len(k) + 1 for k in kept) + len(line) + 1 > room:
-            break
-        kept.append(line)
+    lines = skill.body.splitlines()
+    ends = accumulate(len(line) + 1 for line in lines)  # where each line ends, its newline included
+    kept = [line for line, end in zip(lines, ends) if end <= room]
     body = "\n".join(kept).rstrip() or skill.body[:room].rstrip()
     return replace(skill, body=body + "\n")
 

@@ -30,10 +30,8 @@ def tail(text: str, limit: int) -> str:
 
 def batch_digest(evidence: Evidence) -> str:
     """A few lines: batch size and result, failure kinds, format problems, skills used."""
-    if evidence.hidden:
-        lines = [f"Batch: {evidence.total} tasks (scores hidden)."]
-    else:
-        lines = [f"Batch: {evidence.total} tasks, {evidence.solved_count} solved."]
+    result = " (scores hidden)" if evidence.hidden else f", {evidence.solved_count} solved"
+    lines = [f"Batch: {len(evidence.findings)} tasks{result}."]
     if evidence.clusters:
         lines.append("Problems: " + "; ".join(c.describe() for c in evidence.clusters[:4]) + ".")
     if evidence.format_count:

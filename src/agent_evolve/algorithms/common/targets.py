@@ -35,10 +35,8 @@ class Target:
 def covering_skill(kind: str, skills: dict[str, Skill]) -> str | None:
     """The skill written for failures of `kind` (metadata.kind, or the seed skill's name), if any."""
     seed_name = SEED_SKILLS.get(kind, ("",))[0]
-    for name, skill in sorted(skills.items()):
-        if skill.metadata.get("kind") == kind or name == seed_name:
-            return name
-    return None
+    return next((name for name, skill in sorted(skills.items())
+                 if skill.metadata.get("kind") == kind or name == seed_name), None)
 
 
 def focus_of(cluster: Cluster, marker: str | None) -> str:
@@ -58,15 +56,13 @@ def plan_targets(evidence: Evidence, layers: set[str], skills: dict[str, Skill],
     for cluster in evidence.clusters:
         focus = focus_of(cluster, evidence.answer_marker)
         covered = covering_skill(cluster.kind, skills)
-        if cluster.kind in FORMAT_KINDS and "prompts" in layers:
+        if "prompts" in layers and (cluster.kind in FORMAT_KINDS or "skills" not in layers):
             targets.append(Target("add_rule", focus, cluster.kind))
         elif "skills" in layers and covered:
             targets.append(Target("refine_skill", focus, cluster.kind, skill=covered))
         elif "skills" in layers:
             hint = SEED_SKILLS.get(cluster.kind, (slugify(focus),))[0]
             targets.append(Target("write_skill", focus, cluster.kind, name_hint=hint))
-        elif "prompts" in layers:
-            targets.append(Target("add_rule", focus, cluster.kind))
     if "skills" in layers and not evidence.hidden:
         refined = {t.skill for t in targets}
         for stats in sorted(evidence.skill_stats.values(), key=lambda s: (s.rate, -s.uses)):

@@ -51,11 +51,6 @@ NUMERIC_RULES = frozenset({"reported_intermediate", "unit_scale", "rounding"})
 """Rules about numbers (an intermediate value, a unit or percent scale, rounding): for number tasks only."""
 
 
-def applies(technique: str, kind: AnswerKind) -> bool:
-    """Whether the named technique applies to answers of ``kind``."""
-    return kind in TECHNIQUES[technique].kinds
-
-
 def applicable(technique: str, observations: list[Observation]) -> list[Observation]:
     """The observations of tasks whose answer kind the technique applies to."""
-    return [obs for obs in observations if applies(technique, kind_of(obs.task))]
+    return [obs for obs in observations if kind_of(obs.task) in TECHNIQUES[technique].kinds]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -15,12 +14,6 @@ class MinibatchDecision:
     parent_sum: float
     child_sum: float
     reason: str
-
-
-class AcceptanceCriterion(Protocol):
-    """Decides from per-task minibatch scores of parent and child whether the child joins the pool."""
-
-    def decide(self, parent: Mapping[str, float], child: Mapping[str, float]) -> MinibatchDecision: ...
 
 
 class MinibatchImprovement:

@@ -29,9 +29,9 @@ from agent_evolve.algorithms.candidates import (
     materialize,
     read_candidate,
     validation_runner,
-    write_candidate,
 )
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
+from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
 from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
@@ -79,8 +79,7 @@ class GepaEngine(ModelEngine):
         return ScoreLedger(self.context.state_dir.parent / LEDGER_NAME)
 
     def _pool(self, state: dict[str, Any]) -> dict[str, Candidate]:
-        pool = [Candidate.from_dict(c) for c in state.get("candidates", [])]
-        return {c.id: c for c in pool}
+        return {c.id: c for c in map(Candidate.from_dict, state.get("candidates", []))}
 
     def _rng(self, iteration: int) -> random.Random:
         return random.Random(f"gepa:{self.config.seed}:{iteration}")
@@ -101,12 +100,6 @@ class GepaEngine(ModelEngine):
 
             trial(missing, workspace=folder, on_result=record)
         return ledger.scores(candidate.id, task_ids)
-
-    def _record_batch(self, candidate: Candidate, observations: list[Observation], ledger: ScoreLedger) -> None:
-        keep = self.params["example_chars"]
-        for o in observations:
-            ledger.record(candidate.id, o.task.id, o.feedback.score, clip(o.trajectory.output, keep),
-                          clip(o.feedback.detail, keep))
 
     def _examples(self, task_ids: list[str], parent: Candidate, ledger: ScoreLedger, trial: TrialRunner,
                   hidden: bool) -> list[dict[str, Any]]:
@@ -151,7 +144,7 @@ class GepaEngine(ModelEngine):
                 merging["due"] += int(merging["tested"] < int(self.params["max_merge_invocations"]))
         table = ledger.table(list(pool), val_ids)
         next_parent = pool[selector.select(table, self._rng(iteration + 1))]
-        write_candidate(root, next_parent)
+        write_files(root, next_parent.files)
         report.update(next_parent=next_parent.id, val_means=mean_scores(table))
         self.save_state({
             "components": components,
@@ -170,7 +163,7 @@ class GepaEngine(ModelEngine):
                  pool: dict[str, Candidate], ledger: ScoreLedger, trial: TrialRunner, root: Path,
                  val_ids: list[str], iteration: int) -> dict[str, Any]:
         """The reflective iteration: the parent on a minibatch of the batch, then (unless it is perfect there) a
-        proposal for `component`, tested against the parent."""
+        proposal for `component` as the child, kept in `pool` only if it beats the parent on the minibatch."""
         rng = self._rng(iteration)
         batch = [o for o in observations if o.task.id in trial.train_tasks]
         minibatch = sorted(rng.sample(batch, min(int(self.params["minibatch_size"]), len(batch))),
@@ -178,31 +171,29 @@ class GepaEngine(ModelEngine):
         ids = [o.task.id for o in minibatch]
         hidden = self.hidden(observations)
         if parent.id == current.id and not hidden:   # the batch's own scores are the parent's (unless hidden)
-            self._record_batch(parent, minibatch, ledger)
+            keep = self.params["example_chars"]
+            for o in minibatch:
+                ledger.record(parent.id, o.task.id, o.feedback.score, clip(o.trajectory.output, keep),
+                              clip(o.feedback.detail, keep))
         parent_scores = self._score(parent, ids, ledger, trial, root, train=True)
         report: dict[str, Any] = {"parent": parent.id, "minibatch": ids, "parent_scores": parent_scores}
         if not ids:
             return {**report, "decision": "no train tasks in the batch"}
         if self.params["skip_perfect_score"] and is_perfect(parent_scores, float(self.params["perfect_score"])):
             return {**report, "decision": "skipped: the parent is perfect on the minibatch"}
-        return {**report, **self._propose_and_test(parent, component, ids, pool, ledger, trial, root, val_ids, hidden)}
-
-    def _propose_and_test(self, parent: Candidate, component: str, ids: list[str], pool: dict[str, Candidate],
-                          ledger: ScoreLedger, trial: TrialRunner, root: Path, val_ids: list[str],
-                          hidden: bool) -> dict[str, Any]:
-        """Reflect, build the child, and keep it in `pool` only if it beats the parent on the minibatch."""
         examples = self._examples(ids, parent, ledger, trial, hidden)
         request = proposal_prompt(editable_text(parent.files[component]), examples)
         reply = self.llm.complete([Message("user", request)], max_tokens=self.max_tokens).text
         text = extract_proposal(reply)
         if not text:
-            return {"decision": f"rejected: empty proposal for {component}"}
+            return {**report, "decision": f"rejected: empty proposal for {component}"}
         child = parent.with_component(component, text, self.cycle)
         if child.id in pool:
-            return {"decision": f"rejected: the proposal for {component} is already a candidate", "child": child.id}
+            return {**report, "decision": f"rejected: the proposal for {component} is already a candidate",
+                    "child": child.id}
         child_scores = self._score(child, ids, ledger, trial, root, train=True)
         decision = MinibatchImprovement().decide(ledger.scores(parent.id, ids), child_scores)
-        report = {"child": child.id, "child_scores": child_scores, "reason": decision.reason}
+        report.update(child=child.id, child_scores=child_scores, reason=decision.reason)
         if not decision.accept:
             return {**report, "decision": f"rejected child {child.id}: {decision.reason}"}
         pool[child.id] = child

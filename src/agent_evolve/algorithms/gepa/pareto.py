@@ -25,25 +25,15 @@ def pareto_front(scores: ScoreTable) -> dict[str, set[str]]:
     return front
 
 
-def _is_dominated(candidate: str, others: set[str], front: Mapping[str, set[str]]) -> bool:
-    fronts = [members for members in front.values() if candidate in members]
-    return all(members & others for members in fronts)
-
-
 def prune_dominated(front: Mapping[str, set[str]], aggregate: Mapping[str, float]) -> dict[str, set[str]]:
     """The front without candidates whose every front position another kept candidate shares (weakest first)."""
     members = sorted({c for cands in front.values() for c in cands}, key=lambda c: (aggregate.get(c, 0.0), c))
     dominated: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for candidate in members:
-            if candidate in dominated:
-                continue
-            if _is_dominated(candidate, set(members) - {candidate} - dominated, front):
-                dominated.add(candidate)
-                changed = True
-                break
+    # one pass suffices: fewer others only makes domination harder, so a kept candidate stays kept
+    for candidate in members:
+        others = set(members) - {candidate} - dominated
+        if all(cands & others for cands in front.values() if candidate in cands):
+            dominated.add(candidate)
     return {task: {c for c in cands if c not in dominated} for task, cands in front.items()}
 
 

@@ -20,8 +20,7 @@ def best_candidate(scores: ScoreTable) -> str:
     """The candidate with the best mean validation score; the earliest one wins a tie (GEPA's idxmax)."""
     if not scores:
         raise ValueError("no candidates to choose from")
-    means = mean_scores(scores)
-    return max(scores, key=lambda c: means[c])
+    return max(scores, key=mean_scores(scores).__getitem__)
 
 
 class CandidateSelector(Protocol):
@@ -55,9 +54,7 @@ class EpsilonGreedySelector:
     epsilon: float = 0.1
 
     def select(self, scores: ScoreTable, rng: random.Random) -> str:
-        if rng.random() < self.epsilon:
-            return rng.choice(list(scores))
-        return best_candidate(scores)
+        return rng.choice(list(scores)) if rng.random() < self.epsilon else best_candidate(scores)
 
 
 SELECTORS: Mapping[str, type] = {

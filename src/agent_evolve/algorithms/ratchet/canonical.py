@@ -8,7 +8,7 @@ seen). Clusters are the recent failures grouped by canonical pattern, kept from 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agent_evolve.agents.routing.embedder import Vector
@@ -17,12 +17,8 @@ from agent_evolve.agents.routing.embeddings import cosine
 
 def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:
     """The named vector most similar to ``vector`` when its cosine is >= ``threshold`` (ties: name), else None."""
-    best: tuple[str, float] | None = None
-    for name in sorted(named):
-        score = cosine(vector, named[name])
-        if score >= threshold - 1e-9 and (best is None or score > best[1]):
-            best = (name, score)
-    return best
+    scored = [(name, cosine(vector, named[name])) for name in sorted(named)]
+    return max((s for s in scored if s[1] >= threshold - 1e-9), key=lambda s: s[1], default=None)
 
 
 def normalise(pattern: str) -> str:
@@ -30,9 +26,10 @@ def normalise(pattern: str) -> str:
     return " ".join(pattern.lower().split()).rstrip(".")
 
 
-def union_find_groups(vectors: Sequence[Vector], threshold: float) -> list[int]:
-    """The group (its smallest member index) of each vector, joining pairs with cosine >= ``threshold``."""
-    parent = list(range(len(vectors)))
+def union_find_groups(count: int, linked: Callable[[int, int], bool]) -> list[int]:
+    """The group (its smallest member index) of each of ``count`` items, joining each pair ``i < j`` that
+    ``linked(i, j)`` accepts (transitively)."""
+    parent = list(range(count))
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -40,12 +37,12 @@ def union_find_groups(vectors: Sequence[Vector], threshold: float) -> list[int]:
             i = parent[i]
         return i
 
-    for i in range(len(vectors)):
-        for j in range(i + 1, len(vectors)):
-            if cosine(vectors[i], vectors[j]) >= threshold - 1e-9:
+    for i in range(count):
+        for j in range(i + 1, count):
+            if linked(i, j):
                 a, b = root(i), root(j)
                 parent[max(a, b)] = min(a, b)
-    return [root(i) for i in range(len(vectors))]
+    return [root(i) for i in range(count)]
 
 
 def canonical_map(patterns: Sequence[str], vectors: Sequence[Vector] | None, threshold: float) -> dict[str, str]:
@@ -59,7 +56,7 @@ def canonical_map(patterns: Sequence[str], vectors: Sequence[Vector] | None, thr
         return {p: p for p in distinct}
     if len(vectors) != len(distinct):
         raise ValueError(f"{len(vectors)} vectors for {len(distinct)} distinct patterns")
-    groups = union_find_groups(vectors, threshold)
+    groups = union_find_groups(len(vectors), lambda i, j: cosine(vectors[i], vectors[j]) >= threshold - 1e-9)
     members: dict[int, list[str]] = {}
     for pattern, group in zip(distinct, groups):
         members.setdefault(group, []).append(pattern)

@@ -7,6 +7,7 @@ the router's decision as the agent recorded it in its trajectory's `skills` step
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -62,18 +63,11 @@ def skill_stats(skill: RatchetSkill, capsules: Iterable[tuple[int, Capsule]], ve
                 weighting: CreditWeighting = "outcome") -> SkillTally:
     """A skill's routed train trials since it was added, credited by `weighting`, with the critic's verdicts."""
     labels = {v.capsule_id: v.label for v in verdicts if v.skill == skill.name}
-    trials = successes = failures = helped = hurt = 0
-    for capsule_id, c in capsules:
-        if not counted(skill, c):
-            continue
-        trials += 1
-        label = labels.get(capsule_id, "NEUTRAL")
-        value = credit(c.passed, label, weighting)
-        successes += value > 0
-        failures += value < 0
-        helped += label == "HELPED"
-        hurt += label == "HURT"
-    return SkillTally(skill.name, trials, successes, failures, skill.do_not_retire, skill.created_round, helped, hurt)
+    trials = [(c.passed, labels.get(capsule_id, "NEUTRAL")) for capsule_id, c in capsules if counted(skill, c)]
+    credits = [credit(passed, label, weighting) for passed, label in trials]
+    named = Counter(label for _, label in trials)
+    return SkillTally(skill.name, len(trials), sum(v > 0 for v in credits), sum(v < 0 for v in credits),
+                      skill.do_not_retire, skill.created_round, named["HELPED"], named["HURT"])
 
 
 def recent_failures(capsules: Iterable[tuple[int, Capsule]], verdicts: Iterable[CriticVerdict], round_: int,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,17 +46,17 @@ def _ledger(workspace: str, *, create: bool = False) -> Ledger:
     return Ledger.open(path)
 
 
-def _table(title: str, fixed: tuple[str, ...], folded: tuple[str, ...], right: tuple[str, ...] = ()) -> Table:
-    """A table of `fixed` columns that never wrap, then `right` ones (right-aligned), then `folded` ones."""
+def _show(title: str, fixed: tuple[str, ...], folded: tuple[str, ...], rows: Iterable[Sequence[str]],
+          right: tuple[str, ...] = ()) -> None:
+    """Print `rows` as a table of `fixed` columns that never wrap, then `right` ones (right-aligned), then `folded`
+    ones."""
     table = Table(title=title)
     for column in fixed + right:
         table.add_column(column, no_wrap=True, justify="right" if column in right else "left")
     for column in folded:
         table.add_column(column, overflow="fold")
-    return table
-
-
-def _print(table: Table) -> None:
+    for row in rows:
+        table.add_row(*row)
     Console(soft_wrap=False).print(table)
 
 
@@ -88,14 +89,11 @@ def skill_list(workspace: str, status: SkillStatus | None) -> None:
     with _ledger(workspace) as ledger:
         skills = ledger.skills(status)
         stats = _stats(ledger, skills)
-    table = _table(f"Ratchet skills ({len(skills)})", ("name", "status", "origin", "since"), ("description",),
-                   ("trials", "successes", "failures", "contribution", "helped", "hurt"))
-    for s, st in zip(skills, stats):
-        style = _STATUS_STYLE[s.status]
-        status_text = f"[{style}]{s.status}[/]" + (" (locked)" if s.do_not_retire else "")
-        table.add_row(s.name, status_text, s.origin, str(s.created_round), str(st.trials), str(st.successes),
-                      str(st.failures), f"{st.contribution:+.3f}", str(st.helped), str(st.hurt), s.description)
-    _print(table)
+    rows = [(s.name, f"[{_STATUS_STYLE[s.status]}]{s.status}[/]" + (" (locked)" if s.do_not_retire else ""),
+             s.origin, str(s.created_round), str(st.trials), str(st.successes), str(st.failures),
+             f"{st.contribution:+.3f}", str(st.helped), str(st.hurt), s.description) for s, st in zip(skills, stats)]
+    _show(f"Ratchet skills ({len(skills)})", ("name", "status", "origin", "since"), ("description",), rows,
+          ("trials", "successes", "failures", "contribution", "helped", "hurt"))
 
 
 def _stats(ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillTally]:
@@ -112,10 +110,8 @@ def skill_show(name: str, workspace: str) -> None:
         skill = _skill(ledger, name)
         history = ledger.status_history(name)
     click.echo(render_skill_md(skill))
-    table = _table(f"status history of {name}", (), ("round", "status", "reason"))
-    for round_, status, reason in history:
-        table.add_row(str(round_), status, reason)
-    _print(table)
+    _show(f"status history of {name}", (), ("round", "status", "reason"),
+          [(str(round_), status, reason) for round_, status, reason in history])
 
 
 @skill_group.command("load")
@@ -203,11 +199,9 @@ def meta_list(workspace: str) -> None:
     """Every meta-skill, by suite, with whether it is the suite's active one."""
     with _ledger(workspace) as ledger:
         metas = ledger.meta_skills()
-    table = _table(f"Ratchet meta-skills ({len(metas)})", ("suite", "name", "active", "since"), ("advice",))
-    for m in metas:
-        first = next((line for line in m.body.splitlines() if line.strip()), "")
-        table.add_row(m.suite, m.name, "[green]yes[/]" if m.active else "no", str(m.created_round), first)
-    _print(table)
+    _show(f"Ratchet meta-skills ({len(metas)})", ("suite", "name", "active", "since"), ("advice",),
+          [(m.suite, m.name, "[green]yes[/]" if m.active else "no", str(m.created_round),
+            next((line for line in m.body.splitlines() if line.strip()), "")) for m in metas])
 
 
 @click.command("audit")
@@ -217,14 +211,14 @@ def audit_command(workspace: str, limit: int) -> None:
     """The run's audit trail, newest first: rounds, synthesis, curation, rollbacks, imports, user actions."""
     with _ledger(workspace) as ledger:
         events = ledger.audit_trail(limit)
-    table = _table(f"Ratchet audit (newest {len(events)})", ("id", "round", "when", "event"), ("details",))
+    rows = []
     for e in events:
         when = datetime.datetime.fromtimestamp(e["created_at"], tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
         details = json.dumps(e["payload"], sort_keys=True)
         if len(details) > _PAYLOAD_CHARS:
             details = details[:_PAYLOAD_CHARS] + "..."
-        table.add_row(e["id"], "-" if e["round"] is None else str(e["round"]), when, e["event"], details)
-    _print(table)
+        rows.append((e["id"], "-" if e["round"] is None else str(e["round"]), when, e["event"], details))
+    _show(f"Ratchet audit (newest {len(events)})", ("id", "round", "when", "event"), ("details",), rows)
 
 
 @click.command("curate")
@@ -247,11 +241,9 @@ def curate_command(workspace: str, min_trials: int | None, threshold: float | No
             rows = [d.to_dict() for d in decided]
             _user_action(ledger, "curate", "bank", {"min_trials": min_trials, "threshold": threshold, "decisions": rows})
             write_bank(Path(workspace), ledger)
-    table = _table(f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}",
-                   ("skill", "action", "trials", "contribution"), ("reason",))
-    for d in decided:
-        table.add_row(d.name, d.action, str(d.trials), f"{d.contribution:+.3f}", d.reason)
-    _print(table)
+    _show(f"curate{' (dry run)' if dry_run else ''}: >= {min_trials} trials and <= {threshold:+.2f}",
+          ("skill", "action", "trials", "contribution"), ("reason",),
+          [(d.name, d.action, str(d.trials), f"{d.contribution:+.3f}", d.reason) for d in decided])
 
 
 def _run_settings(ledger: Ledger) -> RatchetSettings:

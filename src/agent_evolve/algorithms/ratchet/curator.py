@@ -81,16 +81,15 @@ def retirement(stats: Sequence[SkillTally], min_trials: int, threshold: float) -
         due = s.trials >= min_trials and s.contribution <= threshold + EPSILON
         numbers = (f"contribution {s.contribution:+.3f} over {s.trials} trials "
                    f"(critic: {s.helped} helped, {s.hurt} hurt)")
-        verdicts = {"helped": s.helped, "hurt": s.hurt}
+        action: CurateAction
         if due and s.do_not_retire:
-            decisions.append(CurateDecision(s.name, "protected", s.contribution, s.trials,
-                                            f"{numbers} would retire it; do_not_retire keeps it", **verdicts))
+            action, reason = "protected", f"{numbers} would retire it; do_not_retire keeps it"
         elif due:
-            decisions.append(CurateDecision(s.name, "retire", s.contribution, s.trials,
-                                            f"{numbers}: >= {min_trials} trials and <= {threshold:+.2f}", **verdicts))
+            action, reason = "retire", f"{numbers}: >= {min_trials} trials and <= {threshold:+.2f}"
         else:
             why = f"fewer than {min_trials} trials" if s.trials < min_trials else f"above {threshold:+.2f}"
-            decisions.append(CurateDecision(s.name, "keep", s.contribution, s.trials, f"{numbers}: {why}", **verdicts))
+            action, reason = "keep", f"{numbers}: {why}"
+        decisions.append(CurateDecision(s.name, action, s.contribution, s.trials, reason, s.helped, s.hurt))
     return decisions
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -112,20 +113,21 @@ class RatchetEngine(ModelEngine):
             report.update(bank=[s.name for s in active], train=_train_summary(observations))
             ledger.audit("round", {k: report[k] for k in ("capsules", "bank", "train")}, round_)
         self.save_state(state)
-        self._write_records(report)
+        if self.context is not None:
+            atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
         return StepResult(mutated=True, summary=_summary(report), metadata={"ratchet": report})
 
     def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
         """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""
         seen = int(state.get("rollback_round", -1))
-        current = rollback.RollbackState.from_dict(state.get("rollback", {}))
+        current = rollback.RollbackState(**state.get("rollback", {}))
         decision = None
         for scored_round, score in sorted(bank_io.round_scores(root).items()):
             if seen < scored_round < round_:
                 decision = rollback.check(current, scored_round, score, self.settings.rollback_threshold,
                                           self.settings.rollback_consecutive)
                 current, seen = decision.state, scored_round
-        state.update(rollback=current.to_dict(), rollback_round=seen)
+        state.update(rollback=asdict(current), rollback_round=seen)
         return decision
 
     def _capsules(self, ledger: Ledger, observations: list[Observation], round_: int) -> list[int]:
@@ -261,10 +263,6 @@ class RatchetEngine(ModelEngine):
                                      {"dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked,
                                       "uncounted_rounds": [best_round + 1, round_]}))
         return {"round": best_round, "dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked}
-
-    def _write_records(self, report: dict[str, Any]) -> None:
-        if self.context is not None:
-            atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
 
 
 def _train_summary(observations: list[Observation]) -> dict[str, Any]:

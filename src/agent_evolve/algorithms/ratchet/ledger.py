@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -47,12 +47,11 @@ __all__ = ["LEDGER_FILE", "SCHEMA_VERSION", "Ledger", "LedgerError", "ledger_pat
 LEDGER_FILE = "ratchet.sqlite"
 BUSY_TIMEOUT_MS = 30_000  # how long a writer waits for another writer's lock before failing
 _DAY_S = 86_400.0
-_SKILL_FIELDS = tuple(f.name for f in fields(RatchetSkill) if f.name not in ("name", "status"))
 
 
 def _skill_fields(skill: RatchetSkill) -> dict[str, Any]:
     """A skill's versioned fields (everything but its name and status)."""
-    return {name: value for name, value in asdict(skill).items() if name in _SKILL_FIELDS}
+    return {name: value for name, value in asdict(skill).items() if name not in ("name", "status")}
 
 
 def ledger_path(workspace_path: str | Path) -> Path:
@@ -85,7 +84,9 @@ class Ledger:
         ledger = cls(Path(path))
         try:
             ledger.path.parent.mkdir(parents=True, exist_ok=True)
-            ledger._prepare()
+            check_header(ledger.path)
+            with ledger._write() as db:
+                create_or_check(db, ledger.path)
         except BaseException:
             ledger.close()
             raise
@@ -150,21 +151,13 @@ class Ledger:
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{self.path}: cannot read the Ratchet ledger: {exc}") from None
 
-    def _prepare(self) -> None:
-        check_header(self.path)
-        with self._write() as db:
-            create_or_check(db, self.path)
-
     # capsules
 
     def add_capsules(self, capsules: list[Capsule]) -> list[int]:
         """Append task attempts in one transaction; their ids, in order."""
-        ids = []
         with self._write() as db:
-            for c in capsules:
-                ids.append(insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
-                                                     "metadata": _dumps(c.metadata)}))
-        return ids
+            return [insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
+                                              "metadata": _dumps(c.metadata)}) for c in capsules]
 
     def capsules(
         self, round: int | None = None, skill: str | None = None, split: str | None = None
@@ -176,11 +169,8 @@ class Ledger:
             f" metadata, created_at FROM capsules{where} ORDER BY id",
             params,
         )
-        return [
-            (row[0], Capsule(row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], row[9],
-                             json.loads(row[10]), row[11]))
-            for row in rows
-        ]
+        return [(row[0], Capsule(*row[1:7], bool(row[7]), row[8], row[9], json.loads(row[10]), row[11]))
+                for row in rows]
 
     def routing_by_round(self, split: str | None = None) -> dict[int, tuple[int, int]]:
         """Per round: (attempts, attempts routed to a skill), without loading the capsules' texts."""
@@ -314,10 +304,8 @@ class Ledger:
             "SELECT id, round, event, payload, created_at FROM audit ORDER BY id DESC LIMIT ?",
             (-1 if limit is None else limit,),
         )
-        return [
-            {"id": row[0], "round": row[1], "event": row[2], "payload": json.loads(row[3]), "created_at": row[4]}
-            for row in rows
-        ]
+        return [dict(zip(("id", "round", "event", "payload", "created_at"), row), payload=json.loads(row[3]))
+                for row in rows]
 
     def audit_trail(self, limit: int | None = None) -> list[dict[str, Any]]:
         """What happened, newest first: audit events and the engine's decisions (see `ledger_rows.merge_trail`)."""

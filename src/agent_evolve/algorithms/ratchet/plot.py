@@ -39,12 +39,8 @@ def plot_path(workspace_path: str | Path) -> Path:
 def round_points(ledger: Ledger, holdout: Mapping[int, float]) -> list[RoundPoint]:
     """Every round that has a held-out score or recorded attempts, in order."""
     routing = ledger.routing_by_round()
-    rounds = sorted(set(holdout) | set(routing))
-    points = []
-    for r in rounds:
-        attempts, routed = routing.get(r, (0, 0))
-        points.append(RoundPoint(r, holdout.get(r), routed / attempts if attempts else None, len(ledger.bank_at(r))))
-    return points
+    return [RoundPoint(r, holdout.get(r), routed / attempts if attempts else None, len(ledger.bank_at(r)))
+            for r in sorted(set(holdout) | set(routing)) for attempts, routed in [routing.get(r, (0, 0))]]
 
 
 def plot_rounds(points: Sequence[RoundPoint], path: Path, rollbacks: Sequence[int] = (),

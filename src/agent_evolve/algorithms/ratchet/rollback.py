@@ -27,13 +27,6 @@ class RollbackState:
     best_round: int = 0
     regressed: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RollbackState:
-        return cls(**data)
-
 
 @dataclass(frozen=True)
 class RollbackDecision:
@@ -45,8 +38,7 @@ class RollbackDecision:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"restore": self.restore, "restore_round": self.restore_round, "state": self.state.to_dict(),
-                "reason": self.reason}
+        return asdict(self)
 
 
 def check(state: RollbackState, round_: int, score: float, threshold: float, consecutive: int) -> RollbackDecision:

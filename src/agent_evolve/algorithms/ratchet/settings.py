@@ -104,27 +104,20 @@ def _describe(hint: Any) -> str:
     return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
 
 
-def _unit(value: float | None) -> bool:
-    return value is None or 0.0 < value <= 1.0
-
+_COSINE = (lambda v: v is None or 0.0 < v <= 1.0, "a cosine in (0, 1]")  # None: calibrated
+_POSITIVE = (lambda v: v >= 1, "a positive integer")
+_OFF_OR_EVERY = (lambda v: v >= 0, "a non-negative integer (0: off)")
 
 _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **ROUTER_RULES,
-    "canonical_threshold": (_unit, "a cosine in (0, 1]"),
-    "cluster_window": (lambda v: v >= 1, "a positive integer"),
-    "min_cluster": (lambda v: v >= 1, "a positive integer"),
-    "cover_threshold": (_unit, "a cosine in (0, 1]"),
-    "dedup_threshold": (_unit, "a cosine in (0, 1]"),
+    **dict.fromkeys(("canonical_threshold", "cover_threshold", "dedup_threshold"), _COSINE),
+    **dict.fromkeys(("cluster_window", "min_cluster", "synth_attempts", "retire_min_trials", "bank_cap",
+                     "rollback_consecutive"), _POSITIVE),
+    **dict.fromkeys(("meta_every", "meta_every_tasks"), _OFF_OR_EVERY),
     "skill_char_budget": (lambda v: v >= 100, "an integer of at least 100"),
-    "synth_attempts": (lambda v: v >= 1, "a positive integer"),
     "max_new_skills": (lambda v: v >= 0, "a non-negative integer"),
-    "retire_min_trials": (lambda v: v >= 1, "a positive integer"),
     "retire_threshold": (lambda v: -1.0 <= v <= 1.0, "a contribution in [-1, 1]"),
-    "bank_cap": (lambda v: v >= 1, "a positive integer"),
     "rollback_threshold": (lambda v: v >= 0.0, "a non-negative number"),
-    "rollback_consecutive": (lambda v: v >= 1, "a positive integer"),
-    "meta_every": (lambda v: v >= 0, "a non-negative integer (0: off)"),
-    "meta_every_tasks": (lambda v: v >= 0, "a non-negative integer (0: off)"),
     "role_max_tokens": (lambda v: v >= 16, "an integer of at least 16"),
 }
 """Per key with a range: a check and what a valid value is, for the error message."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ METADATA_KEY = "ratchet"
 
 _GUIDANCE_LISTS = ("common_pitfalls", "verify_before_returning")
 _GUIDANCE_TEXTS = ("applies_when", "key_insight")
+_STATE_KEYS = ("status", "do_not_retire", "origin", "created_round", "version", "tags", "preconditions", "author")
+"""The `RatchetSkill` fields written after the guidance in `metadata.ratchet`, in this order."""
 _BANK_SUFFIXES = (".yaml", ".yml")
 _NOT_NAME = re.compile(r"[^a-z0-9]+")
 
@@ -56,24 +59,10 @@ def guidance_text(skill: RatchetSkill) -> str:
 
 def to_agent_skill(skill: RatchetSkill) -> Skill:
     """The Agent Skill form: name, description, Ratchet fields under `metadata.ratchet`, rendered body."""
-    fields = {
-        "intent": skill.intent,
-        "signals_match": list(skill.signals_match),
-        "guidance": {
-            "applies_when": skill.applies_when,
-            "key_insight": skill.key_insight,
-            "common_pitfalls": list(skill.common_pitfalls),
-            "verify_before_returning": list(skill.verify_before_returning),
-        },
-        "status": skill.status,
-        "do_not_retire": skill.do_not_retire,
-        "origin": skill.origin,
-        "created_round": skill.created_round,
-        "version": skill.version,
-        "tags": list(skill.tags),
-        "preconditions": list(skill.preconditions),
-        "author": skill.author,
-    }
+    data = asdict(skill)  # copies the lists
+    fields = {"intent": skill.intent, "signals_match": data["signals_match"],
+              "guidance": {key: data[key] for key in _GUIDANCE_TEXTS + _GUIDANCE_LISTS},
+              **{key: data[key] for key in _STATE_KEYS}}
     body = guidance_text(skill) + (f"\n{skill.body}" if skill.body else "")
     return Skill(name=skill.name, description=skill.description, body=body, metadata={METADATA_KEY: fields})
 
@@ -114,11 +103,7 @@ def from_agent_skill(skill: Skill) -> RatchetSkill:
         **_schema_fields(fields, f"{context}."),
     )
     prefix = guidance_text(parsed)
-    if skill.body.startswith(prefix):
-        rest = skill.body[len(prefix):]
-        parsed.body = rest.removeprefix("\n")
-    else:
-        parsed.body = skill.body
+    parsed.body = skill.body[len(prefix):].removeprefix("\n") if skill.body.startswith(prefix) else skill.body
     return parsed
 
 
@@ -139,10 +124,8 @@ def write_skills(workspace: AgentWorkspace, skills: Sequence[RatchetSkill]) -> N
 
 def read_skills(workspace: AgentWorkspace) -> list[RatchetSkill]:
     """Every readable skill of the workspace as a `RatchetSkill`, sorted by name."""
-    found = []
-    for meta in workspace.list_skills():
-        found.append(from_agent_skill(parse_skill(workspace.read_skill(meta.name), path=meta.path)))
-    return found
+    return [from_agent_skill(parse_skill(workspace.read_skill(meta.name), path=meta.path))
+            for meta in workspace.list_skills()]
 
 
 def skill_name(raw: str) -> str:

@@ -71,9 +71,13 @@ def duplicate_feedback(name: str, score: float) -> str:
             "different, more specific failure, or one that adds what that skill lacks.")
 
 
+def _line(value: Any) -> str:
+    return " ".join(str(value).split())
+
+
 def _lines(value: Any) -> list[str]:
     items = value if isinstance(value, list) else str(value or "").splitlines()
-    return [" ".join(str(i).split()).lstrip("-* ") for i in items if str(i).strip()]
+    return [_line(i).lstrip("-* ") for i in items if str(i).strip()]
 
 
 def messages(cluster: PatternCluster, examples: Sequence[FailureExample], meta: str, notes: Sequence[str]) -> list[Message]:
@@ -98,11 +102,9 @@ def draft_skill(reply: Mapping[str, Any], round_: int, taken: set[str]) -> Ratch
     while name in taken:
         name, n = f"{base[:44]}-{n}", n + 1
     return RatchetSkill(
-        name=name, description=" ".join(str(reply["description"]).split())[:1024],
-        intent=" ".join(str(reply["intent"]).split()), signals_match=_lines(reply.get("signals_match")),
-        applies_when=" ".join(str(reply["applies_when"]).split()),
-        key_insight=" ".join(str(reply["key_insight"]).split()),
-        common_pitfalls=_lines(reply.get("common_pitfalls")),
+        name=name, description=_line(reply["description"])[:1024], intent=_line(reply["intent"]),
+        signals_match=_lines(reply.get("signals_match")), applies_when=_line(reply["applies_when"]),
+        key_insight=_line(reply["key_insight"]), common_pitfalls=_lines(reply.get("common_pitfalls")),
         verify_before_returning=_lines(reply.get("verify_before_returning")), body="", created_round=round_,
     )
 
@@ -154,34 +156,31 @@ def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[FailureE
     """One cluster's skill after at most `synth_attempts` drafts, or None with the reason recorded."""
     notes: list[str] = []
     base = {"size": cluster.size, "capsules": [f.capsule_id for f in cluster.failures]}
+
+    def decide(kind: str, subject: str, **payload: Any) -> None:
+        out.decisions.append(Decision(round_, kind, subject, {**base, **payload}))
+
     for attempt in range(1, settings.synth_attempts + 1):
         try:
             reply = complete_json(client, messages(cluster, examples, meta, notes), SCHEMA,
                                   max_tokens=settings.role_max_tokens)
         except StructuredOutputError as exc:
-            out.decisions.append(Decision(round_, "synth_failed", cluster.pattern, {**base, "attempt": attempt,
-                                                                                    "error": str(exc)[:300]}))
+            decide("synth_failed", cluster.pattern, attempt=attempt, error=str(exc)[:300])
             return None
         skill = draft_skill(reply, round_, taken)
         chars = len(guidance_text(skill))
         if chars > settings.skill_char_budget:
             notes.append(f"it is {chars} characters; the budget is {settings.skill_char_budget}. "
                          "Write it shorter.")
-            out.decisions.append(Decision(round_, "over_budget", skill.name, {**base, "attempt": attempt,
-                                                                              "chars": chars}))
+            decide("over_budget", skill.name, attempt=attempt, chars=chars)
             continue
         duplicate = nearest(embed([skill_text(skill)])[0], bank_vectors, settings.dedup_threshold)
         if duplicate is not None:
             notes.append(duplicate_feedback(*duplicate))
-            out.decisions.append(Decision(round_, "dedup", skill.name, {**base, "attempt": attempt,
-                                                                        "duplicate_of": duplicate[0],
-                                                                        "cosine": round(duplicate[1], 4)}))
+            decide("dedup", skill.name, attempt=attempt, duplicate_of=duplicate[0], cosine=round(duplicate[1], 4))
             continue
-        out.decisions.append(Decision(round_, "synth", skill.name, {**base, "attempt": attempt,
-                                                                    "pattern": cluster.pattern,
-                                                                    "chars": chars}))
+        decide("synth", skill.name, attempt=attempt, pattern=cluster.pattern, chars=chars)
         return skill
-    out.decisions.append(Decision(round_, "synth_failed", cluster.pattern,
-                                  {**base, "error": f"no usable draft in {settings.synth_attempts} attempts",
-                                   "notes": notes}))
+    decide("synth_failed", cluster.pattern, error=f"no usable draft in {settings.synth_attempts} attempts",
+           notes=notes)
     return None

@@ -38,6 +38,10 @@ class ConfinedBash:
     output_limit: int = 2000
     allow_network: bool = False
     layers: Sequence[str] = field(default=EDITABLE_LAYERS)
+    extra_mounts: tuple[Mount, ...] = ()  # more host paths the command sees (a learner CLI's program, its inputs)
+    extra_env: dict[str, str] = field(default_factory=dict)
+    memory_mb: int = MEMORY_MB
+    processes: int = PROCESSES
 
     def __post_init__(self) -> None:
         self.root = Path(self.root).resolve()
@@ -57,11 +61,13 @@ class ConfinedBash:
             path.mkdir(exist_ok=True)  # an enabled layer may not exist yet; bash may create its first file
             mounts.append(Mount.bind(path, writable=True))
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
-        return Confinement(mounts=tuple(mounts), cwd=str(self.root), env=env, network=self.allow_network)
+        return Confinement(mounts=(*mounts, *self.extra_mounts), cwd=str(self.root), env={**env, **self.extra_env},
+                           network=self.allow_network)
 
     def _limits(self) -> Limits:
-        return Limits(timeout_s=self.timeout_s, memory_mb=MEMORY_MB, processes=PROCESSES, file_size_mb=FILE_SIZE_MB,
-                      output_bytes=4 * self.output_limit, max_output_bytes=4 * self.output_limit + 4096)
+        return Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, processes=self.processes,
+                      file_size_mb=FILE_SIZE_MB, output_bytes=4 * self.output_limit,
+                      max_output_bytes=4 * self.output_limit + 4096)
 
     def run(self, command: str) -> str:
         """The command's exit code and output, or the reason it was refused or stopped."""

@@ -22,7 +22,6 @@ from agent_evolve.algorithms.common.edits import (
     LayerSnapshot,
     proposable_kinds,
 )
-from agent_evolve.algorithms.common.evidence import Evidence, analyse
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
@@ -37,20 +36,19 @@ from agent_evolve.types import StepResult, StepStatus
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
 
-_TEXT = {"type": "string"}
+def _texts(*names: str) -> dict[str, Any]:
+    """The parameters schema of a tool whose arguments are all required strings."""
+    return {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": list(names)}
+
+
 TOOL_SPECS: dict[str, ToolSpec] = {
-    "bash": ToolSpec("bash", "Run a shell command in the workspace folder (relative paths only).",
-                     {"type": "object", "properties": {"command": _TEXT}, "required": ["command"]}),
-    "add_rule": ToolSpec("add_rule", "Append one rule (one sentence) to the agent's system prompt.",
-                         {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}),
-    "write_prompt": ToolSpec("write_prompt", "Replace the agent's whole system prompt.",
-                             {"type": "object", "properties": {"prompt": _TEXT}, "required": ["prompt"]}),
+    "bash": ToolSpec("bash", "Run a shell command in the workspace folder (relative paths only).", _texts("command")),
+    "add_rule": ToolSpec("add_rule", "Append one rule (one sentence) to the agent's system prompt.", _texts("rule")),
+    "write_prompt": ToolSpec("write_prompt", "Replace the agent's whole system prompt.", _texts("prompt")),
     "write_skill": ToolSpec("write_skill", "Create or replace a skill (name: kebab-case; description: "
                                            "'TRIGGER when: ...'; body: short instructions).",
-                            {"type": "object", "properties": {"name": _TEXT, "description": _TEXT, "body": _TEXT},
-                             "required": ["name", "description", "body"]}),
-    "add_memory": ToolSpec("add_memory", "Store one lesson in the agent's episodic memory.",
-                           {"type": "object", "properties": {"content": _TEXT}, "required": ["content"]}),
+                            _texts("name", "description", "body")),
+    "add_memory": ToolSpec("add_memory", "Store one lesson in the agent's episodic memory.", _texts("content")),
 }
 
 
@@ -78,7 +76,7 @@ class AEvolveEngine(ModelEngine):
         workspace, layers, evidence = step.workspace, step.layers, step.evidence
         if not layers:
             return StepResult(False, "skillforge: no editable layer is enabled")
-        if not (evidence.worth_acting() or evidence.hidden):
+        if not (evidence.failures or evidence.format_count or evidence.hidden):  # a failure or a format problem
             return StepResult(False, "skillforge: nothing to fix in this batch")
         request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
                                   self.params["prompt_chars"])
@@ -96,25 +94,21 @@ class AEvolveEngine(ModelEngine):
         fallback = not batch.edits and not kept and self.params["fallback"]
         if fallback:
             try:
-                self._fallback(batch, evidence, request, workspace, layers)
+                self._fallback(batch, step, request)
             except (StructuredOutputError, EditError) as exc:
                 status: StepStatus = "done" if isinstance(exc, DuplicateEditError) else "failed"
                 return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})", status=status)
-        applied = batch.apply()
-        changes = applied + [f"bash changed {path}" for path in kept]
-        summary = "; ".join(changes) or "no change"
-        metadata: dict[str, Any] = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
-                                    "isolation": bash.isolation if self.params["bash"] else "no bash"}
-        return StepResult(bool(changes), f"skillforge: {summary}", metadata)
+        metadata = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
+                    "isolation": bash.isolation if self.params["bash"] else "no bash"}
+        return self.written(batch, metadata, [f"bash changed {path}" for path in kept])
 
     def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> list[Tool]:
         names = [n for n in proposable_kinds(layers) if n != "write_prompt" or self.params["free_form"]]
-        source = {"source": self.engine_name, "cycle": self.cycle}
 
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
             def call(arguments: dict[str, Any]) -> str:
                 try:
-                    batch.add(generation.edit_from_action({"action": action, **arguments}, source))
+                    batch.add(generation.edit_from_action({"action": action, **arguments}, self.source))
                 except EditError as exc:
                     return f"Error: {exc}"
                 return f"OK: staged {batch.edits[-1].describe()}"
@@ -150,17 +144,16 @@ class AEvolveEngine(ModelEngine):
             return []
         return kept
 
-    def _fallback(self, batch: EditBatch, evidence: Evidence, request: str, workspace: AgentWorkspace,
-                  layers: set[str]) -> None:
+    def _fallback(self, batch: EditBatch, step: StepInput, request: str) -> None:
         """One schema-checked proposal: several edits for a free-form model, else the single top target."""
-        source = {"source": self.engine_name, "cycle": self.cycle}
+        evidence, layers, source = step.evidence, step.layers, self.source
         if self.params["free_form"]:
             actions = proposable_kinds(layers)
             for edit in generation.propose_edits(self.llm, request, actions, self.params["max_edits"],
                                                  self.max_tokens, source):
                 batch.add(edit)
             return
-        skills = read_skills(workspace) if "skills" in layers else {}
+        skills = read_skills(step.workspace) if "skills" in layers else {}
         targets = plan_targets(evidence, layers, skills, limit=1)
         for target in targets:
             batch.add(propose(target, self.llm, evidence, request, skills, self.max_tokens, source))

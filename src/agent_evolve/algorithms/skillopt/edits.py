@@ -57,11 +57,7 @@ class AppliedEdits:
 
 def bound(edits: list[SkillEdit], learning_rate: int) -> list[SkillEdit]:
     """The first `learning_rate` distinct edits, in the proposer's priority order."""
-    kept: list[SkillEdit] = []
-    for edit in edits:
-        if edit not in kept:
-            kept.append(edit)
-    return kept[: max(0, learning_rate)]
+    return list(dict.fromkeys(edits))[: max(0, learning_rate)]
 
 
 def apply_one(body: str, edit: SkillEdit) -> tuple[str, str]:

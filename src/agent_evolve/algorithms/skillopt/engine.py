@@ -22,9 +22,9 @@ from agent_evolve.algorithms.candidates import (
     join_editable,
     materialize,
     validation_runner,
-    write_candidate,
 )
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
+from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.skillopt import prompts
 from agent_evolve.algorithms.skillopt.edits import SkillEdit, SkillEditError, apply_edits
@@ -69,7 +69,9 @@ class SkillOptEngine(ModelEngine):
         current = Candidate({path: self._current_text(root, path)})
         start = current.id
         number = int(state.get("step", 0)) + 1
-        lr = self._schedule().at(number)
+        total = self.params["total_steps"] or self.config.max_cycles
+        lr = LearningRate(int(self.params["max_lr"]), int(self.params["min_lr"]), total,
+                          self.params["lr_schedule"]).at(number)
         scores = state.setdefault("scores", {})
         current_score = self._validate(current, root, trial, scores)
         best = max(scores.values())
@@ -102,7 +104,7 @@ class SkillOptEngine(ModelEngine):
                                                  state, number, best_step, report)
             epoch_kept, epoch_rejected = [], []
         if current.id != start:
-            write_candidate(root, current)
+            write_files(root, current.files)
         self.save_state({**state, "step": number, "scores": scores, "best_step": best_step,
                          "buffer": [e.to_dict() for e in rejected], "epoch_kept": [e.to_dict() for e in epoch_kept],
                          "epoch_rejected": [e.to_dict() for e in epoch_rejected], "path": path,
@@ -111,10 +113,6 @@ class SkillOptEngine(ModelEngine):
                           metadata={"skillopt": report})
 
     # -- parts of the step ---------------------------------------------------------------------------------
-
-    def _schedule(self) -> LearningRate:
-        total = self.params["total_steps"] or self.config.max_cycles
-        return LearningRate(int(self.params["max_lr"]), int(self.params["min_lr"]), total, self.params["lr_schedule"])
 
     def _epoch_length(self, trial: TrialRunner) -> int:
         if self.params["steps_per_epoch"]:
