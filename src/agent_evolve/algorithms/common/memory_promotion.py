@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.algorithms.common.edits import Edit, EditBatch
-from agent_evolve.algorithms.ratchet.canonical import union_find_groups
 from agent_evolve.text import cosine, tfidf_vectors
+from agent_evolve.text.grouping import union_find_groups
 
 
 @dataclass(frozen=True)

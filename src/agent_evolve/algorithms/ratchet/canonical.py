@@ -8,11 +8,12 @@ seen). Clusters are the recent failures grouped by canonical pattern, kept from 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.agents.routing.embeddings import cosine
+from agent_evolve.text.grouping import union_find_groups
 
 
 def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:
@@ -24,25 +25,6 @@ def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tu
 def normalise(pattern: str) -> str:
     """A pattern's comparable form: lower case, single spaces, no trailing full stop."""
     return " ".join(pattern.lower().split()).rstrip(".")
-
-
-def union_find_groups(count: int, linked: Callable[[int, int], bool]) -> list[int]:
-    """The group (its smallest member index) of each of ``count`` items, joining each pair ``i < j`` that
-    ``linked(i, j)`` accepts (transitively)."""
-    parent = list(range(count))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(count):
-        for j in range(i + 1, count):
-            if linked(i, j):
-                a, b = root(i), root(j)
-                parent[max(a, b)] = min(a, b)
-    return [root(i) for i in range(count)]
 
 
 def canonical_map(patterns: Sequence[str], vectors: Sequence[Vector] | None, threshold: float) -> dict[str, str]:
