@@ -71,3 +71,13 @@ def test_epoch_end_runs_a_gated_slow_update_and_the_meta_skill_pass(tmp_path: Pa
     assert "Name keywords." in llm.calls[3].messages[-1].content
     assert steps[1]["decision"] == "accept_new_best" and steps[1]["slow_update"] == "reject"   # a tie at 1.0
     assert "Say k0." in (workspace / SKILL).read_text() and "Say k1." in (workspace / SKILL).read_text()
+
+
+def test_a_slow_update_that_beats_every_earlier_version_is_a_new_best(tmp_path: Path) -> None:
+    script = [edits(add("Say k0.")), json.dumps({"body": "Say k0. Say k1."}), json.dumps({"notes": "Both."})]
+    workspace, engine, _ = run(tmp_path, script, 1, steps_per_epoch=1)
+    step = log(workspace)[0]
+    assert step["decision"] == "accept_new_best" and step["candidate_score"] == 0.5
+    assert step["slow_update"] == "accept_new_best"
+    assert json.loads((workspace / "evolution" / "engine" / "state" / "skillopt.json").read_text())["best_step"] == 1
+    assert "Say k1." in (workspace / SKILL).read_text()

@@ -164,8 +164,9 @@ class SkillOptEngine(ModelEngine):
             body = complete_json(self.llm, [Message("user", request)], prompts.REWRITE_SCHEMA,
                                  max_tokens=self.max_tokens)["body"]
             rewrite = Candidate({path: join_editable(current.files[path], body)})
-            decision = validation_gate(self._validate(rewrite, root, trial, scores), scores[current.id],
-                                       max(scores.values()), best_step, number)
+            best = max(scores.values())  # before the rewrite's own score joins them
+            decision = validation_gate(self._validate(rewrite, root, trial, scores), scores[current.id], best,
+                                       best_step, number)
             report["slow_update"] = decision.action
             if decision.accepted:
                 current, best_step = rewrite, decision.best_step
