@@ -9,7 +9,7 @@ from typing import Any
 
 from agent_evolve.lift.evidence import evidence as draw_evidence
 from agent_evolve.lift.evidence import task_means
-from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun, LiftPlan
+from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun, ComparisonPlan, LiftPlan
 from agent_evolve.stats import PairedTable, lift_summary, mean
 
 TEST_KEYS = ("ci_low", "ci_high", "p_value", "wins", "losses", "ties")  # a lift's CI and sign test, as stats gives them
@@ -84,6 +84,23 @@ def paired_tasks(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> list[
     ]
 
 
+def report_head(plan: LiftPlan | ComparisonPlan, engines: Mapping[str, Any], baseline: Mapping[str, float],
+                baseline_key: str, baseline_cost: Mapping[str, float] | None,
+                registration: dict[str, Any]) -> dict[str, Any]:
+    """The fields a lift report and a comparison report open with, in their order; `engines` names the engine(s)."""
+    return {
+        "plan": plan.to_dict(),
+        "registration": registration,
+        "benchmark": plan.benchmark,
+        "agent": plan.agent,
+        **engines,
+        "test_tasks": len(baseline),
+        "baseline_test": mean(list(baseline.values())) if baseline else 0.0,
+        "baseline_key": baseline_key,
+        "baseline_cost": dict(baseline_cost or {}),
+    }
+
+
 def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmRun], *,
               baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
               resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
@@ -93,15 +110,8 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
     baseline."""
     by_arm = {arm: [r for r in runs if r.arm == arm] for arm in plan.arms}
     report: dict[str, Any] = {
-        "plan": plan.to_dict(),
-        "registration": dict(evidence or {"plan_id": "", "registered": False}),
-        "benchmark": plan.benchmark,
-        "agent": plan.agent,
-        "engine": plan.engine,
-        "test_tasks": len(baseline),
-        "baseline_test": mean(list(baseline.values())) if baseline else 0.0,
-        "baseline_key": baseline_key,
-        "baseline_cost": dict(baseline_cost or {}),
+        **report_head(plan, {"engine": plan.engine}, baseline, baseline_key, baseline_cost,
+                      dict(evidence or {"plan_id": "", "registered": False})),
         "runs": [run_row(baseline, r, resamples, baseline_key) for r in by_arm[EVOLVED]],
         "control": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(CONTROL, [])],
         "matched": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(MATCHED, [])],

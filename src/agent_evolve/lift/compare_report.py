@@ -10,7 +10,7 @@ from typing import Any
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.lift.evidence_report import registration_lines
 from agent_evolve.lift.plot import pyplot, saved
-from agent_evolve.lift.report import write_report
+from agent_evolve.lift.report import cost_cells, test_cells, write_report
 
 HEADER = ("| engine | seeds | test score | mean lift | pooled 95% CI | p (sign test) | wins / losses / ties "
           "| seed stdev | accepted | rejected | solves | evolution solves | test solves | engine calls | tokens "
@@ -18,12 +18,9 @@ HEADER = ("| engine | seeds | test score | mean lift | pooled 95% CI | p (sign t
 
 
 def _row(row: dict[str, Any]) -> str:
-    c = row["cost"]
-    return (f"| {row['engine']} | {row['seeds']} | {row['test']:.3f} | {row['mean_lift']:+.3f} "
-            f"| [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] | {row['p_value']:.3g} "
-            f"| {row['wins']} / {row['losses']} / {row['ties']} | {row['stdev']:.3f} | {row['accepted']} "
-            f"| {row['rejected']} | {c['solves']:.0f} | {c['evolution_solves']:.0f} | {c['test_solves']:.0f} "
-            f"| {c['engine_calls']:.0f} | {c['tokens']:.0f} | {c['seconds']:.0f} | {row['lift_per_100_solves']:+.4f} |")
+    return (f"| {row['engine']} | {row['seeds']} | {row['test']:.3f} | {row['mean_lift']:+.3f} {test_cells(row)}"
+            f"| {row['stdev']:.3f} | {row['accepted']} | {row['rejected']} "
+            f"{cost_cells(row['cost'], row['lift_per_100_solves'])}")
 
 
 def comparison_markdown(report: dict[str, Any]) -> str:

@@ -7,9 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift.analysis import TEST_KEYS, arm_summary, paired_tasks, summarize
+from agent_evolve.lift.analysis import TEST_KEYS, arm_summary, paired_tasks, report_head, summarize
 from agent_evolve.lift.plan import CONTROL, EVOLVED, ArmRun, ComparisonPlan
-from agent_evolve.stats import mean
 
 
 def engine_params_for(engine: str, params: Mapping[str, Any], engines: Sequence[str]) -> dict[str, Any]:
@@ -55,15 +54,7 @@ def compare(plan: ComparisonPlan, baseline: Mapping[str, float], runs: Mapping[s
     control = table_row(CONTROL, controls, arm_summary(baseline, controls, resamples)) if controls else None
     named = [dataclasses.replace(r, arm=engine) for engine, done in runs.items() for r in done]
     return {
-        "plan": plan.to_dict(),
-        "registration": dict(evidence or {}),
-        "benchmark": plan.benchmark,
-        "agent": plan.agent,
-        "engines": list(plan.engines),
-        "test_tasks": len(baseline),
-        "baseline_test": mean(list(baseline.values())) if baseline else 0.0,
-        "baseline_key": baseline_key,
-        "baseline_cost": dict(baseline_cost or {}),
+        **report_head(plan, {"engines": list(plan.engines)}, baseline, baseline_key, baseline_cost, dict(evidence or {})),
         "table": rows,
         "control": control,
         "control_exact": bool(controls and reports) and all(r["control_exact"] for r in reports.values()),

@@ -11,7 +11,8 @@ from typing import Any
 from agent_evolve.agents.answering.checks import answer_value
 from agent_evolve.api import RoleClient
 from agent_evolve.config import EvolveConfig
-from agent_evolve.lift.scoring import AgentMaker, own_agent, trajectory_tokens
+from agent_evolve.engine.solving import model_usage
+from agent_evolve.lift.scoring import AgentMaker, own_agent
 from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Task, Trajectory
@@ -36,16 +37,6 @@ class SampledClient:
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         return self.inner.complete(messages, tools=tools, max_tokens=max_tokens,
                                    temperature=max(temperature, self.temperature), stop=stop)
-
-
-class SampledRoles:
-    """A run's role clients (the same clients, so one model is loaded once), each sampling (see SampledClient)."""
-
-    def __init__(self, roles: RoleClient) -> None:
-        self.roles = roles
-
-    def __call__(self, role: str) -> LLMClient:
-        return SampledClient(self.roles(role))
 
 
 def draw_another(spent: float, replies: int, target: float) -> bool:
@@ -78,10 +69,10 @@ class BudgetVote(BaseAgent):
 
     def solve(self, task: Task) -> Trajectory:
         replies = [self.first.solve(task)]
-        spent = float(trajectory_tokens(replies[0]))
+        spent = float(model_usage(replies[0]).total_tokens)
         while draw_another(spent, len(replies), self.target):
             replies.append(self.sampler.solve(task))
-            spent += trajectory_tokens(replies[-1])
+            spent += model_usage(replies[-1]).total_tokens
         kept = majority([r.output for r in replies])
         steps = [step for reply in replies for step in reply.steps]
         steps.append({"type": "vote", "replies": len(replies), "kept": kept,
@@ -92,6 +83,7 @@ class BudgetVote(BaseAgent):
 def matched_agent(tokens_per_task: float) -> AgentMaker:
     """Builds the compute-matched control's agent on the baseline workspace for a budget of `tokens_per_task`."""
     def make(workspace: Path, config: EvolveConfig, roles: RoleClient) -> BaseAgent:
-        return BudgetVote(own_agent(workspace, config, roles), own_agent(workspace, config, SampledRoles(roles)),
-                          tokens_per_task)
+        # the sampler uses the run's own role clients (one model loaded once), each sampling (see SampledClient)
+        sampler = own_agent(workspace, config, lambda role: SampledClient(roles(role)))
+        return BudgetVote(own_agent(workspace, config, roles), sampler, tokens_per_task)
     return make

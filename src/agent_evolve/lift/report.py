@@ -15,11 +15,23 @@ RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test)
               "| baseline holdout | evolved holdout | accepted | rejected | cycles | solves | seconds |")
 
 
+def test_cells(row: dict[str, Any]) -> str:
+    """A row's CI, sign-test p and wins / losses / ties cells, as every lift table shows them."""
+    return (f"| [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] | {row['p_value']:.3g} "
+            f"| {row['wins']} / {row['losses']} / {row['ties']} ")
+
+
+def cost_cells(cost: dict[str, Any], lift_per_100_solves: float) -> str:
+    """The cost cells of an arm (solves of each kind, engine calls, tokens, seconds) and its lift per 100 solves."""
+    return (f"| {cost['solves']:.0f} | {cost['evolution_solves']:.0f} | {cost['test_solves']:.0f} "
+            f"| {cost['engine_calls']:.0f} | {cost['tokens']:.0f} | {cost['seconds']:.0f} "
+            f"| {lift_per_100_solves:+.4f} |")
+
+
 def _run_line(row: dict[str, Any]) -> str:
     cost = row["cost"]
     return (f"| {row['seed']} | {row['baseline_test']:.3f} | {row['evolved_test']:.3f} | {row['lift']:+.3f} "
-            f"| [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] | {row['p_value']:.3g} "
-            f"| {row['wins']} / {row['losses']} / {row['ties']} | {row['baseline_holdout']:.3f} "
+            f"{test_cells(row)}| {row['baseline_holdout']:.3f} "
             f"| {row['evolved_holdout']:.3f} | {row['accepted']} | {row['rejected']} | {row['cycles']} "
             f"| {cost.get('solves', 0):.0f} | {cost.get('seconds', 0):.0f} |")
 
@@ -60,11 +72,7 @@ def markdown_table(report: dict[str, Any]) -> str:
     lines += ["## Cost per arm (all seeds)", "",
               "| arm | solves | evolution solves | test solves | engine calls | tokens | seconds | lift per 100 solves |",
               "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, arm in arms.items():
-        c = arm["cost"]
-        lines.append(f"| {name} | {c['solves']:.0f} | {c['evolution_solves']:.0f} | {c['test_solves']:.0f} "
-                     f"| {c['engine_calls']:.0f} | {c['tokens']:.0f} | {c['seconds']:.0f} "
-                     f"| {arm['lift_per_100_solves']:+.4f} |")
+    lines += [f"| {name} {cost_cells(arm['cost'], arm['lift_per_100_solves'])}" for name, arm in arms.items()]
     base = report.get("baseline_cost") or {}
     if base:
         lines.append(f"| baseline (test split, once) | {base['solves']:.0f} | 0 | {base['solves']:.0f} | 0 "
