@@ -32,16 +32,6 @@ def cache_key(model: str, messages: list[Message], tools: list[ToolSpec] | None,
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def _to_dict(completion: Completion) -> dict[str, Any]:
-    return {
-        "text": completion.text,
-        "tool_calls": [asdict(c) for c in completion.tool_calls],
-        "finish_reason": completion.finish_reason,
-        "model": completion.model,
-        "usage": completion.usage.to_dict(),
-    }
-
-
 def _from_dict(data: dict[str, Any]) -> Completion:
     return Completion(
         text=data["text"],
@@ -76,7 +66,7 @@ class ResponseCache:
 
     def put(self, key: str, completion: Completion) -> None:
         """Store completion under key, atomically."""
-        self.store.put(key, json.dumps(_to_dict(completion), ensure_ascii=False))
+        self.store.put(key, json.dumps(asdict(completion), ensure_ascii=False))
 
 
 def json_reply_files(directory: Path) -> list[Path]:

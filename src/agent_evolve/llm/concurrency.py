@@ -13,11 +13,9 @@ class ConcurrencyLimit:
     """A resizable counting semaphore."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
-        if limit < 1:
-            raise ValueError(f"concurrency limit must be at least 1, got {limit}")
         self._cond = threading.Condition()
-        self._limit = limit
         self._in_flight = 0
+        self.set_limit(limit)
 
     @property
     def limit(self) -> int:

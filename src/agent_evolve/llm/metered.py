@@ -58,12 +58,11 @@ class MeteredClient:
             key = None
             if self.cache is not None:
                 params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
-                draw = 0
                 if temperature > 0:  # a repeated sampled request is a new draw, cached apart from the first
                     draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params])
                     params["seed"] = self.seed
-                if draw:
-                    params["draw"] = draw
+                    if draw:
+                        params["draw"] = draw
                 key = cache_key(self.model, messages, tools, params)
                 hit = self.cache.get(key)
                 if hit is not None:

@@ -24,10 +24,6 @@ class RetryPolicy:
     max_delay_s: float = 30.0
     jitter: float = 0.5  # each delay is scaled by a random factor in [1 - jitter, 1 + jitter]
 
-    @property
-    def max_attempts(self) -> int:
-        return self.max_retries + 1
-
     def delay(self, retry_index: int, rng: random.Random | None = None) -> float:
         """Seconds to wait before retry number retry_index (0-based): base * 2^i, capped, with jitter."""
         raw = min(self.max_delay_s, self.base_delay_s * (2**retry_index))

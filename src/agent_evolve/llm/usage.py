@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_evolve.errors import BudgetExceededError, ConfigError
+from agent_evolve.llm.models import BEDROCK_REGION
 from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
@@ -52,12 +54,7 @@ _warned: set[str] = set()
 
 
 def _bare_name(model: str) -> str:
-    name = model.split("/", 1)[1] if "/" in model else model
-    for region in ("us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au.", "ca."):
-        if name.startswith(region):
-            name = name[len(region):]
-            break
-    return name.removeprefix("anthropic.")
+    return re.sub(f"^{BEDROCK_REGION}", "", model.split("/", 1)[-1]).removeprefix("anthropic.")
 
 
 def _parse_override(model: str, value: Any) -> Price:

@@ -8,6 +8,7 @@ from typing import Any
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError, RateLimitError, error_for_status
 from agent_evolve.llm.providers._common import (
+    SdkClient,
     checked_completion,
     decode_arguments,
     import_sdk,
@@ -16,7 +17,6 @@ from agent_evolve.llm.providers._common import (
     one_call,
     with_retry_after,
 )
-from agent_evolve.llm.providers.sdk_client import SdkClient
 
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",

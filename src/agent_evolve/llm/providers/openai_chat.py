@@ -9,8 +9,7 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments, one_call
-from agent_evolve.llm.providers.sdk_client import SdkClient
+from agent_evolve.llm.providers._common import SdkClient, checked_completion, decode_arguments, one_call
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
