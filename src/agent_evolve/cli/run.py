@@ -1,11 +1,12 @@
-"""`agent-evolve run` (the main job) and `agent-evolve eval` (score a workspace on a split)."""
+"""`agent-evolve run` (the main job, with `--track mlflow=URI` / `--track wandb=DIR` trackers that receive its
+events) and `agent-evolve eval` (score a workspace on a split)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,6 @@ from agent_evolve.cli.start import (
     run_settings,
     save_settings,
 )
-from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
@@ -44,6 +44,7 @@ from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.lift.eval_views import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.tracking.events import RunTracker
 from agent_evolve.tracking.run import run_tracked
 
 # Command-line option -> EvolveConfig key (options named as their key, then the renamed ones). A given option beats
@@ -60,6 +61,25 @@ _OVERRIDES = {
     "max_cost": "max_cost_usd",
 }
 GRADER_FLAGS = ("ignore_case", "strip_punctuation")  # command-line flags that set config.grader_options
+TRACKERS = ("mlflow", "wandb")
+
+
+def trackers_from(specs: Sequence[str]) -> list[RunTracker]:
+    """Build the trackers named by `kind=target` specs (MLflow tracking URI, W&B offline directory)."""
+    found: list[RunTracker] = []
+    for spec in specs:
+        kind, _, target = spec.partition("=")
+        if kind not in TRACKERS or not target:
+            raise ConfigError(f"--track {spec!r}: use mlflow=TRACKING_URI or wandb=DIRECTORY")
+        if kind == "mlflow":
+            from agent_evolve.tracking.mlflow_logger import MlflowTracker
+
+            found.append(MlflowTracker(target))
+        else:
+            from agent_evolve.tracking.wandb_logger import WandbTracker
+
+            found.append(WandbTracker(target))
+    return found
 
 
 def parse_engine_params(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
@@ -153,7 +173,8 @@ engine_options = stacked(  # of the commands that run an evolution engine
 @ratchet_run_options
 @engine_options
 @model_options
-@track_option
+@click.option("--track", multiple=True, metavar="KIND=TARGET",
+              help="Log metrics per cycle and the report: mlflow=TRACKING_URI or wandb=DIR (offline). Repeatable.")
 def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, force: bool,
                 **options: Any) -> None:
     """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace).
