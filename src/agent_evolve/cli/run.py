@@ -41,7 +41,7 @@ from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
-from agent_evolve.lift.eval_views import record_eval
+from agent_evolve.lift.ledger import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.tracking.events import RunTracker

@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
-from agent_evolve.lift.evidence_report import registration_lines
-from agent_evolve.lift.plot import pyplot, saved
-from agent_evolve.lift.report import cost_cells, test_cells, write_report
+from agent_evolve.lift.report import cost_cells, pyplot, registration_lines, saved, test_cells, write_report
 
 HEADER = ("| engine | seeds | test score | mean lift | pooled 95% CI | p (sign test) | wins / losses / ties "
           "| seed stdev | accepted | rejected | solves | evolution solves | test solves | engine calls | tokens "

@@ -54,7 +54,8 @@ def compare(plan: ComparisonPlan, baseline: Mapping[str, float], runs: Mapping[s
     control = table_row(CONTROL, controls, arm_summary(baseline, controls, resamples)) if controls else None
     named = [dataclasses.replace(r, arm=engine) for engine, done in runs.items() for r in done]
     return {
-        **report_head(plan, {"engines": list(plan.engines)}, baseline, baseline_key, baseline_cost, dict(evidence or {})),
+        **report_head(plan, {"engines": list(plan.engines)}, baseline, baseline_key, baseline_cost,
+                      dict(evidence or {})),
         "table": rows,
         "control": control,
         "control_exact": bool(controls and reports) and all(r["control_exact"] for r in reports.values()),

@@ -1,6 +1,6 @@
 """Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
 evolved arm and its controls, then the report. The folder's layout is in docs/evidence.md; a rerun after a kill reads
-finished arms back and resumes the rest."""
+finished arms back and resumes the rest. The no-evolution control arm runs the same loop with :class:`NoEditEngine`."""
 
 from __future__ import annotations
 
@@ -10,22 +10,29 @@ import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
 from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.checkpoint import restore_checkpoint, save_checkpoint
-from agent_evolve.lift.control import NoEditEngine
 from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
 from agent_evolve.lift.matched import matched_agent
 from agent_evolve.lift.opening import Experiment, open_experiment
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.scorer import Drawn
+from agent_evolve.types import Observation, StepResult
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
 
 
 def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchmark: BenchmarkAdapter,
@@ -144,3 +151,18 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
                                baseline_draws=baseline.draws, evidence=experiment.evidence())
             write_report(report, out_dir)
     return report
+
+
+class NoEditEngine(EvolutionEngine):
+    """Solves and gates like any arm but changes nothing, so its test score must equal the baseline's exactly."""
+
+    name = "no_edit"
+
+    def step(
+        self,
+        workspace: AgentWorkspace,
+        observations: list[Observation],
+        history: EvolutionHistory,
+        trial: TrialRunner | None = None,
+    ) -> StepResult:
+        return StepResult(mutated=False, summary="control arm: no edit")

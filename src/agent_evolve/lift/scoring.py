@@ -82,7 +82,8 @@ def score_tasks(
                 nonlocal finished
                 row = None if is_infrastructure_failure(obs) else {
                     "task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
-                    "tokens": model_usage(obs.trajectory).total_tokens, "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
+                    "tokens": model_usage(obs.trajectory).total_tokens,
+                    "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
                 with lock:
                     if row is not None:
                         sink.write(json.dumps(row) + "\n")
