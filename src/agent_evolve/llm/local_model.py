@@ -10,7 +10,6 @@ import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.errors import MissingDependencyError
@@ -80,18 +79,10 @@ def hash_files(paths: Iterable[Path]) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True)
-class _Stamp:
+def _stamp(path: Path, sha256: str) -> dict[str, int | str]:
     """What the sidecar remembers of a verified file, so a later load need not rehash it."""
-
-    size: int
-    mtime_ns: int
-    sha256: str
-
-    @classmethod
-    def of(cls, path: Path, sha256: str) -> _Stamp:
-        st = path.stat()
-        return cls(st.st_size, st.st_mtime_ns, sha256)
+    st = path.stat()
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha256}
 
 
 def _sidecar(path: Path) -> Path:
@@ -103,15 +94,13 @@ def is_verified(path: Path, expected_sha256: str) -> bool:
     if not path.is_file():
         return False
     try:
-        data = json.loads(_sidecar(path).read_text(encoding="utf-8"))
-        return _Stamp(**data) == _Stamp.of(path, expected_sha256)
-    except (OSError, ValueError, TypeError):
+        return bool(json.loads(_sidecar(path).read_text(encoding="utf-8")) == _stamp(path, expected_sha256))
+    except (OSError, ValueError):
         return False
 
 
 def _write_sidecar(path: Path, sha256: str) -> None:
-    stamp = _Stamp.of(path, sha256)
-    _sidecar(path).write_text(json.dumps(stamp.__dict__), encoding="utf-8")
+    _sidecar(path).write_text(json.dumps(_stamp(path, sha256)), encoding="utf-8")
 
 
 def join_and_verify(parts: list[Path], target: Path, expected_sha256: str) -> Path:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from agent_evolve.contract.paths import clean_text
 from agent_evolve.errors import AgentEvolveError, optional_module
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall
+from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderConnectionError, ProviderServerError,
                                      error_for_status)
 from agent_evolve.types import Usage
@@ -179,9 +179,25 @@ class SdkClient:
         """The error for a request that could not reach `what`."""
         return ProviderConnectionError(f"cannot reach {what}: {exc}", provider=self.provider, model=self.name)
 
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
+        """One request to the vendor (`_request`), its reply checked and converted (`_to_completion`)."""
+        response = self._request(messages, tools, max_tokens, temperature, stop)
+        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
+
+    def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
+                 temperature: float, stop: list[str] | None) -> Any:
+        """The vendor's raw reply to one request, its errors raised as our typed errors."""
+        raise NotImplementedError
+
+    def _to_completion(self, response: Any) -> Completion:
+        """The vendor's raw reply as a Completion (a reply of the wrong shape raises one of `_SHAPE_ERRORS`)."""
+        raise NotImplementedError
+
     @contextmanager
-    def api_errors(self, sdk: ModuleType) -> Iterator[None]:
+    def api_errors(self) -> Iterator[None]:
         """Errors of the openai and anthropic SDKs (one family: timeout, connection, status) as our typed errors."""
+        sdk = self.sdk_module()
         try:
             yield
         except sdk.APITimeoutError:
