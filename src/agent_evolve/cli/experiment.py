@@ -79,12 +79,9 @@ def experiment_command(
         console.print(f"plan {plan_id} registered in {out_dir}/plan.json; commit it, then run the same command "
                       "without --register-only")
         return
-    if engines:
-        console.print(comparison_markdown(report))
-        console.print(f"plan {plan_id}; written to {out_dir}/comparison.json, comparison.md, comparison.png")
-    else:
-        console.print(markdown_table(report))
-        console.print(f"plan {plan_id}; written to {out_dir}/lift.json, lift.md, lift.png")
+    name = "comparison" if engines else "lift"
+    console.print(comparison_markdown(report) if engines else markdown_table(report))
+    console.print(f"plan {plan_id}; written to {out_dir}/{name}.json, {name}.md, {name}.png")
 
 
 @experiment_command.command("verify")

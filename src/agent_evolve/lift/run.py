@@ -1,16 +1,20 @@
 """Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
 evolved arm and its controls, then the report. The folder's layout is in docs/evidence.md; a rerun after a kill reads
-finished arms back and resumes the rest. The no-evolution control arm runs the same loop with :class:`NoEditEngine`."""
+finished arms back and resumes the rest. The no-evolution control arm runs the same loop with :class:`NoEditEngine`.
+Each arm's cost: task solves (counted at `evaluate` and written at each, so a kill keeps them), engine calls, tokens,
+wall time."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import shutil
+import threading
+import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_evolve.api import Evolver
 from agent_evolve.benchmarks.base import BenchmarkAdapter
@@ -19,15 +23,15 @@ from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.checkpoint import restore_checkpoint, save_checkpoint
-from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
 from agent_evolve.lift.matched import matched_agent
 from agent_evolve.lift.opening import Experiment, open_experiment
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.scorer import Drawn
-from agent_evolve.types import Observation, StepResult
+from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
@@ -166,3 +170,70 @@ class NoEditEngine(EvolutionEngine):
         trial: TrialRunner | None = None,
     ) -> StepResult:
         return StepResult(mutated=False, summary="control arm: no edit")
+
+
+class MeteredBenchmark(BenchmarkAdapter):
+    """Delegates to a benchmark and counts the attempts it grades, with the wall time, into a JSON file."""
+
+    def __init__(self, inner: BenchmarkAdapter, ledger: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.score_range = inner.score_range  # class attributes of the base, so __getattr__ never sees them
+        self.answer_kind = inner.answer_kind
+        self.ledger = ledger
+        saved = read_json(ledger, {}) if ledger.is_file() else {}
+        self.solves = int(saved.get("solves", 0))
+        self._seconds = float(saved.get("seconds", 0.0))
+        self._started = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        return self.inner.get_tasks(split, limit=limit)
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        return self._counted(self.inner.evaluate(task, trajectory))
+
+    def environment(self, task: Task) -> EnvironmentSpec | None:
+        return self.inner.environment(task)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        return self._counted(self.inner.evaluate_in(task, trajectory, environment))
+
+    def _counted(self, feedback: Feedback) -> Feedback:
+        with self._lock:
+            self.solves += 1
+            self.flush()
+        return feedback
+
+    @property
+    def seconds(self) -> float:
+        return self._seconds + time.monotonic() - self._started
+
+    def flush(self) -> None:
+        """Write the counts so far (also called at the end of a stage, to keep its wall time)."""
+        self.ledger.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.ledger, json.dumps({"solves": self.solves, "seconds": round(self.seconds, 1)}))
+
+
+def usage_totals(metrics: dict[str, Any]) -> dict[str, float]:
+    """Engine model calls and all tokens from a run's metrics (its usage by role)."""
+    usage = metrics.get("usage") or {}
+    tokens = sum(float(n.get("input_tokens", 0)) + float(n.get("output_tokens", 0)) for n in usage.values())
+    engine_calls = sum(float(n.get("calls", 0)) for role, n in usage.items() if role != "agent")
+    return {"engine_calls": engine_calls, "tokens": tokens}
+
+
+def arm_cost(evolution: MeteredBenchmark, metrics: dict[str, Any], test: dict[str, float]) -> dict[str, float]:
+    """One arm's cost: evolution solves and time, the model usage its run recorded, and its test scoring."""
+    usage = usage_totals(metrics)
+    return {
+        "evolution_solves": evolution.solves,
+        "test_solves": test.get("solves", 0),
+        "solves": evolution.solves + test.get("solves", 0),
+        "engine_calls": usage["engine_calls"],
+        "tokens": usage["tokens"] + test.get("tokens", 0),
+        "seconds": round(evolution.seconds + test.get("seconds", 0), 1),
+    }

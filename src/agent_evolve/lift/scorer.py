@@ -10,7 +10,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import Progress
 from agent_evolve.lift.draws import DrawLayout
-from agent_evolve.lift.evidence import task_means
+from agent_evolve.lift.analysis import task_means
 from agent_evolve.lift.ledger import View, ViewLedgers
 from agent_evolve.lift.plan import BASELINE
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
