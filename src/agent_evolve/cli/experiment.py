@@ -18,7 +18,7 @@ from agent_evolve.experiment import (
 )
 from agent_evolve.lift import DEFAULT_DRAWS
 from agent_evolve.lift.claims import results_table, with_table
-from agent_evolve.lift.verify import verify_folder
+from agent_evolve.lift.registration import verify_folder
 
 
 @click.group("experiment", invoke_without_command=True)

@@ -27,10 +27,9 @@ from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.checkpoint import restore_checkpoint, save_checkpoint
 from agent_evolve.lift.matched import matched_agent
-from agent_evolve.lift.opening import Experiment, open_experiment
+from agent_evolve.lift.opening import Drawn, Experiment, open_experiment
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
-from agent_evolve.lift.scorer import Drawn
 from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
 
 if TYPE_CHECKING:
