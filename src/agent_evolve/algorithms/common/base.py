@@ -16,7 +16,7 @@ from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.metered import MeteredClient
-from agent_evolve.llm.retry import RetryPolicy
+from agent_evolve.llm.metered import RetryPolicy
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, StepResult, Usage
 
