@@ -22,8 +22,7 @@ from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
 from agent_evolve.export.exporter import ExportResult, export_workspace
 from agent_evolve.export.hosts import HOSTS
 from agent_evolve.export.importer import import_skills
-from agent_evolve.llm.cache import cached_replies, pack_folder
-from agent_evolve.llm.reply_store import STORE_NAME
+from agent_evolve.llm.cache import STORE_NAME, cached_replies, pack_folder
 from agent_evolve.report.build import build_report
 from agent_evolve.userview.init import TEMPLATES, init_workspace
 from agent_evolve.userview.rollback import rollback
