@@ -24,7 +24,7 @@ from rich.table import Table
 
 from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_backend
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
-from agent_evolve.llm.local_model import cache_dir, hash_files, is_verified, part_paths
+from agent_evolve.llm.providers.llama_cpp_local import cache_dir, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import DEFAULT_MODEL, LOCAL_MODELS, PROVIDERS, LocalModelSpec, llama_install_hint
 from agent_evolve.registry import benchmark_class
 
