@@ -192,8 +192,7 @@ def _workspace_and_folder(workspace: str | None, paths: tuple[str, ...], workspa
     raise click.UsageError("name the workspace with -w WORKSPACE and give one DIRECTORY")
 
 
-_WORKSPACE = click.option("-w", "--workspace", type=click.Path(exists=True, file_okay=False),
-                          help="The run's workspace.")
+_WORKSPACE = click.option("-w", "--workspace", type=_EXISTING, help="The run's workspace.")
 
 
 @click.command("export")

@@ -176,10 +176,8 @@ def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: Ev
 
     def arm(engine: str, kind: str, seed: int, arm_config: EvolveConfig) -> ArmRun:
         folder = out_dir / (CONTROL if kind == CONTROL else engine) / f"seed-{seed}"
-        done = arm_once(folder / "arm.json", partial(run_arm, plan.lift_plan(engine), kind, seed, experiment,
-                                                     benchmark, arm_config, out_dir, progress, folder))
-        experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), done.test_key, done.draws)
-        return done
+        return arm_once(experiment, out_dir, folder, partial(run_arm, plan.lift_plan(engine), kind, seed, experiment,
+                                                             benchmark, arm_config, out_dir, progress, folder))
 
     def rewrite() -> dict:
         result = compare(plan, baseline.scores, runs, controls, baseline_key=baseline.key, baseline_cost=baseline.cost,

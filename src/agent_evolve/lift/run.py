@@ -30,8 +30,7 @@ from agent_evolve.engine.records import read_json
 from agent_evolve.engine.solving import model_usage
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.lift.analysis import summarize
-from agent_evolve.lift.checkpoint import restore_checkpoint, save_checkpoint
-from agent_evolve.lift.opening import Drawn, Experiment, open_experiment
+from agent_evolve.lift.opening import Drawn, Experiment, open_experiment, restore_checkpoint, save_checkpoint
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.scoring import AgentMaker, own_agent
@@ -120,13 +119,14 @@ def run_matched(seed: int, evolved: ArmRun, experiment: Experiment, out_dir: Pat
                   finished=True)
 
 
-def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
-    """A finished arm read back from `record`, else run and recorded (so a rerun skips it)."""
-    saved = read_json(record, None)
-    if saved:
-        return ArmRun.from_dict(saved)
-    result = run()
-    atomic_write(record, json.dumps(result.to_dict(), indent=1))
+def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[[], ArmRun]) -> ArmRun:
+    """A finished arm read back from `folder/arm.json`, else run and recorded there (so a rerun skips it); either way
+    its test draws go into the ledgers under the folder's name (a folder from before the ledger counts its views)."""
+    saved = read_json(folder / "arm.json", None)
+    result = ArmRun.from_dict(saved) if saved else run()
+    if not saved:
+        atomic_write(folder / "arm.json", json.dumps(result.to_dict(), indent=1))
+    experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), result.test_key, result.draws)
     return result
 
 
@@ -146,15 +146,15 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
     for seed in plan.seeds:
         evolved: ArmRun | None = None
         for arm in plan.arms:
-            record = out_dir / arm / f"seed-{seed}" / "arm.json"
+            folder = out_dir / arm / f"seed-{seed}"
             if arm == MATCHED:
                 if evolved is None or experiment.scorer.layout.legacy:
                     continue
-                done = arm_once(record, partial(run_matched, seed, evolved, experiment, out_dir, progress))
+                done = arm_once(experiment, out_dir, folder,
+                                partial(run_matched, seed, evolved, experiment, out_dir, progress))
             else:
-                done = arm_once(record, partial(run_arm, plan, arm, seed, experiment, benchmark, experiment.config,
-                                                out_dir, progress))
-            experiment.scorer.record_run(f"{arm}/seed-{seed}", done.test_key, done.draws)
+                done = arm_once(experiment, out_dir, folder, partial(run_arm, plan, arm, seed, experiment, benchmark,
+                                                                     experiment.config, out_dir, progress))
             evolved = done if arm == EVOLVED else evolved
             runs.append(done)
             report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,

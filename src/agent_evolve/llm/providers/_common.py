@@ -109,20 +109,14 @@ def _completion_problem(completion: Completion) -> str | None:
     return None
 
 
-def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
-    """Join every system message into one prompt and return it with the remaining conversation."""
-    system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
-    return system, [m for m in messages if m.role != "system"]
-
-
 def merged_turns(
     messages: list[Message], blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]
 ) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, turns) for the content-block APIs: each message as `blocks_of` gives (role, blocks), empty
-    ones dropped and consecutive same-role turns merged into one."""
-    system, rest = split_system(messages)
+    ones dropped and consecutive same-role turns merged into one; every system message is joined into the prompt."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
     wire: list[dict[str, Any]] = []
-    for msg in rest:
+    for msg in (m for m in messages if m.role != "system"):
         role, blocks = blocks_of(msg)
         if not blocks:
             continue

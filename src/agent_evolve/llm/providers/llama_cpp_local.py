@@ -21,7 +21,7 @@ from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, T
 from agent_evolve.llm.draws import DrawCounter, draw_seed
 from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError, ModelChecksumError
 from agent_evolve.llm.local_settings import EngineSettings
-from agent_evolve.llm.models import LocalModelSpec, llama_install_hint
+from agent_evolve.llm.models import LLAMA_INSTALL_HINT, LocalModelSpec
 from agent_evolve.llm.providers._common import one_call
 from agent_evolve.llm.qwen_tools import parse_tool_calls, to_chat_messages
 from agent_evolve.llm.stops import StopRule
@@ -187,7 +187,7 @@ _models_lock = threading.Lock()
 
 def _import_llama_cpp() -> Any:
     """llama-cpp-python, or MissingDependencyError with the command that builds it portable."""
-    return optional_module("llama_cpp", "local", "the local model", llama_install_hint())
+    return optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)
 
 
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
