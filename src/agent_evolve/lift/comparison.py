@@ -6,7 +6,6 @@ comparison.png, and each engine's own lift report in its folder."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -14,13 +13,13 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
-from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.loop import Progress
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import TEST_KEYS, arm_summary, paired_tasks, report_head, summarize
 from agent_evolve.lift.opening import open_experiment
 from agent_evolve.lift.plan import CONTROL, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan
-from agent_evolve.lift.report import cost_cells, pyplot, registration_lines, saved, test_cells, write_report
+from agent_evolve.lift.report import (cost_cells, pyplot, registration_lines, saved, test_cells, write_report,
+                                      written_report)
 from agent_evolve.lift.run import arm_once, run_arm, score_baseline
 from agent_evolve.registry import engine_class
 
@@ -151,14 +150,10 @@ def plot_comparison(report: dict[str, Any], path: Path) -> Path | None:
 
 def write_comparison(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write comparison.json, comparison.md, comparison.png (with the `plot` extra) and `<engine>/lift.*`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = [out_dir / "comparison.json", out_dir / "comparison.md"]
-    atomic_write(written[0], json.dumps(report, indent=1))
-    atomic_write(written[1], comparison_markdown(report))
-    plot = plot_comparison(report, out_dir / "comparison.png")
+    written = written_report(out_dir, "comparison", report, comparison_markdown(report), plot_comparison)
     for engine, single in report["reports"].items():
         written += write_report(single, out_dir / engine)
-    return written + ([plot] if plot else [])
+    return written
 
 
 def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,

@@ -5,6 +5,7 @@ control and the seeds' convergence) and lift.png (per-seed lift bars, the holdou
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,14 +82,20 @@ def markdown_table(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def written_report(out_dir: Path, name: str, report: dict[str, Any], markdown: str,
+                   plot: Callable[[dict[str, Any], Path], Path | None]) -> list[Path]:
+    """Write `<name>.json`, `<name>.md` and, when matplotlib is installed (the `plot` extra), `<name>.png`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = [out_dir / f"{name}.json", out_dir / f"{name}.md"]
+    atomic_write(written[0], json.dumps(report, indent=1))
+    atomic_write(written[1], markdown)
+    drawn = plot(report, out_dir / f"{name}.png")
+    return written + ([drawn] if drawn else [])
+
+
 def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write lift.json, lift.md and, when matplotlib is installed (the `plot` extra), lift.png."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = [out_dir / "lift.json", out_dir / "lift.md"]
-    atomic_write(written[0], json.dumps(report, indent=1))
-    atomic_write(written[1], markdown_table(report))
-    plot = plot_lift(report, out_dir / "lift.png")
-    return written + ([plot] if plot else [])
+    return written_report(out_dir, "lift", report, markdown_table(report), plot_lift)
 
 
 def plural(n: int, word: str) -> str:

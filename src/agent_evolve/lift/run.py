@@ -168,13 +168,8 @@ class NoEditEngine(EvolutionEngine):
 
     name = "no_edit"
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-    ) -> StepResult:
+    def step(self, workspace: AgentWorkspace, observations: list[Observation], history: EvolutionHistory,
+             trial: TrialRunner | None = None) -> StepResult:
         return StepResult(mutated=False, summary="control arm: no edit")
 
 
