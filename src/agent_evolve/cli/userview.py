@@ -30,7 +30,6 @@ from agent_evolve.userview.run import CycleRow, load_run
 from agent_evolve.userview.status import RunStatus, run_status
 from agent_evolve.userview.versions import layer_diff, show_at
 
-
 _EXISTING = click.Path(exists=True, file_okay=False)
 
 workspace_option = click.option(
