@@ -17,7 +17,7 @@ from kernel_fakes import KeywordAgent
 import agent_evolve as ae
 from agent_evolve.agents.reference import ReferenceAgent
 from agent_evolve.engine.versioning import VersionControl
-from agent_evolve.llm.concurrency import concurrency_limit
+from agent_evolve.llm.metered import concurrency_limit
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Task, Trajectory, Usage
 

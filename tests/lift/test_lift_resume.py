@@ -198,7 +198,7 @@ def test_an_unfinished_arm_resumes_in_a_fresh_clone_from_its_checkpoint(tmp_path
 
 def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path: Path) -> None:
     from agent_evolve.errors import WorkspaceError
-    from agent_evolve.lift.checkpoint import CHECKPOINT, restore_checkpoint
+    from agent_evolve.lift.opening import CHECKPOINT, restore_checkpoint
 
     folder = tmp_path / "evolved" / "seed-0"
     folder.mkdir(parents=True)

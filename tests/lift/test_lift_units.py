@@ -11,7 +11,7 @@ from lift_fakes import KeywordBenchmark, make_workspace
 import agent_evolve as ae
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, summarize
-from agent_evolve.lift.cost import MeteredBenchmark, usage_totals
+from agent_evolve.lift.run import MeteredBenchmark, usage_totals
 from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
 from agent_evolve.types import Trajectory
 

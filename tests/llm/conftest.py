@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from wire_servers import Reply, Request, WireServer
 
-from agent_evolve.llm.concurrency import concurrency_limit
+from agent_evolve.llm.metered import concurrency_limit
 from agent_evolve.llm.factory import make_client
 from agent_evolve.llm.metered import MeteredClient
 from agent_evolve.llm.usage import UsageLedger

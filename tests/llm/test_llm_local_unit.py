@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import pytest
 
 from agent_evolve.errors import MissingDependencyError
-from agent_evolve.llm import local_model
+from agent_evolve.llm.providers import llama_cpp_local as local_model
 from agent_evolve.llm.base import Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import ModelChecksumError
-from agent_evolve.llm.local_model import ensure_model_file, hash_files, is_verified, part_paths
+from agent_evolve.llm.providers.llama_cpp_local import ensure_model_file, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import LOCAL_MODELS, LocalModelSpec
 from agent_evolve.llm.providers import llama_cpp_local
 from agent_evolve.llm.providers.llama_engine import Generation

@@ -9,7 +9,7 @@ from wire_servers import ok_reply
 
 from agent_evolve.errors import BudgetExceededError
 from agent_evolve.llm.base import Message
-from agent_evolve.llm.concurrency import concurrency_limit, set_concurrency_limit
+from agent_evolve.llm.metered import concurrency_limit, set_concurrency_limit
 from agent_evolve.llm.usage import UsageLedger
 
 HELLO = [Message("user", "hello")]

@@ -81,7 +81,7 @@ def test_client_from_config_picks_the_model_by_role(tmp_path):
 
 
 def test_apply_config_limits_sets_budgets_and_the_shared_limit(restore_concurrency):
-    from agent_evolve.llm.concurrency import concurrency_limit
+    from agent_evolve.llm.metered import concurrency_limit
 
     ledger = apply_config_limits(EvolveConfig(concurrency=3, max_total_tokens=99), UsageLedger())
     assert ledger.max_total_tokens == 99 and ledger.max_cost_usd is None

@@ -16,7 +16,7 @@ from agent_evolve.llm.errors import (
     redact,
     register_secret,
 )
-from agent_evolve.llm.retry import RetryPolicy, call_with_retry
+from agent_evolve.llm.metered import RetryPolicy, call_with_retry
 from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger, price_for
 from agent_evolve.types import Usage
 

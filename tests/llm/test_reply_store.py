@@ -15,7 +15,7 @@ from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Completion, Message, ToolCall
 from agent_evolve.llm.cache import ResponseCache, cache_key, pack_folder
 from agent_evolve.llm.metered import MeteredClient
-from agent_evolve.llm.reply_store import STORE_NAME, ReplyStore
+from agent_evolve.llm.cache import STORE_NAME, ReplyStore
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Usage

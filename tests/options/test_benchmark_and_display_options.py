@@ -19,7 +19,7 @@ from agent_evolve.benchmarks.adapters.subset_view import SubsetView
 from agent_evolve.cli.doctor import CheckRow, render
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import LiveProgress
-from agent_evolve.cli.subset import probe_solvers
+from agent_evolve.cli.run import probe_solvers
 from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger

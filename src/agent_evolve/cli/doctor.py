@@ -24,8 +24,8 @@ from rich.table import Table
 
 from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_backend
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
-from agent_evolve.llm.local_model import cache_dir, hash_files, is_verified, part_paths
-from agent_evolve.llm.models import DEFAULT_MODEL, LOCAL_MODELS, PROVIDERS, LocalModelSpec, llama_install_hint
+from agent_evolve.llm.providers.llama_cpp_local import cache_dir, hash_files, is_verified, part_paths
+from agent_evolve.llm.models import DEFAULT_MODEL, LLAMA_INSTALL_HINT, LOCAL_MODELS, PROVIDERS, LocalModelSpec
 from agent_evolve.registry import benchmark_class
 
 Status = Literal["ok", "missing", "warn", "skip"]
@@ -131,7 +131,7 @@ def _llama_row() -> CheckRow:
         llama_cpp = importlib.import_module("llama_cpp")
     except Exception as exc:  # a broken native build raises OSError, not only ImportError
         return CheckRow("local", "llama_cpp importable", "missing", f"{type(exc).__name__}: {exc}"[:120],
-                        llama_install_hint())
+                        LLAMA_INSTALL_HINT)
     return CheckRow("local", "llama_cpp importable", "ok", f"llama-cpp-python {llama_cpp.__version__}")
 
 

@@ -18,7 +18,7 @@ from agent_evolve.experiment import (
 )
 from agent_evolve.lift import DEFAULT_DRAWS
 from agent_evolve.lift.claims import results_table, with_table
-from agent_evolve.lift.verify import verify_folder
+from agent_evolve.lift.registration import verify_folder
 
 
 @click.group("experiment", invoke_without_command=True)
@@ -79,12 +79,9 @@ def experiment_command(
         console.print(f"plan {plan_id} registered in {out_dir}/plan.json; commit it, then run the same command "
                       "without --register-only")
         return
-    if engines:
-        console.print(comparison_markdown(report))
-        console.print(f"plan {plan_id}; written to {out_dir}/comparison.json, comparison.md, comparison.png")
-    else:
-        console.print(markdown_table(report))
-        console.print(f"plan {plan_id}; written to {out_dir}/lift.json, lift.md, lift.png")
+    name = "comparison" if engines else "lift"
+    console.print(comparison_markdown(report) if engines else markdown_table(report))
+    console.print(f"plan {plan_id}; written to {out_dir}/{name}.json, {name}.md, {name}.png")
 
 
 @experiment_command.command("verify")

@@ -19,9 +19,7 @@ import click
 from agent_evolve.cli.ablate import ablate_command
 from agent_evolve.cli.doctor import doctor
 from agent_evolve.cli.experiment import experiment_command
-from agent_evolve.cli.reply_cache import solver_cache_group
-from agent_evolve.cli.run import eval_command, run_command
-from agent_evolve.cli.subset import hard_subset_command
+from agent_evolve.cli.run import eval_command, hard_subset_command, run_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
 from agent_evolve.errors import AgentEvolveError, ConfigError, UnknownNameError
 from agent_evolve.registry import engine_commands
@@ -75,7 +73,7 @@ def cli(verbose: int) -> None:
 
 
 for _command in [*engine_commands(), run_command, eval_command, doctor, experiment_command, ablate_command,
-                 hard_subset_command, *USERVIEW_COMMANDS, solver_cache_group]:
+                 hard_subset_command, *USERVIEW_COMMANDS]:
     cli.add_command(_command)  # engines' commands first: a built-in command of the same name wins
 
 

@@ -122,7 +122,7 @@ def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLed
     details = result.details
     workspace = Path(details.get("workspace", "."))
     usage = {r: u.to_dict() for r, u in ledger.by_role().items()} if ledger is not None else details.get("usage", {})
-    tokens = sum(int(u.get("input_tokens", 0) + u.get("output_tokens", 0)) for u in usage.values())
+    tokens = {role: int(u.get("input_tokens", 0) + u.get("output_tokens", 0)) for role, u in usage.items()}
     table = Table(title="evolution summary", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
@@ -134,7 +134,7 @@ def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLed
         ("accepted / rejected", f"{details.get('accepted', 0)} / {details.get('rejected', 0)}"),
         ("unchanged / failed", f"{details.get('unchanged', 0)} / {details.get('failed', 0)}"),
         ("task errors", ", ".join(f"{kind}: {n}" for kind, n in details.get("errors", {}).items()) or "none"),
-        ("tokens", f"{tokens:,}" + "".join(f"  {r}: {int(u.get('input_tokens', 0) + u.get('output_tokens', 0)):,}" for r, u in usage.items())),
+        ("tokens", f"{sum(tokens.values()):,}" + "".join(f"  {role}: {n:,}" for role, n in tokens.items())),
         ("wall time", f"{wall_seconds:,.0f} s"),
         ("stopped because", details.get("stop_reason") or "all cycles done"),
         ("workspace", str(workspace)),

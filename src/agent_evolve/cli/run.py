@@ -1,11 +1,13 @@
-"""`agent-evolve run` (the main job) and `agent-evolve eval` (score a workspace on a split)."""
+"""`agent-evolve run` (the main job, with `--track mlflow=URI` / `--track wandb=DIR` trackers that receive its
+events), `agent-evolve eval` (score a workspace on a split) and `agent-evolve hard-subset` (Ratchet's hard subset, the
+tasks a baseline agent does not always solve)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from agent_evolve.api import (
 )
 from agent_evolve.algorithms.ratchet.run_flags import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subset, write_subset
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
 from agent_evolve.cli.start import (
     RunPlan,
@@ -32,7 +35,6 @@ from agent_evolve.cli.start import (
     run_settings,
     save_settings,
 )
-from agent_evolve.cli.track import track_option, trackers_from
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
@@ -41,9 +43,11 @@ from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
-from agent_evolve.lift.eval_views import record_eval
+from agent_evolve.lift.ledger import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.registry import is_seed_name, seed_path
+from agent_evolve.tracking.events import RunTracker
 from agent_evolve.tracking.run import run_tracked
 
 # Command-line option -> EvolveConfig key (options named as their key, then the renamed ones). A given option beats
@@ -60,6 +64,25 @@ _OVERRIDES = {
     "max_cost": "max_cost_usd",
 }
 GRADER_FLAGS = ("ignore_case", "strip_punctuation")  # command-line flags that set config.grader_options
+TRACKERS = ("mlflow", "wandb")
+
+
+def trackers_from(specs: Sequence[str]) -> list[RunTracker]:
+    """Build the trackers named by `kind=target` specs (MLflow tracking URI, W&B offline directory)."""
+    found: list[RunTracker] = []
+    for spec in specs:
+        kind, _, target = spec.partition("=")
+        if kind not in TRACKERS or not target:
+            raise ConfigError(f"--track {spec!r}: use mlflow=TRACKING_URI or wandb=DIRECTORY")
+        if kind == "mlflow":
+            from agent_evolve.tracking.mlflow_logger import MlflowTracker
+
+            found.append(MlflowTracker(target))
+        else:
+            from agent_evolve.tracking.wandb_logger import WandbTracker
+
+            found.append(WandbTracker(target))
+    return found
 
 
 def parse_engine_params(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
@@ -153,7 +176,8 @@ engine_options = stacked(  # of the commands that run an evolution engine
 @ratchet_run_options
 @engine_options
 @model_options
-@track_option
+@click.option("--track", multiple=True, metavar="KIND=TARGET",
+              help="Log metrics per cycle and the report: mlflow=TRACKING_URI or wandb=DIR (offline). Repeatable.")
 def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, force: bool,
                 **options: Any) -> None:
     """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace).
@@ -237,3 +261,51 @@ def eval_command(workspace: str, benchmark: str, split: str, limit: int, output:
     if output:
         rows = [{"task_id": o.task.id, "score": o.feedback.score, "success": o.feedback.success, "detail": o.feedback.detail, "output": o.trajectory.output} for o in observations]
         Path(output).write_text(json.dumps({"benchmark": benchmark, "split": split, "score": score, "tasks": rows}, indent=2))
+
+
+DEFAULT_PROBE_TEMPERATURE = 0.7
+
+
+def probe_solvers(workspace: Path, config: EvolveConfig, k: int, seed: int, temperature: float) -> list[Solver]:
+    """k baseline agents sharing one ledger, each with its own sampling seed; with k > 1 they sample at
+    `temperature` unless the config sets agent_temperature, so the probes differ."""
+    ledger = apply_config_limits(config, UsageLedger())
+    if k > 1 and config.agent_temperature is None:
+        config = dataclasses.replace(config, agent_temperature=temperature)
+    solvers: list[Solver] = []
+    for probe in range(k):
+        agent, _ = agent_from_workspace(workspace, config, RunClients(config, ledger, seed=seed * k + probe))
+        solvers.append(agent.solve)
+    return solvers
+
+
+@click.command("hard-subset")
+@click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or path (the baseline).")
+@click.option("--benchmark", default="gsm8k", show_default=True)
+@click.option("-k", "k", type=int, default=3, show_default=True, help="Probes per task.")
+@click.option("--n-train", type=int, help="Hard train tasks to keep (default: all found).")
+@click.option("--n-test", type=int, help="Hard test tasks to keep (default: all found).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Probe order and the probes' sampling seeds.")
+@click.option("--probe-temperature", type=float, default=DEFAULT_PROBE_TEMPERATURE, show_default=True,
+              help="Agent temperature of the probes when k > 1 (--agent-temperature overrides it).")
+@click.option("--drop-never-solved", is_flag=True, help="Also drop tasks the baseline never solves.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Subset JSON to write.")
+@model_options
+def hard_subset_command(
+    agent: str, benchmark: str, k: int, n_train: int | None, n_test: int | None, seed: int,
+    probe_temperature: float, drop_never_solved: bool, out: str, **options: Any,
+) -> None:
+    """Probe the baseline k times per task and keep the tasks it does not always solve.
+
+    Each probe is its own agent with its own sampling seed, at --probe-temperature, so probes differ.
+    Pass the file to any benchmark with `--subset`.
+    """
+    config = build_config(options.pop("config_path"), **options)
+    workspace = seed_path(agent) if is_seed_name(agent) else Path(agent)
+    solvers = probe_solvers(workspace, config, k, seed, probe_temperature)
+    subset = select_hard_subset(
+        solvers, benchmark_from_options(benchmark, {}, config), k=k, n_train=n_train, n_test=n_test, seed=seed,
+        drop_never_solved=drop_never_solved, workers=config.concurrency,
+    )
+    write_subset(out, subset)
+    click.echo(json.dumps({"train": len(subset["train"]), "test": len(subset["test"]), "written": out}))

@@ -4,15 +4,13 @@ scored in several draws on a test split whose every view is in a hash-chained le
 from __future__ import annotations
 
 from agent_evolve.lift.analysis import summarize
-from agent_evolve.lift.compare_report import comparison_markdown, write_comparison
-from agent_evolve.lift.compare_run import run_comparison
-from agent_evolve.lift.control import NoEditEngine
+from agent_evolve.lift.comparison import comparison_markdown, run_comparison, write_comparison
 from agent_evolve.lift.plan import (
     CONTROL, DEFAULT_DRAWS, DEFAULT_SEEDS, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, ComparisonPlan, LiftPlan,
     check_test_split,
 )
 from agent_evolve.lift.report import markdown_table, write_report
-from agent_evolve.lift.run import run_lift
+from agent_evolve.lift.run import NoEditEngine, run_lift
 
 __all__ = [
     "CONTROL", "DEFAULT_DRAWS", "DEFAULT_SEEDS", "EVOLVED", "MATCHED", "MIN_TEST_TASKS", "ArmRun", "ComparisonPlan",

@@ -72,11 +72,8 @@ def check(document: Path, text: str, files: dict[str, Path], repo: Path, *,
           every_quote: bool = True) -> Iterator[Mismatch]:
     """The quotes of `text` that their lift.json files do not hold: linked quotes against the file they link to,
     and (with `every_quote`) any other quote against every file in `files`."""
-    every: set[Triple] = set()
-    cache: dict[str, set[Triple]] = {}
-    for key, path in files.items():
-        cache[key] = triples(json.loads(path.read_text(encoding="utf-8")))
-        every |= cache[key]
+    cache = {key: triples(json.loads(path.read_text(encoding="utf-8"))) for key, path in files.items()}
+    every: set[Triple] = set().union(*cache.values())
     linked_spans = []
     for link in LINKED.finditer(text):
         path = next((p for p in (document.parent / link[2], repo / link[2]) if p.is_file()), repo / link[2])

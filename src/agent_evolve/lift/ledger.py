@@ -1,6 +1,7 @@
 """The test-view ledger: every scoring of test tasks, by any plan, appended as a hash-chained JSONL row (so a
 rewritten, dropped or reordered row breaks the chain), in the experiment folder and in a per-user store keyed by the
-test split's hash."""
+test split's hash. `agent-evolve eval` on a test split is such a look too (:func:`record_eval`), so a later plan counts
+it and `--test-reserve` avoids its tasks."""
 
 from __future__ import annotations
 
@@ -15,8 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.solving import graded_only
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift.scoring import drop_torn_tail
+from agent_evolve.lift.scoring import drop_torn_tail, workspace_key
+from agent_evolve.types import Observation
 
 LEDGER_FILE = "test-views.jsonl"
 VIEWS_ENV = "AGENT_EVOLVE_TEST_VIEWS"  # the per-user store's folder (default ~/.cache/agent-evolve/test-views)
@@ -178,3 +183,21 @@ def earlier_plans(rows: Iterable[Mapping[str, Any]], test_ids: Iterable[str], pl
         entry["scores"][f"{row.get('who')} draw {row.get('draw')}"] = row.get("score")
     others = [entry for key, entry in plans.items() if key != plan_id]
     return {"plans": len(others) + 1, "earlier": others}
+
+
+def record_eval(benchmark: BenchmarkAdapter, workspace: Path, config: EvolveConfig,
+                observations: list[Observation]) -> Path | None:
+    """Append the eval's scoring of test tasks to its split's per-user ledger (as plan ``eval-<hash>`` of the
+    workspace content and config; each rerun a draw of its own); the ledger's path, None when nothing was graded."""
+    graded = graded_only(observations)
+    if not graded:
+        return None
+    key = workspace_key(workspace)
+    settings = hashlib.sha256(json.dumps(config.to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:8]
+    plan = f"eval-{key}-{settings}"
+    split = ids_hash(t.id for t in benchmark.get_tasks("test", limit=None))
+    store = user_store(split)
+    draw = sum(1 for row in read_rows(store) if row.get("plan") == plan)
+    score = sum(o.feedback.score for o in graded) / len(graded)
+    append_view(store, View(plan, "eval", key, draw, tuple(o.task.id for o in graded), score, split))
+    return store

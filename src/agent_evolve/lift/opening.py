@@ -1,10 +1,18 @@
 """Opening an experiment folder: choose the test tasks, register the plan before anything runs (or check it on a
-resume), and set up the draws and the test-view ledgers every scoring writes to."""
+resume), and set up the draws and the test-view ledgers every scoring writes to; then scoring one workspace on the
+test tasks in every draw (:class:`DrawScorer`), each finished scoring written to the ledgers. An unfinished arm is
+carried across machines: its git-ignored working folder packed into a committed `checkpoint.tar.gz` after each cycle,
+unpacked in a clone that lacks it so the run resumes from its journal."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +21,19 @@ from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
-from agent_evolve.errors import ConfigError
-from agent_evolve.lift.checkpoint import CHECKPOINT
+from agent_evolve.errors import ConfigError, WorkspaceError
+from agent_evolve.lift.analysis import task_means
 from agent_evolve.lift.draws import DrawLayout
-from agent_evolve.lift.ledger import LEDGER_FILE, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
-from agent_evolve.lift.plan import MATCHED, ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.ledger import LEDGER_FILE, View, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
+from agent_evolve.lift.plan import BASELINE, MATCHED, ComparisonPlan, LiftPlan, check_test_split
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
-from agent_evolve.lift.scorer import DrawScorer
+from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
 from agent_evolve.registry import seed_path
+from agent_evolve.stats import mean
 from agent_evolve.types import Task
+
+CHECKPOINT = "checkpoint.tar.gz"
+_LEFT_OUT = ("arm.json", CHECKPOINT, "__pycache__")  # committed on their own, or rebuilt
 
 # Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
 # and to report (plan, ledger, baseline copy, per-task scores, each finished arm's arm.json, each arm's
@@ -50,11 +62,6 @@ class Experiment:
         """The registration with the test tasks' view count, read from the ledgers now."""
         return {**self.registration, **earlier_plans(self.scorer.views.rows(), [t.id for t in self.tests],
                                                       self.registration["plan_id"])}
-
-
-def source_workspace(agent: str) -> Path:
-    """The folder of a seed name or a workspace path."""
-    return Path(agent) if Path(agent).is_dir() else seed_path(agent)
 
 
 def legacy_plan(plan: LiftPlan | ComparisonPlan) -> dict[str, Any]:
@@ -115,4 +122,126 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     cached = with_reply_cache(config, out_dir / REPLIES_DIR)
     layout = DrawLayout(out_dir, registration["draws"], legacy)
     scorer = DrawScorer(benchmark, tests, cached, layout, views, registration["plan_id"], progress)
-    return Experiment(source_workspace(plan.agent), tests, cached, scorer, registration)
+    source = Path(plan.agent) if Path(plan.agent).is_dir() else seed_path(plan.agent)  # a workspace path or a seed name
+    return Experiment(source, tests, cached, scorer, registration)
+
+
+DrawAgent = Callable[[int], AgentMaker | None]
+"""The agent maker of draw `d` (None: the workspace's own agent)."""
+
+
+@dataclass
+class Drawn:
+    """A workspace's test scores in each draw, its content key, its mean tokens per task in each draw, its cost."""
+
+    key: str
+    draws: list[dict[str, float]] = field(default_factory=list)
+    tokens_per_task: list[float] = field(default_factory=list)
+    cost: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def scores(self) -> dict[str, float]:
+        return task_means(self.draws)
+
+
+@dataclass
+class DrawScorer:
+    """Scores workspaces on one experiment's test tasks in each of its draws; every completed scoring is a row
+    in the test-view ledgers, under the experiment's plan id."""
+
+    benchmark: BenchmarkAdapter
+    tests: list[Task]
+    config: EvolveConfig
+    layout: DrawLayout
+    views: ViewLedgers
+    plan_id: str
+    progress: Progress | None = None
+
+    def charged(self, who: str) -> str | None:
+        """Whose rows of a score file count as `who`'s cost: all of them in a file of its own; in an unregistered
+        folder's file shared by content, the rows the arm made (the baseline's, older than that mark, are all)."""
+        return who if self.layout.legacy and who != BASELINE else None
+
+    def record(self, who: str, key: str, draw: int, scores: Mapping[str, float]) -> None:
+        """A complete scoring of the test tasks into the ledgers (each skips a scoring it holds already)."""
+        if scores and len(scores) == len(self.tests):
+            self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
+
+    def record_run(self, who: str, key: str, draws: Sequence[Mapping[str, float]]) -> None:
+        """Every draw of a finished arm (read back from its record) into the ledgers: a folder from before the
+        ledger counts its views when it is resumed or reported."""
+        for draw, scores in enumerate(draws):
+            self.record(who, key, draw, scores)
+
+    def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
+        """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""
+        key = workspace_key(workspace)
+        drawn = Drawn(key)
+        totals = {"solves": 0.0, "tokens": 0.0, "seconds": 0.0}
+        for draw in range(self.layout.draws):
+            store = self.layout.store(draw, who, key)
+            scores = score_tasks(workspace, self.benchmark, self.tests, store, self.layout.config(self.config, draw),
+                                 who, self.progress, sampling_seed=self.layout.sampling_seed(draw),
+                                 make_agent=agent(draw) if agent else None)
+            self.record(who, key, draw, scores)
+            made = store_cost(store, self.charged(who))
+            every = store_cost(store)
+            drawn.draws.append(scores)
+            drawn.tokens_per_task.append(every["tokens"] / every["solves"] if every["solves"] else 0.0)
+            totals = {k: totals[k] + made[k] for k in totals}
+        drawn.cost = totals
+        return drawn
+
+
+def _keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    parts = Path(info.name).parts
+    if any(part in _LEFT_OUT for part in parts) or info.name.endswith((".lock", ".tmp")):
+        return None
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
+
+
+def save_checkpoint(folder: Path) -> Path | None:
+    """Pack `folder` (one arm of one seed) into `folder/checkpoint.tar.gz`, atomically; None when it has nothing."""
+    entries = [p for p in sorted(folder.iterdir()) if p.name not in _LEFT_OUT] if folder.is_dir() else []
+    if not entries:
+        return None
+    target = folder / CHECKPOINT
+    fd, tmp = tempfile.mkstemp(prefix=f".{CHECKPOINT}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz", compresslevel=6) as tar:
+            for entry in entries:
+                tar.add(entry, arcname=entry.name, filter=_keep)
+        os.chmod(tmp, 0o644)  # mkstemp's file is private; a checkpoint is as readable as the rest of the folder
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def restore_checkpoint(folder: Path, working: str = "workspace") -> bool:
+    """Unpack `folder/checkpoint.tar.gz` when the arm's `working` folder is missing (a fresh clone; one there is
+    newer and wins); True if it did."""
+    archive = folder / CHECKPOINT
+    if (folder / working).exists() or not archive.is_file():
+        return False
+    staging = Path(tempfile.mkdtemp(prefix=".restore-", dir=folder))
+    try:
+        try:
+            with tarfile.open(archive, "r:gz") as tar:
+                tar.extractall(staging, filter="data")
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise WorkspaceError(f"{archive}: cannot unpack the arm's checkpoint ({exc}); remove it to start the "
+                                 "arm again from its first cycle") from None
+        for entry in sorted(staging.iterdir()):
+            destination = folder / entry.name
+            if destination.is_dir():
+                shutil.rmtree(destination)
+            elif destination.exists():
+                destination.unlink()
+            entry.rename(destination)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return True

@@ -1,6 +1,8 @@
 """Registered plans: everything that decides an experiment's numbers (code hash, plan, config, test ids, metric),
 written to plan.json before anything runs; its hash, all but the commit and time, is the plan id, and a folder
-refuses to resume under another plan. A plan.json without an id is *unregistered*."""
+refuses to resume under another plan. A plan.json without an id is *unregistered*. `agent-evolve experiment verify OUT`
+checks that the folder's test-view ledger (and its test split's per-user store) are unbroken hash chains, and that the
+folder's plan was registered before any of its test scorings."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift.ledger import ids_hash
+from agent_evolve.lift.ledger import LEDGER_FILE, first_bad_row, ids_hash, read_rows, user_store
 
 PLAN_FILE = "plan.json"
 PLAN_FORMAT = 2
@@ -119,3 +122,31 @@ def register(path: Path, wanted: dict[str, Any]) -> dict[str, Any]:
                           f"for now differs in:\n  " + "\n  ".join(lines) + "\nuse another --out (a new plan) or the "
                           "plan as registered")
     return saved
+
+
+def verify_ledger(path: Path) -> str | None:
+    """Why the ledger at `path` is broken, naming its first bad row; None when its chain holds."""
+    bad = first_bad_row(read_rows(path))
+    return None if bad is None else f"{path}: row {bad[0]} is bad: {bad[1]}"
+
+
+def verify_folder(out_dir: Path) -> tuple[list[str], list[str]]:
+    """The problems found (empty: all is well) and a line for each ledger that was checked."""
+    ledger = out_dir / LEDGER_FILE
+    if not ledger.is_file():
+        return [f"{ledger}: no test-view ledger (nothing was scored on test under a registered plan here)"], []
+    plan = read_json(out_dir / PLAN_FILE, None)
+    paths = [ledger]
+    if is_registered(plan) and plan["test"].get("split_hash"):
+        store = user_store(plan["test"]["split_hash"])
+        paths += [store] if store.is_file() else []
+    problems = [problem for path in paths if (problem := verify_ledger(path)) is not None]
+    checked = [f"{path}: {len(read_rows(path))} row(s), chain intact" for path in paths
+               if verify_ledger(path) is None]
+    if is_registered(plan):
+        early = [n for n, row in enumerate(read_rows(ledger), 1)
+                 if row.get("plan") == plan["id"] and str(row.get("time", "")) < plan["registered"]]
+        if early:
+            problems.append(f"{ledger}: row {early[0]} scored test tasks under plan {plan['id']} before the plan was "
+                            f"registered ({plan['registered']})")
+    return problems, checked

@@ -1,31 +1,47 @@
 """Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
 evolved arm and its controls, then the report. The folder's layout is in docs/evidence.md; a rerun after a kill reads
-finished arms back and resumes the rest."""
+finished arms back and resumes the rest. The no-evolution control arm runs the same loop with :class:`NoEditEngine`.
+Each arm's cost: task solves (counted at `evaluate` and written at each, so a kill keeps them), engine calls, tokens,
+wall time. The compute-matched control is the baseline workspace, no evolution, drawing further sampled replies per test
+task up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a
+lift)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import shutil
-from collections.abc import Callable
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from agent_evolve.api import Evolver
+from agent_evolve.agents.answering.checks import answer_value
+from agent_evolve.api import Evolver, RoleClient
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_json
+from agent_evolve.engine.solving import model_usage
+from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.lift.analysis import summarize
-from agent_evolve.lift.checkpoint import restore_checkpoint, save_checkpoint
-from agent_evolve.lift.control import NoEditEngine
-from agent_evolve.lift.cost import MeteredBenchmark, arm_cost
-from agent_evolve.lift.matched import matched_agent
-from agent_evolve.lift.opening import Experiment, open_experiment
+from agent_evolve.lift.opening import Drawn, Experiment, open_experiment, restore_checkpoint, save_checkpoint
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
-from agent_evolve.lift.scorer import Drawn
+from agent_evolve.lift.scoring import AgentMaker, own_agent
+from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
+
+if TYPE_CHECKING:
+    from agent_evolve.contract.workspace import AgentWorkspace
+    from agent_evolve.engine.observer import EvolutionHistory
+    from agent_evolve.engine.trial import TrialRunner
 
 
 def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchmark: BenchmarkAdapter,
@@ -103,13 +119,14 @@ def run_matched(seed: int, evolved: ArmRun, experiment: Experiment, out_dir: Pat
                   finished=True)
 
 
-def arm_once(record: Path, run: Callable[[], ArmRun]) -> ArmRun:
-    """A finished arm read back from `record`, else run and recorded (so a rerun skips it)."""
-    saved = read_json(record, None)
-    if saved:
-        return ArmRun.from_dict(saved)
-    result = run()
-    atomic_write(record, json.dumps(result.to_dict(), indent=1))
+def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[[], ArmRun]) -> ArmRun:
+    """A finished arm read back from `folder/arm.json`, else run and recorded there (so a rerun skips it); either way
+    its test draws go into the ledgers under the folder's name (a folder from before the ledger counts its views)."""
+    saved = read_json(folder / "arm.json", None)
+    result = ArmRun.from_dict(saved) if saved else run()
+    if not saved:
+        atomic_write(folder / "arm.json", json.dumps(result.to_dict(), indent=1))
+    experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), result.test_key, result.draws)
     return result
 
 
@@ -129,18 +146,167 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
     for seed in plan.seeds:
         evolved: ArmRun | None = None
         for arm in plan.arms:
-            record = out_dir / arm / f"seed-{seed}" / "arm.json"
+            folder = out_dir / arm / f"seed-{seed}"
             if arm == MATCHED:
                 if evolved is None or experiment.scorer.layout.legacy:
                     continue
-                done = arm_once(record, partial(run_matched, seed, evolved, experiment, out_dir, progress))
+                done = arm_once(experiment, out_dir, folder,
+                                partial(run_matched, seed, evolved, experiment, out_dir, progress))
             else:
-                done = arm_once(record, partial(run_arm, plan, arm, seed, experiment, benchmark, experiment.config,
-                                                out_dir, progress))
-            experiment.scorer.record_run(f"{arm}/seed-{seed}", done.test_key, done.draws)
+                done = arm_once(experiment, out_dir, folder, partial(run_arm, plan, arm, seed, experiment, benchmark,
+                                                                     experiment.config, out_dir, progress))
             evolved = done if arm == EVOLVED else evolved
             runs.append(done)
             report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,
                                baseline_draws=baseline.draws, evidence=experiment.evidence())
             write_report(report, out_dir)
     return report
+
+
+class NoEditEngine(EvolutionEngine):
+    """Solves and gates like any arm but changes nothing, so its test score must equal the baseline's exactly."""
+
+    name = "no_edit"
+
+    def step(self, workspace: AgentWorkspace, observations: list[Observation], history: EvolutionHistory,
+             trial: TrialRunner | None = None) -> StepResult:
+        return StepResult(mutated=False, summary="control arm: no edit")
+
+
+class MeteredBenchmark(BenchmarkAdapter):
+    """Delegates to a benchmark and counts the attempts it grades, with the wall time, into a JSON file."""
+
+    def __init__(self, inner: BenchmarkAdapter, ledger: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.score_range = inner.score_range  # class attributes of the base, so __getattr__ never sees them
+        self.answer_kind = inner.answer_kind
+        self.ledger = ledger
+        saved = read_json(ledger, {}) if ledger.is_file() else {}
+        self.solves = int(saved.get("solves", 0))
+        self._seconds = float(saved.get("seconds", 0.0))
+        self._started = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
+        return self.inner.get_tasks(split, limit=limit)
+
+    def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
+        return self._counted(self.inner.evaluate(task, trajectory))
+
+    def environment(self, task: Task) -> EnvironmentSpec | None:
+        return self.inner.environment(task)
+
+    def evaluate_in(self, task: Task, trajectory: Trajectory, environment: TaskEnvironment) -> Feedback:
+        return self._counted(self.inner.evaluate_in(task, trajectory, environment))
+
+    def _counted(self, feedback: Feedback) -> Feedback:
+        with self._lock:
+            self.solves += 1
+            self.flush()
+        return feedback
+
+    @property
+    def seconds(self) -> float:
+        return self._seconds + time.monotonic() - self._started
+
+    def flush(self) -> None:
+        """Write the counts so far (also called at the end of a stage, to keep its wall time)."""
+        self.ledger.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.ledger, json.dumps({"solves": self.solves, "seconds": round(self.seconds, 1)}))
+
+
+def usage_totals(metrics: dict[str, Any]) -> dict[str, float]:
+    """Engine model calls and all tokens from a run's metrics (its usage by role)."""
+    usage = metrics.get("usage") or {}
+    tokens = sum(float(n.get("input_tokens", 0)) + float(n.get("output_tokens", 0)) for n in usage.values())
+    engine_calls = sum(float(n.get("calls", 0)) for role, n in usage.items() if role != "agent")
+    return {"engine_calls": engine_calls, "tokens": tokens}
+
+
+def arm_cost(evolution: MeteredBenchmark, metrics: dict[str, Any], test: dict[str, float]) -> dict[str, float]:
+    """One arm's cost: evolution solves and time, the model usage its run recorded, and its test scoring."""
+    usage = usage_totals(metrics)
+    return {
+        "evolution_solves": evolution.solves,
+        "test_solves": test.get("solves", 0),
+        "solves": evolution.solves + test.get("solves", 0),
+        "engine_calls": usage["engine_calls"],
+        "tokens": usage["tokens"] + test.get("tokens", 0),
+        "seconds": round(evolution.seconds + test.get("seconds", 0), 1),
+    }
+
+
+VOTE_TEMPERATURE = 0.8  # as the workspace checks' redraws sample (contract.check_settings)
+MAX_REPLIES = 16
+
+
+class SampledClient:
+    """An LLM client that samples every call at `temperature` at least: another reply to the same question (the
+    metered client numbers repeated sampled requests as draws, so each is a reply of its own)."""
+
+    def __init__(self, inner: LLMClient, temperature: float = VOTE_TEMPERATURE) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.temperature = temperature
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
+        return self.inner.complete(messages, tools=tools, max_tokens=max_tokens,
+                                   temperature=max(temperature, self.temperature), stop=stop)
+
+
+def draw_another(spent: float, replies: int, target: float) -> bool:
+    """Whether one more reply (of the mean size so far) brings the task's tokens closer to `target`."""
+    if replies >= MAX_REPLIES or replies == 0 or spent <= 0:
+        return False
+    return abs(spent + spent / replies - target) < abs(spent - target)
+
+
+def vote_key(output: str) -> str:
+    """What replies agree on: the numeric answer when there is one, else the text with its spacing collapsed."""
+    value = answer_value(output)
+    return f"= {value}" if value is not None else " ".join(output.split())
+
+
+def majority(outputs: Sequence[str]) -> int:
+    """The index of the first output whose vote key most outputs share."""
+    keys = [vote_key(o) for o in outputs]
+    counts = Counter(keys)
+    best = max(counts.values())
+    return next(i for i, key in enumerate(keys) if counts[key] == best)
+
+
+class BudgetVote(BaseAgent):
+    """The baseline's agent answering once greedily, then sampled while the budget lasts; the majority wins."""
+
+    def __init__(self, first: BaseAgent, sampler: BaseAgent, tokens_per_task: float) -> None:
+        super().__init__(first.workspace.path)
+        self.first, self.sampler, self.target = first, sampler, tokens_per_task
+
+    def solve(self, task: Task) -> Trajectory:
+        replies = [self.first.solve(task)]
+        spent = float(model_usage(replies[0]).total_tokens)
+        while draw_another(spent, len(replies), self.target):
+            replies.append(self.sampler.solve(task))
+            spent += model_usage(replies[-1]).total_tokens
+        kept = majority([r.output for r in replies])
+        steps = [step for reply in replies for step in reply.steps]
+        steps.append({"type": "vote", "replies": len(replies), "kept": kept,
+                      "answers": [vote_key(r.output) for r in replies]})
+        return Trajectory(task.id, replies[kept].output, steps, replies[kept].conversation)
+
+
+def matched_agent(tokens_per_task: float) -> AgentMaker:
+    """Builds the compute-matched control's agent on the baseline workspace for a budget of `tokens_per_task`."""
+    def make(workspace: Path, config: EvolveConfig, roles: RoleClient) -> BaseAgent:
+        # the sampler uses the run's own role clients (one model loaded once), each sampling (see SampledClient)
+        sampler = own_agent(workspace, config, lambda role: SampledClient(roles(role)))
+        return BudgetVote(own_agent(workspace, config, roles), sampler, tokens_per_task)
+    return make

@@ -15,10 +15,10 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.loop import TEST_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_jsonl
-from agent_evolve.engine.solving import is_infrastructure_failure, solve_all
+from agent_evolve.engine.solving import is_infrastructure_failure, model_usage, solve_all
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import Observation, Task, Trajectory
+from agent_evolve.types import Observation, Task
 
 AgentMaker = Callable[[Path, EvolveConfig, RoleClient], BaseAgent]
 """Builds the agent that scores a workspace (default: the workspace's own agent)."""
@@ -30,21 +30,6 @@ def workspace_key(path: Path) -> str:
     for rel, data in sorted(LayerSnapshot.take(path, None).files.items()):
         digest.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
     return digest.hexdigest()[:16]
-
-
-def tokens_of(obs: Observation) -> int:
-    """Input plus output tokens the trajectory's steps report."""
-    return trajectory_tokens(obs.trajectory)
-
-
-def trajectory_tokens(trajectory: Trajectory) -> int:
-    """Input plus output tokens a trajectory's steps report."""
-    total = 0
-    for step in trajectory.steps:
-        usage = step.get("usage") if isinstance(step, dict) else None
-        if isinstance(usage, dict):
-            total += int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-    return total
 
 
 def own_agent(workspace: Path, config: EvolveConfig, roles: RoleClient) -> BaseAgent:
@@ -97,7 +82,8 @@ def score_tasks(
                 nonlocal finished
                 row = None if is_infrastructure_failure(obs) else {
                     "task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
-                    "tokens": tokens_of(obs), "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
+                    "tokens": model_usage(obs.trajectory).total_tokens,
+                    "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
                 with lock:
                     if row is not None:
                         sink.write(json.dumps(row) + "\n")

@@ -12,11 +12,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
                "ProviderConnectionError", "ProviderRequestError", "ProviderServerError", "RateLimitError",
                "StructuredOutputError", "ToolLoopError", "redact"),
     "models": ("DEFAULT_MODEL", "LOCAL_MODELS", "ModelRef", "parse_model"),
-    "retry": ("RetryPolicy",),
     "usage": ("Price", "UsageLedger", "cost_of", "default_ledger", "price_for"),
-    "concurrency": ("concurrency_limit", "set_concurrency_limit"),
     "cache": ("ResponseCache",),
-    "metered": ("MeteredClient",),
+    "metered": ("MeteredClient", "RetryPolicy", "concurrency_limit", "set_concurrency_limit"),
     "tool_loop": ("Tool", "ToolExecution", "ToolLoopResult", "run_tool_loop"),
     "structured": ("complete_json", "extract_json"),
     "factory": ("apply_config_limits", "client_from_config", "make_client"),
@@ -42,7 +40,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from agent_evolve.llm.base import Completion, LLMClient, Message, ToolCall, ToolSpec
     from agent_evolve.llm.cache import ResponseCache
-    from agent_evolve.llm.concurrency import concurrency_limit, set_concurrency_limit
     from agent_evolve.llm.errors import (
         AuthenticationError,
         ContextLengthError,
@@ -58,9 +55,8 @@ if TYPE_CHECKING:
         redact,
     )
     from agent_evolve.llm.factory import apply_config_limits, client_from_config, make_client
-    from agent_evolve.llm.metered import MeteredClient
+    from agent_evolve.llm.metered import MeteredClient, RetryPolicy, concurrency_limit, set_concurrency_limit
     from agent_evolve.llm.models import DEFAULT_MODEL, LOCAL_MODELS, ModelRef, parse_model
-    from agent_evolve.llm.retry import RetryPolicy
     from agent_evolve.llm.structured import complete_json, extract_json
     from agent_evolve.llm.tool_loop import Tool, ToolExecution, ToolLoopResult, run_tool_loop
     from agent_evolve.llm.usage import Price, UsageLedger, cost_of, default_ledger, price_for

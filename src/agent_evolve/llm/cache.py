@@ -1,6 +1,8 @@
 """An on-disk response cache keyed by model, messages, tools and parameters, for reproducible re-runs; a reply read
 back carries its call's usage. Replies live in ``replies.sqlite``; the older ``<key[:2]>/<key>.json`` files are still
-read, and :func:`pack_folder` moves them into the one file."""
+read, and :func:`pack_folder` moves them into the one file. The one file (:class:`ReplyStore`) keeps its rollback journal,
+so it stays one file at rest; it is read in place, threads share one locked connection per process, and other
+processes wait on SQLite's file lock."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,6 @@ from typing import Any
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
-from agent_evolve.llm.reply_store import STORE_NAME, ReplyStore
 from agent_evolve.types import Usage
 
 
@@ -32,16 +34,6 @@ def cache_key(model: str, messages: list[Message], tools: list[ToolSpec] | None,
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def _to_dict(completion: Completion) -> dict[str, Any]:
-    return {
-        "text": completion.text,
-        "tool_calls": [asdict(c) for c in completion.tool_calls],
-        "finish_reason": completion.finish_reason,
-        "model": completion.model,
-        "usage": completion.usage.to_dict(),
-    }
-
-
 def _from_dict(data: dict[str, Any]) -> Completion:
     return Completion(
         text=data["text"],
@@ -53,6 +45,80 @@ def _from_dict(data: dict[str, Any]) -> Completion:
 
 
 _KEY = re.compile(r"[0-9a-f]{64}")
+
+
+
+STORE_NAME = "replies.sqlite"
+BUSY_TIMEOUT_S = 60.0
+_SCHEMA = "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)"
+
+
+class ReplyStore:
+    """Reply texts (the JSON a cache entry holds) keyed by cache key, in one SQLite file."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._connection: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def _connect(self, create: bool) -> sqlite3.Connection | None:
+        """This process's connection; None when the file is absent and ``create`` is false."""
+        if self._connection is not None and self._pid == os.getpid():
+            return self._connection
+        if not create and not self.path.is_file():
+            return None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        connection.execute(_SCHEMA)
+        self._connection, self._pid = connection, os.getpid()
+        return connection
+
+    def get(self, key: str) -> str | None:
+        """The reply text stored under key, or None."""
+        with self._lock:
+            connection = self._connect(create=False)
+            if connection is None:
+                return None
+            row = connection.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put(self, key: str, reply: str) -> None:
+        """Store reply under key (replacing any), in one transaction."""
+        with self._lock:
+            connection = self._connect(create=True)
+            assert connection is not None
+            connection.execute("INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", (key, reply))
+
+    def add_missing(self, pairs: Iterable[tuple[str, str]]) -> int:
+        """Store every (key, reply) whose key is not stored yet, all in one transaction; how many were new."""
+        with self._lock:
+            connection = self._connect(create=True)
+            assert connection is not None
+            before = connection.total_changes
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                connection.executemany("INSERT OR IGNORE INTO replies (key, reply) VALUES (?, ?)", pairs)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+            return connection.total_changes - before
+
+    def items(self) -> Iterator[tuple[str, str]]:
+        """Every stored (key, reply), by key."""
+        with self._lock:
+            connection = self._connect(create=False)
+            rows = [] if connection is None else connection.execute(
+                "SELECT key, reply FROM replies ORDER BY key").fetchall()
+        return ((str(key), str(reply)) for key, reply in rows)
+
+    def close(self) -> None:
+        """Close this process's connection (a later call opens a new one)."""
+        with self._lock:
+            if self._connection is not None and self._pid == os.getpid():
+                self._connection.close()
+            self._connection = None
 
 
 class ResponseCache:
@@ -76,7 +142,7 @@ class ResponseCache:
 
     def put(self, key: str, completion: Completion) -> None:
         """Store completion under key, atomically."""
-        self.store.put(key, json.dumps(_to_dict(completion), ensure_ascii=False))
+        self.store.put(key, json.dumps(asdict(completion), ensure_ascii=False))
 
 
 def json_reply_files(directory: Path) -> list[Path]:

@@ -26,14 +26,11 @@ def register_secret(value: str | None) -> None:
             _secrets.add(value)
 
 
-def _env_secrets() -> list[str]:
-    return [v for k, v in os.environ.items() if any(h in k.upper() for h in _SECRET_ENV_HINTS) and len(v) >= 12]
-
-
 def redact(text: str) -> str:
     """Return text with registered secrets, secret-looking env values and key-shaped strings replaced."""
+    from_env = {v for k, v in os.environ.items() if any(h in k.upper() for h in _SECRET_ENV_HINTS) and len(v) >= 12}
     with _secrets_lock:
-        known = sorted(_secrets | set(_env_secrets()), key=len, reverse=True)
+        known = sorted(_secrets | from_env, key=len, reverse=True)
     for secret in known:
         text = text.replace(secret, REDACTED)
     return _KEY_PATTERNS.sub(REDACTED, text)

@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Any
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.cache import ResponseCache
-from agent_evolve.llm.concurrency import set_concurrency_limit
-from agent_evolve.llm.metered import MeteredClient
+from agent_evolve.llm.metered import MeteredClient, RetryPolicy, set_concurrency_limit
 from agent_evolve.llm.models import LOCAL_MODELS, OPENAI_COMPATIBLE, ModelRef, parse_model
-from agent_evolve.llm.retry import RetryPolicy
 from agent_evolve.llm.usage import UsageLedger, default_ledger, validate_prices
 
 if TYPE_CHECKING:

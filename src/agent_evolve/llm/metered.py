@@ -1,20 +1,122 @@
-"""The client every caller gets: budget check, cache, shared concurrency limit, retries, then accounting."""
+"""The client every caller gets: budget check, cache, shared concurrency limit, retries, then accounting. The limit is
+one process-wide count of model requests in flight, shared by agents, engines and judges; retries back off
+exponentially with jitter, for rate limits, server errors and timeouts, nothing else."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
 from agent_evolve.llm.cache import ResponseCache, cache_key
-from agent_evolve.llm.concurrency import concurrency_limit
 from agent_evolve.llm.draws import DrawCounter
-from agent_evolve.llm.retry import RetryPolicy, call_with_retry
+from agent_evolve.llm.errors import LLMError
 from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+DEFAULT_LIMIT = 4
+
+
+class ConcurrencyLimit:
+    """A resizable counting semaphore."""
+
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        self._cond = threading.Condition()
+        self._in_flight = 0
+        self.set_limit(limit)
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def set_limit(self, limit: int) -> None:
+        """Change the limit; waiters are woken so a larger limit takes effect at once."""
+        if limit < 1:
+            raise ValueError(f"concurrency limit must be at least 1, got {limit}")
+        with self._cond:
+            self._limit = limit
+            self._cond.notify_all()
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold one of the limited slots for the duration of the with-block."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._in_flight < self._limit)
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._in_flight -= 1
+                self._cond.notify()
+
+
+_limit = ConcurrencyLimit()
+
+
+def concurrency_limit() -> ConcurrencyLimit:
+    """The process-wide limit every metered client goes through."""
+    return _limit
+
+
+def set_concurrency_limit(n: int) -> None:
+    """Set how many model requests may be in flight at once in this process."""
+    _limit.set_limit(n)
+
+
+def install_concurrency_limit(limit: ConcurrencyLimit) -> None:
+    """Replace the process-wide limit; an executor's worker process uses this to share its driver's limit."""
+    global _limit
+    _limit = limit
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently to retry: `max_retries` retries after the first attempt."""
+
+    max_retries: int = 3
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    jitter: float = 0.5  # each delay is scaled by a random factor in [1 - jitter, 1 + jitter]
+
+    def delay(self, retry_index: int, rng: random.Random | None = None) -> float:
+        """Seconds to wait before retry number retry_index (0-based): base * 2^i, capped, with jitter."""
+        raw = min(self.max_delay_s, self.base_delay_s * (2**retry_index))
+        factor = 1.0 + (rng or random).uniform(-self.jitter, self.jitter)
+        return max(0.0, raw * factor)
+
+
+def call_with_retry(
+    fn: Callable[[], T],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Call fn, retrying LLMErrors marked retryable up to policy.max_retries times; re-raise the last one."""
+    retries = 0
+    while True:
+        try:
+            return fn()
+        except LLMError as exc:
+            if not exc.retryable or retries >= policy.max_retries:
+                raise
+            wait = max(policy.delay(retries), min(exc.retry_after_s or 0.0, policy.max_delay_s))
+            retries += 1
+            log.warning("%s; retry %d/%d in %.2fs", exc, retries, policy.max_retries, wait)
+            sleep(wait)
 
 
 class MeteredClient:
@@ -58,12 +160,11 @@ class MeteredClient:
             key = None
             if self.cache is not None:
                 params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
-                draw = 0
                 if temperature > 0:  # a repeated sampled request is a new draw, cached apart from the first
                     draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params])
                     params["seed"] = self.seed
-                if draw:
-                    params["draw"] = draw
+                    if draw:
+                        params["draw"] = draw
                 key = cache_key(self.model, messages, tools, params)
                 hit = self.cache.get(key)
                 if hit is not None:

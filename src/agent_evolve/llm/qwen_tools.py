@@ -75,10 +75,6 @@ def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> l
     return out
 
 
-def _new_id() -> str:
-    return "call_" + uuid.uuid4().hex[:12]
-
-
 def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
     if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
         return None
@@ -94,7 +90,7 @@ def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
             args = {"_raw": args}
     if not isinstance(args, dict):
         args = {"_value": args}
-    return ToolCall(id=_new_id(), name=payload["name"], arguments=args)
+    return ToolCall(id="call_" + uuid.uuid4().hex[:12], name=payload["name"], arguments=args)
 
 
 def _call_in(body: str, tool_names: set[str] | None) -> ToolCall | None:

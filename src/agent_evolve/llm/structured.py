@@ -56,22 +56,17 @@ def _problem(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
     return value, None
 
 
-def _with_instruction(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
-    note = "Reply with only a JSON value matching this JSON Schema:\n" + json.dumps(schema)
-    out = list(messages)
-    if out and out[-1].role == "user":
-        out[-1] = Message("user", f"{out[-1].content}\n\n{note}")
-    else:
-        out.append(Message("user", note))
-    return out
-
-
 def complete_json(
     client: LLMClient, messages: list[Message], schema: dict[str, Any], *, max_tokens: int | None = None
 ) -> Any:
     """Ask for JSON matching schema, showing the model its problem once; the parsed value, or StructuredOutputError
     carrying the last raw text."""
-    conversation = _with_instruction(messages, schema)
+    note = "Reply with only a JSON value matching this JSON Schema:\n" + json.dumps(schema)
+    conversation = list(messages)  # the schema goes into the last user turn, or a turn of its own
+    if conversation and conversation[-1].role == "user":
+        conversation[-1] = Message("user", f"{conversation[-1].content}\n\n{note}")
+    else:
+        conversation.append(Message("user", note))
     for _ in range(2):  # the first answer, then one repair
         completion = client.complete(conversation, max_tokens=max_tokens)
         value, problem = _problem(completion.text, schema)

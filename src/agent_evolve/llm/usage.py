@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_evolve.errors import BudgetExceededError, ConfigError
+from agent_evolve.llm.models import BEDROCK_REGION
 from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
@@ -52,12 +54,7 @@ _warned: set[str] = set()
 
 
 def _bare_name(model: str) -> str:
-    name = model.split("/", 1)[1] if "/" in model else model
-    for region in ("us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au.", "ca."):
-        if name.startswith(region):
-            name = name[len(region):]
-            break
-    return name.removeprefix("anthropic.")
+    return re.sub(f"^{BEDROCK_REGION}", "", model.split("/", 1)[-1]).removeprefix("anthropic.")
 
 
 def _parse_override(model: str, value: Any) -> Price:
@@ -174,7 +171,7 @@ class UsageLedger:
     def budget_problem(self) -> str | None:
         """Why the budget is spent, or None while calls may continue."""
         with self._cond:
-            return self._problem(sum(self._by_role.values(), Usage()))
+            return self._problem(self.total())
 
     def _problem(self, spent: Usage) -> str | None:
         if self.max_total_tokens is not None and spent.total_tokens >= self.max_total_tokens:
@@ -207,10 +204,8 @@ class UsageLedger:
         call is always admitted when none is in flight)."""
         with self._cond:
             while True:
+                self.check_budget()  # the condition's lock is re-entrant
                 spent = sum(self._by_role.values(), Usage())
-                problem = self._problem(spent)
-                if problem is not None:
-                    raise BudgetExceededError(problem)
                 estimate = self._estimate(spent, max_tokens)
                 if self._in_flight == 0 or self._fits(spent, estimate):
                     break

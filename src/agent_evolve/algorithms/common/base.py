@@ -15,8 +15,7 @@ from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.llm.metered import MeteredClient
-from agent_evolve.llm.retry import RetryPolicy
+from agent_evolve.llm.metered import MeteredClient, RetryPolicy
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Observation, StepResult, Usage
 

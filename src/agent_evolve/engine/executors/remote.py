@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone
 from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
-from agent_evolve.llm.concurrency import ConcurrencyLimit, install_concurrency_limit
+from agent_evolve.llm.metered import ConcurrencyLimit, install_concurrency_limit
 from agent_evolve.llm.usage import UsageLedger, default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task, Usage

@@ -1,20 +1,23 @@
-"""Small helpers every provider shares: lazy SDK import, argument decoding, reply checks, system-prompt splitting."""
+"""What every provider shares: lazy SDK import, argument decoding, reply checks, system-prompt splitting, and
+:class:`SdkClient`, the base of the providers over a vendor SDK (the lazily built SDK client, the repr, typed errors)."""
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from agent_evolve.contract.paths import clean_text
 from agent_evolve.errors import AgentEvolveError, optional_module
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall
-from agent_evolve.llm.errors import LLMError, ProviderServerError
+from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderConnectionError, ProviderServerError,
+                                     error_for_status)
 from agent_evolve.types import Usage
 
 MAX_ARGUMENT_CHARS = 1_000_000
@@ -106,20 +109,14 @@ def _completion_problem(completion: Completion) -> str | None:
     return None
 
 
-def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
-    """Join every system message into one prompt and return it with the remaining conversation."""
-    system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
-    return system, [m for m in messages if m.role != "system"]
-
-
 def merged_turns(
     messages: list[Message], blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]
 ) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, turns) for the content-block APIs: each message as `blocks_of` gives (role, blocks), empty
-    ones dropped and consecutive same-role turns merged into one."""
-    system, rest = split_system(messages)
+    ones dropped and consecutive same-role turns merged into one; every system message is joined into the prompt."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
     wire: list[dict[str, Any]] = []
-    for msg in rest:
+    for msg in (m for m in messages if m.role != "system"):
         role, blocks = blocks_of(msg)
         if not blocks:
             continue
@@ -128,3 +125,81 @@ def merged_turns(
         else:
             wire.append({"role": role, "content": blocks})
     return system, wire
+
+
+class SdkClient:
+    """Base of the SDK-backed LLMClients; a subclass builds its SDK client in `_connect`."""
+
+    model: str
+    name: str
+    provider: str
+    timeout_s: float
+    base_url: str | None
+    _api_key: str
+    _client: Any = None
+    shown: ClassVar[str] = "base_url"  # the attribute the repr shows besides the model
+    sdk: ClassVar[tuple[str, str, str]] = ("", "", "")  # the SDK's module, the extra installing it, its client class
+
+    def __init__(self, model: str, name: str, *, provider: str, base_url: str | None, timeout_s: float) -> None:
+        self.model = model
+        self.name = name
+        self.provider = provider
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})"
+
+    def _sdk_client(self) -> Any:
+        """The SDK client, built on first use (so a client can be made without the SDK installed)."""
+        if self._client is None:
+            self._client = self._connect()
+        return self._client
+
+    def sdk_module(self) -> ModuleType:
+        """The vendor SDK, or MissingDependencyError naming the extra that installs it."""
+        return import_sdk(self.sdk[0], self.sdk[1])
+
+    def _connect(self) -> Any:
+        """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""
+        client_class = getattr(self.sdk_module(), self.sdk[2])
+        return client_class(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
+
+    def timed_out(self) -> LLMTimeoutError:
+        """The error for a request that got no answer within `timeout_s`."""
+        return LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider, model=self.name)
+
+    def unreachable(self, exc: BaseException, what: str = "the server") -> ProviderConnectionError:
+        """The error for a request that could not reach `what`."""
+        return ProviderConnectionError(f"cannot reach {what}: {exc}", provider=self.provider, model=self.name)
+
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
+        """One request to the vendor (`_request`), its reply checked and converted (`_to_completion`)."""
+        response = self._request(messages, tools, max_tokens, temperature, stop)
+        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
+
+    def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
+                 temperature: float, stop: list[str] | None) -> Any:
+        """The vendor's raw reply to one request, its errors raised as our typed errors."""
+        raise NotImplementedError
+
+    def _to_completion(self, response: Any) -> Completion:
+        """The vendor's raw reply as a Completion (a reply of the wrong shape raises one of `_SHAPE_ERRORS`)."""
+        raise NotImplementedError
+
+    @contextmanager
+    def api_errors(self) -> Iterator[None]:
+        """Errors of the openai and anthropic SDKs (one family: timeout, connection, status) as our typed errors."""
+        sdk = self.sdk_module()
+        try:
+            yield
+        except sdk.APITimeoutError:
+            raise self.timed_out() from None
+        except sdk.APIConnectionError as exc:
+            raise self.unreachable(exc) from None
+        except sdk.APIStatusError as exc:
+            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
+            raise with_retry_after(error, exc.response.headers) from None
+        except ValueError as exc:
+            raise malformed_body(exc, provider=self.provider, model=self.name) from None

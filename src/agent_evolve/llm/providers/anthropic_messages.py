@@ -9,8 +9,7 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments, merged_turns, one_call
-from agent_evolve.llm.providers.sdk_client import SdkClient
+from agent_evolve.llm.providers._common import SdkClient, decode_arguments, merged_turns, one_call
 
 DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
 
@@ -65,17 +64,9 @@ class AnthropicMessagesClient(SdkClient):
         self._api_key = key
         register_secret(key)
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
+                 temperature: float, stop: list[str] | None) -> Any:
         """One messages-API request, with SDK errors turned into our typed errors."""
-        anthropic = self.sdk_module()
         system, wire = to_wire_messages(messages)
         client = self._sdk_client()
         params: dict[str, Any] = {"model": self.name, "messages": wire, "max_tokens": max_tokens or DEFAULT_MAX_TOKENS}
@@ -87,9 +78,8 @@ class AnthropicMessagesClient(SdkClient):
             params["tools"] = to_wire_tools(tools)
         if stop:
             params["stop_sequences"] = stop
-        with self.api_errors(anthropic):
-            response = client.messages.create(**params)
-        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
+        with self.api_errors():
+            return client.messages.create(**params)
 
     def _to_completion(self, response: Any) -> Completion:
         texts: list[str] = []

@@ -8,7 +8,7 @@ from typing import Any
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError, RateLimitError, error_for_status
 from agent_evolve.llm.providers._common import (
-    checked_completion,
+    SdkClient,
     decode_arguments,
     import_sdk,
     malformed_body,
@@ -16,7 +16,6 @@ from agent_evolve.llm.providers._common import (
     one_call,
     with_retry_after,
 )
-from agent_evolve.llm.providers.sdk_client import SdkClient
 
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -84,15 +83,8 @@ class BedrockConverseClient(SdkClient):
             "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config
         )
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
+                 temperature: float, stop: list[str] | None) -> Any:
         """One converse request, with botocore errors turned into our typed errors."""
         exceptions = import_sdk("botocore.exceptions", "bedrock")
         request = to_wire_request(messages, tools)
@@ -102,7 +94,7 @@ class BedrockConverseClient(SdkClient):
         if stop:
             inference["stopSequences"] = stop
         try:
-            response = self._sdk_client().converse(modelId=self.name, inferenceConfig=inference, **request)
+            return self._sdk_client().converse(modelId=self.name, inferenceConfig=inference, **request)
         except (exceptions.ReadTimeoutError, exceptions.ConnectTimeoutError):
             raise self.timed_out() from None
         except (exceptions.EndpointConnectionError, exceptions.ConnectionClosedError) as exc:
@@ -115,7 +107,6 @@ class BedrockConverseClient(SdkClient):
             raise self._client_error(exc) from None
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # botocore could not parse a 200 body
             raise malformed_body(exc, provider=self.provider, model=self.name) from None
-        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
 
     def _client_error(self, exc: Any) -> LLMError:
         error = exc.response.get("Error", {})

@@ -9,8 +9,7 @@ from typing import Any
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import checked_completion, decode_arguments, one_call
-from agent_evolve.llm.providers.sdk_client import SdkClient
+from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -75,17 +74,9 @@ class OpenAIChatClient(SdkClient):
         register_secret(key)
         self._api_key = key or "not-needed"  # compatible servers often need no key, but the SDK wants one
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
+                 temperature: float, stop: list[str] | None) -> Any:
         """One chat-completions request, with SDK errors turned into our typed errors."""
-        openai = self.sdk_module()
         params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages),
                                   "temperature": temperature}
         if tools:
@@ -96,9 +87,8 @@ class OpenAIChatClient(SdkClient):
             params[key] = max_tokens
         if stop:
             params["stop"] = stop
-        with self.api_errors(openai):
-            response = self._sdk_client().chat.completions.create(**params)
-        return checked_completion(self._to_completion, response, provider=self.provider, model=self.name)
+        with self.api_errors():
+            return self._sdk_client().chat.completions.create(**params)
 
     def _to_completion(self, response: Any) -> Completion:
         if not response.choices:
