@@ -10,7 +10,6 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from agent_evolve.environments.docker_task_client import STATE_DIR, connect_docker, container_options, docker_sdk
@@ -28,7 +27,7 @@ from agent_evolve.environments.docker_task_files import (
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.local_task_git import EnvironmentSetupError, clone_at
 from agent_evolve.environments.local_task_paths import checked_relative
-from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec
+from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec, TaskEnvironment
 
 _PURPOSE = "the docker task environment"
 _OUTSIDE = 5
@@ -36,7 +35,7 @@ INTERNAL_TIMEOUT_S = 600.0
 """Deadline of this class's own commands (the baseline of a large repository, its diff, a listing)."""
 
 
-class DockerTaskEnvironment:
+class DockerTaskEnvironment(TaskEnvironment):
     """A TaskEnvironment backed by one container; see the module docstring for what start and close do."""
 
     backend = "docker"
@@ -168,13 +167,6 @@ class DockerTaskEnvironment:
         finally:
             self._stream.close()
             self._client.close()
-
-    def __enter__(self) -> DockerTaskEnvironment:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
 
     def _run(self, argv: list[str], timeout_s: float, keep_bytes: int, workdir: str) -> CommandResult:
         """One exec in the container, with Docker's errors turned into ConfinementError."""

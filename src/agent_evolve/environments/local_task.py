@@ -14,8 +14,6 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from types import TracebackType
-from typing import Self
 
 from agent_evolve.environments.confined import run_confined
 from agent_evolve.environments.detect import backend_for_untrusted_code
@@ -25,7 +23,7 @@ from agent_evolve.environments.local_task_git import (EnvironmentSetupError, clo
                                                      record_baseline)
 from agent_evolve.environments.local_task_paths import resolve_inside
 from agent_evolve.environments.spec import DEFAULT_PATH, Confinement, Mount
-from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec
+from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec, TaskEnvironment
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """This package, hidden from every command: its shipped suites hold hidden tests and reference fixes."""
@@ -40,7 +38,7 @@ def hidden_package_mounts() -> tuple[Mount, ...]:
     return (Mount.mask(package),) if any(package.startswith(target + "/") for target in shown) else ()
 
 
-class LocalTaskEnvironment:
+class LocalTaskEnvironment(TaskEnvironment):
     """A task's work tree in a private temporary folder; commands confined to it (see the module docstring)."""
 
     backend = "local"
@@ -154,13 +152,6 @@ class LocalTaskEnvironment:
             return
         self._closed = True
         shutil.rmtree(self._private, onerror=_make_writable_and_retry)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
 
 
 def _checked_workdir(workdir: str) -> str:
