@@ -6,12 +6,11 @@ import ast
 import importlib.util
 import json
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.support.claim_judge import judge_claims
-from agent_evolve.benchmarks.support.common import IndexedBenchmark, resolve_path
+from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
 from agent_evolve.benchmarks.support.data import DataSource, load_records
 from agent_evolve.benchmarks.support.facts import numbers_in
 from agent_evolve.config import EvolveConfig
@@ -169,8 +168,7 @@ class McpAtlasBenchmark(IndexedBenchmark[dict[str, Any]]):
         super().__init__(seed, test_fraction)
         self._judge_choice = judge
         self._config = config
-        self._judge: LLMClient | None = None
-        self._judge_lock = threading.Lock()
+        self._judge = Lazy(self._build_judge)
         self.pass_threshold = pass_threshold
         config = mcp_config if mcp_config is not None else resolve_path(None, SERVERS_ENV_VAR)
         self.servers = load_server_config(config) if config is not None else None
@@ -229,13 +227,12 @@ class McpAtlasBenchmark(IndexedBenchmark[dict[str, Any]]):
     @property
     def judge(self) -> LLMClient | None:
         """The judge model (built once on first use), or None for the lexical fallback."""
-        with self._judge_lock:
-            if self._judge is None and self._judge_choice != LEXICAL:
-                self._judge = self._build_judge()
-            return self._judge
+        return self._judge.value()
 
     def _build_judge(self) -> LLMClient | None:
-        """The client `judge=` names, else one for the config's agent model, else None."""
+        """The client `judge=` names, else one for the config's agent model, else None (and for `lexical`)."""
+        if self._judge_choice == LEXICAL:
+            return None
         if isinstance(self._judge_choice, str):
             return make_client(self._judge_choice, role="judge")
         if self._judge_choice is not None:
