@@ -214,11 +214,7 @@ class SweVerifiedBenchmark(IndexedBenchmark[dict[str, Any]]):
         if not screened.patch.strip():
             return Feedback(False, 0.0, f"nothing is left to grade: {screened.note()}",
                             raw={"dropped": screened.dropped})
-        feedback = self._run_harness(instance, screened.patch)
-        feedback.raw = {**feedback.raw, "dropped": screened.dropped}
-        if screened.dropped:
-            feedback.detail = f"{feedback.detail}; {screened.note()}"
-        return feedback
+        return screened.annotate(self._run_harness(instance, screened.patch))
 
     def _run_harness(self, instance: dict[str, Any], patch: str) -> Feedback:
         """One `python -m swebench.harness.run_evaluation` run for one instance in its own folder."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.benchmarks.support.patch import DEV_NULL, FilePatch, parse_file_patches
+from agent_evolve.types import Feedback
 
 ALWAYS_DROPPED_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py",
                                   "usercustomize.py", "setup.py"})
@@ -40,13 +41,18 @@ class ScreenedPatch:
         items = "; ".join(f"{path} ({why})" for path, why in sorted(self.dropped.items()))
         return f"changes to test infrastructure were dropped before grading: {items}"
 
+    def annotate(self, feedback: Feedback) -> Feedback:
+        """`feedback` with the dropped paths in its raw record and, when there are any, `note()` in its detail."""
+        feedback.raw = {**feedback.raw, "dropped": self.dropped}
+        if self.dropped:
+            feedback.detail = f"{feedback.detail}; {self.note()}"
+        return feedback
+
 
 def screen_patch(patch: str, protected: Collection[str], base_text: BaseText | None = None) -> ScreenedPatch:
     """The diff without its changes to test infrastructure and `protected` test files; with `base_text` (the base's
     text of a file), a change to `setup.cfg` etc. outside their pytest sections is kept."""
-    by_file: dict[str, FilePatch] = {}
-    for file_patch in parse_file_patches(patch):
-        by_file[file_patch.key] = file_patch
+    by_file = {file_patch.key: file_patch for file_patch in parse_file_patches(patch)}
     kept: list[str] = []
     dropped: dict[str, str] = {}
     for file_patch in by_file.values():
