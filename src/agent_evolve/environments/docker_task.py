@@ -215,20 +215,15 @@ class DockerTaskEnvironment(TaskEnvironment):
 
     @contextlib.contextmanager
     def _api(self, doing: str) -> Iterator[None]:
-        """Turn the SDK's and the transport's errors into ConfinementError saying what was being done."""
+        """Turn the SDK's and the transport's errors (`requests`', which a dead or vanished daemon raises) into
+        ConfinementError saying what was being done."""
         sdk = docker_sdk()
-        transport = _transport_errors()
+        import requests  # comes with the docker SDK
+
         try:
             yield
-        except (sdk.errors.DockerException, *transport) as exc:
+        except (sdk.errors.DockerException, requests.exceptions.RequestException) as exc:
             raise ConfinementError(f"Docker failed while {doing}: {type(exc).__name__}: {str(exc)[:300]}") from exc
-
-
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """The `requests` errors a dead or vanished daemon raises (requests comes with the docker SDK)."""
-    import requests
-
-    return (requests.exceptions.RequestException,)
 
 
 @contextlib.contextmanager
