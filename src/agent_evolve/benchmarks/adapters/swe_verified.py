@@ -6,10 +6,10 @@ infrastructure changes (`patch_screen`), is the prediction the harness grades in
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -219,13 +219,14 @@ class SweVerifiedBenchmark(IndexedBenchmark[dict[str, Any]]):
     def _run_harness(self, instance: dict[str, Any], patch: str) -> Feedback:
         """One `python -m swebench.harness.run_evaluation` run for one instance in its own folder."""
         run_id = f"{MODEL_NAME}-{uuid.uuid4().hex[:12]}"
-        if self.log_dir:
-            work = Path(self.log_dir) / run_id
-            work.mkdir(parents=True, exist_ok=True)
-        else:
-            work = Path(tempfile.mkdtemp(prefix="swebench-"))
         instance_id = str(instance["instance_id"])
-        try:
+        with contextlib.ExitStack() as cleanup:
+            if self.log_dir:
+                work = Path(self.log_dir) / run_id
+                work.mkdir(parents=True, exist_ok=True)
+            else:
+                work = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="swebench-",
+                                                                              ignore_cleanup_errors=True)))
             (work / "dataset.json").write_text(json.dumps([instance]), encoding="utf-8")
             prediction = {"instance_id": instance_id, "model_name_or_path": MODEL_NAME, "model_patch": patch}
             (work / "predictions.jsonl").write_text(json.dumps(prediction) + "\n", encoding="utf-8")
@@ -241,6 +242,3 @@ class SweVerifiedBenchmark(IndexedBenchmark[dict[str, Any]]):
             except subprocess.TimeoutExpired:
                 output = f"the harness ran past {self.timeout * 3} s and was stopped"
             return read_harness_result(work, run_id, instance_id, output)
-        finally:
-            if not self.log_dir:
-                shutil.rmtree(work, ignore_errors=True)
