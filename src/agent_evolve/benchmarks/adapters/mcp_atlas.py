@@ -84,11 +84,8 @@ def _stems(text: str) -> set[str]:
 
 def _number_found(value: float, decimals: int, candidates: list[tuple[float, int]]) -> bool:
     """A claimed number matches when equal up to the coarser rounding, or within 1% for decimals."""
-    for other, other_decimals in candidates:
-        tolerance = 0.5 * 10 ** -min(decimals, other_decimals) + 1e-9
-        if abs(value - other) <= tolerance or (decimals > 0 and abs(value - other) <= 0.01 * abs(value)):
-            return True
-    return False
+    return any(abs(value - other) <= 0.5 * 10 ** -min(decimals, other_decimals) + 1e-9
+               or (decimals > 0 and abs(value - other) <= 0.01 * abs(value)) for other, other_decimals in candidates)
 
 
 def claim_outcome(claim: str, output: str, prompt: str = "") -> str:
