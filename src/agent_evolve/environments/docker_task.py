@@ -25,7 +25,7 @@ from agent_evolve.environments.docker_task_files import (
     listed_files,
 )
 from agent_evolve.environments.errors import ConfinementError
-from agent_evolve.environments.local_task_git import EnvironmentSetupError, clone_at
+from agent_evolve.environments.local_task_git import EnvironmentSetupError, check_setup, clone_at
 from agent_evolve.environments.local_task_paths import checked_relative
 from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec, TaskEnvironment
 
@@ -72,11 +72,7 @@ class DockerTaskEnvironment(TaskEnvironment):
             self._container = self._client.containers.run(image, **container_options(self.spec, name))
         self._populate()
         for command in self.spec.setup_commands:
-            result = self.exec(command)
-            if result.exit_code != 0:
-                raise EnvironmentSetupError(f"set-up command {command!r} failed in {image!r} "
-                                       f"({'timed out' if result.timed_out else f'exit {result.exit_code}'}): "
-                                       f"{result.output[-2000:]}")
+            check_setup(command, self.exec(command), f" in {image!r}")
         self._has_baseline = self._internal(["sh", "-c", "command -v git"]).exit_code == 0
         if self._has_baseline:
             self._checked(git_argv(STATE_DIR, self.workdir, "init", "-q"), "recording the starting state")

@@ -43,11 +43,9 @@ def load_problems() -> list[GSM8KProblem]:
         text = resources.files(DATA_PACKAGE).joinpath(*DATA_PATH).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError) as exc:
         raise MissingDependencyError(MISSING) from exc
-    problems = []
-    for index, line in enumerate(line for line in text.splitlines() if line.strip()):
-        row = json.loads(line)
-        problems.append(GSM8KProblem(f"gsm8k/{index}", row["question"], row["answer"], gold_answer(row["answer"])))
-    return problems
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [GSM8KProblem(f"gsm8k/{index}", row["question"], row["answer"], gold_answer(row["answer"]))
+            for index, row in enumerate(rows)]
 
 
 class GSM8KBenchmark(ServedBenchmark):
