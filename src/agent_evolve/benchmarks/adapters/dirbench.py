@@ -122,8 +122,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
                      if commands.strip() else None)
             feedback = self.evaluate_in(task, trajectory, environment)
         if agent is not None:
-            feedback.raw["agent_exit_code"] = agent.exit_code
-            feedback.raw["agent_timed_out"] = agent.timed_out
+            feedback.raw.update(agent_exit_code=agent.exit_code, agent_timed_out=agent.timed_out)
         return feedback
 
     def check_ready(self) -> None:

@@ -66,12 +66,9 @@ def screen_patch(patch: str, protected: Collection[str], base_text: BaseText | N
 
 def paths_of(file_patch: FilePatch) -> list[str]:
     """Every repository path a file section names: old, new, and rename or copy sources and targets."""
-    paths = [p[2:] for p in (file_patch.old_path, file_patch.new_path) if p != DEV_NULL]
-    for line in file_patch.mode_lines:
-        for head in ("rename from ", "rename to ", "copy from ", "copy to "):
-            if line.startswith(head):
-                paths.append(line[len(head):])
-    return paths
+    return ([p[2:] for p in (file_patch.old_path, file_patch.new_path) if p != DEV_NULL]
+            + [line[len(head):] for line in file_patch.mode_lines
+               for head in ("rename from ", "rename to ", "copy from ", "copy to ") if line.startswith(head)])
 
 
 def _reason_to_drop(file_patch: FilePatch, protected: set[str], base_text: BaseText | None) -> str | None:
