@@ -105,10 +105,9 @@ class ConfinedProcess:
         finally:
             os.close(status_write)
         self._status = status_read
-        assert self.proc.stdout is not None
-        self._streams = {"stdout": _Stream(limits.output_bytes, fd=self.proc.stdout.fileno())}
-        if self.proc.stderr is not None:
-            self._streams["stderr"] = _Stream(limits.output_bytes, fd=self.proc.stderr.fileno())
+        self._streams = {name: _Stream(limits.output_bytes, fd=pipe.fileno())  # no stderr pipe when it is merged
+                         for name, pipe in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr))
+                         if pipe is not None}
         self.timed_out = self.overflow = False
         self.stopped_at: float | None = None
 
