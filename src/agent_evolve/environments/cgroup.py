@@ -72,11 +72,8 @@ def _make(parent: Path, settings: dict[str, str]) -> Path | None:
 
 
 def _first(parents: list[Path], settings: dict[str, str]) -> Path | None:
-    for parent in parents:
-        made = _make(parent, settings)
-        if made is not None:
-            return made
-    return None
+    """The cgroup `_make` makes below the first of `parents` where it can, or None."""
+    return next((made for parent in parents if (made := _make(parent, settings)) is not None), None)
 
 
 def _v2(root: Path, own: dict[str, str], memory_bytes: int, max_pids: int) -> TreeCgroups:

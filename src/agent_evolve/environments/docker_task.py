@@ -10,7 +10,6 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from agent_evolve.environments.docker_task_client import STATE_DIR, connect_docker, container_options, docker_sdk
@@ -26,9 +25,9 @@ from agent_evolve.environments.docker_task_files import (
     listed_files,
 )
 from agent_evolve.environments.errors import ConfinementError
-from agent_evolve.environments.local_task_git import EnvironmentSetupError, clone_at
+from agent_evolve.environments.local_task_git import EnvironmentSetupError, check_setup, clone_at
 from agent_evolve.environments.local_task_paths import checked_relative
-from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec
+from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec, TaskEnvironment
 
 _PURPOSE = "the docker task environment"
 _OUTSIDE = 5
@@ -36,7 +35,7 @@ INTERNAL_TIMEOUT_S = 600.0
 """Deadline of this class's own commands (the baseline of a large repository, its diff, a listing)."""
 
 
-class DockerTaskEnvironment:
+class DockerTaskEnvironment(TaskEnvironment):
     """A TaskEnvironment backed by one container; see the module docstring for what start and close do."""
 
     backend = "docker"
@@ -73,11 +72,7 @@ class DockerTaskEnvironment:
             self._container = self._client.containers.run(image, **container_options(self.spec, name))
         self._populate()
         for command in self.spec.setup_commands:
-            result = self.exec(command)
-            if result.exit_code != 0:
-                raise EnvironmentSetupError(f"set-up command {command!r} failed in {image!r} "
-                                       f"({'timed out' if result.timed_out else f'exit {result.exit_code}'}): "
-                                       f"{result.output[-2000:]}")
+            check_setup(command, self.exec(command), f" in {image!r}")
         self._has_baseline = self._internal(["sh", "-c", "command -v git"]).exit_code == 0
         if self._has_baseline:
             self._checked(git_argv(STATE_DIR, self.workdir, "init", "-q"), "recording the starting state")
@@ -169,13 +164,6 @@ class DockerTaskEnvironment:
             self._stream.close()
             self._client.close()
 
-    def __enter__(self) -> DockerTaskEnvironment:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
-
     def _run(self, argv: list[str], timeout_s: float, keep_bytes: int, workdir: str) -> CommandResult:
         """One exec in the container, with Docker's errors turned into ConfinementError."""
         if self._closed or self._container is None:
@@ -223,20 +211,15 @@ class DockerTaskEnvironment:
 
     @contextlib.contextmanager
     def _api(self, doing: str) -> Iterator[None]:
-        """Turn the SDK's and the transport's errors into ConfinementError saying what was being done."""
+        """Turn the SDK's and the transport's errors (`requests`', which a dead or vanished daemon raises) into
+        ConfinementError saying what was being done."""
         sdk = docker_sdk()
-        transport = _transport_errors()
+        import requests  # comes with the docker SDK
+
         try:
             yield
-        except (sdk.errors.DockerException, *transport) as exc:
+        except (sdk.errors.DockerException, requests.exceptions.RequestException) as exc:
             raise ConfinementError(f"Docker failed while {doing}: {type(exc).__name__}: {str(exc)[:300]}") from exc
-
-
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """The `requests` errors a dead or vanished daemon raises (requests comes with the docker SDK)."""
-    import requests
-
-    return (requests.exceptions.RequestException,)
 
 
 @contextlib.contextmanager

@@ -37,12 +37,6 @@ def docker_sdk() -> ModuleType:
         raise DockerUnavailable(f"the docker task environment needs the docker SDK: {INSTALL_HINT}") from exc
 
 
-def describe_host() -> str:
-    """Where the SDK looks for the daemon, for error messages."""
-    host = os.environ.get("DOCKER_HOST")
-    return f"DOCKER_HOST={host}" if host else "the default socket unix:///var/run/docker.sock"
-
-
 def connect_docker(purpose: str, timeout: float | None = CONTROL_TIMEOUT_S) -> Any:
     """A DockerClient whose daemon answered a ping, or DockerUnavailable naming Docker and where it looked."""
     sdk = docker_sdk()
@@ -50,8 +44,10 @@ def connect_docker(purpose: str, timeout: float | None = CONTROL_TIMEOUT_S) -> A
         client = sdk.from_env(timeout=timeout)
         client.ping()
     except Exception as exc:  # the SDK raises DockerException, requests' and socket errors for a dead daemon
+        host = os.environ.get("DOCKER_HOST")  # where the SDK looked for the daemon
+        where = f"DOCKER_HOST={host}" if host else "the default socket unix:///var/run/docker.sock"
         raise DockerUnavailable(
-            f"a running Docker daemon is needed for {purpose}, and none answered at {describe_host()} "
+            f"a running Docker daemon is needed for {purpose}, and none answered at {where} "
             f"({type(exc).__name__}: {str(exc)[:200]}). Install Docker ({ENGINE_URL}) and start it "
             "(`sudo systemctl start docker`, or `dockerd &` as root), or set DOCKER_HOST.") from exc
     return client

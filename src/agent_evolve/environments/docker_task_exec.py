@@ -6,9 +6,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from agent_evolve.environments.process import KeptBytes
 from agent_evolve.environments.task_env import CommandResult
 
 KILL_ALL = ("/bin/sh", "-c", "kill -9 -1")
@@ -16,12 +17,9 @@ _GRACE_S = 5.0
 
 
 @dataclass
-class _Output:
-    """The first `keep` bytes of an exec's stream and the size of all of it."""
+class _Output(KeptBytes):
+    """An exec's kept output, and the error that broke its stream (None: it ended)."""
 
-    keep: int
-    data: bytearray = field(default_factory=bytearray)
-    size: int = 0
     failure: BaseException | None = None
 
     def text(self) -> str:
@@ -33,8 +31,7 @@ def _drain(chunks: Iterable[bytes], output: _Output) -> None:
     """Read an exec's stream to its end (in a reader thread), keeping what fits."""
     try:
         for chunk in chunks:
-            output.data += chunk[: max(0, output.keep - len(output.data))]
-            output.size += len(chunk)
+            output.feed(chunk)
     except Exception as exc:  # the stream breaks when the daemon goes away or the container is removed
         output.failure = exc
 

@@ -70,14 +70,8 @@ def file_from_archive(chunks: bytes, path: str) -> bytes:
 
 def listed_files(output: str, base: str) -> list[str]:
     """Work-tree paths from `find . -type f -print0` run in `base`, sorted, version-control folders left out."""
-    names = []
-    for name in output.split("\0"):
-        if not name:
-            continue
-        relative = posixpath.normpath(posixpath.join(base, name))
-        if not any(part in VCS_DIRS for part in relative.split("/")):
-            names.append(relative)
-    return sorted(names)
+    paths = (posixpath.normpath(posixpath.join(base, name)) for name in output.split("\0") if name)
+    return sorted(path for path in paths if not any(part in VCS_DIRS for part in path.split("/")))
 
 
 def git_argv(state_dir: str, workdir: str, *args: str) -> list[str]:

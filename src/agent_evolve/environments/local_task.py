@@ -14,23 +14,19 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from types import TracebackType
-from typing import Self
 
 from agent_evolve.environments.confined import run_confined
 from agent_evolve.environments.detect import backend_for_untrusted_code
 from agent_evolve.environments.docker_task_files import VCS_DIRS
 from agent_evolve.environments.errors import ConfinementError
-from agent_evolve.environments.local_task_git import (EnvironmentSetupError, clone_at, diff_from_baseline,
-                                                     record_baseline)
+from agent_evolve.environments.local_task_git import (EnvironmentSetupError, check_setup, clone_at,
+                                                     diff_from_baseline, record_baseline)
 from agent_evolve.environments.local_task_paths import resolve_inside
 from agent_evolve.environments.spec import DEFAULT_PATH, Confinement, Mount
-from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec
+from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec, TaskEnvironment
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """This package, hidden from every command: its shipped suites hold hidden tests and reference fixes."""
-SETUP_OUTPUT_CHARS = 2000
-"""How much of a failed setup command's output its error message quotes (the end, where errors are)."""
 
 
 def hidden_package_mounts() -> tuple[Mount, ...]:
@@ -40,7 +36,7 @@ def hidden_package_mounts() -> tuple[Mount, ...]:
     return (Mount.mask(package),) if any(package.startswith(target + "/") for target in shown) else ()
 
 
-class LocalTaskEnvironment:
+class LocalTaskEnvironment(TaskEnvironment):
     """A task's work tree in a private temporary folder; commands confined to it (see the module docstring)."""
 
     backend = "local"
@@ -57,7 +53,7 @@ class LocalTaskEnvironment:
             self._confinement = self._make_confinement(confines)
             self._populate()
             for command in spec.setup_commands:
-                self._run_setup(command)
+                check_setup(command, self.exec(command))
             record_baseline(self._baseline, self._tree, self._private)
         except BaseException:
             self.close()
@@ -86,13 +82,6 @@ class LocalTaskEnvironment:
             shutil.copytree(spec.source_dir, self._tree, symlinks=True)
         else:
             self._tree.mkdir()
-
-    def _run_setup(self, command: str) -> None:
-        result = self.exec(command)
-        if result.exit_code != 0 or result.timed_out:
-            ending = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-            raise EnvironmentSetupError(f"setup command {command!r} failed ({ending}): "
-                                        f"{result.output[-SETUP_OUTPUT_CHARS:].strip()}")
 
     def _check_open(self) -> None:
         if self._closed:
@@ -154,13 +143,6 @@ class LocalTaskEnvironment:
             return
         self._closed = True
         shutil.rmtree(self._private, onerror=_make_writable_and_retry)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
 
 
 def _checked_workdir(workdir: str) -> str:

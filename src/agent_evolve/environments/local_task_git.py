@@ -10,14 +10,25 @@ from pathlib import Path
 
 from agent_evolve.environments.docker_task_files import DIFF_EXCLUDES
 from agent_evolve.environments.errors import ConfinementError
+from agent_evolve.environments.task_env import CommandResult
 
 GIT_TIMEOUT_S = 300.0
+SETUP_OUTPUT_CHARS = 2000
+"""How much of a failed set-up command's output its error message quotes (the end, where errors are)."""
 _IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
              "-c", "commit.gpgsign=false")
 
 
 class EnvironmentSetupError(ConfinementError):
     """A task environment could not be prepared (copy, clone, checkout or a setup command failed)."""
+
+
+def check_setup(command: str, result: CommandResult, where: str = "") -> None:
+    """Raise EnvironmentSetupError when a set-up command (run `where`) failed, quoting the end of its output."""
+    if result.exit_code != 0 or result.timed_out:
+        ending = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+        raise EnvironmentSetupError(f"set-up command {command!r} failed{where} ({ending}): "
+                                    f"{result.output[-SETUP_OUTPUT_CHARS:].strip()}")
 
 
 def run_git(args: Sequence[str], *, home: Path, git_dir: Path | None = None, work_tree: Path | None = None,

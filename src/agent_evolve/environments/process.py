@@ -52,17 +52,22 @@ class ExecResult:
 
 
 @dataclass
-class _Stream:
-    fd: int
+class KeptBytes:
+    """The first `keep` bytes of a stream and the size of all of it (here a pipe's, in `docker_task_exec` an exec's)."""
+
     keep: int
     data: bytearray = field(default_factory=bytearray)
     size: int = 0
 
     def feed(self, chunk: bytes) -> None:
+        """Keep what fits of `chunk`, count all of it."""
+        self.data += chunk[: max(0, self.keep - len(self.data))]
         self.size += len(chunk)
-        room = self.keep - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
+
+
+@dataclass
+class _Stream(KeptBytes):
+    fd: int = -1
 
 
 class ConfinedProcess:
@@ -100,10 +105,9 @@ class ConfinedProcess:
         finally:
             os.close(status_write)
         self._status = status_read
-        assert self.proc.stdout is not None
-        self._streams = {"stdout": _Stream(self.proc.stdout.fileno(), limits.output_bytes)}
-        if self.proc.stderr is not None:
-            self._streams["stderr"] = _Stream(self.proc.stderr.fileno(), limits.output_bytes)
+        self._streams = {name: _Stream(limits.output_bytes, fd=pipe.fileno())  # no stderr pipe when it is merged
+                         for name, pipe in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr))
+                         if pipe is not None}
         self.timed_out = self.overflow = False
         self.stopped_at: float | None = None
 

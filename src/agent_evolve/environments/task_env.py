@@ -69,7 +69,8 @@ class CommandResult:
 
 
 class TaskEnvironment(Protocol):
-    """A task's work tree and a way to run commands in it; `close` always cleans up (also via `with`)."""
+    """A task's work tree and a way to run commands in it; `close` always cleans up (also via `with`, which the
+    backends inherit by subclassing this protocol)."""
 
     backend: str
     workdir: str
@@ -98,10 +99,12 @@ class TaskEnvironment(Protocol):
         """Stop everything the environment started and remove what it created; safe to call twice."""
         ...
 
-    def __enter__(self) -> Self: ...
+    def __enter__(self) -> Self:
+        return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None: ...
+                 trace: TracebackType | None) -> None:
+        self.close()
 
 
 def open_environment(spec: EnvironmentSpec) -> TaskEnvironment:

@@ -8,12 +8,11 @@ in a fresh environment first.
 from __future__ import annotations
 
 import shlex
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.benchmarks.support.common import IndexedBenchmark, resolve_path
+from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
 from agent_evolve.benchmarks.support.container import ImageBuilder, extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.support.docker import DockerCLI, docker_problem
 from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
@@ -52,8 +51,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
         self.with_skills = not exclude_skills
         self.docker = DockerCLI(purpose=f"run {self.name} tasks", binary=docker_binary)
         self.images = ImageBuilder(self.docker, build_timeout=build_timeout, exclude_skills=exclude_skills)
-        self._docker_missing: list[str | None] = []
-        self._probe_lock = threading.Lock()
+        self._docker_missing = Lazy(lambda: docker_problem(self.docker.binary))  # why Docker cannot be used (None: it can)
 
     def _load(self) -> dict[str, TaskDir]:
         """Find the task folders; a clear error when there is no data."""
@@ -81,17 +79,10 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
         """The instruction (`task_input`) with what the agent may know about the task (`task_metadata`)."""
         return Task(id=task_id, input=self.task_input(task_dir), metadata=self.task_metadata(task_dir))
 
-    def _docker_problem(self) -> str | None:
-        """Why Docker cannot be used here (None: it can), probed once."""
-        with self._probe_lock:
-            if not self._docker_missing:
-                self._docker_missing.append(docker_problem(self.docker.binary))
-            return self._docker_missing[0]
-
     def backend_for(self, task_dir: TaskDir) -> str:
         """The backend this task runs in (see the module docstring)."""
         has_image = task_dir.docker_image is not None or task_dir.dockerfile is not None
-        missing = self._docker_problem() if self.backend == "auto" and has_image else None
+        missing = self._docker_missing.value() if self.backend == "auto" and has_image else None
         return choose_backend(self.backend, has_image, missing)
 
     def environment(self, task: Task) -> EnvironmentSpec:
@@ -131,8 +122,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
                      if commands.strip() else None)
             feedback = self.evaluate_in(task, trajectory, environment)
         if agent is not None:
-            feedback.raw["agent_exit_code"] = agent.exit_code
-            feedback.raw["agent_timed_out"] = agent.timed_out
+            feedback.raw.update(agent_exit_code=agent.exit_code, agent_timed_out=agent.timed_out)
         return feedback
 
     def check_ready(self) -> None:
@@ -147,7 +137,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
         try:
             backend_for_untrusted_code()
         except ConfinementUnavailable as exc:
-            docker = self._docker_problem() if self.backend == "auto" else None
+            docker = self._docker_missing.value() if self.backend == "auto" else None
             why = f" (Docker is not usable: {docker})" if docker is not None else ""
             raise ConfinementUnavailable(
                 f"benchmark {self.name}: {len(local)} of {len(tasks)} tasks run in the local backend{why}, which "

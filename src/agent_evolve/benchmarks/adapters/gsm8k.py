@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
+from agent_evolve.benchmarks.support.answers import grade_number, parse_number
 from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
                                                      split_ids)
 from agent_evolve.errors import MissingDependencyError
@@ -43,11 +43,9 @@ def load_problems() -> list[GSM8KProblem]:
         text = resources.files(DATA_PACKAGE).joinpath(*DATA_PATH).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError) as exc:
         raise MissingDependencyError(MISSING) from exc
-    problems = []
-    for index, line in enumerate(line for line in text.splitlines() if line.strip()):
-        row = json.loads(line)
-        problems.append(GSM8KProblem(f"gsm8k/{index}", row["question"], row["answer"], gold_answer(row["answer"])))
-    return problems
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [GSM8KProblem(f"gsm8k/{index}", row["question"], row["answer"], gold_answer(row["answer"]))
+            for index, row in enumerate(rows)]
 
 
 class GSM8KBenchmark(ServedBenchmark):
@@ -71,10 +69,5 @@ class GSM8KBenchmark(ServedBenchmark):
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Success when the output's answer number equals the gold number."""
         expected = self.gold(task.id)
-        got = extract_number(trajectory.output)
-        raw = {"expected": expected, "extracted": got}
-        if got is None:
-            return Feedback(False, 0.0, "no number found in output", raw)
-        if numbers_equal(got, expected):
-            return Feedback(True, 1.0, f"correct: {expected}", raw)
-        return Feedback(False, 0.0, f"expected {expected}, got {got}", raw)
+        success, got, detail = grade_number(trajectory.output, expected)
+        return Feedback(success, 1.0 if success else 0.0, detail, {"expected": expected, "extracted": got})

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind
-from agent_evolve.benchmarks.support.answers import extract_number, numbers_equal, parse_number
+from agent_evolve.benchmarks.support.answers import extract_number, grade_number, parse_number
 from agent_evolve.benchmarks.base import SPLITS
 from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
                                                      split_ids)
@@ -42,9 +42,7 @@ class JsonlRow:
 
 def load_grader(spec: str | GraderFunction) -> GraderFunction | str:
     """A callable as given, a built-in grader's name, or the function named by "python:module:function"."""
-    if callable(spec):
-        return spec
-    if spec in BUILTIN_GRADERS:
+    if callable(spec) or spec in BUILTIN_GRADERS:
         return spec
     if not isinstance(spec, str) or not spec.startswith("python:") or spec.count(":") != 2:
         raise ConfigError(
@@ -222,11 +220,5 @@ class JsonlBenchmark(ServedBenchmark):
             success = row.pattern is not None and row.pattern.search(output) is not None
             detail = f"output {'matches' if success else 'does not match'} /{_short(expected)}/"
         else:
-            number = extract_number(output)
-            success = numbers_equal(number, extract_number(expected))
-            detail = (
-                f"correct: {expected}"
-                if success
-                else (f"expected {expected}, got {number}" if number is not None else "no number found in output")
-            )
+            success, _, detail = grade_number(output, expected)
         return Feedback(success, 1.0 if success else 0.0, detail, {"grader": self.grader, "expected": expected})

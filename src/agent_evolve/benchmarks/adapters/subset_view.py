@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.benchmarks.support.common import Lazy
 from agent_evolve.benchmarks.support.splits import PathLike, TaskSplits, apply_subset, serve
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.types import Feedback, Task, Trajectory
@@ -19,23 +18,18 @@ class SubsetView(BenchmarkAdapter):
         self.name = inner.name
         self.score_range = inner.score_range
         self.answer_kind = inner.answer_kind
-        self._lock = threading.Lock()
-        self._tasks: dict[str, Task] | None = None
-        self._splits: TaskSplits | None = None
+        self._loaded = Lazy(self._load)
 
     def _load(self) -> tuple[dict[str, Task], TaskSplits]:
-        """Read every task of the inner benchmark once and narrow its splits to the subset (ConfigError if bad)."""
-        with self._lock:
-            if self._tasks is None or self._splits is None:
-                train, test = self.inner.get_tasks("train", None), self.inner.get_tasks("test", None)
-                full = TaskSplits(tuple(t.id for t in train), tuple(t.id for t in test))
-                self._splits = apply_subset(full, self.subset)
-                self._tasks = {t.id: t for t in (*train, *test)}
-            return self._tasks, self._splits
+        """Read every task of the inner benchmark (once, through `_loaded`) and narrow its splits to the subset
+        (ConfigError if bad)."""
+        train, test = self.inner.get_tasks("train", None), self.inner.get_tasks("test", None)
+        full = TaskSplits(tuple(t.id for t in train), tuple(t.id for t in test))
+        return {t.id: t for t in (*train, *test)}, apply_subset(full, self.subset)
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """The subset's tasks of `split`, in the file's order."""
-        tasks, splits = self._load()
+        tasks, splits = self._loaded.value()
         return serve(tasks, splits, split, limit)
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
@@ -53,4 +47,4 @@ class SubsetView(BenchmarkAdapter):
     def check_ready(self) -> None:
         """Ready when the inner benchmark is and the subset names only its tasks."""
         self.inner.check_ready()
-        self._load()
+        self._loaded.value()

@@ -75,8 +75,7 @@ class TaskList(ServedBenchmark):
 
     def expected(self, task_id: str) -> Any:
         """The reference answer of `task_id` ("expected" or "answer"), None when it has none."""
-        self.example(task_id)
-        return self._items[task_id].expected
+        return lookup(self._items, task_id, "a task of this TaskList").expected
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """The metric's grade of the output; a metric that raises gives a failed grade with its message."""

@@ -44,19 +44,18 @@ def grade_isolated_run(xml: str | None, console: str, result: CommandResult, hid
     """Score a `fresh_grading` run: its XML report decides, and fails the run when missing or unlike the console."""
     shown = parse_pytest_output(console)
     raw = {"exit_code": result.exit_code, "test_output": console[-4000:]}
-    if result.timed_out:
-        feedback = grade_hidden(shown, hidden_files, timed_out=True)
-        feedback.raw.update(raw)
-        return feedback
-    try:
-        if xml is None:
-            raise ReportError("pytest wrote no XML report")
-        report = parse_junit_report(xml)
-    except ReportError as exc:
-        return Feedback(False, 0.0, f"no usable test report: {exc}; {shown.describe()}", raw=raw)
-    problem = disagreement(report, shown, result.exit_code)
-    if problem is not None:
-        return Feedback(False, 0.0, f"the test run is not consistent: {problem}", raw={**raw, "tests": report.tests})
-    feedback = grade_hidden(report, hidden_files)
+    report = shown  # what a run that timed out is graded on
+    if not result.timed_out:
+        try:
+            if xml is None:
+                raise ReportError("pytest wrote no XML report")
+            report = parse_junit_report(xml)
+        except ReportError as exc:
+            return Feedback(False, 0.0, f"no usable test report: {exc}; {shown.describe()}", raw=raw)
+        problem = disagreement(report, shown, result.exit_code)
+        if problem is not None:
+            return Feedback(False, 0.0, f"the test run is not consistent: {problem}",
+                            raw={**raw, "tests": report.tests})
+    feedback = grade_hidden(report, hidden_files, timed_out=result.timed_out)
     feedback.raw.update(raw)
     return feedback

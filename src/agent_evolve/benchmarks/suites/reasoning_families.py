@@ -155,12 +155,8 @@ def ordering(rng: random.Random) -> Puzzle:
     rank = rng.choice(("first", "last", "second") if len(people) > 3 else ("first", "last"))
     superlative = {"taller": ("tallest", "shortest"), "older": ("oldest", "youngest"),
                    "faster": ("fastest", "slowest")}[more]
-    if rank == "first":
-        asked, answer = f"the {superlative[0]}", people[0]
-    elif rank == "last":
-        asked, answer = f"the {superlative[1]}", people[-1]
-    else:
-        asked, answer = f"the second {superlative[0]}", people[1]
+    asked, answer = {"first": (f"the {superlative[0]}", people[0]), "last": (f"the {superlative[1]}", people[-1]),
+                     "second": (f"the second {superlative[0]}", people[1])}[rank]
     return Puzzle(f"{' '.join(facts)} Who is {asked}? Answer with a name.", answer, "text")
 
 

@@ -110,11 +110,7 @@ class SweMiniBenchmark(IndexedBenchmark[SweTask]):
                                 raw={"applied": False, "dropped": screened.dropped})
             put_files(fresh, {path: text.encode("utf-8") for path, text in tests.items()})
             run = run_isolated_pytest(fresh, sorted(tests), self.test_timeout_s)
-        feedback = grade_isolated_run(run.xml, run.console, run.result, set(hidden))
-        feedback.raw["dropped"] = screened.dropped
-        if screened.dropped:
-            feedback.detail = f"{feedback.detail}; {screened.note()}"
-        return feedback
+        return screened.annotate(grade_isolated_run(run.xml, run.console, run.result, set(hidden)))
 
 
 def _base_text(repo_dir: Path, path: str) -> str | None:

@@ -79,6 +79,15 @@ def extract_number(text: str) -> str | None:
     return numbers[-1] if numbers else None
 
 
+def grade_number(output: str, expected: str) -> tuple[bool, str | None, str]:
+    """Whether the answer number of `output` equals the number in `expected`, the number read (None: none found), and
+    the feedback detail."""
+    got = extract_number(output)
+    if numbers_equal(got, extract_number(expected)):
+        return True, got, f"correct: {expected}"
+    return False, got, f"expected {expected}, got {got}" if got is not None else "no number found in output"
+
+
 def parse_number(text: str | None) -> Fraction | None:
     """An exact value for a normalised number ("-1234.5", "3/4"); None when it is not one."""
     if text is None:

@@ -37,11 +37,9 @@ class ArcAction:
     @property
     def valid(self) -> bool:
         """Known name, and coordinates in range exactly when the action is ACTION6."""
-        if self.name not in ACTION_NAMES:
-            return False
-        if self.name == "ACTION6":
-            return self.x is not None and self.y is not None and 0 <= self.x <= 63 and 0 <= self.y <= 63
-        return True
+        if self.name != "ACTION6":
+            return self.name in ACTION_NAMES
+        return self.x is not None and self.y is not None and 0 <= self.x <= 63 and 0 <= self.y <= 63
 
 
 def frame_progress(frame: dict[str, Any]) -> tuple[int, int, str]:

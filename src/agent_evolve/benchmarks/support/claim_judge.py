@@ -21,6 +21,7 @@ _SYSTEM = ("You grade answers strictly. A claim is covered when the answer state
 _LINE = re.compile(r"^\W*(?:claim\s*)?(\d+)\W+(not\s+covered|uncovered|covered|yes|no|true|false)\b",
                    re.IGNORECASE | re.MULTILINE)
 _TRUE = {"covered", "yes", "true"}
+_VERDICT_WORDS = {**dict.fromkeys(_TRUE, True), **dict.fromkeys(("not covered", "uncovered", "no", "false"), False)}
 
 
 class JudgeError(AgentEvolveError):
@@ -48,13 +49,7 @@ def _as_bool(value: Any) -> bool | None:
     """A verdict value: a boolean, or a word such as covered / not covered / yes / no."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str):
-        word = " ".join(value.lower().split())
-        if word in _TRUE:
-            return True
-        if word in {"not covered", "uncovered", "no", "false"}:
-            return False
-    return None
+    return _VERDICT_WORDS.get(" ".join(value.lower().split())) if isinstance(value, str) else None
 
 
 def _from_json(value: Any, count: int) -> dict[int, bool]:

@@ -35,22 +35,19 @@ class ExtractedCode:
     kind: ExtractionKind
 
 
+def _parsed(code: str) -> ast.Module | None:
+    """`code` parsed, None when it is not valid Python on its own."""
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None
+
+
 def defines_function(code: str, name: str) -> bool:
     """Whether `code` parses and defines `name` at module level."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return False
-    return any(isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name for node in tree.body)
-
-
-def _parses(code: str) -> bool:
-    """Whether `code` is valid Python on its own."""
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        return False
-    return True
+    tree = _parsed(code)
+    return tree is not None and any(isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+                                    for node in tree.body)
 
 
 def keep_definitions(code: str) -> str:
@@ -71,7 +68,7 @@ def _longest_parsable(lines: list[str]) -> str | None:
     """The longest prefix of `lines` (at least one line) that parses, dropping trailing prose."""
     for end in range(len(lines), 0, -1):
         code = "\n".join(lines[:end]).rstrip()
-        if code and _parses(code):
+        if code and _parsed(code) is not None:
             return code + "\n"
     return None
 

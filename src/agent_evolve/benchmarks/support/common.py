@@ -15,6 +15,7 @@ from agent_evolve.text.fences import LINE_TAGGED_BLOCK
 from agent_evolve.types import Task
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -43,19 +44,28 @@ def resolve_path(data_path: str | None, env_var: str) -> str | None:
 
 
 @dataclass
-class LazyIndex(Generic[T]):
-    """A thread-safe, load-once mapping from task id to a benchmark record."""
+class Lazy(Generic[V]):
+    """A value computed on first use, once, however many threads ask for it at the same time."""
 
-    loader: Callable[[], dict[str, T]]
-    _items: dict[str, T] | None = field(default=None, init=False)
+    compute: Callable[[], V]
+    _done: bool = field(default=False, init=False)
+    _value: V | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def value(self) -> V:
+        """Compute on first use and return the value."""
+        with self._lock:
+            if not self._done:
+                self._value, self._done = self.compute(), True
+            return self._value  # type: ignore[return-value]  # set once _done
+
+
+class LazyIndex(Lazy[dict[str, T]]):
+    """A thread-safe, load-once mapping from task id to a benchmark record."""
 
     def items(self) -> dict[str, T]:
         """Load on first use and return the mapping."""
-        with self._lock:
-            if self._items is None:
-                self._items = self.loader()
-            return self._items
+        return self.value()
 
     def get(self, task_id: str, benchmark: str) -> T:
         """The record of one task id; a clear error when the id is not in the data."""

@@ -74,19 +74,14 @@ class ImageBuilder:
         """`docker build` of the Dockerfile's folder (a copy without the skills folder when asked)."""
         self.docker.require()
         tag = f"agent-evolve/{_slug(task.id)}:{'noskills' if self.exclude_skills else 'latest'}"
-        context = dockerfile.parent
-        scratch = None
-        if self.exclude_skills and (context / "skills").is_dir():
-            scratch = Path(tempfile.mkdtemp(prefix="ae-build-"))
-            shutil.copytree(context, scratch / "context")
-            context = scratch / "context"
-            shutil.rmtree(context / "skills")
-            (context / "skills").mkdir()
-        try:
+        with tempfile.TemporaryDirectory(prefix="ae-build-", ignore_cleanup_errors=True) as scratch:
+            context = dockerfile.parent
+            if self.exclude_skills and (context / "skills").is_dir():
+                context = Path(scratch) / "context"
+                shutil.copytree(dockerfile.parent, context)
+                shutil.rmtree(context / "skills")
+                (context / "skills").mkdir()
             built = self.docker.run(["build", "-t", tag, str(context)], timeout=self.build_timeout)
-        finally:
-            if scratch is not None:
-                shutil.rmtree(scratch, ignore_errors=True)
         if not built.ok:
             raise _failed(task, "`docker build`", built)
         return tag

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_evolve.errors import MissingDependencyError
@@ -62,13 +61,10 @@ class DockerCLI:
         if problem is not None:
             raise MissingDependencyError(f"{problem} to {self.purpose}.")
 
-    def run(self, args: Sequence[str], *, input_text: str | None = None, timeout: float | None = None,
-            env: Mapping[str, str] | None = None) -> DockerResult:
-        """Run `docker <args>`, feeding input_text on stdin, killed after timeout seconds."""
-        full_env = {**os.environ, **env} if env else None
+    def run(self, args: Sequence[str], *, timeout: float | None = None) -> DockerResult:
+        """Run `docker <args>`, killed after timeout seconds."""
         try:
-            done = subprocess.run([self.binary, *args], input=input_text, capture_output=True, text=True,
-                                  timeout=timeout, env=full_env)
+            done = subprocess.run([self.binary, *args], capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             return DockerResult(124, _text(exc.stdout), _text(exc.stderr), timed_out=True)
         return DockerResult(done.returncode, done.stdout, done.stderr)

@@ -26,24 +26,21 @@ PYTEST_RUNNER = ("import os, sys; cwd = os.getcwd(); "
 """`python -m pytest` without the work tree shadowing pytest or its dependencies while they are imported."""
 
 
-def put_file(environment: TaskEnvironment, path: str, data: bytes) -> None:
-    """Write one file of the work tree; bytes that are not UTF-8 text go through base64 in a command."""
-    try:
-        environment.write_file(path, data.decode("utf-8"))
-        return
-    except UnicodeDecodeError:
-        pass
-    parent = os.path.dirname(path) or "."
-    encoded = base64.b64encode(data).decode("ascii")
-    done = environment.exec(f"mkdir -p {shlex.quote(parent)} && printf %s {encoded} | base64 -d > {shlex.quote(path)}")
-    if done.exit_code != 0:
-        raise OSError(f"could not copy {path} into the task environment: {done.output.strip()[-300:]}")
-
-
 def put_files(environment: TaskEnvironment, files: Mapping[str, bytes]) -> None:
-    """Write several files of the work tree (work-tree path -> bytes)."""
+    """Write files of the work tree (work-tree path -> bytes); bytes that are not UTF-8 text go through base64 in a
+    command."""
     for path, data in files.items():
-        put_file(environment, path, data)
+        try:
+            environment.write_file(path, data.decode("utf-8"))
+            continue
+        except UnicodeDecodeError:
+            pass
+        parent = os.path.dirname(path) or "."
+        encoded = base64.b64encode(data).decode("ascii")
+        done = environment.exec(f"mkdir -p {shlex.quote(parent)} && printf %s {encoded} | base64 -d > "
+                                f"{shlex.quote(path)}")
+        if done.exit_code != 0:
+            raise OSError(f"could not copy {path} into the task environment: {done.output.strip()[-300:]}")
 
 
 def folder_files(folder: Path, prefix: str) -> dict[str, bytes]:

@@ -10,11 +10,8 @@ _NUMERIC_FACT = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 def numbers_in(text: str) -> list[tuple[float, int]]:
     """Numbers in a text as (value, decimals written); thousands commas are read as grouping."""
-    found = []
-    for match in _NUMBER.findall(text):
-        plain = match.replace(",", "")
-        found.append((float(plain), len(plain.split(".")[1]) if "." in plain else 0))
-    return found
+    plain = [match.replace(",", "") for match in _NUMBER.findall(text)]
+    return [(float(number), len(number.partition(".")[2])) for number in plain]
 
 
 def fact_found(fact: str, answer: str) -> bool:

@@ -4,6 +4,7 @@ must fake both consistently (docs/security.md)."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
+from collections import Counter
 
 from agent_evolve.benchmarks.support.pytest_output import PytestReport
 
@@ -43,8 +44,7 @@ def parse_junit_report(text: str) -> PytestReport:
         report.tests[name] = status
         if reason:
             report.reasons[name] = reason
-    for status in report.tests.values():
-        report.counts[status] = report.counts.get(status, 0) + 1
+    report.counts = dict(Counter(report.tests.values()))
     return report
 
 

@@ -60,9 +60,7 @@ def extract_patch(output: str) -> str | None:
         patches = parse_file_patches(output)
     if not patches:
         return None
-    by_file: dict[str, FilePatch] = {}
-    for fp in patches:
-        by_file[fp.key] = fp
+    by_file = {fp.key: fp for fp in patches}  # a later section for the same file replaces an earlier one
     return "".join(fp.text() for fp in by_file.values())
 
 

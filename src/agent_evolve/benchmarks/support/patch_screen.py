@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.benchmarks.support.patch import DEV_NULL, FilePatch, parse_file_patches
+from agent_evolve.types import Feedback
 
 ALWAYS_DROPPED_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py",
                                   "usercustomize.py", "setup.py"})
@@ -40,13 +41,18 @@ class ScreenedPatch:
         items = "; ".join(f"{path} ({why})" for path, why in sorted(self.dropped.items()))
         return f"changes to test infrastructure were dropped before grading: {items}"
 
+    def annotate(self, feedback: Feedback) -> Feedback:
+        """`feedback` with the dropped paths in its raw record and, when there are any, `note()` in its detail."""
+        feedback.raw = {**feedback.raw, "dropped": self.dropped}
+        if self.dropped:
+            feedback.detail = f"{feedback.detail}; {self.note()}"
+        return feedback
+
 
 def screen_patch(patch: str, protected: Collection[str], base_text: BaseText | None = None) -> ScreenedPatch:
     """The diff without its changes to test infrastructure and `protected` test files; with `base_text` (the base's
     text of a file), a change to `setup.cfg` etc. outside their pytest sections is kept."""
-    by_file: dict[str, FilePatch] = {}
-    for file_patch in parse_file_patches(patch):
-        by_file[file_patch.key] = file_patch
+    by_file = {file_patch.key: file_patch for file_patch in parse_file_patches(patch)}
     kept: list[str] = []
     dropped: dict[str, str] = {}
     for file_patch in by_file.values():
@@ -60,12 +66,9 @@ def screen_patch(patch: str, protected: Collection[str], base_text: BaseText | N
 
 def paths_of(file_patch: FilePatch) -> list[str]:
     """Every repository path a file section names: old, new, and rename or copy sources and targets."""
-    paths = [p[2:] for p in (file_patch.old_path, file_patch.new_path) if p != DEV_NULL]
-    for line in file_patch.mode_lines:
-        for head in ("rename from ", "rename to ", "copy from ", "copy to "):
-            if line.startswith(head):
-                paths.append(line[len(head):])
-    return paths
+    return ([p[2:] for p in (file_patch.old_path, file_patch.new_path) if p != DEV_NULL]
+            + [line[len(head):] for line in file_patch.mode_lines
+               for head in ("rename from ", "rename to ", "copy from ", "copy to ") if line.startswith(head)])
 
 
 def _reason_to_drop(file_patch: FilePatch, protected: set[str], base_text: BaseText | None) -> str | None:

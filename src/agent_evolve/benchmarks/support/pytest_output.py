@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -85,6 +86,5 @@ def parse_pytest_output(text: str) -> PytestReport:
                 key = _NORMAL.get(word, word)
                 report.counts[key] = report.counts.get(key, 0) + int(number)
     if not report.summary_found:
-        for status in report.tests.values():
-            report.counts[status] = report.counts.get(status, 0) + 1
+        report.counts = dict(Counter(report.tests.values()))
     return report

@@ -22,19 +22,6 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Subset:
-    """Task ids to serve per split, with free-form metadata (how the subset was chosen)."""
-
-    train: tuple[str, ...]
-    test: tuple[str, ...]
-    meta: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """The JSON form written to subset files."""
-        return {"train": list(self.train), "test": list(self.test), "meta": self.meta}
-
-
-@dataclass(frozen=True)
 class TaskSplits:
     """The ordered ids of each split of one benchmark."""
 
@@ -49,6 +36,17 @@ class TaskSplits:
             raise ConfigError(f"limit must be >= 0 or None, got {limit}")
         ids = self.train if split == "train" else self.test
         return list(ids if limit is None else ids[:limit])
+
+
+@dataclass(frozen=True)
+class Subset(TaskSplits):
+    """Task ids to serve per split, with free-form metadata (how the subset was chosen)."""
+
+    meta: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The JSON form written to subset files."""
+        return {"train": list(self.train), "test": list(self.test), "meta": self.meta}
 
 
 def split_ids(

@@ -129,9 +129,6 @@ def list_skills(skills_dir: Path | None) -> list[dict[str, str]]:
     """Name, description and path of each Agent Skill (a folder with SKILL.md) in a skills folder."""
     if skills_dir is None:
         return []
-    skills = []
-    for skill_md in sorted(skills_dir.glob("*/SKILL.md")):
-        meta, _ = split_frontmatter(skill_md.read_text(encoding="utf-8"))
-        skills.append({"name": str(meta.get("name", skill_md.parent.name)),
-                       "description": str(meta.get("description", "")).strip(), "path": str(skill_md)})
-    return skills
+    found = [(md, split_frontmatter(md.read_text(encoding="utf-8"))[0]) for md in sorted(skills_dir.glob("*/SKILL.md"))]
+    return [{"name": str(meta.get("name", md.parent.name)), "description": str(meta.get("description", "")).strip(),
+             "path": str(md)} for md, meta in found]
