@@ -1,0 +1,89 @@
+"""The compute-matched control: the baseline workspace, no evolution, drawing further sampled replies per test task
+up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a lift)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.agents.answering.checks import answer_value
+from agent_evolve.api import RoleClient
+from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.solving import model_usage
+from agent_evolve.lift.scoring import AgentMaker, own_agent
+from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
+from agent_evolve.protocol.base_agent import BaseAgent
+from agent_evolve.types import Task, Trajectory
+
+VOTE_TEMPERATURE = 0.8  # as the workspace checks' redraws sample (contract.check_settings)
+MAX_REPLIES = 16
+
+
+class SampledClient:
+    """An LLM client that samples every call at `temperature` at least: another reply to the same question (the
+    metered client numbers repeated sampled requests as draws, so each is a reply of its own)."""
+
+    def __init__(self, inner: LLMClient, temperature: float = VOTE_TEMPERATURE) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.temperature = temperature
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
+        return self.inner.complete(messages, tools=tools, max_tokens=max_tokens,
+                                   temperature=max(temperature, self.temperature), stop=stop)
+
+
+def draw_another(spent: float, replies: int, target: float) -> bool:
+    """Whether one more reply (of the mean size so far) brings the task's tokens closer to `target`."""
+    if replies >= MAX_REPLIES or replies == 0 or spent <= 0:
+        return False
+    return abs(spent + spent / replies - target) < abs(spent - target)
+
+
+def vote_key(output: str) -> str:
+    """What replies agree on: the numeric answer when there is one, else the text with its spacing collapsed."""
+    value = answer_value(output)
+    return f"= {value}" if value is not None else " ".join(output.split())
+
+
+def majority(outputs: Sequence[str]) -> int:
+    """The index of the first output whose vote key most outputs share."""
+    keys = [vote_key(o) for o in outputs]
+    counts = Counter(keys)
+    best = max(counts.values())
+    return next(i for i, key in enumerate(keys) if counts[key] == best)
+
+
+class BudgetVote(BaseAgent):
+    """The baseline's agent answering once greedily, then sampled while the budget lasts; the majority wins."""
+
+    def __init__(self, first: BaseAgent, sampler: BaseAgent, tokens_per_task: float) -> None:
+        super().__init__(first.workspace.path)
+        self.first, self.sampler, self.target = first, sampler, tokens_per_task
+
+    def solve(self, task: Task) -> Trajectory:
+        replies = [self.first.solve(task)]
+        spent = float(model_usage(replies[0]).total_tokens)
+        while draw_another(spent, len(replies), self.target):
+            replies.append(self.sampler.solve(task))
+            spent += model_usage(replies[-1]).total_tokens
+        kept = majority([r.output for r in replies])
+        steps = [step for reply in replies for step in reply.steps]
+        steps.append({"type": "vote", "replies": len(replies), "kept": kept,
+                      "answers": [vote_key(r.output) for r in replies]})
+        return Trajectory(task.id, replies[kept].output, steps, replies[kept].conversation)
+
+
+def matched_agent(tokens_per_task: float) -> AgentMaker:
+    """Builds the compute-matched control's agent on the baseline workspace for a budget of `tokens_per_task`."""
+    def make(workspace: Path, config: EvolveConfig, roles: RoleClient) -> BaseAgent:
+        # the sampler uses the run's own role clients (one model loaded once), each sampling (see SampledClient)
+        sampler = own_agent(workspace, config, lambda role: SampledClient(roles(role)))
+        return BudgetVote(own_agent(workspace, config, roles), sampler, tokens_per_task)
+    return make
