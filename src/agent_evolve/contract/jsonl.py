@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import encode_utf8
-from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
+from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_text_if_present
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.io.safe_json import parse_json
 
@@ -30,17 +30,6 @@ def _parse_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise WorkspaceError(f"{path}:{lineno}: each line must be a JSON object, got {type(value).__name__}")
     return value
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return read_regular_text(path)
-    except FileNotFoundError:
-        return None
-    except NotRegularFileError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WorkspaceError(f"{path}: cannot read: {exc}") from None
 
 
 def _rows(path: Path, text: str) -> list[tuple[int, str, bool]]:
@@ -59,7 +48,7 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     Any other line that is not a JSON object raises :class:`WorkspaceError` naming ``file:line``.
     """
     path = Path(path)
-    text = _read_text(path)
+    text = read_text_if_present(path)
     if text is None:
         return []
     records = []
@@ -76,7 +65,7 @@ def jsonl_problems(path: str | Path) -> list[str]:
     """Every malformed line of a JSONL file, each as ``file:line: problem`` (a torn last line is not one)."""
     path = Path(path)
     try:
-        text = _read_text(path)
+        text = read_text_if_present(path)
     except WorkspaceError as exc:
         return [str(exc)]
     problems = []

@@ -78,6 +78,19 @@ def read_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", err
         return handle.read()
 
 
+def read_text_if_present(path: str | os.PathLike[str]) -> str | None:
+    """The text of the regular file ``path``, None when it does not exist; a file that cannot be read is a
+    WorkspaceError naming it (a FIFO, device or folder stays a :class:`NotRegularFileError`)."""
+    try:
+        return read_regular_text(path)
+    except FileNotFoundError:
+        return None
+    except NotRegularFileError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WorkspaceError(f"{os.fspath(path)}: cannot read: {exc}") from None
+
+
 def copy_regular(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> str:
     """``shutil.copy2`` for regular files only: the ``copy_function`` of tree copies, never reading a FIFO or device."""
     with os.fdopen(open_regular(source), "rb") as reader, open(target, "wb") as writer:

@@ -17,8 +17,7 @@ from typing import Any
 
 from agent_evolve.contract.jsonl import append_line, read_jsonl
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
-from agent_evolve.contract.regular_files import NotRegularFileError, open_regular, read_regular_text
-from agent_evolve.errors import WorkspaceError
+from agent_evolve.contract.regular_files import open_regular, read_text_if_present
 from agent_evolve.io.safe_json import parse_json
 
 __all__ = ["RunRecords", "append_jsonl", "read_json", "read_jsonl", "write_json_atomic"]
@@ -131,12 +130,5 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
 
 def read_json(path: Path, default: Any) -> Any:
     """A JSON record file, or ``default`` when it does not exist; a damaged one is a WorkspaceError naming it."""
-    try:
-        text = read_regular_text(path)
-    except FileNotFoundError:
-        return default
-    except NotRegularFileError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WorkspaceError(f"{path}: cannot read: {exc}") from None
-    return parse_json(text, str(path))
+    text = read_text_if_present(path)
+    return default if text is None else parse_json(text, str(path))
