@@ -27,6 +27,7 @@ from agent_evolve.engine.preflight import preflight
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.factory import client_from_config
+from agent_evolve.llm.models import parse_model
 from agent_evolve.llm.usage import UsageLedger, require_prices
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.registry import (
@@ -42,14 +43,21 @@ from agent_evolve.registry import (
 from agent_evolve.types import EvolutionResult
 
 __all__ = [
-    "AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "RunClients", "resolve_benchmark",
-    "resolve_engine",
+    "AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "Evolver", "RunClients", "default_engine",
+    "resolve_benchmark", "resolve_engine",
 ]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ENGINE = "skillforge"
+REMOTE_DEFAULT_ENGINE = "skillforge"  # the API page's default, AEvolveEngine: a model that edits files with tools
+EMBEDDED_DEFAULT_ENGINE = "demos"  # the engine table's best across benchmarks (experiments/README.md)
 COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
+
+
+def default_engine(evolver_model: str) -> str:
+    """The engine a run gets when it names none: with the embedded model the one measured to lift best across the
+    benchmarks (a small model cannot drive a file-editing engine), with any other model the API page's default."""
+    return EMBEDDED_DEFAULT_ENGINE if parse_model(evolver_model).provider == "local" else REMOTE_DEFAULT_ENGINE
 
 
 class Evolver:
@@ -81,7 +89,8 @@ class Evolver:
         self.ledger.set_budget(self.config.max_total_tokens, self.config.max_cost_usd)
         roles = RunClients(self.config, self.ledger, given=clients)
         self.agent, self.agent_factory = resolve_agent(agent, self.config, workspace_dir, roles)
-        self.engine = resolve_engine(engine if engine is not None else DEFAULT_ENGINE, self.config, roles)
+        self.engine = resolve_engine(engine if engine is not None else default_engine(self.config.evolver_model),
+                                     self.config, roles)
         grader = self.config.grader if isinstance(benchmark, str) else None  # an instance has its grader
         self.benchmark = resolve_benchmark(benchmark, grader=grader, config=self.config)
         self.clients: dict[str, LLMClient] = roles.clients

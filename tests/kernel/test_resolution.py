@@ -24,7 +24,7 @@ def test_seed_name_is_copied_to_the_working_directory(tmp_path: Path) -> None:
     assert Path(evolver.workspace.path) == (tmp_path / "w").resolve()
     assert (tmp_path / "w" / "prompts" / "system.md").read_text() == (seed_path("gsm8k") / "prompts" / "system.md").read_text()
     assert sorted(p.relative_to(seed_path("gsm8k")) for p in seed_path("gsm8k").rglob("*")) == seed_files
-    assert type(evolver.engine).__name__ == "AEvolveEngine"
+    assert type(evolver.engine).__name__ == "DemoSearchEngine"  # the default with the embedded model
 
 
 def test_workspace_path_is_used_in_place_and_a_second_evolver_reuses_it(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ from agent_evolve.experiment import (
     comparison_markdown, markdown_table, run_comparison_experiment, run_lift_experiment,
 )
 from agent_evolve.lift import DEFAULT_DRAWS
-from agent_evolve.lift.claims import results_table, with_table
+from agent_evolve.lift.claims import END, START, results_table, with_table
+from agent_evolve.lift.engine_table import ENGINE_MARKERS, engine_table, registered_runs
 from agent_evolve.lift.registration import verify_folder
 
 
@@ -103,19 +104,22 @@ def verify_command(out_dir: str) -> None:
               help="The folder whose <experiment>/lift.json files the table lists.")
 @click.option("--write", "target", type=click.Path(dir_okay=False, exists=True),
               help="Rewrite the table between its markers in this file (else print it).")
-def table_command(root: str, target: str | None) -> None:
-    """The results table of every lift.json under ROOT (mean lift, CI, plan, draws, headline), generated so that
-    no quoted number can drift from its file."""
-    table = results_table(Path(root))
+@click.option("--engines", is_flag=True,
+              help="The engine table instead: each engine's registered lift per benchmark, and the best across all.")
+def table_command(root: str, target: str | None, engines: bool) -> None:
+    """The results table of every lift.json under ROOT (mean lift, CI, plan, draws, headline), or with --engines
+    the engine table of its registered plans, generated so that no quoted number can drift from its file."""
+    table = engine_table(registered_runs(Path(root))) if engines else results_table(Path(root))
     if target is None:
         click.echo(table)
         return
     path = Path(target)
+    markers = ENGINE_MARKERS if engines else (START, END)
     try:
-        path.write_text(with_table(path.read_text(encoding="utf-8"), table, str(path)), encoding="utf-8")
+        path.write_text(with_table(path.read_text(encoding="utf-8"), table, str(path), markers), encoding="utf-8")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    click.echo(f"results table written into {path}")
+    click.echo(f"{'engine' if engines else 'results'} table written into {path}")
 
 
 def parse_ints(text: str, option: str) -> list[int]:

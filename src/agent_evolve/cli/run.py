@@ -18,6 +18,7 @@ from agent_evolve.api import (
     Evolver,
     RunClients,
     agent_from_workspace,
+    default_engine,
     named_target,
     resolve_benchmark,
     resolve_config,
@@ -161,7 +162,7 @@ engine_options = stacked(  # of the commands that run an evolution engine
 @click.command("run")
 @click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or workspace path.")
 @click.option("--benchmark", default="gsm8k", show_default=True, help="Benchmark name (or jsonl:PATH).")
-@click.option("--engine", default="skillforge", show_default=True, help="Evolution engine name.")
+@click.option("--engine", help="Evolution engine name (default: demos with the embedded model, else skillforge).")
 @click.option("--cycles", type=click.IntRange(min=1), help="Total cycles for the workspace (default: config max_cycles).")
 @click.option("-w", "--workspace", type=click.Path(file_okay=False), help="Working directory of the evolved workspace.")
 @click.option("--batch-size", type=int)
@@ -178,7 +179,7 @@ engine_options = stacked(  # of the commands that run an evolution engine
 @model_options
 @click.option("--track", multiple=True, metavar="KIND=TARGET",
               help="Log metrics per cycle and the report: mlflow=TRACKING_URI or wandb=DIR (offline). Repeatable.")
-def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, workspace: str | None, force: bool,
+def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | None, workspace: str | None, force: bool,
                 **options: Any) -> None:
     """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace).
 
@@ -188,6 +189,7 @@ def run_command(agent: str, benchmark: str, engine: str, cycles: int | None, wor
     console = Console()
     trackers = trackers_from(options.pop("track"))
     config = build_config(options.pop("config_path"), **options)
+    engine = engine or default_engine(config.evolver_model)
     check_names(agent, benchmark, engine)
     target = named_target(agent, workspace)
     settings = run_settings(config, benchmark, engine)

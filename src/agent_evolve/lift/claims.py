@@ -90,7 +90,8 @@ def check(document: Path, text: str, files: dict[str, Path], repo: Path, *,
             yield Mismatch(str(document), text.count("\n", 0, start) + 1, quote, "")
 
 
-def _fmt(lift: float, low: float, high: float) -> str:
+def fmt_lift(lift: float, low: float, high: float) -> str:
+    """A lift as documents quote it (and `quotes` finds it): ``+0.069, 95% CI [+0.019, +0.119]``."""
     return f"{lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}]"
 
 
@@ -100,11 +101,11 @@ def table_row(name: str, report: dict[str, Any]) -> str:
     evolved = (report.get("arms") or {}).get("evolved")
     if evolved:
         pooled = evolved["pooled"]
-        mean = _fmt(evolved["mean_lift"], pooled["ci_low"], pooled["ci_high"])
+        mean = fmt_lift(evolved["mean_lift"], pooled["ci_low"], pooled["ci_high"])
     else:
         mean = f"{report.get('mean_lift', 0.0):+.3f} (per-seed CIs only)"
     head = (report.get("evidence") or {}).get("headline")
-    headline = (f"{_fmt(head['mean_difference'], head['ci_low'], head['ci_high'])} (against {head['against']})"
+    headline = (f"{fmt_lift(head['mean_difference'], head['ci_low'], head['ci_high'])} (against {head['against']})"
                 if head and registration.get("registered") else "unregistered: none")
     plan = registration.get("plan_id") if registration.get("registered") else "unregistered"
     seeds = len(report.get("runs", []))
@@ -122,9 +123,11 @@ def results_table(root: Path) -> str:
     return "\n".join([START, head, "|---|---|---:|---:|---|---:|---|---|", *rows, END])
 
 
-def with_table(text: str, table: str, where: str) -> str:
-    """`text` with the part between the markers replaced by `table`; a ValueError when the markers are missing."""
-    if START not in text or END not in text:
-        raise ValueError(f"{where}: no results-table markers ({START} ... {END})")
-    before, rest = text.split(START, 1)
-    return before + table + rest.split(END, 1)[1]
+def with_table(text: str, table: str, where: str, markers: tuple[str, str] = (START, END)) -> str:
+    """`text` with the part between `markers` (those `table` starts and ends with) replaced by `table`; a
+    ValueError when the markers are missing."""
+    start, end = markers
+    if start not in text or end not in text:
+        raise ValueError(f"{where}: no table markers ({start} ... {end})")
+    before, rest = text.split(start, 1)
+    return before + table + rest.split(end, 1)[1]

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_evolve.api import Evolver, workspace_target
+from agent_evolve.api import Evolver, default_engine, workspace_target
 from agent_evolve.benchmarks.adapters.task_list import Example, Metric, TaskList
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
@@ -23,7 +23,6 @@ from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun
 
 DEFAULT_AGENT = "jsonl"  # the built-in agent that answers a task's input in text from its workspace
-DEFAULT_ENGINE = "demos"  # makes no model call of its own: bootstrapped demos and targeted rules, gated
 DEMOS_NUMERIC_CANDIDATES = "cross-check,program,check,demos,rule"
 DEMOS_TEXT_CANDIDATES = "check,demos,rule"
 NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")
@@ -37,7 +36,7 @@ def evolve(
     budget: str | None = None,
     test: Sequence[Example] = (),
     agent: str | BaseAgent = DEFAULT_AGENT,
-    engine: str | EvolutionEngine = DEFAULT_ENGINE,
+    engine: str | EvolutionEngine | None = None,
     workspace: str | Path | None = None,
     config: EvolveConfig | None = None,
     llm: LLMClient | None = None,
@@ -54,7 +53,8 @@ def evolve(
     budget: "light" (3 cycles of 8 tasks, gate on up to 16), "medium" (6 of 10, up to 32) or "heavy"
       (12 of 16, up to 50); 30% of the tasks are the holdout, capped so. Default: "light", or the `config`'s
       own settings when a config is given.
-    engine: "demos" by default (no model call of its own; the gate alone decides), or any engine name.
+    engine: any engine name; by default `demos` with the embedded model (no model call of its own; the gate alone
+      decides) and `skillforge` with any other (`agent_evolve.api.default_engine`).
     workspace: the run's folder (default: a new one under ./runs); pass an existing one to resume its run.
       An agent given as a BaseAgent instance keeps its own workspace.
     progress: "auto" (a live line on a terminal or in a notebook, the `agent_evolve.progress` log otherwise),
@@ -62,6 +62,7 @@ def evolve(
     """
     benchmark = TaskList(tasks, metric, test=test)
     settings = run_config(config, budget, model, engine, numbers_expected(benchmark))
+    engine = engine if engine is not None else default_engine(settings.evolver_model)
     folder = Path(workspace) if workspace is not None else Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
     where = workspace_target(agent, str(folder)) or folder
     clients = {role: llm for role in ("agent", "engine")} if llm is not None else None
@@ -94,7 +95,7 @@ def run_config(config: EvolveConfig | None, budget: str | None, model: str | Non
         settings = budget_named(budget or "light").apply(settings)
     if model is not None:
         settings = dataclasses.replace(settings, agent_model=model, evolver_model=model)
-    if engine == DEFAULT_ENGINE:
+    if (engine if engine is not None else default_engine(settings.evolver_model)) == "demos":
         kinds = DEMOS_NUMERIC_CANDIDATES if numeric else DEMOS_TEXT_CANDIDATES
         defaults = {"trial_tasks": 0, "candidates": kinds}
         settings = dataclasses.replace(settings, engine_params={**defaults, **settings.engine_params})

@@ -1,0 +1,93 @@
+"""The engine table: each engine's registered lift on each benchmark (the headline, against the smaller of the
+controls), generated from the committed plans and lift.json files, and the engine that lifts best across them all."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_evolve.lift.claims import fmt_lift
+
+ENGINE_MARKERS = ("<!-- engine-table:start (generated: agent-evolve experiment table --engines) -->",
+                  "<!-- engine-table:end -->")
+
+
+@dataclass(frozen=True)
+class RegisteredRun:
+    """One registered plan's folder and, once its test scoring finished, its headline (None before)."""
+
+    folder: str
+    engine: str
+    benchmark: str
+    plan_id: str
+    registered: str
+    headline: dict[str, Any] | None
+
+
+def registered_runs(root: Path) -> list[RegisteredRun]:
+    """Every registered plan under `root` (`<folder>/plan.json` with an id), with its lift.json's headline when
+    that file reports the same plan; folders are named relative to `root`'s parent, as documents link them."""
+    runs = []
+    for plan_path in sorted(root.glob("*/plan.json")):
+        plan = json.loads(plan_path.read_text(encoding="utf-8"))
+        if not plan.get("id") or not plan.get("registered"):
+            continue
+        lift_path = plan_path.with_name("lift.json")
+        headline = None
+        if lift_path.is_file():
+            report = json.loads(lift_path.read_text(encoding="utf-8"))
+            if (report.get("registration") or {}).get("plan_id") == plan["id"]:
+                headline = (report.get("evidence") or {}).get("headline")
+        runs.append(RegisteredRun(plan_path.parent.relative_to(root.parent).as_posix(), plan["plan"]["engine"],
+                                  plan["plan"]["benchmark"], plan["id"], plan["registered"], headline))
+    return runs
+
+
+def latest(runs: Sequence[RegisteredRun]) -> dict[tuple[str, str], RegisteredRun]:
+    """The most recently registered run of each (engine, benchmark)."""
+    chosen: dict[tuple[str, str], RegisteredRun] = {}
+    for run in sorted(runs, key=lambda r: r.registered):
+        chosen[(run.engine, run.benchmark)] = run
+    return chosen
+
+
+def best_engine(runs: Sequence[RegisteredRun]) -> str | None:
+    """The engine whose smallest headline lift over every benchmark any registered run covers is the largest (ties:
+    the larger mean lift), among engines finished on all of them; None while none is."""
+    cells = latest(runs)
+    benchmarks = {benchmark for _, benchmark in cells}
+    scores = {}
+    for engine in {engine for engine, _ in cells}:
+        lifts = [cells[(engine, b)].headline["mean_difference"] for b in benchmarks
+                 if (engine, b) in cells and cells[(engine, b)].headline]
+        if lifts and len(lifts) == len(benchmarks):
+            scores[engine] = (min(lifts), sum(lifts) / len(lifts))
+    return max(scores, key=lambda engine: scores[engine]) if scores else None
+
+
+def _cell(run: RegisteredRun | None) -> str:
+    if run is None:
+        return "not registered"
+    if run.headline is None:
+        return f"[registered, no test result yet]({run.folder}/plan.json) (plan {run.plan_id})"
+    head = run.headline
+    lift = fmt_lift(head["mean_difference"], head["ci_low"], head["ci_high"])
+    return f"[{lift}]({run.folder}/lift.json) ({head['wins']} won, {head['losses']} lost of {head['n']})"
+
+
+def engine_table(runs: Sequence[RegisteredRun]) -> str:
+    """The table between its markers: engines as rows, benchmarks as columns, and the best engine across all."""
+    cells = latest(runs)
+    engines = sorted({engine for engine, _ in cells})
+    benchmarks = sorted({benchmark for _, benchmark in cells})
+    rows = [f"| `{engine}` | " + " | ".join(_cell(cells.get((engine, b))) for b in benchmarks) + " |"
+            for engine in engines]
+    best = best_engine(runs)
+    verdict = (f"Best across all {len(benchmarks)} benchmarks (largest smallest lift): `{best}`." if best else
+               f"No engine has finished its registered runs on all {len(benchmarks)} benchmarks yet.")
+    start, end = ENGINE_MARKERS
+    return "\n".join([start, "| engine | " + " | ".join(benchmarks) + " |",
+                      "|---|" + "---|" * len(benchmarks), *rows, "", verdict, end])
