@@ -15,6 +15,8 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+EMBEDDED_SLOTS = 16  # sequences the embedded engine decodes together by default (speed/README.md: the best total rate)
+REMOTE_CONCURRENCY = 4  # requests in flight to a remote provider by default, within common rate limits
 DEFAULT_AGENT_MAX_TOKENS = 1024  # the agent's answer limit when neither the config nor the manifest sets one
 # Names a key may take, checked when the config is built (before anything loads); engine.acceptance and
 # engine.executors define the same names, and a test keeps them equal.
@@ -96,7 +98,7 @@ class EvolveConfig:
     grader_options: dict[str, Any] = field(default_factory=dict)  # jsonl exact grader: ignore_case, strip_punctuation
 
     # Execution
-    concurrency: int = 4
+    concurrency: int | None = None  # tasks in flight; None: `in_flight`, which fills the embedded engine's slots
     executor: str = "threads"  # threads | processes | ray
     ray_address: str | None = None
     allow_early_stop: bool = True
@@ -107,6 +109,14 @@ class EvolveConfig:
 
     def __post_init__(self) -> None:
         validate_config(self)
+
+    @property
+    def in_flight(self) -> int:
+        """Tasks (and model calls) in flight at once: `concurrency` when set, else as many as the embedded engine
+        decodes together with a local agent model (its best measured throughput) and 4 with a remote one."""
+        if self.concurrency is not None:
+            return self.concurrency
+        return EMBEDDED_SLOTS if self.agent_model.startswith("local/") else REMOTE_CONCURRENCY
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> EvolveConfig:

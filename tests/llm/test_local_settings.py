@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import pytest
 
+from agent_evolve.config import EMBEDDED_SLOTS, REMOTE_CONCURRENCY, EvolveConfig
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.local_settings import EngineSettings, available_cores
 
 
 def test_defaults_are_todays_measured_choices() -> None:
     settings = EngineSettings.from_env({})
-    assert (settings.slots, settings.n_batch, settings.n_ubatch, settings.draft) == (4, 512, 512, "none")
+    assert (settings.slots, settings.n_batch, settings.n_ubatch, settings.draft) == (16, 512, 512, "none")
     assert settings.n_threads == available_cores()
+
+
+def test_a_run_keeps_the_embedded_engine_full_unless_told_otherwise() -> None:
+    assert EvolveConfig().in_flight == EngineSettings().slots == EMBEDDED_SLOTS
+    assert EvolveConfig(agent_model="openai/gpt-4.1-mini").in_flight == REMOTE_CONCURRENCY
+    assert EvolveConfig(concurrency=2).in_flight == 2
+    assert EvolveConfig(concurrency=8, agent_model="openai/gpt-4.1-mini").in_flight == 8
 
 
 def test_variables_set_each_setting() -> None:

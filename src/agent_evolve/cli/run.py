@@ -255,7 +255,7 @@ def eval_command(workspace: str, benchmark: str, split: str, limit: int, output:
             done[0] += 1
             status.update(f"scoring {split} tasks: {done[0]}/{len(tasks)}")
 
-        observations = solve_all(agent, adapter, tasks, config.concurrency, tick)
+        observations = solve_all(agent, adapter, tasks, config.in_flight, tick)
     score = mean_score(observations)
     if split == "test":
         record_eval(adapter, Path(workspace), config, observations)
@@ -307,7 +307,7 @@ def hard_subset_command(
     solvers = probe_solvers(workspace, config, k, seed, probe_temperature)
     subset = select_hard_subset(
         solvers, benchmark_from_options(benchmark, {}, config), k=k, n_train=n_train, n_test=n_test, seed=seed,
-        drop_never_solved=drop_never_solved, workers=config.concurrency,
+        drop_never_solved=drop_never_solved, workers=config.in_flight,
     )
     write_subset(out, subset)
     click.echo(json.dumps({"train": len(subset["train"]), "test": len(subset["test"]), "written": out}))

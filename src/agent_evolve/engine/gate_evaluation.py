@@ -88,7 +88,7 @@ class GateRun:
         agent = reload_agent(agent, self.agent_factory, self.vc.path)
         remeasure = self.remeasure(agent)
         attempts = len(self.holdout) * self.config.gate_repeats * (2 if remeasure else 1)
-        eta = expected_seconds(batch, attempts, self.config.concurrency)
+        eta = expected_seconds(batch, attempts, self.config.in_flight)
         if eta > GATE_WARN_SECONDS:
             message = f"the gate will take about {eta / 60:.0f} min ({attempts} holdout attempts); see holdout_limit"
             log.warning("cycle %d: %s", cycle, message)
@@ -163,7 +163,7 @@ class GateRun:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
         try:
             observations = solve_all(
-                agent, self.benchmark, [o.task for o in batch], self.config.concurrency, executor=self.executor
+                agent, self.benchmark, [o.task for o in batch], self.config.in_flight, executor=self.executor
             )
         finally:
             agent.discard_buffers()
@@ -184,7 +184,7 @@ class GateRun:
             self.benchmark,
             holdout,
             repeats=self.config.gate_repeats,
-            concurrency=self.config.concurrency,
+            concurrency=self.config.in_flight,
             on_progress=announcer.reached,
             executor=self.executor,
             stop=stop,

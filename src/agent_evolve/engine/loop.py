@@ -245,7 +245,7 @@ class EvolutionLoop:
         announcer = Announcer(self.progress, cycle, "solve", total=len(tasks))
         announcer.say(total=len(tasks))
         observer = Observer(self.workspace.path)
-        observations = solve_all(self.agent, self.benchmark, tasks, self.config.concurrency, announcer.solved,
+        observations = solve_all(self.agent, self.benchmark, tasks, self.config.in_flight, announcer.solved,
                                  self.executor)
         observer.add(observations)
         graded = graded_only(observations)
@@ -280,7 +280,7 @@ class EvolutionLoop:
             self.emit(cycle, "step")
             progress = step_progress(cycle, self.state.cursor, len(observations), len(self.state.plan.train_ids))
             trial = TrialRunner(
-                session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.concurrency,
+                session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.in_flight,
                 default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
                 validation_tasks=session.val_tasks,
                 on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),

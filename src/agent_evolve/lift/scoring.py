@@ -91,6 +91,6 @@ def score_tasks(
                     finished += 1
                     tell(ProgressEvent(0, TEST_PHASE, done=finished, total=len(todo)))
 
-            solve_all(agent, benchmark, todo, config.concurrency, keep)
+            solve_all(agent, benchmark, todo, config.in_flight, keep)
         done = stored_scores(store)
     return {t.id: done[t.id] for t in tasks if t.id in done}

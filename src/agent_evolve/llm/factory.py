@@ -120,6 +120,6 @@ def apply_config_limits(config: EvolveConfig, ledger: UsageLedger | None = None)
     """Set the process-wide concurrency limit (it protects the machine and the provider, not a run) and the
     ledger's budgets from config; return the ledger."""
     target = ledger if ledger is not None else default_ledger()
-    set_concurrency_limit(config.concurrency)
+    set_concurrency_limit(config.in_flight)
     target.set_budget(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
     return target

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_evolve.config import EMBEDDED_SLOTS
 from agent_evolve.errors import ConfigError
 
 DraftMode = Literal["none", "prompt-lookup"]
@@ -25,7 +26,7 @@ class EngineSettings:
     """How the batched engine runs: slots decoded together, llama.cpp threads (default every core), batch sizes,
     prompt-lookup drafts; each field is set by its ``AGENT_EVOLVE_*`` variable (see ``_INT_VARIABLES``)."""
 
-    slots: int = 4
+    slots: int = EMBEDDED_SLOTS
     n_threads: int = 0
     n_batch: int = 512
     n_ubatch: int = 0

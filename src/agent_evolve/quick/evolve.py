@@ -70,7 +70,7 @@ def evolve(
     ledger = UsageLedger()
     with RunReport(progress, estimate, ledger) as report:
         report.say(f"agent-evolve: {len(benchmark.splits.train)} tasks, workspace {where}")
-        report.say(estimate_line(estimate, measured_seconds(where), settings.concurrency))
+        report.say(estimate_line(estimate, measured_seconds(where), settings.in_flight))
         evolver = Evolver(agent, benchmark, settings, engine, str(folder), progress=report, ledger=ledger,
                           clients=clients)
         result = evolver.run()

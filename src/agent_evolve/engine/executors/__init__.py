@@ -15,11 +15,11 @@ __all__ = ["EXECUTORS", "Executor", "ProcessExecutor", "ThreadExecutor", "make_e
 
 
 def make_executor(config: EvolveConfig, agent_factory: AgentFactory, ledger: UsageLedger | None = None) -> Executor:
-    """The executor `config.executor` names, with `config.concurrency` tasks in flight; remote usage goes to `ledger`."""
+    """The executor `config.executor` names, with `config.in_flight` tasks in flight; remote usage goes to `ledger`."""
     if config.executor == "threads":
-        return ThreadExecutor(config.concurrency)
+        return ThreadExecutor(config.in_flight)
     if config.executor == "processes":
-        return ProcessExecutor(config.concurrency, agent_factory, ledger)
+        return ProcessExecutor(config.in_flight, agent_factory, ledger)
     if config.executor == "ray":
         try:
             from agent_evolve.engine.executors.ray_cluster import RayExecutor
@@ -27,5 +27,5 @@ def make_executor(config: EvolveConfig, agent_factory: AgentFactory, ledger: Usa
             raise MissingDependencyError(
                 f"executor 'ray' needs Ray ({exc}): pip install 'agent-evolve[ray]'"
             ) from exc
-        return RayExecutor(config.concurrency, agent_factory, config.ray_address, ledger)
+        return RayExecutor(config.in_flight, agent_factory, config.ray_address, ledger)
     raise ConfigError(f"executor must be one of {', '.join(EXECUTORS)}, got {config.executor!r}")
