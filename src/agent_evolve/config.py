@@ -113,10 +113,12 @@ class EvolveConfig:
     @property
     def in_flight(self) -> int:
         """Tasks (and model calls) in flight at once: `concurrency` when set, else as many as the embedded engine
-        decodes together with a local agent model (its best measured throughput) and 4 with a remote one."""
+        decodes together when threads share one local agent model (its best measured throughput), else 4 (a remote
+        provider's rate limits; worker processes each load their own model)."""
         if self.concurrency is not None:
             return self.concurrency
-        return EMBEDDED_SLOTS if self.agent_model.startswith("local/") else REMOTE_CONCURRENCY
+        shared_engine = self.executor == "threads" and self.agent_model.startswith("local/")
+        return EMBEDDED_SLOTS if shared_engine else REMOTE_CONCURRENCY
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> EvolveConfig:

@@ -76,7 +76,7 @@ MEANINGS: dict[str, str] = {
     "grader_options": "options of the `jsonl` exact grader: `ignore_case`, `strip_punctuation` (each true or "
                       "false; `--ignore-case`, `--strip-punctuation`)",
     "concurrency": ("tasks solved at once, and model calls in flight across the process; unset: 16 (the embedded "
-                    "engine's slots) with a local agent model, else 4"),
+                    "engine's slots) with a local agent model and the threads executor, else 4"),
     "executor": "how tasks are solved: `threads`, `processes` or `ray`",
     "ray_address": "the Ray cluster of `executor: ray` (none: a local one)",
     "allow_early_stop": "honour an engine's `stop` status",

@@ -20,6 +20,7 @@ def test_a_run_keeps_the_embedded_engine_full_unless_told_otherwise() -> None:
     assert EvolveConfig(agent_model="openai/gpt-4.1-mini").in_flight == REMOTE_CONCURRENCY
     assert EvolveConfig(concurrency=2).in_flight == 2
     assert EvolveConfig(concurrency=8, agent_model="openai/gpt-4.1-mini").in_flight == 8
+    assert EvolveConfig(executor="processes").in_flight == REMOTE_CONCURRENCY, "each process loads its own model"
 
 
 def test_variables_set_each_setting() -> None:
