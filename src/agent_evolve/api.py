@@ -50,7 +50,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 REMOTE_DEFAULT_ENGINE = "skillforge"  # the API page's default, AEvolveEngine: a model that edits files with tools
-EMBEDDED_DEFAULT_ENGINE = "demos"  # the engine table's best across benchmarks (experiments/README.md)
+EMBEDDED_DEFAULT_ENGINE = "demos"  # provisional until the README engine table names its best; a test ties the two
 COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
 
 
