@@ -14,11 +14,15 @@ and what prompt reading (the same kernels at full batch) achieved. KV-cache read
 bound is a little low.
 
     PYTHONPATH=src python -u speed/roofline.py [--tokens 48] [--streams 1,2,4,8,16] [--write]
+    PYTHONPATH=src python -u speed/roofline.py --prompt-tokens 1000 --streams 16 --no-probe --json
+    AGENT_EVOLVE_KV_UNIFIED=0 PYTHONPATH=src python -u speed/roofline.py --prompt-tokens 1000 ...  # per-slot caches
     PYTHONPATH=src python -u speed/roofline.py --sweep      # threads x n_ubatch x slots, one process each
 
 Engine settings come from the ``AGENT_EVOLVE_*`` variables (``llm/local_settings.py``); slots are raised to the
-largest stream count. ``--write`` appends the table to speed/README.md. Measure on quiet cores: the load
-average is printed before and after.
+largest stream count. ``--prompt-tokens N`` gives every stream a distinct prompt of about N tokens (a run's prompts
+carry worked examples and skills): with a unified KV cache each decoded token attends over every slot's cells, so
+long prompts show what that costs against per-slot caches (``AGENT_EVOLVE_KV_UNIFIED=0``). ``--write`` appends
+the table to speed/README.md. Measure on quiet cores: the load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -111,15 +115,25 @@ def bound(streams: int, weight_bytes: float, params: float, read_gbs: float, gfl
     return streams / max(weight_bytes / (read_gbs * 1e9), streams * 2 * params / (gflops * 1e9))
 
 
-def measure_model(tokens: int, streams: list[int]) -> dict[str, object]:
-    """Prompt reading and generation tokens/s of the engine at each stream count."""
+def padded(task: str, prompt_tokens: int, count_tokens: Callable[[str], int]) -> str:
+    """``task`` after enough of the reading text that the user turn has about ``prompt_tokens`` tokens."""
+    sentences = READING.split(". ")
+    filler: list[str] = []
+    while count_tokens(" ".join(filler) + " " + task) < prompt_tokens:
+        filler.append(sentences[len(filler) % len(sentences)].rstrip(".") + ".")
+    return " ".join([*filler, task]).strip()
+
+
+def measure_model(tokens: int, streams: list[int], prompt_tokens: int = 0) -> dict[str, object]:
+    """Prompt reading and generation tokens/s of the engine at each stream count, prompts of about
+    ``prompt_tokens`` tokens each (0: the short task alone)."""
     from agent_evolve.llm.providers.llama_cpp_local import load_model
     from agent_evolve.llm.qwen_tools import to_chat_messages
     from agent_evolve.llm.base import Message
 
     os.environ["AGENT_EVOLVE_LOCAL_SLOTS"] = str(max(max(streams), EngineSettings.from_env().slots))
     started = time.perf_counter()
-    loaded = load_model(LOCAL_MODELS["qwen2.5-coder-1.5b"], n_ctx=1024)
+    loaded = load_model(LOCAL_MODELS["qwen2.5-coder-1.5b"], n_ctx=max(1024, prompt_tokens + tokens + 128))
     engine = loaded.engine
     load_s = time.perf_counter() - started
     model = engine._model  # noqa: SLF001 - the benchmark reads the loaded model's size
@@ -133,7 +147,12 @@ def measure_model(tokens: int, streams: list[int]) -> dict[str, object]:
     prompt_rate = len(fresh) / (time.perf_counter() - started)
     rates: dict[int, float] = {}
     for count in streams:
-        prompts = [tokens_of(SYSTEM, TASK.format(count * 100 + i + 1))[0] for i in range(count)]
+        tasks = [TASK.format(count * 100 + i + 1) for i in range(count)]
+        if prompt_tokens:
+            tasks = [f"Stream {count * 100 + i + 1}. " + padded(task, prompt_tokens,
+                                                              lambda text: len(tokens_of(SYSTEM, text)[0]))
+                     for i, task in enumerate(tasks)]
+        prompts = [tokens_of(SYSTEM, task)[0] for task in tasks]
         for prompt in prompts:  # read once, so the timed part is generation only
             engine.generate(prompt, max_tokens=1, stops=stops, temperature=0.0, seed=0, deadline=None)
         produced = [0] * count
@@ -151,6 +170,7 @@ def measure_model(tokens: int, streams: list[int]) -> dict[str, object]:
         rates[count] = sum(produced) / (time.perf_counter() - started)
     return {"weight_bytes": float(model.size()), "params": float(model.n_params()), "load_s": load_s,
             "prompt_tokens": len(fresh), "prompt_rate": prompt_rate, "rates": rates,
+            "stream_prompt_tokens": [len(p) for p in prompts],
             "settings": asdict(engine.settings)}
 
 
@@ -201,6 +221,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=48, help="tokens generated per stream")
     parser.add_argument("--streams", default="1,2,4,8,16", help="stream counts, comma-separated")
+    parser.add_argument("--prompt-tokens", type=int, default=0, help="each stream's prompt length (0: short)")
     parser.add_argument("--write", action="store_true", help="append the table to speed/README.md")
     parser.add_argument("--sweep", action="store_true", help="threads x n_ubatch x slots, one process each")
     parser.add_argument("--json", action="store_true", help="print the model measurement as one JSON line")
@@ -214,7 +235,7 @@ def main() -> None:
     machine = Probe(0.0, 0.0, 0.0, 0.0) if args.no_probe else probe(settings.n_threads)
     if not args.no_probe:
         print(f"probe: {machine}", flush=True)
-    model = measure_model(args.tokens, [int(s) for s in args.streams.split(",")])
+    model = measure_model(args.tokens, [int(s) for s in args.streams.split(",")], args.prompt_tokens)
     if args.json:
         print(json.dumps(model))
         return
@@ -225,7 +246,8 @@ def main() -> None:
     if args.write:
         stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         with README.open("a", encoding="utf-8") as readme:
-            readme.write(f"\n#### Measured {stamp} (`roofline.py --tokens {args.tokens} --streams {args.streams}`, "
+            readme.write(f"\n#### Measured {stamp} (`roofline.py --tokens {args.tokens} --streams {args.streams} "
+                         f"--prompt-tokens {args.prompt_tokens}`, "
                          f"load average after: {after})\n\n{text}\n")
 
 

@@ -1,10 +1,12 @@
-"""The engine's draft bookkeeping on a fake llama.cpp: drafted greedy replies equal plain ones, rejected drafted
-tokens leave the cache, and stop rules end replies the same way with drafts on."""
+"""The engine's cache bookkeeping on a fake llama.cpp: drafted greedy replies equal plain ones, rejected drafted
+tokens leave the cache, stop rules end replies the same way with drafts on, and a prefix copied between per-slot
+caches (copied whole, its tail dropped) answers as a unified cache's shared prefix does."""
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -20,7 +22,8 @@ class FakeLlama:
     Like llama.cpp, a position may be written once per sequence until removed, so a drafted token left in the
     cache after its rejection fails the next decode."""
 
-    def __init__(self, n_batch: int) -> None:
+    def __init__(self, n_batch: int, unified: bool = True) -> None:
+        self.unified, self.copies = unified, 0
         self.cache: dict[int, dict[int, int]] = {}
         self.batch = SimpleNamespace(token=[0] * n_batch, pos=[0] * n_batch, n_seq_id=[0] * n_batch,
                                      seq_id=[[0] for _ in range(n_batch)], logits=[False] * n_batch, n_tokens=0)
@@ -47,7 +50,12 @@ class FakeLlama:
         return True
 
     def llama_memory_seq_cp(self, memory: object, source: int, target: int, p0: int, p1: int) -> None:
-        self.cache[target] = {p: t for p, t in self.cache.get(source, {}).items() if p0 <= p < p1}
+        """As llama.cpp: negative bounds mean the whole sequence; between per-slot caches only whole copies."""
+        if not self.unified:
+            assert p0 < 0 and p1 < 0, "seq_cp() is only supported for full KV buffers"
+        self.copies += 1
+        end = p1 if p1 >= 0 else 1 << 30
+        self.cache[target] = {p: t for p, t in self.cache.get(source, {}).items() if max(p0, 0) <= p < end}
 
     def llama_vocab_is_eog(self, vocab: object, token: int) -> bool:
         return token == 0
@@ -69,7 +77,7 @@ class FakeLlama:
 
 
 def fake_engine(settings: EngineSettings, n_ctx: int = 256) -> tuple[LlamaEngine, FakeLlama]:
-    lib = FakeLlama(settings.n_batch)
+    lib = FakeLlama(settings.n_batch, settings.kv_unified)
     engine = LlamaEngine.__new__(LlamaEngine)
     engine.settings, engine.n_ctx, engine.slots, engine.n_batch = settings, n_ctx, settings.slots, settings.n_batch
     engine._lib, engine._batch, engine._memory = lib, lib.batch, None
@@ -132,3 +140,31 @@ def test_a_drafted_reply_meets_the_context_limit_where_a_plain_one_does() -> Non
     plain = reply(plain_engine, PROMPT)
     assert plain[1] < 60  # ended by the context, not by max_tokens
     assert reply(drafting_engine, PROMPT) == plain
+
+
+@pytest.mark.parametrize("kv_unified", [True, False])
+def test_a_prefix_copied_to_another_slot_answers_as_the_prompt_read_alone(kv_unified: bool) -> None:
+    settings = EngineSettings(slots=2, n_threads=1, n_batch=64, kv_unified=kv_unified)
+    engine, lib = fake_engine(settings)
+    first, second = [*PROMPT, 4], [*PROMPT, 6]
+    generating, go = threading.Event(), threading.Event()
+
+    def hold_once(text: str) -> None:  # keeps the first request in slot 0 until the second is queued
+        if not generating.is_set():
+            generating.set()
+            go.wait(10)
+
+    results: dict[str, tuple[str, int]] = {}
+    threads = {"first": threading.Thread(target=lambda: results.__setitem__("first", reply(engine, first, hold_once))),
+               "second": threading.Thread(target=lambda: results.__setitem__("second", reply(engine, second)))}
+    threads["first"].start()
+    assert generating.wait(10)
+    threads["second"].start()
+    while engine._queue.qsize() == 0:
+        time.sleep(0.001)
+    go.set()
+    for thread in threads.values():
+        thread.join()
+    assert lib.copies == 1, "the second prompt took its prefix from the first request's slot"
+    alone = [reply(fake_engine(settings)[0], prompt) for prompt in (first, second)]
+    assert [results["first"], results["second"]] == alone

@@ -12,6 +12,7 @@ from agent_evolve.llm.local_settings import EngineSettings, available_cores
 def test_defaults_are_todays_measured_choices() -> None:
     settings = EngineSettings.from_env({})
     assert (settings.slots, settings.n_batch, settings.n_ubatch, settings.draft) == (16, 512, 512, "none")
+    assert settings.kv_unified
     assert settings.n_threads == available_cores()
 
 
@@ -27,14 +28,14 @@ def test_variables_set_each_setting() -> None:
     settings = EngineSettings.from_env({
         "AGENT_EVOLVE_LOCAL_SLOTS": "8", "AGENT_EVOLVE_N_THREADS": "1", "AGENT_EVOLVE_N_BATCH": "256",
         "AGENT_EVOLVE_N_UBATCH": "64", "AGENT_EVOLVE_DRAFT": "prompt-lookup", "AGENT_EVOLVE_DRAFT_TOKENS": "4",
-        "AGENT_EVOLVE_DRAFT_NGRAM": "2", "AGENT_EVOLVE_N_CTX": "ignored"})
+        "AGENT_EVOLVE_DRAFT_NGRAM": "2", "AGENT_EVOLVE_KV_UNIFIED": "0", "AGENT_EVOLVE_N_CTX": "ignored"})
     assert settings == EngineSettings(slots=8, n_threads=1, n_batch=256, n_ubatch=64, draft="prompt-lookup",
-                                      draft_tokens=4, draft_ngram=2)
+                                      draft_tokens=4, draft_ngram=2, kv_unified=False)
 
 
 @pytest.mark.parametrize(("variable", "value"), [
     ("AGENT_EVOLVE_LOCAL_SLOTS", "four"), ("AGENT_EVOLVE_N_THREADS", "0"), ("AGENT_EVOLVE_N_BATCH", "-1"),
-    ("AGENT_EVOLVE_DRAFT", "medusa"), ("AGENT_EVOLVE_DRAFT_TOKENS", "2.5")])
+    ("AGENT_EVOLVE_DRAFT", "medusa"), ("AGENT_EVOLVE_DRAFT_TOKENS", "2.5"), ("AGENT_EVOLVE_KV_UNIFIED", "maybe")])
 def test_a_bad_value_is_refused_naming_its_variable(variable: str, value: str) -> None:
     with pytest.raises(ConfigError, match=variable):
         EngineSettings.from_env({variable: value})

@@ -24,7 +24,8 @@ def available_cores() -> int:
 @dataclass(frozen=True)
 class EngineSettings:
     """How the batched engine runs: slots decoded together, llama.cpp threads (default every core), batch sizes,
-    prompt-lookup drafts; each field is set by its ``AGENT_EVOLVE_*`` variable (see ``_INT_VARIABLES``)."""
+    prompt-lookup drafts, one KV cache shared by every slot or one per slot; each field is set by its
+    ``AGENT_EVOLVE_*`` variable (see ``_INT_VARIABLES``, ``AGENT_EVOLVE_DRAFT`` and ``AGENT_EVOLVE_KV_UNIFIED``)."""
 
     slots: int = EMBEDDED_SLOTS
     n_threads: int = 0
@@ -33,6 +34,7 @@ class EngineSettings:
     draft: DraftMode = "none"
     draft_tokens: int = 8
     draft_ngram: int = 3
+    kv_unified: bool = True
 
     def __post_init__(self) -> None:
         if self.n_threads == 0:
@@ -73,7 +75,13 @@ class EngineSettings:
         draft = env.get("AGENT_EVOLVE_DRAFT", "").strip() or "none"
         if draft not in DRAFT_MODES:
             raise ConfigError(f"AGENT_EVOLVE_DRAFT={draft!r}: expected one of {', '.join(DRAFT_MODES)}")
-        return cls(draft=draft, **numbers)  # type: ignore[arg-type]
+        unified_text = env.get("AGENT_EVOLVE_KV_UNIFIED", "").strip().lower() or "1"
+        if unified_text not in _SWITCH:
+            raise ConfigError(f"AGENT_EVOLVE_KV_UNIFIED={unified_text!r}: expected 1 or 0 (true or false)")
+        return cls(draft=draft, kv_unified=_SWITCH[unified_text], **numbers)  # type: ignore[arg-type]
+
+
+_SWITCH = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 
 
 _INT_VARIABLES = {

@@ -51,7 +51,11 @@ class _Request:
 
 
 class LlamaEngine:
-    """A GGUF model with ``settings.slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker."""
+    """A GGUF model with ``settings.slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker.
+
+    With a unified cache (``settings.kv_unified``) every slot's cells share one buffer, so a cached prefix is shared
+    without a copy, but each decoded token attends over every occupied cell of every slot (masked); per-slot
+    caches attend over the slot's own cells only and copy a prefix between slots as a whole buffer."""
 
     def __init__(self, path: Path, *, n_ctx: int, settings: EngineSettings) -> None:
         import llama_cpp
@@ -69,7 +73,7 @@ class LlamaEngine:
         params.n_ctx = n_ctx * self.slots
         params.n_batch, params.n_ubatch = settings.n_batch, settings.n_ubatch
         params.n_seq_max = self.slots
-        params.kv_unified = True  # prefixes are copied between sequences, so they share one cache
+        params.kv_unified = settings.kv_unified
         params.n_threads = params.n_threads_batch = settings.n_threads
         params.no_perf = True
         self._ctx = _internals.LlamaContext(model=self._model, params=params, verbose=False)
@@ -150,7 +154,11 @@ class LlamaEngine:
         lib = self._lib
         if placement.source != slot:
             lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
-            lib.llama_memory_seq_cp(self._memory, placement.source, slot, 0, reuse)
+            if self.settings.kv_unified:  # the prefix's cells are shared, nothing is copied
+                lib.llama_memory_seq_cp(self._memory, placement.source, slot, 0, reuse)
+            else:  # llama.cpp copies between per-slot caches only whole: copy it all, then drop the tail
+                lib.llama_memory_seq_cp(self._memory, placement.source, slot, -1, -1)
+                lib.llama_memory_seq_rm(self._memory, slot, reuse, -1)
         elif not lib.llama_memory_seq_rm(self._memory, slot, reuse, -1):
             lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
             reuse = 0
