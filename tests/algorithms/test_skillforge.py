@@ -144,3 +144,18 @@ def test_a_rule_about_the_prompt_instead_of_the_task_becomes_the_advice(ws, fail
     AEvolveEngine(llm=llm).step(ws, failing_batch, None)
     assert "system prompt should" not in ws.read_prompt()
     assert "End with exactly one final line in the requested answer format" in ws.read_prompt()
+
+
+def test_the_step_records_how_many_proposed_edits_were_valid(ws, failing_batch):
+    llm = ScriptedLLM([calls(("write_skill", {"name": "no-body"})),  # arguments that make no edit
+                       calls(("add_rule", {"rule": "   "})),  # an edit that fails its check
+                       calls(("add_rule", {"rule": "End with a last line `Answer: <number>`, nothing after it."})),
+                       "DONE"])
+    result = AEvolveEngine(llm=llm).step(ws, failing_batch, None)
+    assert result.metadata["edits"] == {"proposed": 3, "valid": 1}
+
+
+def test_an_unparsed_fallback_reply_counts_as_a_proposal_that_was_not_valid(ws, failing_batch):
+    result = AEvolveEngine(llm=ScriptedLLM(["no tools today", "{not json", "still not json"])).step(
+        ws, failing_batch, None)
+    assert result.status == "failed" and result.metadata["edits"] == {"proposed": 1, "valid": 0}

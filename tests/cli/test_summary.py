@@ -46,6 +46,14 @@ def test_nothing_accepted_says_so_and_points_at_the_history(tmp_path: Path) -> N
     assert "nothing was accepted" in line and f"agent-evolve history -w {tmp_path}" in line
 
 
+def test_a_model_writing_engine_shows_how_often_its_edits_were_valid_and_won(tmp_path: Path) -> None:
+    edits = {"proposed": 5, "valid": 4, "gated": 3, "accepted": 1}
+    details = {"accepted": 1, "rejected": 2, "accepted_tag": "evo-2", "workspace": str(tmp_path), "edits": edits}
+    line = next(l for l in rendered(EvolutionResult(3, 0.5, details=details)).splitlines() if "engine edits" in l)
+    assert "4 of 5 proposed edits valid (80%); 1 of 3 gated candidates accepted (33%)" in line
+    assert "engine edits" not in rendered(EvolutionResult(1, 0.5, details={**details, "edits": {}}))
+
+
 def versions(workspace: Path, changes: dict[str, str]) -> None:
     """A baseline (evo-0) and an accepted evo-1 that writes `changes`, with the gate's tables: 10 of 16 holdout
     tasks solved, then 11 of 16."""

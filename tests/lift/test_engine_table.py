@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.api import EMBEDDED_DEFAULT_ENGINE, REMOTE_DEFAULT_ENGINE, default_engine
-from agent_evolve.lift.claims import check, lift_files, with_table
+from agent_evolve.lift.claims import check, lift_files, table_row, with_table
 from agent_evolve.lift.engine_table import ENGINE_MARKERS, best_engine, engine_table, registered_runs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,3 +78,23 @@ def test_the_embedded_default_engine_is_the_registered_runs_choice() -> None:
     if best is None:
         pytest.skip("no engine has finished its registered runs on every benchmark yet (README engine table)")
     assert EMBEDDED_DEFAULT_ENGINE == best, f"the registered runs name {best!r}: make it the embedded default"
+
+
+def test_a_run_still_scoring_its_seeds_has_no_headline_and_cannot_be_best(tmp_path: Path) -> None:
+    root = tmp_path / "experiments"
+    _register(root, "solo", "a", "1", 0.30)
+    lift_path = root / "lift-solo-a-1" / "lift.json"
+    report = json.loads(lift_path.read_text())
+    report.update(plan={"seeds": [0, 1, 2], "arms": ["evolved", "control", "matched"]},
+                  runs=[{"seed": 0}, {"seed": 1}], control=[{"seed": 0}, {"seed": 1}], matched=[{"seed": 0}])
+    lift_path.write_text(json.dumps(report))
+    assert best_engine(registered_runs(root)) is None
+    table = engine_table(registered_runs(root))
+    assert "[in progress: 1 of 3 seeds fully scored](experiments/lift-solo-a-1/lift.md)" in table
+    assert "+0.300" not in table
+    row = table_row("lift-solo-a-1/lift.json", report)
+    assert "| 1 of 3 |" in row and "in progress" in row and "+0.300" not in row
+    report.update(runs=[{"seed": s} for s in range(3)], control=[{"seed": s} for s in range(3)],
+                  matched=[{"seed": s} for s in range(3)])
+    lift_path.write_text(json.dumps(report))
+    assert best_engine(registered_runs(root)) == "solo"

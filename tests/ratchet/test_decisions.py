@@ -8,7 +8,8 @@ from agent_evolve.algorithms.ratchet.canonical import Failure, canonical_map, cl
 from agent_evolve.algorithms.ratchet.curator import SkillTally, contribution, credit, evictions, retirement
 from agent_evolve.algorithms.ratchet.rollback import RollbackState, check
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
-from agent_evolve.algorithms.ratchet.synthesizer import duplicate_feedback
+from agent_evolve.algorithms.ratchet.records import Decision
+from agent_evolve.algorithms.ratchet.synthesizer import draft_tally, duplicate_feedback
 from agent_evolve.errors import ConfigError
 
 
@@ -136,3 +137,11 @@ def test_settings_defaults_and_clear_errors() -> None:
     with pytest.raises(ConfigError, match="'no_synth' must be true or false"):
         RatchetSettings.from_params({"no_synth": 1})
     assert s.override(bank_cap=100).bank_cap == 100
+
+
+def test_draft_tally_counts_every_draft_asked_for_and_those_that_became_skills() -> None:
+    decisions = [Decision(1, "synth_failed", "p", {"attempt": 1, "error": "bad json"}),
+                 Decision(1, "over_budget", "s", {"attempt": 1}), Decision(1, "dedup", "s", {"attempt": 2}),
+                 Decision(1, "synth", "s", {"attempt": 3}), Decision(1, "cover_guard", "q", {"skill": "k"}),
+                 Decision(1, "synth_failed", "r", {"error": "no usable draft in 3 attempts"})]
+    assert draft_tally(decisions) == {"proposed": 4, "valid": 1}

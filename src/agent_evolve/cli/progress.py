@@ -13,6 +13,7 @@ from rich.text import Text
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.loop import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, ProgressEvent
+from agent_evolve.engine.run_metrics import describe_edit_rates
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
 from agent_evolve.userview.learned import learned_line
@@ -133,6 +134,7 @@ def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLed
         ("cycles", str(result.cycles_completed)),
         ("accepted / rejected", f"{details.get('accepted', 0)} / {details.get('rejected', 0)}"),
         ("unchanged / failed", f"{details.get('unchanged', 0)} / {details.get('failed', 0)}"),
+        *([("engine edits", describe_edit_rates(details["edits"]))] if details.get("edits") else []),
         ("task errors", ", ".join(f"{kind}: {n}" for kind, n in details.get("errors", {}).items()) or "none"),
         ("tokens", f"{sum(tokens.values()):,}" + "".join(f"  {role}: {n:,}" for role, n in tokens.items())),
         ("wall time", f"{wall_seconds:,.0f} s"),

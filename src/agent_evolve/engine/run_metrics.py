@@ -66,7 +66,31 @@ def run_metrics(records: list[dict[str, Any]], state: RunState, spent: dict[str,
         "holdout_size": len(state.plan.holdout_ids),
         "usage": sum_usage([r["metadata"].get("usage", {}) for r in records]),
         "spent": spent,
+        "edits": edit_rates(records),
     }
+
+
+def edit_rates(records: list[dict[str, Any]]) -> dict[str, int]:
+    """How often the engine's proposed edits were valid and how often its gated candidates won, over the cycles
+    whose step reported ``edits`` (model-writing engines); empty when none did."""
+    reported = [r["metadata"] for r in records if isinstance(r["metadata"].get("step_metadata", {}).get("edits"), dict)]
+    if not reported:
+        return {}
+    outcomes = [m.get("outcome") for m in reported]
+    return {"proposed": sum(int(m["step_metadata"]["edits"].get("proposed", 0)) for m in reported),
+            "valid": sum(int(m["step_metadata"]["edits"].get("valid", 0)) for m in reported),
+            "gated": outcomes.count("accepted") + outcomes.count("rejected"),
+            "accepted": outcomes.count("accepted")}
+
+
+def describe_edit_rates(rates: dict[str, int]) -> str:
+    """The rates in one line: '5 of 8 proposed edits valid (62%); 1 of 4 gated candidates accepted (25%)'."""
+    def share(part: int, whole: int) -> str:
+        return f" ({part / whole:.0%})" if whole else ""
+
+    valid, proposed, accepted, gated = rates["valid"], rates["proposed"], rates["accepted"], rates["gated"]
+    return (f"{valid} of {proposed} proposed edits valid{share(valid, proposed)}; "
+            f"{accepted} of {gated} gated candidates accepted{share(accepted, gated)}")
 
 
 def outcome_label(outcome: StepOutcome, verdict: GateOutcome) -> str:

@@ -37,6 +37,7 @@ def run_row(baseline: Mapping[str, float], run: ArmRun, resamples: int, baseline
         "identical_to_baseline": bool(baseline_key) and run.test_key == baseline_key,
         "workspace": run.workspace,
         "cost": dict(run.cost),
+        "edits": dict(run.edits),
     }
 
 

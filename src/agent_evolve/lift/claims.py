@@ -95,10 +95,31 @@ def fmt_lift(lift: float, low: float, high: float) -> str:
     return f"{lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}]"
 
 
+ARM_ROWS = {"evolved": "runs", "control": "control", "matched": "matched"}
+"""Where lift.json keeps each arm's per-seed rows."""
+
+
+def completion(report: dict[str, Any]) -> tuple[int, int]:
+    """How many of the plan's seeds have every planned arm scored, and how many the plan has (a lift.json is
+    rewritten after each arm, so a run in progress has fewer)."""
+    plan = report.get("plan") or {}
+    planned = [int(s) for s in plan.get("seeds") or []]
+    arms = plan.get("arms") or ["evolved"]
+    scored = [{int(r["seed"]) for r in report.get(ARM_ROWS.get(arm, arm)) or []} for arm in arms]
+    done = sum(all(seed in seeds for seeds in scored) for seed in planned)
+    return done, len(planned)
+
+
 def table_row(name: str, report: dict[str, Any]) -> str:
-    """One experiment's row: tasks, seeds, registration, draws, mean lift with its pooled CI, the headline."""
+    """One experiment's row: tasks, seeds, registration, draws, mean lift with its pooled CI, the headline; a
+    registered run still in progress shows how far it is instead of numbers."""
     registration = report.get("registration") or {}
     evolved = (report.get("arms") or {}).get("evolved")
+    done, planned = completion(report)
+    if registration.get("registered") and done < planned:
+        return (f"| [{name}]({name}) | {report.get('benchmark')} | {report.get('test_tasks')} | {done} of {planned} "
+                f"| {registration.get('plan_id')} | {registration.get('draws', 1)} | in progress | in progress: "
+                f"{done} of {planned} seeds have every arm scored |")
     if evolved:
         pooled = evolved["pooled"]
         mean = fmt_lift(evolved["mean_lift"], pooled["ci_low"], pooled["ci_high"])

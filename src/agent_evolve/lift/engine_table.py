@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.lift.claims import fmt_lift
+from agent_evolve.lift.claims import completion, fmt_lift
 
 ENGINE_MARKERS = ("<!-- engine-table:start (generated: agent-evolve experiment table --engines) -->",
                   "<!-- engine-table:end -->")
@@ -17,7 +17,8 @@ ENGINE_MARKERS = ("<!-- engine-table:start (generated: agent-evolve experiment t
 
 @dataclass(frozen=True)
 class RegisteredRun:
-    """One registered plan's folder and, once its test scoring finished, its headline (None before)."""
+    """One registered plan's folder and, once every seed's arms are scored, its headline (None before; ``progress``
+    is then the seeds done and planned, when a lift.json of the plan exists)."""
 
     folder: str
     engine: str
@@ -25,6 +26,7 @@ class RegisteredRun:
     plan_id: str
     registered: str
     headline: dict[str, Any] | None
+    progress: tuple[int, int] | None = None
 
 
 def registered_runs(root: Path) -> list[RegisteredRun]:
@@ -36,13 +38,17 @@ def registered_runs(root: Path) -> list[RegisteredRun]:
         if not plan.get("id") or not plan.get("registered"):
             continue
         lift_path = plan_path.with_name("lift.json")
-        headline = None
+        headline, progress = None, None
         if lift_path.is_file():
             report = json.loads(lift_path.read_text(encoding="utf-8"))
             if (report.get("registration") or {}).get("plan_id") == plan["id"]:
-                headline = (report.get("evidence") or {}).get("headline")
+                done, planned = completion(report)
+                if done == planned:
+                    headline = (report.get("evidence") or {}).get("headline")
+                else:
+                    progress = (done, planned)
         runs.append(RegisteredRun(plan_path.parent.relative_to(root.parent).as_posix(), plan["plan"]["engine"],
-                                  plan["plan"]["benchmark"], plan["id"], plan["registered"], headline))
+                                  plan["plan"]["benchmark"], plan["id"], plan["registered"], headline, progress))
     return runs
 
 
@@ -71,6 +77,9 @@ def best_engine(runs: Sequence[RegisteredRun]) -> str | None:
 def _cell(run: RegisteredRun | None) -> str:
     if run is None:
         return "not registered"
+    if run.headline is None and run.progress is not None:
+        done, planned = run.progress
+        return f"[in progress: {done} of {planned} seeds fully scored]({run.folder}/lift.md) (plan {run.plan_id})"
     if run.headline is None:
         return f"[registered, no test result yet]({run.folder}/plan.json) (plan {run.plan_id})"
     head = run.headline

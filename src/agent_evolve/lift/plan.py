@@ -84,6 +84,7 @@ class ArmRun:
     score_curve: list[float] = field(default_factory=list)
     cost: dict[str, float] = field(default_factory=dict)
     finished: bool = False
+    edits: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

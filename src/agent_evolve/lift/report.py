@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.run_metrics import describe_edit_rates
 from agent_evolve.lift.token_lift import token_lift_lines
 
 RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test) | wins / losses / ties "
@@ -37,6 +38,17 @@ def _run_line(row: dict[str, Any]) -> str:
             f"| {cost.get('solves', 0):.0f} | {cost.get('seconds', 0):.0f} |")
 
 
+def edit_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The engine's edit rates per seed and in all, where its steps reported them (model-writing engines)."""
+    reported = [r for r in rows if r.get("edits")]
+    if not reported:
+        return []
+    total = {key: sum(int(r["edits"].get(key, 0)) for r in reported) for key in ("proposed", "valid", "gated",
+                                                                                     "accepted")}
+    seeds = "; ".join(f"seed {r['seed']}: {describe_edit_rates(r['edits'])}" for r in reported)
+    return [f"Engine edits, all seeds: {describe_edit_rates(total)} ({seeds}).", ""]
+
+
 def _arm_lines(title: str, rows: list[dict[str, Any]], arm: dict[str, Any]) -> list[str]:
     pooled, spread = arm["pooled"], arm["spread"]
     return [
@@ -45,6 +57,7 @@ def _arm_lines(title: str, rows: list[dict[str, Any]], arm: dict[str, Any]) -> l
         f"averaged over the seeds: 95% CI [{pooled['ci_low']:+.3f}, {pooled['ci_high']:+.3f}], sign-test p = "
         f"{pooled['p_value']:.3g} ({pooled['wins']} tasks up, {pooled['losses']} down, {pooled['ties']} level). "
         f"Seed-to-seed spread: stdev {spread['stdev']:.3f}, min {spread['min']:+.3f}, max {spread['max']:+.3f}.", "",
+        *edit_lines(rows),
     ]
 
 

@@ -82,6 +82,7 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchma
         score_curve=list(result.score_history),
         cost=arm_cost(meter, result.details, drawn.cost),
         finished=True,
+        edits=dict(result.details.get("edits") or {}),
     )
 
 

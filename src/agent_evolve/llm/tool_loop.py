@@ -33,11 +33,13 @@ class Tool:
 
 @dataclass
 class ToolExecution:
-    """One tool call the loop ran, with what it returned (or the error text the model was shown)."""
+    """One tool call the loop handled, with what it returned (or the error text the model was shown); ``ran`` is
+    False when the loop refused it (an unknown tool, arguments off the schema) without calling the tool."""
 
     call: ToolCall
     output: str
     error: bool = False
+    ran: bool = True
 
 
 @dataclass
@@ -57,11 +59,13 @@ def _execute(call: ToolCall, tools: dict[str, Tool]) -> ToolExecution:
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(sorted(tools)) or "none"
-        return ToolExecution(call, f"Error: unknown tool {call.name!r}; available tools: {known}", error=True)
+        return ToolExecution(call, f"Error: unknown tool {call.name!r}; available tools: {known}", error=True,
+                             ran=False)
     try:
         jsonschema.validate(call.arguments, tool.spec.parameters)
     except jsonschema.ValidationError as exc:
-        return ToolExecution(call, f"Error: invalid arguments for {call.name}: {exc.message}", error=True)
+        return ToolExecution(call, f"Error: invalid arguments for {call.name}: {exc.message}", error=True,
+                             ran=False)
     except jsonschema.SchemaError:
         log.warning("tool %s has an invalid parameters schema; calling it without validation", call.name)
     try:

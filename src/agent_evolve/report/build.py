@@ -6,6 +6,7 @@ from pathlib import Path
 
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine.run_metrics import describe_edit_rates, edit_rates
 from agent_evolve.engine.versioning import VersionControl, candidate_tag, pre_evolution_tag
 from agent_evolve.report.figures import save_png, score_figure, spending_figure, svg_text
 from agent_evolve.report.html import ReportPage, render
@@ -32,6 +33,8 @@ def report_page(run: RunView) -> ReportPage:
                                         f"{len(rows) - outcomes.count('accepted') - outcomes.count('rejected')}"),
         ("tokens / cost", f"{sum(r.tokens for r in rows):,} / ${sum(r.cost for r in rows):.4f}"),
     ]
+    if rates := edit_rates(run.records):
+        summary.append(("engine edits", describe_edit_rates(rates)))
     vc, layers = VersionControl(run.workspace), evolvable_paths(run.workspace)
     diffs = [
         (r.cycle, f"{r.outcome}: {r.summary}", vc.get_diff(pre_evolution_tag(r.cycle), candidate_tag(r.cycle), layers))

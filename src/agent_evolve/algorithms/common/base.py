@@ -105,9 +105,11 @@ class ModelEngine(EvolutionEngine):
         return {"source": self.engine_name, "cycle": self.cycle}
 
     def written(self, batch: EditBatch, metadata: dict[str, Any], more: list[str] | None = None) -> StepResult:
-        """Write the staged edits; the step's result names them (and `more`, changes made by other means)."""
+        """Write the staged edits; the step's result names them (and `more`, changes made by other means) and
+        records how many edits were proposed and how many were valid (``edits``)."""
         changes = batch.apply() + (more or [])
-        return StepResult(bool(changes), f"{self.engine_name}: {'; '.join(changes) or 'no change'}", metadata)
+        return StepResult(bool(changes), f"{self.engine_name}: {'; '.join(changes) or 'no change'}",
+                          {**metadata, "edits": batch.tally()})
 
     def step(
         self,

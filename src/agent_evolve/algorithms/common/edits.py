@@ -127,6 +127,7 @@ class EditBatch:
         self.skill_cap = skill_cap
         self.max_edits = max_edits
         self.edits: list[Edit] = []
+        self.proposed = 0
         self._prompt: str | None = None
         self._memory: dict[str, list[dict[str, Any]]] = {}
         self._rewritten: set[str] = set()
@@ -144,6 +145,7 @@ class EditBatch:
 
     def add(self, edit: Edit) -> None:
         """Check `edit` and stage it; raises EditError (DuplicateEditError for repeats) and stages nothing."""
+        self.proposed += 1
         if edit.layer not in self.layers:
             raise EditError(f"{edit.kind}: the {edit.layer} layer may not be edited in this run")
         counted = edit.kind not in ("clear_drafts", "rewrite_memory")
@@ -152,6 +154,14 @@ class EditBatch:
             raise EditError(f"at most {self.max_edits} edit(s) per step")
         getattr(self, f"_check_{edit.kind}")(edit)
         self.edits.append(edit)
+
+    def count_unparsed(self) -> None:
+        """Count a proposal that never became an edit (a model reply that did not parse)."""
+        self.proposed += 1
+
+    def tally(self) -> dict[str, int]:
+        """Edits proposed to this batch (parsed or not) and those that passed their checks and were staged."""
+        return {"proposed": self.proposed, "valid": len(self.edits)}
 
     def try_add(self, edit: Edit) -> bool:
         """`add`, except that an edit the workspace already has is skipped (False) rather than raised."""

@@ -35,7 +35,7 @@ from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
 from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import to_agent_skill
-from agent_evolve.algorithms.ratchet.synthesizer import FailureExample, synthesize
+from agent_evolve.algorithms.ratchet.synthesizer import FailureExample, draft_tally, synthesize
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.solving import is_infrastructure_failure
 from agent_evolve.types import Observation, StepResult
@@ -115,7 +115,9 @@ class RatchetEngine(ModelEngine):
         self.save_state(state)
         if self.context is not None:
             atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
-        return StepResult(mutated=True, summary=_summary(report), metadata={"ratchet": report})
+        edits = (report.get("synth") or {}).get("edits")
+        return StepResult(mutated=True, summary=_summary(report),
+                          metadata={"ratchet": report, **({"edits": edits} if edits else {})})
 
     def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
         """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""
@@ -206,7 +208,7 @@ class RatchetEngine(ModelEngine):
         for skill in outcome.created:
             ledger.put_skill(skill, round_, f"synthesised from a cluster of failures in round {round_}")
         return {"clusters": [{"pattern": c.pattern, "size": c.size} for c in found],
-                "created": [k.name for k in outcome.created],
+                "created": [k.name for k in outcome.created], "edits": draft_tally(outcome.decisions),
                 "evicted": [d.name for d in evicted if d.action == "evict"],
                 "skipped": [{"kind": d.kind, "subject": d.subject, **d.payload} for d in outcome.decisions
                             if d.kind != "synth"]}

@@ -59,6 +59,12 @@ class SynthOutcome:
     decisions: list[Decision] = field(default_factory=list)
 
 
+def draft_tally(decisions: Sequence[Decision]) -> dict[str, int]:
+    """Skill drafts the model was asked for (parsed or not) and those that became skills: the engine's edit rates."""
+    drafts = [d for d in decisions if "attempt" in d.payload]
+    return {"proposed": len(drafts), "valid": sum(d.kind == "synth" for d in drafts)}
+
+
 def skill_text(skill: RatchetSkill) -> str:
     """What dedup compares: the skill's routing and guidance fields."""
     return " ".join([skill.name.replace("-", " "), skill.description, skill.intent, " ".join(skill.signals_match),

@@ -96,8 +96,11 @@ class AEvolveEngine(ModelEngine):
             try:
                 self._fallback(batch, step, request)
             except (StructuredOutputError, EditError) as exc:
+                if isinstance(exc, StructuredOutputError):
+                    batch.count_unparsed()
                 status: StepStatus = "done" if isinstance(exc, DuplicateEditError) else "failed"
-                return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})", status=status)
+                return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})",
+                                  {"edits": batch.tally()}, status=status)
         metadata = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
                     "isolation": bash.isolation if self.params["bash"] else "no bash"}
         return self.written(batch, metadata, [f"bash changed {path}" for path in kept])
@@ -108,7 +111,12 @@ class AEvolveEngine(ModelEngine):
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
             def call(arguments: dict[str, Any]) -> str:
                 try:
-                    batch.add(generation.edit_from_action({"action": action, **arguments}, self.source))
+                    proposed = generation.edit_from_action({"action": action, **arguments}, self.source)
+                except EditError as exc:  # arguments that do not make an edit
+                    batch.count_unparsed()
+                    return f"Error: {exc}"
+                try:
+                    batch.add(proposed)
                 except EditError as exc:
                     return f"Error: {exc}"
                 return f"OK: staged {batch.edits[-1].describe()}"
@@ -130,6 +138,9 @@ class AEvolveEngine(ModelEngine):
                                    max_tokens=self.max_tokens)
         except ContextLengthError:
             return 0
+        for execution in result.executed:  # edit calls the loop refused before they reached a tool
+            if execution.call.name != "bash" and not execution.ran:
+                batch.count_unparsed()
         return result.turns
 
     def _settle_bash(self, workspace: AgentWorkspace, snapshot: LayerSnapshot, layers: set[str],
