@@ -1,5 +1,6 @@
 """Every test keeps the per-user test-view ledger (experiments and `eval` on a test split write it) in a temporary
-folder of its own, never in ~/.cache."""
+folder of its own, never in ~/.cache. Property tests have no time limit per example: speed is measured by the
+speed scripts, never by a test, and a loaded machine must not fail one."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from agent_evolve.lift.ledger import VIEWS_ENV
+
+settings.register_profile("untimed", deadline=None)
+settings.load_profile("untimed")
 
 
 @pytest.fixture(autouse=True)
