@@ -15,14 +15,34 @@ def test_common_prefix() -> None:
     assert common_prefix([], [1]) == 0
 
 
-def test_a_request_goes_to_the_free_slot_that_caches_its_prefix() -> None:
+def test_a_request_reuses_the_free_slot_whose_cache_is_a_prefix_of_its_prompt() -> None:
+    assert place([1, 2, 3, 4, 7], [0, 1, 2], {0: [9, 9], 1: [1, 2]}) == Placement(slot=1, source=1, reuse=2)
+
+
+def test_a_longer_prefix_is_copied_into_a_slot_whose_cache_survives_rather_than_overwriting_it() -> None:
     cached = {0: [9, 9], 1: [1, 2, 3, 4, 5], 2: [1, 2]}
-    assert place([1, 2, 3, 4, 7], [0, 1, 2], cached) == Placement(slot=1, source=1, reuse=4)
+    assert place([1, 2, 3, 4, 7], [0, 1, 2], cached) == Placement(slot=2, source=1, reuse=4)
 
 
-def test_a_prefix_cached_by_a_busy_slot_is_copied() -> None:
+def test_a_prefix_cached_by_a_busy_slot_is_copied_into_an_empty_one() -> None:
     cached = {0: [1, 2, 3, 4, 5, 6], 1: [8]}
-    assert place([1, 2, 3, 4, 9], free=[1, 2], cached=cached) == Placement(slot=1, source=0, reuse=4)
+    assert place([1, 2, 3, 4, 9], free=[1, 2], cached=cached) == Placement(slot=2, source=0, reuse=4)
+
+
+def test_prompts_sharing_only_a_system_prompt_do_not_evict_each_other_while_a_slot_is_empty() -> None:
+    system = [7, 7, 7]
+    cached: dict[int, list[int]] = {}
+    for stream in range(4):
+        prompt = [*system, 100 + stream, 5, 6]
+        placed = place(prompt, list(range(4)), cached)
+        cached[placed.slot] = prompt
+    assert sorted(cached) == [0, 1, 2, 3] and all(cached[s][3] == 100 + s for s in range(4))
+
+
+def test_when_every_free_slot_holds_more_the_least_recently_used_gives_way() -> None:
+    cached = {0: [1, 1, 1], 1: [2, 2, 2], 2: [3, 3, 3]}
+    assert place([4, 4], [0, 1, 2], cached, last_used={0: 5, 1: 2, 2: 9}) == Placement(1, 1, 0)
+    assert place([2, 2, 9], [0, 2], cached, last_used={0: 5, 1: 2, 2: 9}) == Placement(0, 1, 2)
 
 
 def test_the_last_prompt_token_is_always_read_again() -> None:

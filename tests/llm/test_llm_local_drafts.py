@@ -83,7 +83,7 @@ def fake_engine(settings: EngineSettings, n_ctx: int = 256) -> tuple[LlamaEngine
     engine._lib, engine._batch, engine._memory = lib, lib.batch, None
     engine._ctx, engine._model = SimpleNamespace(ctx=None), SimpleNamespace(vocab=None)
     engine._piece = lambda token: f"<{token}>".encode()  # type: ignore[method-assign]
-    engine._cached, engine._queue = {}, queue.Queue()
+    engine._cached, engine._last_used, engine._queue = {}, {}, queue.Queue()
     engine._worker = threading.Thread(target=engine._serve, daemon=True)
     engine._worker.start()
     return engine, lib

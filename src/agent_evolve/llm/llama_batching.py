@@ -4,7 +4,7 @@ ends), applied by :mod:`agent_evolve.llm.providers.llama_engine` and tested with
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,14 +25,26 @@ class Placement:
     reuse: int
 
 
-def place(prompt: Sequence[int], free: Sequence[int], cached: dict[int, Sequence[int]]) -> Placement:
-    """The free slot for ``prompt`` and the longest cached prefix for it (its last token always left to decode); ties
-    go to its own slot, then the lowest slot, so placement is deterministic."""
+def place(prompt: Sequence[int], free: Sequence[int], cached: dict[int, Sequence[int]],
+          last_used: Mapping[int, int] | None = None) -> Placement:
+    """The free slot for ``prompt`` and the longest cached prefix for it (its last token always left to decode).
+
+    The slot is one whose cache the prompt keeps whole (empty, or a prefix of the prompt), the one sharing most
+    first; when every free slot holds more, the least recently used (``last_used``: a larger number is later). The
+    prefix comes from whichever slot shares most, copied when that is another slot, so a request never destroys a
+    cached prompt while a slot it would not destroy is free. Ties go to the lowest slot: placement is
+    deterministic."""
     if not free:
         raise ValueError("no free slot")
     limit = max(len(prompt) - 1, 0)
     shares = {s: min(common_prefix(prompt, tokens), limit) for s, tokens in cached.items()}
-    slot = max(free, key=lambda s: (shares.get(s, 0), -s))
+    used = last_used or {}
+
+    def cost(s: int) -> tuple[int, int, int, int]:
+        kept_whole = len(cached.get(s, ())) <= shares.get(s, 0)
+        return (0, -shares.get(s, 0), 0, s) if kept_whole else (1, 0, used.get(s, -1), s)
+
+    slot = min(free, key=cost)
     best = max(shares.values(), default=0)
     source = slot if shares.get(slot, 0) >= best else min(s for s, n in shares.items() if n == best)
     return Placement(slot, source, shares.get(source, 0))

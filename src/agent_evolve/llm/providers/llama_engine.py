@@ -87,6 +87,7 @@ class LlamaEngine:
             template=template, eos_token=self._model.token_get_text(eos) if eos != -1 else "",
             bos_token="", stop_token_ids=[eos])
         self._cached: dict[int, list[int]] = {}
+        self._last_used: dict[int, int] = {}
         self._queue: queue.Queue[_Request] = queue.Queue()
         self._worker = threading.Thread(target=self._serve, name="llama-engine", daemon=True)
         self._worker.start()
@@ -149,7 +150,7 @@ class LlamaEngine:
                     request.done.set()
 
     def _admit(self, request: _Request, free: list[int]) -> tuple[_Request, Active, Any]:
-        placement = place(request.prompt, free, self._cached)
+        placement = place(request.prompt, free, self._cached, self._last_used)
         slot, reuse = placement.slot, placement.reuse
         lib = self._lib
         if placement.source != slot:
@@ -163,6 +164,7 @@ class LlamaEngine:
             lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
             reuse = 0
         self._cached[slot] = request.prompt[:reuse]
+        self._last_used[slot] = max(self._last_used.values(), default=0) + 1
         active = Active(slot, request.prompt[reuse:], reuse, request.max_tokens, request.stops, request.deadline,
                         complete_at=request.complete_at)
         request.result = Generation("", len(request.prompt), 0, reuse, "stop")
