@@ -18,12 +18,13 @@ from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.lift.draws import DrawLayout
-from agent_evolve.lift.matched import draw_another, majority, matched_agent
+from agent_evolve.lift.matched import draw_another, example_passes, majority, matched_agent
 from agent_evolve.lift.scoring import score_tasks
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.stats import mean
 from agent_evolve.task_order import is_dev
+from agent_evolve.types import Task
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
 from wire_servers import REFERENCE_MANIFEST, WireServer, churning_keyword_model  # noqa: E402 - the llm tests' server
@@ -93,6 +94,26 @@ def test_a_vote_draws_while_another_reply_brings_the_tokens_closer_and_keeps_the
     assert draw_another(10, 1, 31) and draw_another(20, 2, 31) and not draw_another(30, 3, 31)
     assert not draw_another(0, 1, 31), "a reply that reports no tokens is not drawn again"
     assert majority(["Answer: 4", "so 5", "Answer: 5"]) == 1 and majority(["a", "b"]) == 0
+
+
+CODE_PROMPT = 'def double(x: int) -> int:\n    """Twice x.\n    >>> double(2)\n    4\n    >>> double(5)\n    10\n    """\n'
+CODE_TASK = Task("code/1", f"Complete it.\n```python\n{CODE_PROMPT}```", {"prompt": CODE_PROMPT, "entry_point": "double"})
+
+
+def program(body: str) -> str:
+    return f"```python\ndef double(x: int) -> int:\n    return {body}\n```"
+
+
+def test_programs_vote_by_the_examples_they_pass_not_by_their_text() -> None:
+    greedy, right, other_right = program("x + 2"), program("2 * x"), program("x * 2")
+    outputs = [greedy, "I cannot.", right, other_right]
+    passes = example_passes(CODE_TASK, outputs)
+    assert passes == [(True, False), (False, False), (True, True), (True, True)]
+    assert majority(outputs, passes) == 2, "the first program passing the most examples wins over the greedy reply"
+    same_rank = [program("10 if x == 5 else 0"), program("x + 2"), program("x * x")]
+    assert majority(same_rank, example_passes(CODE_TASK, same_rank)) == 1, "among equals, the commonest behaviour"
+    assert example_passes(Task("n", "2 + 2?", {"answer_kind": "number"}), ["4"]) is None
+    assert example_passes(Task("c", "```python\ndef f(x):\n    pass\n```"), ["x"]) is None, "no examples to run"
 
 
 def test_different_run_seeds_give_different_sampling_seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

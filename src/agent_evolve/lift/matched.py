@@ -1,5 +1,9 @@
 """The compute-matched control: the baseline workspace, no evolution, drawing further sampled replies per test task
-up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a lift)."""
+up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a lift).
+
+Replies agree on an answer by its value (numbers) or its text; programs, which never agree as text, agree by what
+they do: a code task's replies are ranked by how many of its docstring's examples they pass (what the agent is shown,
+as the workspace's own example check uses them), and the most common outcome among the best wins."""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.agents.answering.checks import answer_value
+from agent_evolve.agents.answering.checks import CodeTask, answer_value, code_task, docstring_examples, examples_passed
 from agent_evolve.api import RoleClient
+from agent_evolve.benchmarks.answer_kinds import declared_kind
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.solving import model_usage
 from agent_evolve.lift.scoring import AgentMaker, own_agent
@@ -46,18 +51,31 @@ def draw_another(spent: float, replies: int, target: float) -> bool:
     return abs(spent + spent / replies - target) < abs(spent - target)
 
 
-def vote_key(output: str) -> str:
-    """What replies agree on: the numeric answer when there is one, else the text with its spacing collapsed."""
+def vote_key(output: str, passed: tuple[bool, ...] | None = None) -> str:
+    """What replies agree on: for code, which examples it passes; else the numeric answer when there is one, else
+    the text with its spacing collapsed."""
+    if passed is not None:
+        return "examples " + "".join("1" if ok else "0" for ok in passed)
     value = answer_value(output)
     return f"= {value}" if value is not None else " ".join(output.split())
 
 
-def majority(outputs: Sequence[str]) -> int:
-    """The index of the first output whose vote key most outputs share."""
-    keys = [vote_key(o) for o in outputs]
+def majority(outputs: Sequence[str], passes: Sequence[tuple[bool, ...]] | None = None) -> int:
+    """The index of the first output whose vote key most outputs share, among those passing the most examples
+    (`passes`, one per output, for a code task)."""
+    keys = [vote_key(o, passes[i] if passes is not None else None) for i, o in enumerate(outputs)]
+    rank = [sum(p) for p in passes] if passes is not None else [0] * len(outputs)
     counts = Counter(keys)
-    best = max(counts.values())
-    return next(i for i, key in enumerate(keys) if counts[key] == best)
+    best = max((rank[i], counts[key]) for i, key in enumerate(keys))
+    return next(i for i, key in enumerate(keys) if (rank[i], counts[key]) == best)
+
+
+def example_passes(task: Task, outputs: Sequence[str]) -> list[tuple[bool, ...]] | None:
+    """Which docstring examples each output passes, for a task showing a function with examples; else None."""
+    code: CodeTask | None = code_task(task) if declared_kind(task) in (None, "code") else None
+    if code is None or not docstring_examples(code.prompt, code.entry_point):
+        return None
+    return [examples_passed(code, output) for output in outputs]
 
 
 class BudgetVote(BaseAgent):
@@ -73,10 +91,12 @@ class BudgetVote(BaseAgent):
         while draw_another(spent, len(replies), self.target):
             replies.append(self.sampler.solve(task))
             spent += model_usage(replies[-1]).total_tokens
-        kept = majority([r.output for r in replies])
+        outputs = [r.output for r in replies]
+        passes = example_passes(task, outputs) if len(replies) > 1 else None
+        kept = majority(outputs, passes)
         steps = [step for reply in replies for step in reply.steps]
         steps.append({"type": "vote", "replies": len(replies), "kept": kept,
-                      "answers": [vote_key(r.output) for r in replies]})
+                      "answers": [vote_key(o, passes[i] if passes else None) for i, o in enumerate(outputs)]})
         return Trajectory(task.id, replies[kept].output, steps, replies[kept].conversation)
 
 

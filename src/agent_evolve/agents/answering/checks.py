@@ -111,26 +111,43 @@ def first_failure(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMI
     """The first example the reply's code fails; None when it passes them all, or there are none.
 
     A reply with no code fails the first example (there is nothing to run)."""
+    return next((failure for failure in example_failures(code, reply, limits, stop_at_first=True) if failure), None)
+
+
+def examples_passed(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMITS) -> tuple[bool, ...]:
+    """Which of the docstring's examples the reply's code passes, in their order (empty when there are none)."""
+    return tuple(failure is None for failure in example_failures(code, reply, limits))
+
+
+def example_failures(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMITS, *,
+                     stop_at_first: bool = False) -> list[ExampleFailure | None]:
+    """For each docstring example in turn, how the reply's code fails it (None where it passes); a reply with no
+    code fails every example. With `stop_at_first`, the list ends at the first failure."""
     examples = docstring_examples(code.prompt, code.entry_point)
-    if not examples:
-        return None
     extracted = extract_code(reply, code.entry_point)
     if extracted.kind == "none":
-        return ExampleFailure(examples[0], "the reply has no code")
+        return [ExampleFailure(example, "the reply has no code") for example in examples[:1 if stop_at_first else None]]
     program = assemble_program(code.prompt, extracted)
+    outcomes: list[ExampleFailure | None] = []
     for example in examples:
-        check = (f"def check(candidate):\n    {code.entry_point} = candidate\n    _got = ({example.call})\n"
-                 f"    assert _got == ({example.want}), f'it returned {{_got!r}}'\n")
-        result = run_tests(program, f"{code.prompt}\n{check}", code.entry_point, limits)
-        if not result.passed:
-            if result.timed_out:
-                return ExampleFailure(example, f"it did not finish within {limits.timeout_s:g}s")
-            message = result.error_message or result.error_type or "it did not finish"
-            if (result.error_where, result.error_type) == ("tests", "AssertionError") and message.startswith(
-                    "it returned"):
-                return ExampleFailure(example, message)
-            return ExampleFailure(example, f"it raised {result.error_type}: {message}")
-    return None
+        outcomes.append(_run_example(code, program, example, limits))
+        if stop_at_first and outcomes[-1]:
+            break
+    return outcomes
+
+
+def _run_example(code: CodeTask, program: str, example: DocExample, limits: SandboxLimits) -> ExampleFailure | None:
+    check = (f"def check(candidate):\n    {code.entry_point} = candidate\n    _got = ({example.call})\n"
+             f"    assert _got == ({example.want}), f'it returned {{_got!r}}'\n")
+    result = run_tests(program, f"{code.prompt}\n{check}", code.entry_point, limits)
+    if result.passed:
+        return None
+    if result.timed_out:
+        return ExampleFailure(example, f"it did not finish within {limits.timeout_s:g}s")
+    message = result.error_message or result.error_type or "it did not finish"
+    if (result.error_where, result.error_type) == ("tests", "AssertionError") and message.startswith("it returned"):
+        return ExampleFailure(example, message)
+    return ExampleFailure(example, f"it raised {result.error_type}: {message}")
 
 
 def answer_value(output: str) -> Fraction | None:
