@@ -207,7 +207,7 @@ def test_grader_options_are_settable_from_the_command_line(home: Path) -> None:
 
 def test_the_names_the_config_checks_are_those_the_engine_builds() -> None:
     from agent_evolve import config
-    from agent_evolve.engine.acceptance.factory import STRATEGY_NAMES
+    from agent_evolve.engine.acceptance import STRATEGY_NAMES
     from agent_evolve.engine.executors import EXECUTORS
 
     assert set(config.GATE_STRATEGIES) == set(STRATEGY_NAMES)

@@ -18,8 +18,7 @@ from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_worksp
 
 import agent_evolve as ae
 from agent_evolve.api import resolve_engine
-from agent_evolve.engine.base import EngineContext, StepProgress
-from agent_evolve.engine.context_fields import engine_params, step_progress
+from agent_evolve.engine.base import EngineContext, StepProgress, engine_params, step_progress
 from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, reported_charge
 from agent_evolve.engine.trial import TrialResult
 from agent_evolve.errors import ConfigError

@@ -8,7 +8,7 @@ from pathlib import Path
 from kernel_fakes import KeywordAgent, PlanEngine, make_workspace
 
 import agent_evolve as ae
-from agent_evolve.engine.convergence import accepted_score_plateaued
+from agent_evolve.engine.run_metrics import accepted_score_plateaued
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.types import Feedback, Task, Trajectory
 

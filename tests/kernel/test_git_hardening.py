@@ -123,7 +123,7 @@ def test_a_held_tag_lock_is_waited_for(tmp_path: Path, monkeypatch: pytest.Monke
     lock = vc.path / ".git" / "refs" / "tags" / "cand-1.lock"
     lock.write_text("held by a pack-refs\n")
     waits = release_on_first_wait(lock, monkeypatch)
-    vc.tag("cand-1")
+    vc.tag_many({"cand-1": "HEAD"})
     assert waits and vc.resolve("cand-1") == vc.head()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent_evolve.engine.state import RunState
+from agent_evolve.engine.journal import RunState
 from agent_evolve.engine.tasks import TaskPlan
 
 

@@ -1,4 +1,4 @@
-"""Scores and stopping: the cycle's average score, convergence on the accepted score (engine/convergence.py),
+"""Scores and stopping: the cycle's average score, convergence on the accepted score (engine/run_metrics.py),
 patience, and a final_score that means something without a holdout."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.config import EvolveConfig
-from agent_evolve.engine.acceptance.factory import strategy_from_config
+from agent_evolve.engine.acceptance import strategy_from_config
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import benchmark_class, engine_class, is_seed_name, known_names

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent_evolve.contract.settings_rules import is_int, is_number
 from agent_evolve.errors import WorkspaceError
 
 CHECK_SETTINGS = "prompts/check.yaml"
@@ -63,12 +64,12 @@ def parse_check_settings(data: Any, where: str = CHECK_SETTINGS) -> CheckSetting
     _require_mapping(data, KEYS, where)
     redraws = data.get("redraws", CheckSettings.redraws)
     temperature = data.get("temperature", CheckSettings.temperature)
-    if not _whole_in(redraws, 1, MAX_REDRAWS):
+    if not (is_int(redraws) and 1 <= redraws <= MAX_REDRAWS):
         raise WorkspaceError(f"{where}: redraws must be a whole number from 1 to {MAX_REDRAWS}, got {redraws!r}")
-    if not _is_number(temperature) or not 0 < temperature <= 2:
+    if not is_number(temperature) or not 0 < temperature <= 2:
         raise WorkspaceError(f"{where}: temperature must be a number above 0 and at most 2, got {temperature!r}")
     cross = data.get("cross_check", 0)
-    if not _whole_in(cross, 0, MAX_REDRAWS):
+    if not (is_int(cross) and 0 <= cross <= MAX_REDRAWS):
         raise WorkspaceError(f"{where}: cross_check must be a whole number from 0 to {MAX_REDRAWS}, got {cross!r}")
     answer = data.get("answer")
     return CheckSettings(redraws, float(temperature), None if answer is None else _parse_answer(answer, where), cross)
@@ -79,7 +80,7 @@ def _parse_answer(data: Any, where: str) -> AnswerForm:
     whole, minimum = data.get("whole", False), data.get("min")
     if not isinstance(whole, bool):
         raise WorkspaceError(f"{where}: answer.whole must be true or false, got {whole!r}")
-    if minimum is not None and not _is_number(minimum):
+    if minimum is not None and not is_number(minimum):
         raise WorkspaceError(f"{where}: answer.min must be a number, got {minimum!r}")
     return AnswerForm(whole, None if minimum is None else float(minimum))
 
@@ -90,11 +91,3 @@ def _require_mapping(data: Any, known: tuple[str, ...], where: str) -> None:
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise WorkspaceError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
-
-
-def _whole_in(value: Any, low: int, high: int) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int) and low <= value <= high
-
-
-def _is_number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float)

@@ -7,9 +7,8 @@
     form: full        # full: the whole verified solution | short: its compact form
     max_chars: 1500   # the longest the shown examples may be together (200-8000)
 
-Every key is optional; an absent file means the defaults. Only train tasks may become examples: the writer
-(:func:`experience_text`) refuses any id outside the train ids it is given, so a holdout, validation, dev or
-test task can never enter the file through it.
+Every key is optional. Only train tasks may become examples: :func:`experience_text` refuses any other id, so a
+holdout, validation, dev or test task never enters the file through it.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_evolve.contract.jsonl import dump_line, jsonl_problems, read_jsonl
-from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.regular_files import read_text_if_present
 from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.io.safe_yaml import load_yaml
@@ -97,13 +96,8 @@ def parse_experience_settings(data: Any, where: str = EXPERIENCE_SETTINGS) -> Ex
 def read_experience_settings(root: Path) -> ExperienceSettings:
     """``prompts/experience.yaml`` under the workspace ``root``, or the defaults when it is absent."""
     path = root / EXPERIENCE_SETTINGS
-    if not path.exists():
-        return ExperienceSettings()
-    try:
-        text = read_regular_text(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WorkspaceError(f"{path}: cannot read: {exc}") from None
-    return parse_experience_settings(load_yaml(text, str(path)), str(path))
+    text = read_text_if_present(path)
+    return ExperienceSettings() if text is None else parse_experience_settings(load_yaml(text, str(path)), str(path))
 
 
 def parse_examples(entries: Sequence[dict[str, Any]], where: str = EXPERIENCE_FILE) -> list[Example]:
@@ -127,8 +121,7 @@ def read_experience(root: Path) -> list[Example]:
 
 
 def experience_problems(root: Path) -> list[str]:
-    """What is wrong with the workspace's experience files, each naming its file (a malformed JSON line is left
-    to the memory files' own check)."""
+    """What is wrong with the experience files, each naming its file (malformed JSON is the memory check's)."""
     problems = []
     try:
         read_experience_settings(root)
@@ -143,10 +136,8 @@ def experience_problems(root: Path) -> list[str]:
 
 
 def experience_text(examples: Sequence[Example], train_ids: Collection[str]) -> str:
-    """The file's text for ``examples``; a WorkspaceError when one of them is not a train task.
-
-    ``train_ids`` is the run's train split as the engine context knows it (the trial runner's train tasks).
-    """
+    """The file's text for ``examples``; a WorkspaceError when one is not among ``train_ids`` (the run's train
+    split as the trial runner knows it)."""
     leaked = sorted({e.task_id for e in examples} - set(train_ids))
     if leaked:
         raise WorkspaceError(f"{EXPERIENCE_FILE}: only train tasks may become examples; refused: {leaked[:10]}")

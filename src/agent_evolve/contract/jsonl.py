@@ -1,15 +1,9 @@
 """JSON Lines files of mappings (memories, journal, history, observations, ledger): the one reading and appending policy.
 
-Reading: every line is a JSON object. Only a torn LAST line (no final newline and not valid JSON: a writer was
-killed mid-append) is tolerated and skipped; any other bad line is a :class:`WorkspaceError` naming
-``file:line``, because it means the file was damaged, not interrupted.
-
-Appending: a torn last line is first truncated away (a valid last line that only lacks its newline gets one),
-so the next record never fuses with half a line. Each record goes out in one ``write``.
-
-Durability: a killed process loses nothing it wrote (the kernel keeps its pages), so fsync only guards against
-a machine crash. It costs a disk flush each time, so only the records a resume depends on pay for it: the
-cycle journal appends with ``durable=True``; history, memories and other derived records do not.
+Reading: every line is a JSON object; only a torn LAST line (a writer killed mid-append) is skipped, any other bad
+line is a :class:`WorkspaceError` naming ``file:line`` (the file was damaged, not interrupted). Appending: a torn
+last line is first truncated away, so the next record never fuses with half a line; each record is one ``write``.
+Durability: fsync guards only against a machine crash and costs a disk flush, so only the cycle journal pays it.
 """
 
 from __future__ import annotations
@@ -35,18 +29,11 @@ def _parse_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
 def _rows(path: Path, text: str) -> list[tuple[int, str, bool]]:
     """``(line number, line, is_torn_candidate)`` for each non-blank line; only an unterminated last line is one."""
     lines = text.split("\n")
-    rows = []
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            rows.append((number, line, number == len(lines)))
-    return rows
+    return [(number, line, number == len(lines)) for number, line in enumerate(lines, start=1) if line.strip()]
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Every object of a JSONL file, in order; blank lines and a torn last line are skipped, a missing file gives [].
-
-    Any other line that is not a JSON object raises :class:`WorkspaceError` naming ``file:line``.
-    """
+    """Every object of a JSONL file, in order; blank lines and a torn last line are skipped, a missing file gives []."""
     path = Path(path)
     text = read_text_if_present(path)
     if text is None:
@@ -79,10 +66,8 @@ def jsonl_problems(path: str | Path) -> list[str]:
 
 
 def dump_line(entry: dict[str, Any], where: str | Path, *, records: bool = False) -> str:
-    """One JSON line (with its newline) for ``entry``; a non-mapping or unserialisable entry is refused.
-
-    ``records=True`` is the run records' style: keys sorted, values JSON lacks (paths, dates) written as text.
-    """
+    """One JSON line (with its newline) for a mapping ``entry``; ``records=True`` is the run records' style: keys
+    sorted, values JSON lacks (paths, dates) written as text."""
     if not isinstance(entry, dict):
         raise WorkspaceError(f"{where}: an entry must be a dict, got {type(entry).__name__}")
     try:
@@ -92,10 +77,8 @@ def dump_line(entry: dict[str, Any], where: str | Path, *, records: bool = False
 
 
 def repair_tail(path: str | Path) -> bool:
-    """Make ``path`` end on a line boundary: drop a torn last line, or end a valid one with its newline.
-
-    Returns True when the file was changed. Call it only while holding whatever lock serialises the writers.
-    """
+    """Make ``path`` end on a line boundary: drop a torn last line, or end a valid one with its newline; True when
+    it changed the file. Call it only while holding whatever lock serialises the writers."""
     path = Path(path)
     try:
         with os.fdopen(open_regular(path, os.O_RDWR), "r+b") as handle:

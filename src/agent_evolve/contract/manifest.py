@@ -12,9 +12,8 @@
     evolvable_layers: [prompts, skills, memory]
     reload_strategy: hot       # hot | cold
 
-Required: ``name``, ``contract_version``, ``agent.entrypoint``, ``evolvable_layers``. Defaults: ``version``
-"0.0.0", ``agent.type`` "custom", ``agent.config`` {}, ``reload_strategy`` "hot". Unknown top-level keys are
-kept in ``Manifest.raw``. Loading and validating only read the file; nothing is ever written.
+Required: ``name``, ``contract_version``, ``agent.entrypoint``, ``evolvable_layers``; the rest has defaults.
+Unknown top-level keys are kept in ``Manifest.raw``. Nothing here ever writes.
 """
 
 from __future__ import annotations
@@ -149,12 +148,8 @@ def load_manifest(workspace_path: str | Path) -> Manifest:
 
 def enabled_layers(config: EvolveConfig, workspace_path: str | Path) -> list[str]:
     """Layers evolution may edit: those the manifest declares (all, without a manifest) that the config enables."""
-    enabled = {
-        "prompts": config.evolve_prompts,
-        "skills": config.evolve_skills,
-        "memory": config.evolve_memory,
-        "tools": config.evolve_tools,
-    }
+    enabled = {"prompts": config.evolve_prompts, "skills": config.evolve_skills, "memory": config.evolve_memory,
+               "tools": config.evolve_tools}
     has_manifest = (Path(workspace_path) / MANIFEST_FILE).exists()
     declared = load_manifest(workspace_path).evolvable_layers if has_manifest else list(LAYER_PATHS)
     return [layer for layer in declared if enabled.get(layer, False)]

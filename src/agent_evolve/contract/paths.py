@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -9,25 +10,17 @@ from pathlib import Path
 
 from agent_evolve.errors import WorkspaceError
 
-RECORDS_DIR = "evolution"
-"""The workspace folder of a run's records (history, journal, observations): ignored by git, hidden from tools."""
-
-REPLIES_DIR = "replies"
-"""The response cache's folder: a run's own under its records folder, an experiment's under its output folder."""
-
-TEMP_SUFFIX = ".tmp"
-"""Suffix of the temporary files :func:`atomic_write` creates (hidden, in the target's own directory)."""
+RECORDS_DIR = "evolution"  # a run's records (history, journal, observations): ignored by git, hidden from tools
+REPLIES_DIR = "replies"  # the response cache: a run's under its records folder, an experiment's under its output
+TEMP_SUFFIX = ".tmp"  # suffix of the hidden temporary files `atomic_write` creates beside its target
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _CATEGORY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def safe_join(root: str | Path, *parts: str | os.PathLike[str]) -> Path:
-    """Join ``parts`` under ``root`` and refuse any result that is not inside ``root``.
-
-    Absolute parts, ``..`` that climbs out, and symlinks (anywhere on the way) that point outside the root
-    raise :class:`WorkspaceError`. The returned path is absolute with symlinks resolved; it need not exist.
-    """
+    """Join ``parts`` under ``root``: absolute parts, ``..`` that climbs out and symlinks that leave the root raise
+    :class:`WorkspaceError`. The result is absolute with symlinks resolved; it need not exist."""
     base = Path(root).resolve()
     for part in parts:
         text = os.fspath(part)
@@ -43,10 +36,7 @@ def safe_join(root: str | Path, *parts: str | os.PathLike[str]) -> Path:
 
 
 def check_name(name: str, kind: str) -> str:
-    """Check that ``name`` is one plain path component (no separators, not ``.``/``..``); return it.
-
-    ``kind`` (``"skill"``, ``"fragment"``, ``"tool"``...) only appears in the error message.
-    """
+    """``name`` when it is one plain path component (no separators, not ``.``/``..``); ``kind`` names it in errors."""
     if not isinstance(name, str):
         raise WorkspaceError(f"{kind} name must be a string, got {type(name).__name__}")
     problem = None
@@ -75,13 +65,10 @@ def check_category(category: str) -> str:
 
 
 def atomic_write(path: str | Path, text: str, *, durable: bool = False) -> None:
-    """Write ``text`` (UTF-8, newlines kept as given) to ``path`` via a temp file in the same directory.
-
-    Readers see either the old content or the new one, never a partial file; the rename alone makes that true
-    across a kill -9. ``durable=True`` also fsyncs before the rename, for records a machine crash must not lose
-    (workspace files need not: git snapshots them). Text that is not valid UTF-8 (a lone surrogate from a model
-    reply) is refused before anything is touched, and a failed write removes the folders it created.
-    """
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` via a temp file and a rename: readers see the old or the
+    new content, never part, even across a kill -9. ``durable=True`` also fsyncs, for records a machine crash must not
+    lose. Text that is not valid UTF-8 is refused before anything is touched; a failed write removes the folders it
+    created."""
     target = Path(path)
     data = encode_utf8(text, target)
     created = _missing_parents(target.parent)
@@ -101,11 +88,12 @@ def atomic_write(path: str | Path, text: str, *, durable: bool = False) -> None:
             os.chmod(tmp, mode)
             os.replace(tmp, target)
         except BaseException:
-            _unlink_quietly(Path(tmp))
+            Path(tmp).unlink(missing_ok=True)
             raise
     except BaseException:
         for folder in created:
-            _rmdir_quietly(folder)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise
 
 
@@ -133,20 +121,6 @@ def _missing_parents(folder: Path) -> list[Path]:
         missing.append(folder)
         folder = folder.parent
     return missing
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
-
-
-def _rmdir_quietly(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
 
 
 def is_temp_file(name: str) -> bool:

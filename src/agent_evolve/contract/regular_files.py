@@ -1,10 +1,8 @@
 """Opening workspace and record files so that no reader can hang: only a regular file is ever read or appended to.
 
-A FIFO left at a record's path (the engine's shell can make one) blocks a plain ``open()`` until a writer comes, a
-device can stream forever, a socket cannot be opened at all. :func:`open_regular` opens with ``O_NONBLOCK`` (so
-opening a FIFO returns at once), checks the opened descriptor with ``fstat`` and refuses anything but a regular
-file with :class:`NotRegularFileError` naming the path. Symlinks are followed as before (workspace joins already
-refuse ones that leave the workspace): it is the file finally opened that must be regular.
+A FIFO at a record's path (the engine's shell can make one) blocks a plain ``open()``, a device can stream forever.
+:func:`open_regular` opens with ``O_NONBLOCK``, checks the descriptor with ``fstat`` and refuses anything but a
+regular file with :class:`NotRegularFileError` naming the path (symlinks are followed).
 """
 
 from __future__ import annotations
@@ -40,11 +38,8 @@ def _refuse(path: str | os.PathLike[str], mode: int | None) -> NotRegularFileErr
 
 
 def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
-    """A blocking descriptor of ``path`` opened with ``flags``, only when it is a regular file.
-
-    A missing file raises FileNotFoundError as ``open`` does; a FIFO, device, socket or folder raises
-    :class:`NotRegularFileError` without waiting on it.
-    """
+    """A blocking descriptor of the regular file ``path`` opened with ``flags``; a missing file raises
+    FileNotFoundError, a FIFO, device, socket or folder :class:`NotRegularFileError` without waiting on it."""
     try:
         fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, mode)
     except OSError as exc:

@@ -1,13 +1,12 @@
 """The skill bank as one scan: every ``skills/<name>/SKILL.md``, each file version parsed once (by its stamp).
 
-Listing skills (agent reload) and validating a workspace both read the bank several times per cycle: one
-``lstat`` per skill decides whether its cached parse still holds. A skill folder or file that is a symlink is
-checked with :func:`safe_join` (it may point outside the workspace); plain entries under a plain ``skills/``
-folder cannot, so they skip that path resolution.
+A symlinked skill folder or file is checked with :func:`safe_join` (it may point outside the workspace); plain
+entries under a plain ``skills/`` folder cannot leave it, so they skip that path resolution.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from dataclasses import dataclass
@@ -22,11 +21,8 @@ SKILL_FILE = "SKILL.md"
 
 @dataclass(frozen=True)
 class BankEntry:
-    """One skill folder: its parsed skill (shared, read-only) or why it could not be read.
-
-    ``skill`` is None with an empty ``error`` when the folder has no SKILL.md (or it is not a regular file).
-    ``problems``: the spec rules a readable skill breaks (it is still listed; validation reports them).
-    """
+    """One skill folder: its parsed skill (shared, read-only; None without a regular SKILL.md) or why it could not
+    be read, and the spec rules a readable skill breaks (still listed; validation reports them)."""
 
     folder: str
     path: Path
@@ -45,12 +41,9 @@ def scan_bank(root: Path) -> tuple[BankEntry, ...]:
     if not plain_dir and not os.path.isdir(skills_dir):
         return ()
     with os.scandir(skills_dir) as listing:
-        folders = sorted((e for e in listing if not e.name.startswith(("_", ".")) and e.is_dir()), key=_name)
+        folders = sorted((e for e in listing if not e.name.startswith(("_", ".")) and e.is_dir()),
+                         key=operator.attrgetter("name"))
     return tuple(_entry(root, folder, plain_dir and not folder.is_symlink()) for folder in folders)
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def _entry(root: Path, folder: os.DirEntry[str], plain: bool) -> BankEntry:

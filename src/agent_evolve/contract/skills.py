@@ -11,11 +11,9 @@ A skill file is YAML frontmatter between ``---`` lines, then a Markdown body::
 
     Body text...
 
-:func:`parse_skill` rejects what cannot be read as a skill at all (no frontmatter, bad YAML, missing or
-ill-typed fields) with :class:`SkillFormatError`; :func:`validate_skill` returns the readable list of rule
-violations of a parsed skill (name syntax, directory match, lengths, unknown keys). Richer structured fields
-(e.g. Ratchet's intent, guidance, status, evidence counters) belong under ``metadata`` so that every host that
-reads Agent Skills can still load the file.
+:func:`parse_skill` rejects what cannot be read as a skill at all with :class:`SkillFormatError`;
+:func:`validate_skill` lists the rules a parsed skill breaks. Richer fields (Ratchet's intent, evidence...) belong
+under ``metadata`` so that every host that reads Agent Skills can still load the file.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ ALLOWED_KEYS: tuple[str, ...] = ("name", "description", "license", "compatibilit
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
-_CLOSE_RE = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_CLOSE_RE = re.compile(r"^---[ \t]*(?:\r?\n|\Z)(?:\r?\n)?", re.MULTILINE)  # one blank line after it is separator
 _STRING_KEYS = {"name": "name", "description": "description", "license": "license",
                 "compatibility": "compatibility", "allowed-tools": "allowed_tools"}
 
@@ -63,22 +61,14 @@ class Skill:
 
 
 def split_frontmatter(text: str) -> tuple[str, str] | None:
-    """Return ``(yaml_text, body)`` or None when ``text`` does not start with a closed frontmatter block.
-
-    One blank line right after the closing ``---`` is part of the separator, not of the body.
-    """
+    """``(yaml_text, body)``, or None when ``text`` does not start with a closed frontmatter block."""
     opening = _OPEN_RE.match(text)
     if not opening:
         return None
     closing = _CLOSE_RE.search(text, opening.end())
     if not closing:
         return None
-    body = text[closing.end():]
-    if body.startswith("\r\n"):
-        body = body[2:]
-    elif body.startswith("\n"):
-        body = body[1:]
-    return text[opening.end():closing.start()], body
+    return text[opening.end():closing.start()], text[closing.end():]
 
 
 def strip_frontmatter(text: str) -> str:
@@ -198,20 +188,15 @@ def _short_repr(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-_Stamp = tuple[int, int, int, int]
-"""What identifies one version of a file without reading it: inode, size, mtime_ns, ctime_ns."""
-
+_Stamp = tuple[int, int, int, int]  # one version of a file, known without reading it: inode, size, mtime, ctime
 _CACHE_SIZE = 16_384  # parsed versions kept: a 10,000-skill bank stays cached
 _cache: OrderedDict[str, tuple[_Stamp, Skill]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
 def read_skill_file(path: str | Path) -> Skill:
-    """Parse the ``SKILL.md`` at ``path``, from a cache keyed by the file's stamp (inode, size, mtime, ctime).
-
-    The skill bank is read several times per cycle (agent reload, validation, mutation checks); an unchanged file
-    is parsed once. Callers get their own copy. Raises :class:`SkillFormatError` naming the file.
-    """
+    """Parse the ``SKILL.md`` at ``path`` (read several times per cycle) from a cache keyed by the file's stamp;
+    callers get their own copy. Raises :class:`SkillFormatError` naming the file."""
     file = Path(path)
     try:
         info = file.stat()
@@ -221,10 +206,7 @@ def read_skill_file(path: str | Path) -> Skill:
 
 
 def cached_skill(file: str, info: os.stat_result) -> Skill:
-    """The skill parsed from ``file`` whose stat is ``info``, parsed only when that stamp was not seen before.
-
-    The object is shared by every caller with the same file version: read it, never change it.
-    """
+    """The skill parsed from ``file`` whose stat is ``info``, parsed only for a new stamp; shared: never change it."""
     stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     with _cache_lock:
         hit = _cache.get(file)

@@ -1,12 +1,9 @@
 """The tools layer: `tools/registry.yaml` entries, each naming a small script under `tools/`, validated.
 
 An entry is `{name, description, parameters (a JSON Schema object), file, env}`; `env` (optional) lists the
-environment variables the tool asks for, which it gets only when the user allows them too (`agents.tools`).
-A `.py` file defines
-`run(arguments: dict) -> str`; a `.sh` file is a bash script that reads its arguments from `$TOOL_ARGS` (JSON) and
-from `$ARG_<name>` for each top-level scalar argument, and prints its result. Engines that evolve tools edit
-these files; the workspace check (`contract.validate`) runs `tool_entries` on every candidate, so a bad entry
-is rejected like any other invalid edit, with a message naming the registry or the tool file.
+environment variables the tool asks for (given only when the user allows them too). A `.py` file defines
+`run(arguments: dict) -> str`; a `.sh` file reads `$TOOL_ARGS` (JSON) and `$ARG_<name>` and prints its result.
+The workspace check runs `tool_entries` on every candidate, so a bad entry is rejected like any invalid edit.
 """
 
 from __future__ import annotations
@@ -22,8 +19,7 @@ from agent_evolve.contract.paths import safe_join
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.errors import WorkspaceError
 
-TOOL_SUFFIXES: tuple[str, ...] = (".py", ".sh")
-"""The kinds of tool file: a Python module with `run(arguments)`, or a bash script."""
+TOOL_SUFFIXES: tuple[str, ...] = (".py", ".sh")  # a Python module with `run(arguments)`, or a bash script
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 _ENTRY_KEYS = frozenset({"name", "description", "parameters", "file", "env"})

@@ -1,13 +1,11 @@
 """``AgentWorkspace``: typed, path-safe access to an agent's workspace folder.
 
-Layout (every path relative to the workspace root)::
+Layout (relative to the workspace root)::
 
     manifest.yaml                  what the agent is, which layers may evolve
     prompts/system.md              system prompt
-    prompts/program.md             program prompt: when present, it replaces the system prompt and the agent
-                                   answers with a Python program whose printed result is its answer
-    prompts/check.yaml             example check: a code reply that fails its docstring's examples is drawn
-                                   again (see contract.check_settings)
+    prompts/program.md             program prompt: when present, the agent answers with a Python program instead
+    prompts/check.yaml             redraw a reply that fails a check (see contract.check_settings)
     prompts/fragments/{name}       prompt fragments
     skills/{name}/SKILL.md         Agent Skills (name == folder name)
     skills/_drafts/{name}.md       skills proposed by the agent, pending review
@@ -15,11 +13,9 @@ Layout (every path relative to the workspace root)::
     tools/registry.yaml            list of tool descriptions; tools/{name} tool files
     evolution/history.jsonl, evolution/metrics.json   run records (read-only here)
 
-Decisions: a missing prompt reads as "" (a new workspace may have none); a missing fragment, skill or tool
-raises :class:`WorkspaceError`; missing memory, history, registry or metrics read as empty; ``delete_skill``
-of an absent skill does nothing. Every name goes through :func:`safe_join`, so ``../x``, absolute paths and
-symlinks that leave the workspace are refused. Writes are atomic, except memory appends (one ``write`` of
-one line under a lock). Nothing here ever writes while reading or validating.
+A missing prompt, memory, history, registry or metrics reads as empty; a missing fragment, skill or tool raises
+:class:`WorkspaceError`. Every name goes through :func:`safe_join`, so nothing can leave the workspace. Writes are
+atomic, except memory appends (one ``write`` of one line under a lock); reading never writes.
 """
 
 from __future__ import annotations
@@ -49,8 +45,6 @@ log = logging.getLogger(__name__)
 DRAFTS_DIR = "_drafts"
 PROGRAM_PROMPT = "prompts/program.md"
 _APPEND_LOCK = threading.Lock()  # memory appends and rewrites, for every workspace in this process
-_LISTED: dict[int, tuple[tuple[BankEntry, ...], tuple[SkillMeta, ...]]] = {}  # last listing per scan (by identity)
-_LISTED_KEPT = 16
 
 
 class AgentWorkspace:
@@ -121,12 +115,10 @@ class AgentWorkspace:
     def list_skills(self) -> list[SkillMeta]:
         """Every readable ``skills/<name>/SKILL.md``, sorted by name; one bad skill never hides the others.
 
-        A skill that breaks a spec rule but can be read (a description over 1,024 characters from another host)
-        is listed with a logged warning; one that cannot be read at all is skipped with a warning. Strict checks
-        stay in :func:`validate_workspace` and :meth:`write_skill`. Folders starting with ``_`` or ``.`` (such as
-        ``_drafts``) and folders without a SKILL.md are skipped.
+        A readable skill that breaks a spec rule is listed with a warning, an unreadable one skipped with a warning
+        (strict checks are :func:`validate_workspace`'s and :meth:`write_skill`'s); ``_``/``.`` folders are skipped.
         """
-        return list(_bank_metas(scan_bank(self.path)))
+        return _bank_metas(scan_bank(self.path))
 
     def read_skill(self, name: str) -> str:
         """Full text of ``skills/<name>/SKILL.md``, frontmatter included."""
@@ -136,10 +128,8 @@ class AgentWorkspace:
         return self._read(path)
 
     def write_skill(self, name: str, content: str) -> None:
-        """Validate ``content`` as the Agent Skill ``name`` (name must equal the folder), then write it atomically.
-
-        Invalid content raises :class:`SkillFormatError` naming the file and the problems; nothing is written.
-        """
+        """Write ``content`` atomically once valid as the Agent Skill ``name`` (equal to its folder); else
+        :class:`SkillFormatError` naming the file and the problems, and nothing is written."""
         path = self._skill_file(name)
         skill = parse_skill(content, path=path)
         problems = validate_skill(skill, dir_name=name)
@@ -189,18 +179,14 @@ class AgentWorkspace:
             append_line(path, entry)
 
     def read_memories(self, category: str = "episodic", limit: int | None = 100) -> list[dict[str, Any]]:
-        """The last ``limit`` entries of a category (all when ``limit`` is None), oldest first.
-
-        A malformed line raises :class:`WorkspaceError` naming ``file:line``.
-        """
+        """The last ``limit`` entries of a category (all when ``limit`` is None), oldest first."""
         entries = read_jsonl(self._memory_file(category))
-        return _tail(entries, limit)
+        if limit is None:
+            return entries
+        return entries[-limit:] if limit > 0 else []
 
     def read_all_memories(self, limit: int | None = 100) -> list[dict[str, Any]]:
-        """Entries of every category (sorted by category), each with a ``"category"`` key.
-
-        ``limit`` applies per category: the last ``limit`` entries of each.
-        """
+        """The last ``limit`` entries of every category (sorted by category), each with a ``"category"`` key."""
         result = []
         for category in self.list_memory_categories():
             result.extend({**entry, "category": category} for entry in self.read_memories(category, limit))
@@ -281,34 +267,20 @@ def _is_category(name: str) -> bool:
     return True
 
 
-def _tail(entries: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
-    if limit is None:
-        return entries
-    return entries[-limit:] if limit > 0 else []
-
-
 def check_registry(data: Any, path: Path) -> None:
     """Refuse a tool registry that is not a list of mappings."""
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise WorkspaceError(f"{path}: the tool registry must be a list of mappings, got {type(data).__name__}")
 
 
-def _bank_metas(entries: tuple[BankEntry, ...]) -> tuple[SkillMeta, ...]:
-    """The listed skills of one scan, warning once per scan about what could not be read or breaks a rule."""
-    hit = _LISTED.get(id(entries))
-    if hit is not None and hit[0] is entries:
-        return hit[1]
+def _bank_metas(entries: tuple[BankEntry, ...]) -> list[SkillMeta]:
+    """The readable skills of one scan, with a warning for each that cannot be read or breaks a rule."""
     metas = []
     for entry in entries:
         if entry.error:
             log.warning("skipping an unreadable skill: %s", entry.error)
-            continue
-        if entry.skill is None:
-            continue
-        if entry.problems:
-            log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
-        metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
-    if len(_LISTED) >= _LISTED_KEPT:
-        _LISTED.pop(next(iter(_LISTED)))
-    _LISTED[id(entries)] = (entries, listed := tuple(metas))
-    return listed
+        elif entry.skill is not None:
+            if entry.problems:
+                log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
+            metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
+    return metas

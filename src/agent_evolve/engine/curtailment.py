@@ -1,12 +1,9 @@
 """Curtailment: a gate may stop scoring once no outcome of its unscored tasks can change its decision.
 
-A strategy is monotone when raising the candidate's score (or lowering the incumbent's) on any one task never
-turns an accept into a reject. For a monotone strategy, the decision over every way the unscored tasks can be
-graded lies between two completions of the table: every unscored task at the candidate's worst (candidate at the
-low end of the score range, incumbent at the high end) and every one at its best. `settle` evaluates the gate's
-own decision on those two and on the table scored so far; when all three agree, that is the full gate's
-decision whatever the unscored tasks score. It is pure and knows no executor; `GateCurtailer` holds one gate's
-strategy, score range and order, and gives the gate's evaluation the stop rules it applies while tasks are solved.
+For a monotone strategy the decision over every grading of the unscored tasks lies between two completions of
+the table: every unscored task at the candidate's worst and every one at its best. `settle` (pure) decides on
+those two and on the table so far; when all three agree, that is the full gate's decision. `GateCurtailer` holds
+one gate's strategy, score range and order and gives the gate's evaluation its stop rules.
 """
 
 from __future__ import annotations
@@ -73,11 +70,10 @@ def settle(
     score_range: ScoreRange = ScoreRange(),
     best_so_far: float | None = None,
 ) -> Settlement:
-    """Is the decision on the full table already known from the tasks scored so far?
+    """Is the decision on the full table already known from the tasks scored so far (task id -> repeat scores)?
 
-    `candidate` and `incumbent` hold the tasks scored so far (task id -> repeat scores); `unscored_*` name the
-    tasks each side has still to score, each of which will get a score in `score_range`. A strategy that does
-    not declare itself monotone is never settled early.
+    `unscored_*` name the tasks each side has still to score, each in `score_range`. A strategy not declared
+    monotone is never settled early.
     """
     if not getattr(strategy, "monotone", False):
         return Settlement(None, f"strategy {strategy.name} is not declared monotone: every task is scored")
@@ -97,11 +93,7 @@ def settle(
 
 class PrefixWatch:
     """Follows attempts as they finish, in any order, and asks a stop rule about each longer complete prefix of the
-    scoring order, shortest first: the stopping point is the same on any executor and at any concurrency.
-
-    Tasks that finish in flight after the stop are not part of the prefix, so the scored table never depends on
-    timing. Safe to call from several threads.
-    """
+    scoring order, so the stopping point and the table never depend on timing or executor. Thread-safe."""
 
     def __init__(self, order: Sequence[str], repeats: int, stop: StopRule):
         self.order, self.repeats, self.stop = list(order), repeats, stop
@@ -141,10 +133,8 @@ def futile(wins: int, losses: int, beta: float, win_share: float = SPRT_WIN_SHAR
     """Wald's sequential test, futility side: stop once the likelihood ratio of "wins a `win_share` of the
     differing tasks" to "a fair coin" is at most `beta`.
 
-    Not exact like `settle`: it can reject a candidate the full gate would accept. Its error is stated: a
-    candidate that does win a `win_share` of differing tasks (tasks drawn independently) is ever stopped with
-    probability at most `beta`, however long scoring goes on (Ville's inequality: the inverse ratio is a
-    non-negative martingale of mean 1 under that alternative).
+    Not exact like `settle`: a candidate that does win a `win_share` of differing tasks is ever stopped with
+    probability at most `beta` (Ville's inequality: the inverse ratio is a non-negative martingale of mean 1).
     """
     if not 0.0 < beta < 1.0 or not 0.5 < win_share < 1.0:
         raise ValueError(f"futility needs 0 < beta < 1 and 0.5 < win_share < 1, got {beta}, {win_share}")

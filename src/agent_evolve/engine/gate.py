@@ -1,10 +1,7 @@
-"""The gate's decision: whether a candidate workspace replaces the accepted one, with the numbers behind it.
+"""The gate's decision: whether a candidate replaces the accepted version, with the numbers behind it.
 
-The gate is three modules: the rules (`agent_evolve.engine.acceptance`, one strategy each), this decision, and
-the evaluation that scores the holdout tasks (`agent_evolve.engine.gate_evaluation`, curtailment included).
-`decide` compares candidate and incumbent task by task under a rule; `no_holdout_decision` is the decision of a
-run without a holdout; `GateOutcome` is what one gate returns to the loop, and the one place its journaled shape
-is written and read.
+The gate is three modules: the rules (`engine.acceptance`), this decision (`decide`, pure, and the typed
+`GateOutcome` the loop journals), and the evaluation on the holdout (`engine.gate_evaluation`).
 """
 
 from __future__ import annotations
@@ -17,20 +14,17 @@ from agent_evolve.engine.acceptance import AcceptanceStrategy, StrictImprovement
 from agent_evolve.stats import PairedTable, mean
 
 NO_HOLDOUT = "no_holdout"
-
-SEALED_FIELDS = ("per_task", "excluded")
-"""Decision fields that name holdout tasks: kept in the sealed gate record, never in what an engine reads."""
+SEALED_FIELDS = ("per_task", "excluded")  # they name holdout tasks: only in the sealed record, never for an engine
 
 
 @dataclass(frozen=True)
 class GateDecision:
     """The decision and the numbers behind it.
 
-    `per_task` rows are `{"task_id", "candidate", "incumbent", "repeats", "incumbent_repeats"}` (scores averaged
-    over the repeats); `statistic` is `{"name", "value", "p_value", "wins", "losses", "ties", "n"}`;
-    `excluded` lists the tasks one side has no score for (infrastructure failures), left out of the comparison.
-    `curtailment` (empty when off) says how many tasks each side scored and skipped, and why scoring stopped.
-    `cost` has each side's model calls and tokens per holdout solve and the candidate's extra (empty: unknown).
+    `per_task` rows: `{"task_id", "candidate", "incumbent", "repeats", "incumbent_repeats"}` (repeats averaged);
+    `statistic`: `{"name", "value", "p_value", "wins", "losses", "ties", "n"}`; `excluded`: tasks one side has no
+    score for, left out; `curtailment` (empty when off): what each side scored and skipped, and why scoring
+    stopped; `cost`: each side's model calls and tokens per holdout solve and the candidate's extra.
     """
 
     action: Literal["accept", "reject"]
@@ -73,11 +67,8 @@ class GateDecision:
 
 @dataclass(frozen=True)
 class GateOutcome:
-    """What one gate returns to the loop: its decision (None: nothing was decided), why it failed (empty: it did
-    not), and the score and train count the candidate carries when accepted.
-
-    `to_dict` is the journaled shape (the decision as its `summary`); `from_dict` reads it back.
-    """
+    """What one gate returns to the loop: its decision (None: nothing decided), why it failed (empty: it did not),
+    and the score and train count the candidate carries when accepted; `to_dict` is the journaled shape."""
 
     decision: GateDecision | None = None
     failure: str = ""
@@ -160,10 +151,3 @@ def _averaged(scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
 def _statistic(table: PairedTable, name: str, value: float, p_value: float | None) -> dict[str, Any]:
     return {"name": name, "value": value, "p_value": p_value, "wins": table.wins, "losses": table.losses,
             "ties": table.ties, "n": table.n}
-
-
-def extra_cost(candidate: Mapping[str, float], incumbent: Mapping[str, float]) -> dict[str, Any]:
-    """Each side's model calls and tokens per holdout solve, and the candidate's extra (None where the incumbent's
-    cost was never measured, e.g. a run resumed from before costs were kept)."""
-    extra = {key: candidate[key] - incumbent[key] if key in incumbent else None for key in ("calls", "tokens")}
-    return {"candidate": dict(candidate), "incumbent": dict(incumbent), "extra": extra}

@@ -1,21 +1,15 @@
 """The gate's evaluation: candidate and incumbent scored task by task on the same holdout, k repeats each.
 
-The incumbent is re-measured in the same run when the config says so, or (config None) when the agent or the
-grader is not deterministic; otherwise its cached per-task scores are used. The per-task tables and the full
-decision are sealed (outside the workspace); the journal and the engine get only the aggregate decision.
-
-Curtailment (`gate_curtail`, the default) stops scoring only on a settled rejection (`curtailment.settle`): an
-accepted candidate is scored to the end, because its per-task table becomes the next gate's incumbent and its
-mean the run's accepted score. The incumbent phase (when re-measured) stops once even a candidate that won every
-task would be rejected; the candidate phase then is not run at all. With `sprt_beta` the candidate phase also
-stops, rejecting, once Wald's futility test says so (`curtailment.futile`: not exact, its error rate is stated
-there).
+The incumbent is re-measured when configured, or (config None) when agent or grader is not deterministic; else its
+cached table is used. Tables and the full decision are sealed outside the workspace; the journal and the engine
+get only the aggregate. Curtailment (`gate_curtail`) stops only on a settled rejection (or, with `sprt_beta`, a
+futile one): an accepted candidate is scored to the end, since its table becomes the next gate's incumbent.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,21 +20,11 @@ from agent_evolve.engine import transitions
 from agent_evolve.engine.acceptance import strategy_from_config
 from agent_evolve.engine.curtailment import GateCurtailer, ScoreRange, StopRule, scoring_order
 from agent_evolve.engine.executors.base import Executor
-from agent_evolve.engine.gate import GateOutcome, decide, extra_cost, no_holdout_decision
+from agent_evolve.engine.gate import GateOutcome, decide, no_holdout_decision
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
-from agent_evolve.engine.progress import Progress
-from agent_evolve.engine.solving import (
-    Announcer,
-    HoldoutMeasure,
-    expected_seconds,
-    graded_mean,
-    graded_only,
-    measure,
-    reload_agent,
-    solve_all,
-    too_many_infrastructure_failures,
-)
-from agent_evolve.engine.state import RunState
+from agent_evolve.engine.solving import (Announcer, HoldoutMeasure, Progress, expected_seconds, graded_mean,
+                                         graded_only, infrastructure_problem, measure, reload_agent, solve_all)
+from agent_evolve.engine.journal import RunState
 from agent_evolve.engine.versioning import VersionControl, accepted_tag
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.protocol.base_agent import BaseAgent
@@ -48,14 +32,13 @@ from agent_evolve.types import Observation, Task
 
 log = logging.getLogger(__name__)
 
-GATE_WARN_SECONDS = 900.0
-"""A gate evaluation expected to take longer than this (at the batch's measured speed) is announced first."""
+GATE_WARN_SECONDS = 900.0  # a gate expected to take longer (at the batch's measured speed) is announced first
 
 
 @dataclass
 class GateRun:
-    """The inputs of one gate evaluation: agents are reloaded from the workspace (as checked out) with
-    `agent_factory`'s rule, and the gate's phases are told to `progress`."""
+    """The inputs of the run's gate evaluations: agents are reloaded from the checked-out workspace with
+    `agent_factory`'s rule; the gate's phases are told to `progress`."""
 
     config: EvolveConfig
     benchmark: BenchmarkAdapter
@@ -75,7 +58,8 @@ class GateRun:
     def baseline(self, agent: BaseAgent) -> HoldoutMeasure:
         """Measure the starting version; its per-task table is the first cached incumbent."""
         result = self._measure(agent, 0, "baseline")
-        self._check_infrastructure(result, "baseline")
+        if problem := result.infrastructure_problem(self.config.max_infra_failure_ratio, "baseline"):
+            raise AgentEvolveError(f"the run stops: {problem}; first: {result.first_error}")
         write_json_atomic(self.records.holdout_table(accepted_tag(0)), result.scores)
         write_json_atomic(self.records.holdout_cost(accepted_tag(0)), result.cost_per_task())
         return result
@@ -83,9 +67,9 @@ class GateRun:
     def evaluate(self, cycle: int, state: RunState, batch: list[Observation], agent: BaseAgent) -> GateOutcome:
         """Score the candidate tagged cand-N (the working tree) against the accepted version; `agent` is the
         run's agent, reloaded here from each version it measures."""
-        if not self.holdout:
-            return self._train_only(reload_agent(agent, self.agent_factory, self.vc.path), batch)
         agent = reload_agent(agent, self.agent_factory, self.vc.path)
+        if not self.holdout:
+            return self._train_only(agent, batch)
         remeasure = self.remeasure(agent)
         attempts = len(self.holdout) * self.config.gate_repeats * (2 if remeasure else 1)
         eta = expected_seconds(batch, attempts, self.config.in_flight)
@@ -101,23 +85,23 @@ class GateRun:
         phases: dict[str, HoldoutMeasure | None] = {}
         if remeasure or cached is None:
             transitions.to_accepted(self.vc, state.accepted_tag)
-            incumbent = self._scored(reload_agent(agent, self.agent_factory, self.vc.path), cycle, curtailer,
-                                     curtailer.incumbent_rule() if curtailer else None)
+            incumbent = self._measure(reload_agent(agent, self.agent_factory, self.vc.path), cycle, "gate",
+                                      curtailer, curtailer.incumbent_rule() if curtailer else None)
             transitions.to_candidate(self.vc, cycle)
             agent = reload_agent(agent, self.agent_factory, self.vc.path)
             phases["incumbent"] = incumbent
             measures["incumbent"] = incumbent.to_dict()
             incumbent_scores, incumbent_cost = incumbent.scores, incumbent.cost_per_task()
-            if failure := self._infrastructure_problem(incumbent, "gate (incumbent)"):
+            if failure := incumbent.infrastructure_problem(self.config.max_infra_failure_ratio, "gate (incumbent)"):
                 return self._sealed_failure(cycle, failure, measures)
         if curtailer is not None and curtailer.rejected():
             candidate = HoldoutMeasure(unscored=[t.id for t in self.holdout])
             phases["candidate"] = None
         else:
             rule = curtailer.candidate_rule(incumbent_scores) if curtailer else None
-            candidate = phases["candidate"] = self._scored(agent, cycle, curtailer, rule)
+            candidate = phases["candidate"] = self._measure(agent, cycle, "gate", curtailer, rule)
             measures["candidate"] = candidate.to_dict()
-        if failure := self._infrastructure_problem(candidate, "gate (candidate)"):
+        if failure := candidate.infrastructure_problem(self.config.max_infra_failure_ratio, "gate (candidate)"):
             return self._sealed_failure(cycle, failure, measures)
         decision = decide(candidate.scores, incumbent_scores, strategy_from_config(self.config),
                           best_so_far=state.accepted_score)
@@ -150,15 +134,6 @@ class GateRun:
         return GateCurtailer(strategy_from_config(self.config), bounds, state.accepted_score, order,
                              self.config.gate_repeats, self.config.seed, beta)
 
-    def _scored(self, agent: BaseAgent, cycle: int, curtailer: GateCurtailer | None,
-                rule: StopRule | None) -> HoldoutMeasure:
-        """One phase of the gate: every holdout task, or (curtailed) the run's fixed random order until its
-        rejection is settled."""
-        if curtailer is None or rule is None:
-            return self._measure(agent, cycle, "gate")
-        by_id = {t.id: t for t in self.holdout}
-        return self._measure(agent, cycle, "gate", [by_id[i] for i in curtailer.task_ids], rule)
-
     def _train_only(self, agent: BaseAgent, batch: list[Observation]) -> GateOutcome:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
         try:
@@ -168,40 +143,32 @@ class GateRun:
         finally:
             agent.discard_buffers()
         graded = graded_only(observations)
-        failed = len(observations) - len(graded)
-        if too_many_infrastructure_failures(failed, len(observations), self.config.max_infra_failure_ratio):
-            return GateOutcome(failure=f"{failed} of {len(observations)} train re-solves failed for infrastructure "
-                               "reasons")
+        ratio = self.config.max_infra_failure_ratio
+        if failure := infrastructure_problem(len(observations) - len(graded), len(observations), ratio,
+                                             "train re-solves"):
+            return GateOutcome(failure=failure)
         return GateOutcome(no_holdout_decision(), accepted_score=graded_mean(graded), accepted_count=len(graded))
 
-    def _measure(self, agent: BaseAgent, cycle: int, phase: str, tasks: list[Task] | None = None,
+    def _measure(self, agent: BaseAgent, cycle: int, phase: str, curtailer: GateCurtailer | None = None,
                  stop: StopRule | None = None) -> HoldoutMeasure:
-        holdout = self.holdout if tasks is None else tasks
+        """One phase: every holdout task, or (curtailed) the run's fixed random order until `stop` says stop."""
+        holdout = self.holdout
+        if curtailer is not None and stop is not None:
+            by_id = {t.id: t for t in self.holdout}
+            holdout = [by_id[i] for i in curtailer.task_ids]
         announcer = Announcer(self.progress, cycle, phase, total=len(holdout) * self.config.gate_repeats)
         announcer.say(total=announcer.total)
-        return measure(
-            agent,
-            self.benchmark,
-            holdout,
-            repeats=self.config.gate_repeats,
-            concurrency=self.config.in_flight,
-            on_progress=announcer.reached,
-            executor=self.executor,
-            stop=stop,
-        )
-
-    def _infrastructure_problem(self, result: HoldoutMeasure, what: str) -> str:
-        ratio = self.config.max_infra_failure_ratio
-        if not too_many_infrastructure_failures(result.infrastructure_failures, result.attempts, ratio):
-            return ""
-        return (f"{what}: {result.infrastructure_failures} of {result.attempts} holdout attempts failed for "
-                f"infrastructure reasons (more than max_infra_failure_ratio={ratio})")
-
-    def _check_infrastructure(self, result: HoldoutMeasure, what: str) -> None:
-        if problem := self._infrastructure_problem(result, what):
-            raise AgentEvolveError(f"the run stops: {problem}; first: {result.first_error}")
+        return measure(agent, self.benchmark, holdout, repeats=self.config.gate_repeats,
+                       concurrency=self.config.in_flight, on_progress=announcer.reached, executor=self.executor,
+                       stop=stop)
 
     def _sealed_failure(self, cycle: int, failure: str, measures: dict[str, Any]) -> GateOutcome:
         write_json_atomic(self.records.gate / f"cycle_{cycle}.json", {"failure": failure, **measures})
         return GateOutcome(failure=failure)
 
+
+def extra_cost(candidate: Mapping[str, float], incumbent: Mapping[str, float]) -> dict[str, Any]:
+    """Each side's model calls and tokens per holdout solve, and the candidate's extra (None where the incumbent's
+    cost was never measured, e.g. a run resumed from before costs were kept)."""
+    extra = {key: candidate[key] - incumbent[key] if key in incumbent else None for key in ("calls", "tokens")}
+    return {"candidate": dict(candidate), "incumbent": dict(incumbent), "extra": extra}

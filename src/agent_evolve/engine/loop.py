@@ -1,9 +1,7 @@
-"""EvolutionLoop: solve, observe, snapshot, step, gate, commit or roll back, record, reload; resumable by phase.
+"""EvolutionLoop, the kernel's spine: solve, step, gate, accept or reject, record; every phase journaled to resume.
 
-The loop is the kernel's spine: it starts a fresh run (bootstrap, baseline), runs each cycle's phases in order
-and finalizes, calling the other engine modules and never called back by them. It owns the run's `RunState`
-(rebuilt from the journal on resume), its usage ledger and the engine's context (built in `_context` only); the
-session holds the lock, the plan, the journal, git and the engine's folders.
+It calls the other engine modules in order and none calls back into it. It owns the run's `RunState`, its usage
+ledger and the engine's context (built in `_context` only); the session holds lock, plan, journal, git and folders.
 """
 
 from __future__ import annotations
@@ -20,28 +18,20 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine import transitions
-from agent_evolve.engine.base import EngineContext, EvolutionEngine, StepProgress
-from agent_evolve.engine.context_fields import call_message, engine_params, step_progress, task_info
-from agent_evolve.engine.convergence import _is_score_converged, accepted_score_plateaued
+from agent_evolve.engine.base import (EngineContext, EvolutionEngine, StepProgress, call_message, engine_params,
+                                      step_progress, task_info)
 from agent_evolve.engine.executors import make_executor
 from agent_evolve.engine.gate import GateOutcome
 from agent_evolve.engine.gate_evaluation import GateRun
-from agent_evolve.engine.journal import CLOSING_PHASES, Phase
+from agent_evolve.engine.journal import CLOSING_PHASES, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
-from agent_evolve.engine.progress import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_metrics import cycle_record, run_metrics, run_result
+from agent_evolve.engine.run_metrics import (_is_score_converged, accepted_score_plateaued, cycle_record, run_metrics,
+                                             run_result)
 from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter
 from agent_evolve.engine.session import RunSession
-from agent_evolve.engine.solving import (
-    Announcer,
-    batch_failure,
-    graded_mean,
-    graded_only,
-    reload_agent,
-    solve_all,
-)
-from agent_evolve.engine.state import RunState
+from agent_evolve.engine.solving import (ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Announcer, Progress, ProgressEvent,
+                                         batch_failure, graded_mean, graded_only, reload_agent, solve_all)
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call, workspace_problems
 from agent_evolve.engine.tasks import next_batch, plan_tasks
 from agent_evolve.engine.trial import TrialRunner
@@ -61,11 +51,7 @@ ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran ev
 
 
 class EvolutionLoop:
-    """Runs cycles 1..N on a workspace; every finished phase is journaled so a restart continues where it stopped.
-
-    `ledger` is this run's own usage ledger (a fresh one by default): budgets apply to it, it is journaled with
-    every cycle and restored on resume.
-    """
+    """Runs cycles 1..N on a workspace; `ledger` is the run's own usage ledger (budgets apply to it; journaled)."""
 
     def __init__(
         self,
@@ -94,30 +80,26 @@ class EvolutionLoop:
         self.cancel_event = threading.Event()
 
     def cancel(self) -> None:
-        """Ask the run to stop (from another thread): the engine sees `context.cancel` set, the loop stops after
-        the cycle in progress and finalizes, as for any controlled stop."""
+        """Ask the run to stop (from another thread): the engine sees `context.cancel`; the loop finalizes after the
+        cycle in progress."""
         self.cancel_event.set()
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Run until the workspace has `cycles` cycles (default config.max_cycles), converges, or is stopped."""
         total = self.config.max_cycles if cycles is None else cycles
         apply_config_limits(self.config, self.ledger)
-        view = (self.config, self.engine_workspace, self.benchmark, self.engine, self.engine_history)
-        with RunSession.open(*view, ledger=self.ledger) as session:
+        with RunSession.open(self.config, self.engine_workspace, self.benchmark, self.engine) as session:
             self.session = session
             if session.fresh:
                 self._start_fresh()
-            session.cancel = self.cancel_event
             self.executor = make_executor(self.config, self.agent_factory, self.ledger)
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self.agent_factory, self.progress, self.executor)
-            self._cycle = 0
             self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
-            self.state = self._baseline() if session.needs_baseline else self._resume()
+            self.state = self._resume() if session.journal.has(0, Phase.BASELINE) else self._baseline()
             stop_reason, converged = "", False
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
-                self._cycle = cycle
                 try:
                     status = self._run_cycle(cycle)
                 except BudgetExceededError as exc:
@@ -133,8 +115,7 @@ class EvolutionLoop:
             return result
 
     def _start_fresh(self) -> None:
-        """A fresh run: tag the starting workspace, plan the tasks, let the engine set up and bootstrap, and commit
-        the result as the baseline version."""
+        """Tag the starting workspace, plan the tasks, let the engine set up and bootstrap; commit that as evo-0."""
         session = self.session
         pre = transitions.start(session.vc)
         problems = workspace_problems(session.path)
@@ -144,9 +125,8 @@ class EvolutionLoop:
         if not pool:
             raise AgentEvolveError(f"benchmark {type(self.benchmark).__name__} returned no train tasks")
         cfg = self.config
-        session.keep_plan(plan_tasks([t.id for t in pool], cfg.holdout_ratio, cfg.seed, cfg.holdout_limit,
-                                     cfg.val_ratio, cfg.val_limit), pool)
-        session.files.wipe_state()
+        session.begin(plan_tasks([t.id for t in pool], cfg.holdout_ratio, cfg.seed, cfg.holdout_limit, cfg.val_ratio,
+                                 cfg.val_limit), pool)
         ctx = self._context(0)
         self.engine.setup(ctx)
         outcome = guarded_step(self.engine, self.engine.bootstrap, ctx, session.vc, session.layers, pre,
@@ -218,7 +198,7 @@ class EvolutionLoop:
         else:
             at_pre = Phase.SOLVED not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
             outcome = self._step(cycle, observations, len(observations) - len(graded), at_pre)
-            journal.record(cycle, Phase.STEPPED, **outcome.to_dict())
+            journal.record(cycle, Phase.STEPPED, **asdict(outcome))
         if Phase.GATED in phases:
             verdict = GateOutcome.from_dict(phases[Phase.GATED])
         else:
@@ -349,7 +329,7 @@ class EvolutionLoop:
         ctx.tools = {"check_spec": lambda: workspace_problems(session.path)}
         if trial is not None:
             ctx.tools["run_agent"] = trial
-        ctx.cancel = session.cancel
+        ctx.cancel = self.cancel_event
         ctx.progress = progress
         ctx.session = self._previous_session(cycle)
         ctx.message = call_message(ctx)
@@ -394,5 +374,4 @@ class EvolutionLoop:
         return run_metrics(self.history.cycle_records(), self.state, self.ledger.to_dict()["total"])
 
     def emit(self, cycle: int, phase: str, **fields: object) -> None:
-        if self.progress is not None:
-            self.progress(ProgressEvent(cycle=cycle, phase=phase, **fields))  # type: ignore[arg-type]
+        Announcer(self.progress, cycle, phase).say(**fields)

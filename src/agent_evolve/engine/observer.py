@@ -49,16 +49,15 @@ class Observer:
             return list(self._buffer)
 
 
+# cycle-record metadata an engine may see under trajectory_only (everything else carries a score)
 SCORELESS_METADATA = ("status", "accepted", "outcome", "accepted_tag", "changed_paths", "reverted_paths",
                       "step_metadata", "usage", "errors")
-"""Cycle-record metadata an engine may see under trajectory_only (everything else carries a score)."""
 
 
 class EvolutionHistory:
     """Query facade over past cycles: stored train observations, scores, and workspace versions.
 
-    Records are read incrementally (only what was appended since the last call). With `trajectory_only`
-    (the engine's view under that setting) no score or feedback comes out of any method.
+    Records are read incrementally; with `trajectory_only` (the engine's view then) no score or feedback comes out.
     """
 
     def __init__(self, workspace_path: str | Path, *, trajectory_only: bool = False):
@@ -89,10 +88,7 @@ class EvolutionHistory:
         return [_scoreless(r) for r in rows] if self.trajectory_only else [dict(r) for r in rows]
 
     def get_observations(self, last_n_cycles: int | None = None, only_failures: bool = False) -> list[Observation]:
-        """Read train observations from the stored batches, oldest first.
-
-        Under trajectory_only the feedback is hidden and `only_failures` selects nothing (no task is known to fail).
-        """
+        """Train observations from the stored batches, oldest first (under trajectory_only without feedback)."""
         batches = [r.get("observation_batch", "") for r in self._read() if r.get("observation_batch")]
         if last_n_cycles is not None:
             batches = batches[-last_n_cycles:] if last_n_cycles > 0 else []

@@ -1,8 +1,5 @@
-"""Pre-flight: before the baseline, one tiny call per model role and the benchmark's readiness check.
-
-A run that cannot work (no key, a model not installed, credentials refused, no Docker, no data) stops here with
-every problem named at once, before anything is recorded as a task result.
-"""
+"""Pre-flight: before the baseline, one tiny call per model role and the benchmark's readiness check, so a run
+that cannot work (no key, no model, no Docker, no data) stops with every problem named before anything is recorded."""
 
 from __future__ import annotations
 
@@ -21,37 +18,28 @@ class PreflightError(AgentEvolveError):
     fatal = True
 
 
-def role_problem(role: str, client: LLMClient) -> str | None:
-    """None when one one-token call through the role's client succeeds (for a local model: it loads)."""
-    try:
-        client.complete(PROBE, max_tokens=1)
-    except AgentEvolveError as exc:
-        return f"{role} model {client.model}: {exc}"
-    return None
-
-
-def benchmark_problem(benchmark: BenchmarkAdapter) -> str | None:
-    """None when the benchmark's readiness check passes."""
-    try:
-        benchmark.check_ready()
-    except AgentEvolveError as exc:
-        return f"benchmark {benchmark.name or type(benchmark).__name__}: {exc}"
-    return None
-
-
 def preflight(clients: Mapping[str, LLMClient], benchmark: BenchmarkAdapter) -> None:
-    """Check every role's client and the benchmark; PreflightError listing every problem found."""
-    problems = [p for role, client in clients.items() if (p := role_problem(role, client)) is not None]
-    problem = benchmark_problem(benchmark)
-    if problem is not None:
-        problems.append(problem)
-    _raise(problems)
+    """Check every role's client (one one-token call) and the benchmark; PreflightError listing every problem."""
+    problems = []
+    for role, client in clients.items():
+        try:
+            client.complete(PROBE, max_tokens=1)
+        except AgentEvolveError as exc:
+            problems.append(f"{role} model {client.model}: {exc}")
+    _raise([*problems, *_benchmark_problem(benchmark)])
 
 
 def benchmark_preflight(benchmark: BenchmarkAdapter) -> None:
     """The benchmark's part alone, for a caller that must read its tasks before the models are probed."""
-    problem = benchmark_problem(benchmark)
-    _raise([problem] if problem is not None else [])
+    _raise(_benchmark_problem(benchmark))
+
+
+def _benchmark_problem(benchmark: BenchmarkAdapter) -> list[str]:
+    try:
+        benchmark.check_ready()
+    except AgentEvolveError as exc:
+        return [f"benchmark {benchmark.name or type(benchmark).__name__}: {exc}"]
+    return []
 
 
 def _raise(problems: list[str]) -> None:

@@ -1,10 +1,8 @@
 """Where a run's records live and how they are written safely.
 
-The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, the
-journal of aggregate decisions). Everything derived from holdout tasks (the holdout ids, per-task gate tables)
-is sealed in a sibling folder `<workspace>.sealed/`, outside every path an engine is given. Under
-`trajectory_only` every score-bearing record (observations, history, metrics, journal, plan) is sealed too,
-so no file in the workspace carries a score; only the engine's own folders and the run lock stay in `evolution/`.
+The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, journal).
+Whatever derives from holdout tasks is sealed in a sibling `<workspace>.sealed/`, outside every path an engine is
+given; under `trajectory_only` every score-bearing record is sealed too, so no workspace file carries a score.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ class RunRecords:
 
     @property
     def root(self) -> Path:
-        """The workspace's `evolution/` folder: engine folders and the run lock, and the scored records by default."""
         return self.workspace / RECORDS_DIR
 
     @property
@@ -103,15 +100,13 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = False) -> None:
 
 
 def append_jsonl(path: Path, record: dict[str, Any], *, durable: bool = False) -> None:
-    """Append one record line (a torn tail repaired first); ``durable`` for the journal only (contract.jsonl's rule)."""
+    """Append one record line (a torn tail repaired first); ``durable`` for the journal only."""
     append_line(path, record, durable=durable, records=True)
 
 
 def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
-    """Complete JSON lines after byte `offset`, and the offset after the last complete line (for tailing).
-
-    A line without its newline yet (a torn or in-progress append) is left for the next call.
-    """
+    """Complete JSON lines after byte `offset`, and the offset after the last of them (for tailing); a line
+    without its newline yet (a torn or in-progress append) is left for the next call."""
     try:
         handle = os.fdopen(open_regular(path), "rb")
     except FileNotFoundError:
@@ -120,11 +115,8 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
         handle.seek(offset)
         data = handle.read()
     end = data.rfind(b"\n") + 1
-    records = []
-    for number, line in enumerate(data[:end].splitlines(), start=1):
-        if not line.strip():
-            continue
-        records.append(parse_json(line, f"{path}: line {number} after byte {offset}"))
+    lines = enumerate(data[:end].splitlines(), start=1)
+    records = [parse_json(line, f"{path}: line {number} after byte {offset}") for number, line in lines if line.strip()]
     return records, offset + end
 
 

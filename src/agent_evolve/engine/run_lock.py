@@ -26,9 +26,7 @@ def run_is_live(records: RunRecords) -> bool:
     return False
 
 
-# A run killed with SIGKILL can leave a child that was forked but not yet exec'd (a git call) holding a copy of
-# the lock for a moment after the run itself is gone; a rerun waits this long before calling the lock taken.
-LOCK_GRACE_S = 3.0
+LOCK_GRACE_S = 3.0  # a SIGKILLed run's forked, not yet exec'd git child may hold the lock a moment after it died
 
 
 @contextmanager

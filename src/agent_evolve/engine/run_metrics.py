@@ -1,14 +1,19 @@
-"""Each cycle's record and outcome label, and the run's summary (`metrics.json`) from the cycle records; pure."""
+"""Each cycle's record and outcome label, the run's summary (`metrics.json`) and convergence; pure.
+
+The run converges when the accepted score (holdout, else running mean train score) stops rising: it moves only when
+the gate accepts a change. Batch scores are not used: each batch holds different tasks.
+"""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
 from agent_evolve.engine.gate import GateOutcome
 from agent_evolve.engine.run_usage import sum_usage
 from agent_evolve.engine.solving import error_counts, graded_mean
-from agent_evolve.engine.state import RunState
+from agent_evolve.engine.journal import RunState
 from agent_evolve.engine.stepping import StepOutcome
 from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
@@ -17,8 +22,7 @@ def cycle_record(
     cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str, outcome: StepOutcome,
     verdict: GateOutcome, accepted: bool, state: RunState, engine_name: str, usage: dict[str, Any],
 ) -> CycleRecord:
-    """The history line of a finished cycle: its batch, what the step did, the gate's verdict, the accepted
-    version after it, and the usage it spent."""
+    """The history line of a finished cycle: batch, step, verdict, the accepted version after it, usage spent."""
     batch_score = graded_mean(graded)
     failure = verdict.failure
     return CycleRecord(
@@ -71,8 +75,8 @@ def run_metrics(records: list[dict[str, Any]], state: RunState, spent: dict[str,
 
 
 def edit_rates(records: list[dict[str, Any]]) -> dict[str, int]:
-    """How often the engine's proposed edits were valid and how often its gated candidates won, over the cycles
-    whose step reported ``edits`` (model-writing engines); empty when none did."""
+    """How many proposed edits were valid and gated candidates won, over the cycles whose step reported ``edits``
+    (model-writing engines); empty when none did."""
     reported = [r["metadata"] for r in records if isinstance(r["metadata"].get("step_metadata", {}).get("edits"), dict)]
     if not reported:
         return {}
@@ -107,10 +111,24 @@ def outcome_label(outcome: StepOutcome, verdict: GateOutcome) -> str:
 def run_result(records: list[dict[str, Any]], metrics: dict[str, Any], final_score: float, converged: bool,
                stop_reason: str, workspace: str) -> EvolutionResult:
     """What `Evolver.run()` returns: the cycles recorded, the accepted score, and the run's summary as details."""
-    return EvolutionResult(
-        cycles_completed=len(records),
-        final_score=final_score,
-        score_history=[float(r["score"]) for r in records],
-        converged=converged,
-        details={**metrics, "stop_reason": stop_reason, "workspace": workspace},
-    )
+    return EvolutionResult(cycles_completed=len(records), final_score=final_score,
+                           score_history=[float(r["score"]) for r in records], converged=converged,
+                           details={**metrics, "stop_reason": stop_reason, "workspace": workspace})
+
+
+def accepted_score_plateaued(curve: list[float], window: int, epsilon: float) -> bool:
+    """True when the best accepted score of the last `window` cycles beats the best before them by less than
+    `epsilon` (the loop passes egl_window and egl_threshold); False until the curve is longer than `window`."""
+    scores = [s for s in curve if math.isfinite(s)]
+    if len(scores) <= window:
+        return False
+    return max(scores[-window:]) - max(scores[:-window]) < epsilon
+
+
+def _is_score_converged(scores: list[float], window: int = 3, epsilon: float = 0.01) -> bool:
+    """The A-Evolve page's plateau test, kept under its name and import path: True if max - min of the last
+    `window` scores is below `epsilon`. The loop stops on `accepted_score_plateaued` instead."""
+    if len(scores) < window:
+        return False
+    recent = scores[-window:]
+    return (max(recent) - min(recent)) < epsilon

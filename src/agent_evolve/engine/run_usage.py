@@ -5,8 +5,7 @@ from __future__ import annotations
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Usage
 
-ENGINE_REPORTED_ROLE = "engine_reported"
-"""The ledger role of usage an engine reports in `StepResult.usage` (calls made outside the metered clients)."""
+ENGINE_REPORTED_ROLE = "engine_reported"  # the ledger role of usage an engine reports in `StepResult.usage`
 
 
 class UsageMeter:
@@ -28,11 +27,8 @@ class UsageMeter:
 
 
 def reported_charge(reported: Usage, metered: Usage) -> Usage:
-    """What to charge for usage an engine reported, given what the metered clients recorded during its call.
-
-    Reported usage is meant to be usage outside the metered clients and is charged whole; a report equal to
-    the call's metered usage is that usage reported again (the contract says not to), so nothing is charged.
-    """
+    """What to charge for usage an engine reported (meant to be outside the metered clients: charged whole); a
+    report equal to the call's `metered` usage is that usage reported again, so nothing is charged."""
     return Usage() if reported == metered else reported
 
 

@@ -1,5 +1,4 @@
-"""Solve and grade tasks concurrently, keeping results in task order; measure an agent on a task set k times;
-reload an agent from its workspace and tell the live display how far solving got.
+"""Solve and grade tasks concurrently in task order, measure an agent k times per task, reload it, report progress.
 
 A fatal error (no retry can fix it: a missing key, package or daemon) stops the run. Any other fault becomes a
 failed observation tagged with its error kind, so an infrastructure failure never reads as a wrong answer.
@@ -10,8 +9,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
@@ -19,7 +19,6 @@ from agent_evolve.contract.manifest import load_manifest
 from agent_evolve.engine.curtailment import PrefixWatch, StopRule, StopScoring
 from agent_evolve.engine.executors.base import Executor
 from agent_evolve.engine.executors.threads import ThreadExecutor
-from agent_evolve.engine.progress import Progress, ProgressEvent
 from agent_evolve.environments.task_env import TaskEnvironment, open_environment
 from agent_evolve.errors import BudgetExceededError, is_fatal
 from agent_evolve.llm.errors import LLMError
@@ -29,12 +28,28 @@ from agent_evolve.types import Feedback, Observation, Task, Trajectory, Usage
 
 log = logging.getLogger(__name__)
 
-INFRASTRUCTURE = "infrastructure"
-"""Error kind of a fault outside the agent's answer: a model call, a timeout, the OS, the grader."""
-AGENT_ERROR = "agent_error"
-"""Error kind of a bug in the agent's own code."""
-ERROR_KIND_KEY = "error_kind"
-"""The `Feedback.raw` key that carries an observation's error kind."""
+INFRASTRUCTURE = "infrastructure"  # error kind of a fault outside the answer: a model call, a timeout, the OS, the grader
+AGENT_ERROR = "agent_error"  # error kind of a bug in the agent's own code
+ERROR_KIND_KEY = "error_kind"  # the `Feedback.raw` key that carries an observation's error kind
+
+ARM_PHASE = "arm"    # an experiment starts another arm; the event's message names it and its seed
+TEST_PHASE = "test"  # an experiment scores a workspace on its test split, outside any cycle
+BASELINE_SCORED = "baseline_scored"  # the baseline's holdout score is known (the event's score and total)
+
+
+@dataclass
+class ProgressEvent:
+    """A phase change or a finished task, for live displays: the loop's phases and an experiment's own."""
+
+    cycle: int
+    phase: str
+    done: int = 0
+    total: int = 0
+    score: float | None = None
+    message: str = ""
+
+
+Progress = Callable[[ProgressEvent], None]  # a live display: hears every ProgressEvent
 
 
 def error_kind(exc: BaseException) -> str:
@@ -67,8 +82,7 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
     try:
         trajectory = agent.solve(task)
     except Exception as exc:  # noqa: BLE001 - a crashing agent is evidence, recorded with its kind
-        if is_fatal(exc) or isinstance(exc, BudgetExceededError):
-            raise
+        _raise_if_fatal(exc)
         kind = error_kind(exc)
         log.warning("agent failed on task %s (%s): %s: %s", task.id, kind, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"
@@ -77,13 +91,17 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
         feedback = (benchmark.evaluate(task, trajectory) if environment is None
                     else benchmark.evaluate_in(task, trajectory, environment))
     except Exception as exc:  # noqa: BLE001 - a grader crash is an infrastructure fault, not a wrong answer
-        if is_fatal(exc) or isinstance(exc, BudgetExceededError):
-            raise
+        _raise_if_fatal(exc)
         log.warning("grader failed on task %s: %s: %s", task.id, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"
         raw = {"grader_error": error, ERROR_KIND_KEY: INFRASTRUCTURE}
         feedback = Feedback(False, 0.0, detail=f"grader error: {error}", raw=raw)
     return Observation(task, trajectory, _timed(feedback, started))
+
+
+def _raise_if_fatal(exc: Exception) -> None:
+    if is_fatal(exc) or isinstance(exc, BudgetExceededError):
+        raise exc
 
 
 def _failed(task: Task, error: str, kind: str, started: float, raw: dict[str, str]) -> Observation:
@@ -148,8 +166,7 @@ def solve_all(
 
 
 def model_usage(trajectory: Trajectory) -> Usage:
-    """The model calls and tokens a solve spent, as its trajectory's steps report them (a step without a call
-    count is one call)."""
+    """The model usage a solve's trajectory steps report (a step without a call count is one call)."""
     total = Usage()
     for step in trajectory.steps:
         usage = step.get("usage") if isinstance(step, dict) else None
@@ -165,17 +182,12 @@ def is_infrastructure_failure(observation: Observation) -> bool:
 
 def error_counts(observations: list[Observation]) -> dict[str, int]:
     """How many observations failed with each error kind."""
-    counts: dict[str, int] = {}
-    for o in observations:
-        kind = o.feedback.raw.get(ERROR_KIND_KEY)
-        if kind:
-            counts[kind] = counts.get(kind, 0) + 1
-    return counts
+    return dict(Counter(kind for o in observations if (kind := o.feedback.raw.get(ERROR_KIND_KEY))))
 
 
 def graded_only(observations: list[Observation]) -> list[Observation]:
     """The attempts that were graded as answers: infrastructure failures are left out."""
-    return [o for o in observations if o.feedback.raw.get(ERROR_KIND_KEY) != INFRASTRUCTURE]
+    return [o for o in observations if not is_infrastructure_failure(o)]
 
 
 def graded_mean(graded: list[Observation]) -> float:
@@ -188,26 +200,25 @@ def mean_score(observations: list[Observation]) -> float:
     return graded_mean(graded_only(observations))
 
 
-def too_many_infrastructure_failures(failed: int, total: int, max_ratio: float) -> bool:
-    """More than `max_ratio` of `total` attempts failed for infrastructure reasons."""
-    return total > 0 and failed / total > max_ratio
+def infrastructure_problem(failed: int, total: int, max_ratio: float, what: str) -> str:
+    """Why `total` attempts of `what` cannot be used: more than `max_ratio` failed for infrastructure ('' if not)."""
+    if not (total > 0 and failed / total > max_ratio):
+        return ""
+    return (f"{failed} of {total} {what} failed for infrastructure reasons "
+            f"(more than max_infra_failure_ratio={max_ratio})")
 
 
 def batch_failure(attempts: int, failed: int, max_ratio: float) -> str:
     """Why a cycle's batch cannot be learned from: too many infrastructure failures ('' when it can)."""
-    if not too_many_infrastructure_failures(failed, attempts, max_ratio):
-        return ""
-    return (f"{failed} of {attempts} batch tasks failed for infrastructure reasons "
-            f"(more than max_infra_failure_ratio={max_ratio}); the cycle is not scored")
+    problem = infrastructure_problem(failed, attempts, max_ratio, "batch tasks")
+    return f"{problem}; the cycle is not scored" if problem else ""
 
 
 @dataclass
 class HoldoutMeasure:
-    """Per-task scores (infrastructure failures left out) and how many attempts failed for infrastructure.
-
-    `unscored` lists the tasks a stop rule left out of the table; `discarded` counts attempts that finished in
-    flight after it stopped (solved, but not in the table).
-    """
+    """Per-task scores (infrastructure failures left out), attempts, how many failed for infrastructure and the
+    model calls and tokens spent; `unscored` lists the tasks a stop rule left out of the table, `discarded` the
+    attempts that finished in flight after it stopped."""
 
     scores: dict[str, list[float]] = field(default_factory=dict)
     attempts: int = 0
@@ -230,17 +241,15 @@ class HoldoutMeasure:
         return {"calls": self.calls / n, "tokens": self.tokens / n}
 
     def to_dict(self) -> dict:
-        data = {
-            "scores": self.scores,
-            "attempts": self.attempts,
-            "infrastructure_failures": self.infrastructure_failures,
-            "first_error": self.first_error,
-            "calls": self.calls,
-            "tokens": self.tokens,
-        }
-        if self.unscored:
-            data.update(unscored=self.unscored, discarded=self.discarded)
+        """Every field; `unscored` and `discarded` only when a stop rule left tasks out."""
+        data = asdict(self)
+        if not self.unscored:
+            del data["unscored"], data["discarded"]
         return data
+
+    def infrastructure_problem(self, max_ratio: float, what: str) -> str:
+        problem = infrastructure_problem(self.infrastructure_failures, self.attempts, max_ratio, "holdout attempts")
+        return f"{what}: {problem}" if problem else ""
 
 
 def measure(

@@ -1,7 +1,5 @@
-"""The guarded step: run an engine call on its context, contain its failures, keep only valid edits to enabled layers.
-
-What a step changed is measured by diff, never taken from the engine's claim.
-"""
+"""The guarded step: run an engine call, contain its failures, keep only valid edits to enabled layers; what it
+changed is measured by diff, never taken from the engine's claim."""
 
 from __future__ import annotations
 
@@ -9,7 +7,7 @@ import inspect
 import logging
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +40,6 @@ class StepOutcome:
     charged_usage: dict[str, Any] = field(default_factory=dict)
     session: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_journal(cls, entry: dict[str, Any]) -> StepOutcome:
         return cls(**{k: v for k, v in entry.items() if k not in ("cycle", "phase")})
@@ -66,11 +61,8 @@ def guarded_step(
     allow_none: bool = False,
     ledger: UsageLedger | None = None,
 ) -> StepOutcome:
-    """Run `call(ctx)` on the workspace at tag `pre`; its edits outside `layers` are reverted, an invalid result undone.
-
-    With `ledger`, the usage the engine reports is charged to it; a step that leaves the budget spent is
-    `out_of_budget` (its edits are not kept) whatever status it returned.
-    """
+    """Run `call(ctx)` on the workspace at tag `pre`; edits outside `layers` are reverted, an invalid result undone.
+    Reported usage is charged to `ledger`; a step that leaves the budget spent is `out_of_budget` (edits not kept)."""
     before = ledger.total() if ledger is not None else Usage()
     result = _guarded(engine, call, ctx, allow_none)
     charged = charge_reported(ledger, result.usage, before) if ledger is not None else Usage()
@@ -102,12 +94,8 @@ def _guarded(engine: EvolutionEngine, call: EngineCall, ctx: EngineContext, allo
         if is_fatal(exc):
             raise
         log.warning("engine %s failed: %s: %s", engine.engine_name, type(exc).__name__, exc)
-        return StepResult(
-            mutated=False,
-            summary=f"step raised {type(exc).__name__}: {exc}",
-            status="failed",
-            metadata={"traceback": traceback.format_exc(limit=8)},
-        )
+        return StepResult(mutated=False, summary=f"step raised {type(exc).__name__}: {exc}", status="failed",
+                          metadata={"traceback": traceback.format_exc(limit=8)})
     if result is None and allow_none:
         return StepResult(mutated=False, summary="")
     if not isinstance(result, StepResult):
@@ -117,14 +105,9 @@ def _guarded(engine: EvolutionEngine, call: EngineCall, ctx: EngineContext, allo
 
 def _settle(vc: VersionControl, layers: list[str], pre: str, result: StepResult) -> StepOutcome:
     """Measure the change by diff, revert edits outside evolvable layers, reject an invalid workspace."""
-    base = StepOutcome(
-        status=result.status,
-        mutated=False,
-        summary=result.summary,
-        metadata={**result.metadata, "engine_reported_mutated": result.mutated},
-        reported_usage=result.usage.to_dict(),
-        session=result.session,
-    )
+    base = StepOutcome(status=result.status, mutated=False, summary=result.summary,
+                       metadata={**result.metadata, "engine_reported_mutated": result.mutated},
+                       reported_usage=result.usage.to_dict(), session=result.session)
     if result.status in ("failed", "out_of_budget"):
         transitions.undo_step(vc, pre)
         return base

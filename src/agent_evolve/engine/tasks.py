@@ -16,11 +16,9 @@ class TaskPlan:
     holdout_ids: tuple[str, ...]
     val_ids: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict:
-        return {"train_ids": list(self.train_ids), "holdout_ids": list(self.holdout_ids), "val_ids": list(self.val_ids)}
-
     @classmethod
     def from_dict(cls, data: dict) -> TaskPlan:
+        """A plan as the run records keep it (a plan saved before validation existed has no `val_ids`)."""
         return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]), tuple(data.get("val_ids", ())))
 
 
@@ -33,8 +31,8 @@ def plan_tasks(
     val_limit: int | None = None,
 ) -> TaskPlan:
     """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
-    the rest (at most `val_limit`) as validation; keep >= 1 for train. Neither is carved from the dev tasks (they
-    stay in train): what designed the agent never judges it."""
+    the rest (at most `val_limit`) as validation; keep >= 1 for train. The dev tasks stay in train: what designed
+    the agent never judges it."""
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("benchmark returned duplicate task ids")
     order = seeded_order(task_ids, seed)

@@ -1,19 +1,12 @@
 """HEAD's named transitions: the only code that moves a workspace's branch and working tree to another version.
 
-The loop drives every one of them (itself, or through the session, the step guard and the gate it calls), so
-each place where the workspace changes version has a name. Tags: pre-evo-N before a step, cand-N the step's
-result, evo-N an accepted version (evo-0 the baseline).
+The loop drives each (itself, or through the step guard and the gate). Tags: pre-evo-N before a step, cand-N the
+step's result, evo-N an accepted version (evo-0 the baseline).
 """
 
 from __future__ import annotations
 
-from agent_evolve.engine.versioning import (
-    BASELINE_TAG,
-    VersionControl,
-    accepted_tag,
-    candidate_tag,
-    pre_evolution_tag,
-)
+from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl, accepted_tag, candidate_tag, pre_evolution_tag
 
 
 def start(vc: VersionControl) -> str:
@@ -74,7 +67,7 @@ def to_candidate(vc: VersionControl, cycle: int) -> None:
 def accept(vc: VersionControl, cycle: int) -> str:
     """Tag the candidate cand-N as the accepted evo-N and check it out; returns the new tag."""
     tag = accepted_tag(cycle)
-    vc.tag(tag, candidate_tag(cycle))
+    vc.tag_many({tag: candidate_tag(cycle)})
     vc.reset_to(tag)
     return tag
 

@@ -26,12 +26,9 @@ AgentFactory = Callable[[Path], BaseAgent]
 
 @dataclass
 class TrialResult:
-    """One trial attempt; `hidden` (trajectory_only) means success and score carry no grade (score is NaN).
-
-    `calls`, `tokens` and `cost` (US dollars) are the attempt's model usage as its trajectory reports it;
-    `time_s` its wall time; `log_path` the file holding a train task's trajectory ('' for validation tasks, whose
-    trajectories are never shown).
-    """
+    """One trial attempt; `hidden` (trajectory_only): success and score carry no grade (score is NaN). `calls`,
+    `tokens`, `cost` (US dollars) and `time_s` are what it spent; `log_path` holds a train task's trajectory ('' for
+    validation tasks, whose trajectories are never shown)."""
 
     task_id: str
     success: bool
@@ -72,10 +69,8 @@ class TrialReport:
 
 
 class TrialRunner:
-    """Runs a fresh agent on a candidate workspace over train or validation tasks; holdout and test ids are refused.
-
-    Validation tasks (`val_ratio`) are never shown to the engine as trajectories; only their scores come back.
-    """
+    """Runs a fresh agent on a candidate workspace over train or validation tasks (only their scores come back);
+    holdout and test ids are refused."""
 
     def __init__(
         self,
@@ -118,12 +113,11 @@ class TrialRunner:
         on_result: Callable[[TrialResult], None] | None = None,
         stop: StopRule | None = None,
     ) -> TrialReport:
-        """Score `workspace` (default: the current working copy) on `task_ids` (default: this cycle's batch).
+        """Score `workspace` (default: the working copy) on `task_ids` (default: this cycle's batch).
 
-        `on_result` gets each task's result as soon as it is graded (from worker threads when concurrent), so a
-        caller can record it before a crash could lose it. `stop` (never with hidden feedback: it would read the
-        grades) is asked about each longer graded prefix of `task_ids`; once it says stop, no further task starts
-        and the report holds that prefix (the same whatever order the tasks finished in).
+        `on_result` gets each result as soon as it is graded (from worker threads), before a crash could lose it.
+        `stop` (never with hidden feedback) is asked about each longer graded prefix of `task_ids`; once it says
+        stop, no further task starts and the report holds that prefix, whatever order the tasks finished in.
         """
         ids = list(task_ids) if task_ids is not None else self.default_ids
         tasks = {**self.train_tasks, **self.validation_tasks}
@@ -172,7 +166,6 @@ class TrialRunner:
         if call_dir is None or o.task.id not in self.train_tasks:
             return ""
         path = call_dir / f"{re.sub(r'[^A-Za-z0-9._-]', '_', o.task.id)}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
         trajectory = o.trajectory
         atomic_write(path, json.dumps({"task_id": o.task.id, "input": o.task.input, "output": trajectory.output,
                                        "steps": trajectory.steps, "conversation": trajectory.conversation},

@@ -1,16 +1,19 @@
 """VersionControl: the workspace as a git repository, a plain wrapper that runs git for everything.
 
-Every call goes through `git_command.run_git` (hooks and fsmonitor off, brief waits for another git's locks).
-Refs are only ever read and written by git itself (`rev-parse`, `update-ref`, `tag --list`), so any ref storage
-git supports works. Moving HEAD is the loop's business: it does so through `engine.transitions`.
+git is a tool, never a host: a workspace's `.git` is data the run does not control, so every call goes through
+`run_git`, with hooks and fsmonitor off, no system or user configuration and no `GIT_*` variable of the caller; a
+lock another git holds (an auto `gc`, a person's `git status`) is waited for briefly, as git itself waits. Refs are
+only read and written by git itself, so any ref storage works. HEAD moves only through `engine.transitions`.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import time
 from pathlib import Path
 
-from agent_evolve.contract.git_command import run_git
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.engine.recovery import recover_git
@@ -19,6 +22,27 @@ from agent_evolve.errors import AgentEvolveError, WorkspaceError
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
 _REF_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/^~{}@-]*")  # no spaces or newlines: one update-ref line each
+GIT_TIMEOUT_S = 120.0
+LOCK_WAIT_S = 2.0  # how long a command waits, in all, for a lock another git holds (git's packed-refs wait is 1 s)
+HARDENING = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "commit.gpgsign=false",
+             "-c", "tag.gpgsign=false", "-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost")
+
+
+def run_git(cwd: str | Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`git ARGS` in `cwd`, hardened, retried with backoff (10 ms doubling, at most 250 ms, within `LOCK_WAIT_S`)
+    while it fails only because another git holds a lock; the finished process."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    delay, waited = 0.01, 0.0
+    while True:
+        done = subprocess.run(["git", *HARDENING, *args], cwd=cwd, input=stdin, capture_output=True,
+                              timeout=GIT_TIMEOUT_S, env=env)
+        locked = done.returncode != 0 and b".lock': File exists" in done.stderr
+        if not locked or waited + delay > LOCK_WAIT_S:
+            return done
+        time.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 0.25)
 
 
 def accepted_tag(cycle: int) -> str:
@@ -89,9 +113,6 @@ class VersionControl:
             self.tag_many({tag: head})
             return head
         return self.commit(message, tag=tag)
-
-    def tag(self, name: str, ref: str = "HEAD") -> None:
-        self.tag_many({name: ref})
 
     def tag_many(self, tags: dict[str, str]) -> None:
         """Create or move several tags (name -> ref) in one `update-ref` transaction: all of them or none."""

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.engine.executors.remote import WorkspaceSnapshot
 from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.run import accepted_version, load_run

@@ -1,4 +1,4 @@
-"""Minimum improvement: the candidate's mean must beat the incumbent's by more than a margin."""
+"""Margin rules: the candidate's mean must beat the incumbent's by more than a margin (strict: by anything)."""
 
 from __future__ import annotations
 
@@ -30,3 +30,15 @@ class MinImprovement:
         delta = table.mean_difference
         accepted, reason = margin_verdict(delta, self.margin, self.accept_ties)
         return Verdict(accepted, reason, "mean_difference", delta, margin=self.margin)
+
+
+@dataclass(frozen=True)
+class StrictImprovement:
+    """The default: accept any higher mean over the shared tasks; an exact tie is kept only with `accept_ties`."""
+
+    accept_ties: bool = False
+    name = "strict"
+    monotone = True
+
+    def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
+        return MinImprovement(0.0, self.accept_ties).decide(table, best_so_far=best_so_far)

@@ -10,8 +10,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
-Attempt = Callable[[BaseAgent, BenchmarkAdapter, Task], Observation]
-"""The unit of work every executor runs for each task (the loop's `attempt`: solve, then grade)."""
+Attempt = Callable[[BaseAgent, BenchmarkAdapter, Task], Observation]  # the work per task: solve, then grade
 OnDone = Callable[[Observation], None]
 AgentFactory = Callable[[Path], BaseAgent]
 
@@ -19,10 +18,8 @@ AgentFactory = Callable[[Path], BaseAgent]
 class Executor(Protocol):
     """Runs `work` on every task and returns the observations in task order, calling `on_done` as each finishes.
 
-    Buffered memories and drafts of remote agents end up in `agent`'s buffers, as if it had solved the tasks.
-    Exceptions that `work` lets through (a spent budget, a fatal error) propagate to the caller. An exception
-    raised by `on_done` does too, and no further task starts (those in flight may finish or be cancelled): a
-    curtailed gate stops this way once its decision is settled.
+    Remote agents' buffered memories and drafts end up in `agent`'s buffers. An exception from `work` (a spent
+    budget, a fatal error) or from `on_done` propagates, and no further task starts: a curtailed gate stops so.
     """
 
     def run(
@@ -38,5 +35,5 @@ class Executor(Protocol):
 def lost_task(task: Task, error: str) -> Observation:
     """A task whose worker was lost on both tries: an infrastructure failure, not the agent's wrong answer."""
     message = f"worker lost twice: {error}"
-    trajectory = Trajectory(task_id=task.id, output="", steps=[{"error": message}])
-    return Observation(task, trajectory, Feedback(False, 0.0, detail=f"executor error: {message}", raw={"infra_error": message}))
+    feedback = Feedback(False, 0.0, detail=f"executor error: {message}", raw={"infra_error": message})
+    return Observation(task, Trajectory(task_id=task.id, output="", steps=[{"error": message}]), feedback)

@@ -8,8 +8,8 @@ from concurrent.futures.process import BrokenProcessPool
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone, lost_task
-from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, SnapshotExecutor, account, hand_over, run_remote
-from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.engine.executors.remote import (RemoteJob, RemoteResult, SnapshotExecutor, WorkspaceSnapshot,
+                                                  account, hand_over, run_remote)
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
@@ -28,11 +28,8 @@ def _run(task: Task) -> RemoteResult:
 
 
 class ProcessExecutor(SnapshotExecutor):
-    """Up to `concurrency` worker processes, forked so the agent factory and benchmark need not pickle.
-
-    Tasks lost with a dead worker are retried once, each in a process of its own. The model-call limit is one OS
-    semaphore shared by all workers of a batch; usage the workers record into their copy of `ledger` is added here.
-    """
+    """Up to `concurrency` worker processes, forked so the agent factory and benchmark need not pickle; a task lost
+    with a dead worker is retried once in a process of its own. One OS semaphore bounds all workers' model calls."""
 
     def __init__(self, concurrency: int, agent_factory: AgentFactory, ledger: UsageLedger | None = None):
         super().__init__(concurrency, agent_factory, ledger)
@@ -58,9 +55,8 @@ class ProcessExecutor(SnapshotExecutor):
         hand_over([results[i] for i in sorted(results)], agent)
         return observations
 
-    def _round(
-        self, job: RemoteJob, tasks: list[Task], results: dict[int, RemoteResult], on_done: OnDone | None
-    ) -> dict[int, str]:
+    def _round(self, job: RemoteJob, tasks: list[Task], results: dict[int, RemoteResult],
+               on_done: OnDone | None) -> dict[int, str]:
         """Run every task in one pool; returns those lost when a worker died (the pool then fails them all)."""
         lost: dict[int, str] = {}
         pool = self._pool(job, min(self.concurrency, len(tasks)))
@@ -75,14 +71,8 @@ class ProcessExecutor(SnapshotExecutor):
             pool.shutdown(wait=True, cancel_futures=True)
         return lost
 
-    def _retry_alone(
-        self,
-        job: RemoteJob,
-        tasks: list[Task],
-        lost: dict[int, str],
-        results: dict[int, RemoteResult],
-        on_done: OnDone | None,
-    ) -> dict[int, str]:
+    def _retry_alone(self, job: RemoteJob, tasks: list[Task], lost: dict[int, str], results: dict[int, RemoteResult],
+                     on_done: OnDone | None) -> dict[int, str]:
         """Try each lost task once more in a process of its own, so only the task that kills its worker fails."""
         if not lost:
             return {}

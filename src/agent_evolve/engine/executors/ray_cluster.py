@@ -1,8 +1,6 @@
-"""Rollouts on a Ray cluster: workers load the committed workspace version; the loop stays on the driver.
-
-A task whose worker dies is retried once by Ray (`max_retries=1`); lost again, it is an infrastructure failure.
-The model-call limit is one semaphore actor shared by every worker of the cluster.
-"""
+"""Rollouts on a Ray cluster: workers load the committed workspace version; the loop stays on the driver. A task
+whose worker dies is retried once by Ray; lost again, it is an infrastructure failure. One semaphore actor bounds
+every worker's model calls."""
 
 from __future__ import annotations
 
@@ -16,8 +14,8 @@ from ray.exceptions import RayError, RayTaskError
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone, lost_task
-from agent_evolve.engine.executors.remote import RemoteJob, RemoteResult, SnapshotExecutor, account, hand_over, run_remote
-from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.engine.executors.remote import (RemoteJob, RemoteResult, SnapshotExecutor, WorkspaceSnapshot,
+                                                  account, hand_over, run_remote)
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
@@ -59,13 +57,8 @@ class ActorSemaphore:
 class RayExecutor(SnapshotExecutor):
     """Keeps up to `concurrency` tasks in flight on the cluster at `address` (None: start or join a local one)."""
 
-    def __init__(
-        self,
-        concurrency: int,
-        agent_factory: AgentFactory,
-        address: str | None = None,
-        ledger: UsageLedger | None = None,
-    ):
+    def __init__(self, concurrency: int, agent_factory: AgentFactory, address: str | None = None,
+                 ledger: UsageLedger | None = None):
         super().__init__(concurrency, agent_factory, ledger)
         self.address = address
         self._semaphore: Any = None

@@ -1,22 +1,64 @@
-"""Both ends of a rollout in another process: the worker builds the agent from a snapshot, the driver merges."""
+"""Both ends of a rollout in another process: the driver ships a committed workspace version as a tar archive
+(never its live tree), the worker builds the agent from it, and the driver merges back usage and buffers."""
 
 from __future__ import annotations
 
+import io
+import os
+import shutil
+import tarfile
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.engine.executors.base import AgentFactory, Attempt, OnDone
-from agent_evolve.engine.executors.snapshot import WorkspaceSnapshot
+from agent_evolve.engine.versioning import VersionControl
+from agent_evolve.errors import WorkspaceError
 from agent_evolve.llm.metered import ConcurrencyLimit, install_concurrency_limit
 from agent_evolve.llm.usage import UsageLedger, default_ledger
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task, Usage
 
 _KEEP = 2  # snapshots (and their agents) a worker keeps: the accepted version and the candidate under gate
+SNAPSHOT_ROOT = Path(tempfile.gettempdir()) / "agent-evolve-snapshots"
+_SAFE = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python 3.11.4+ refuses unsafe members
+
+
+@dataclass(frozen=True)
+class WorkspaceSnapshot:
+    """The tree of one commit (`key` names it uniquely for a run) as tar bytes."""
+
+    key: str
+    archive: bytes
+
+    @classmethod
+    def of(cls, workspace: str | Path, run_token: str) -> WorkspaceSnapshot:
+        """The workspace's HEAD commit; in the loop that is the accepted version or the candidate under gate."""
+        vc = VersionControl(workspace)
+        if not vc.is_repo() or not vc.has_commits():
+            raise WorkspaceError(f"{workspace}: remote executors ship a committed version; this is not a git repository")
+        sha = vc.head()
+        return cls(f"{run_token}-{sha}", vc.archive(sha))
+
+    def materialize(self) -> Path:
+        """Unpack into a folder of this process (atomically, so a crash never leaves a half-written one)."""
+        target = SNAPSHOT_ROOT / f"{self.key}-{os.getpid()}"
+        if target.is_dir():
+            return target
+        SNAPSHOT_ROOT.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=SNAPSHOT_ROOT))
+        with tarfile.open(fileobj=io.BytesIO(self.archive)) as tar:
+            tar.extractall(staging, **_SAFE)
+        staging.rename(target)
+        return target
+
+    def discard(self) -> None:
+        shutil.rmtree(SNAPSHOT_ROOT / f"{self.key}-{os.getpid()}", ignore_errors=True)
 
 
 class Semaphore(Protocol):
@@ -122,11 +164,8 @@ def hand_over(results: list[RemoteResult], agent: BaseAgent) -> None:
 
 
 class SnapshotExecutor:
-    """The executors whose workers build the agent from a snapshot of the committed workspace (processes, Ray).
-
-    `run` snapshots the workspace and hands it to the executor's `_run`; usage the workers record is added to
-    `ledger` (the run's default ledger when none is given).
-    """
+    """The executors whose workers build the agent from a snapshot of the committed workspace (processes, Ray);
+    usage the workers record is added to `ledger` (the default ledger when none is given)."""
 
     def __init__(self, concurrency: int, agent_factory: AgentFactory, ledger: UsageLedger | None = None):
         self.concurrency = concurrency
@@ -142,7 +181,7 @@ class SnapshotExecutor:
         tasks: list[Task],
         on_done: OnDone | None = None,
     ) -> list[Observation]:
-        """The executor protocol's `run`: no task, no snapshot; else `_run` on this version's snapshot."""
+        """The executor protocol's `run`: `_run` on this version's snapshot (none for no task)."""
         if not tasks:
             return []
         snapshot = WorkspaceSnapshot.of(agent.workspace.path, self._token)

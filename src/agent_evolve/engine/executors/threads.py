@@ -16,11 +16,9 @@ from agent_evolve.types import Observation, Task
 class ThreadExecutor:
     """Up to `concurrency` tasks at once on threads; `on_done` runs on the worker thread.
 
-    Each of the `concurrency` workers takes the next unstarted task until none is left (one future per worker,
-    not per task: a batch of a thousand instant tasks costs the pool's bookkeeping once). After an exception no
-    worker starts another task; the first one raised propagates once every running task has finished. An
-    interrupt of the driver while it waits (Ctrl-C, SIGTERM) also stops new starts, so a stop does not wait for
-    the rest of the batch.
+    Each worker takes the next unstarted task until none is left (one future per worker, not per task). After an
+    exception, or an interrupt of the driver (Ctrl-C, SIGTERM), no worker starts another task; the first exception
+    propagates once the running tasks have finished.
     """
 
     concurrency: int
