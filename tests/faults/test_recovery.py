@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.contract.jsonl import read_jsonl
-from agent_evolve.engine.recovery import is_half_initialised, recover_git, stale_git_locks
+from agent_evolve.engine.versioning import is_half_initialised, recover_git, stale_git_locks
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import WorkspaceError
 

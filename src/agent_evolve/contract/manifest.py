@@ -133,17 +133,11 @@ def load_manifest(workspace_path: str | Path) -> Manifest:
     if problems:
         raise ManifestError("; ".join(problems))
     agent = data["agent"]
-    return Manifest(
-        name=data["name"],
-        version=str(data.get("version", "0.0.0")),
-        contract_version=str(data["contract_version"]),
-        agent_type=agent.get("type", "custom"),
-        entrypoint=agent["entrypoint"],
-        evolvable_layers=list(data["evolvable_layers"]),
-        reload_strategy=data.get("reload_strategy", "hot"),
-        agent_config=dict(agent.get("config") or {}),
-        raw=data,
-    )
+    return Manifest(name=data["name"], version=str(data.get("version", "0.0.0")),
+                    contract_version=str(data["contract_version"]), agent_type=agent.get("type", "custom"),
+                    entrypoint=agent["entrypoint"], evolvable_layers=list(data["evolvable_layers"]),
+                    reload_strategy=data.get("reload_strategy", "hot"), agent_config=dict(agent.get("config") or {}),
+                    raw=data)
 
 
 def enabled_layers(config: EvolveConfig, workspace_path: str | Path) -> list[str]:

@@ -100,22 +100,13 @@ def parse_skill(text: str, path: str | Path | None = None) -> Skill:
                 f"{where}: frontmatter key '{key}' must be a string, got {type(data[key]).__name__} "
                 f"{_short_repr(data[key])}"
             )
-    metadata = data.get("metadata")
-    if metadata is None:
-        metadata = {}
+    metadata = {} if data.get("metadata") is None else data["metadata"]
     if not isinstance(metadata, dict):
         raise SkillFormatError(f"{where}: frontmatter key 'metadata' must be a mapping, got {type(metadata).__name__}")
-    return Skill(
-        name=data["name"],
-        description=data["description"],
-        body=body,
-        license=data.get("license"),
-        compatibility=data.get("compatibility"),
-        metadata=metadata,
-        allowed_tools=data.get("allowed-tools"),
-        path=str(path) if path is not None else None,
-        extra={k: v for k, v in data.items() if k not in ALLOWED_KEYS},
-    )
+    return Skill(name=data["name"], description=data["description"], body=body, license=data.get("license"),
+                 compatibility=data.get("compatibility"), metadata=metadata, allowed_tools=data.get("allowed-tools"),
+                 path=str(path) if path is not None else None,
+                 extra={k: v for k, v in data.items() if k not in ALLOWED_KEYS})
 
 
 def validate_name(name: Any) -> list[str]:

@@ -60,16 +60,10 @@ class Settlement:
         return self.action is not None
 
 
-def settle(
-    strategy: AcceptanceStrategy,
-    candidate: Mapping[str, Sequence[float]],
-    incumbent: Mapping[str, Sequence[float]],
-    *,
-    unscored_candidate: Collection[str],
-    unscored_incumbent: Collection[str] = (),
-    score_range: ScoreRange = ScoreRange(),
-    best_so_far: float | None = None,
-) -> Settlement:
+def settle(strategy: AcceptanceStrategy, candidate: Mapping[str, Sequence[float]],
+           incumbent: Mapping[str, Sequence[float]], *, unscored_candidate: Collection[str],
+           unscored_incumbent: Collection[str] = (), score_range: ScoreRange = ScoreRange(),
+           best_so_far: float | None = None) -> Settlement:
     """Is the decision on the full table already known from the tasks scored so far (task id -> repeat scores)?
 
     `unscored_*` name the tasks each side has still to score, each in `score_range`. A strategy not declared

@@ -97,13 +97,8 @@ class GateOutcome:
         return cls(decision, data.get("failure", ""), data.get("accepted_score"), int(data.get("accepted_count", 0)))
 
 
-def decide(
-    candidate: Mapping[str, Sequence[float]],
-    incumbent: Mapping[str, Sequence[float]],
-    strategy: AcceptanceStrategy,
-    *,
-    best_so_far: float | None = None,
-) -> GateDecision:
+def decide(candidate: Mapping[str, Sequence[float]], incumbent: Mapping[str, Sequence[float]],
+           strategy: AcceptanceStrategy, *, best_so_far: float | None = None) -> GateDecision:
     """Compare the k scores per task of both sides on the tasks both scored, under `strategy`.
 
     Each task's repeats are averaged. A task missing from either side, or with no score, is `excluded`
@@ -123,18 +118,10 @@ def decide(
          "repeats": len(candidate[row.task_id]), "incumbent_repeats": len(incumbent[row.task_id])}
         for row in table.rows
     )
-    return GateDecision(
-        "accept" if verdict.accepted else "reject",
-        table.candidate_mean,
-        table.baseline_mean,
-        table.mean_difference,
-        verdict.margin,
-        verdict.reason,
-        strategy=strategy.name,
-        per_task=per_task,
-        statistic=_statistic(table, verdict.statistic, verdict.value, verdict.p_value),
-        excluded=excluded,
-    )
+    return GateDecision("accept" if verdict.accepted else "reject", table.candidate_mean, table.baseline_mean,
+                        table.mean_difference, verdict.margin, verdict.reason, strategy=strategy.name,
+                        per_task=per_task, excluded=excluded,
+                        statistic=_statistic(table, verdict.statistic, verdict.value, verdict.p_value))
 
 
 def no_holdout_decision() -> GateDecision:

@@ -114,13 +114,10 @@ class RunState:
         baseline = journal.phases(0)[Phase.BASELINE]
         last = journal.last_entry(*ACCEPTED_PHASES) or baseline
         solved = journal.last_entry(Phase.SOLVED)
-        return cls(
-            plan=plan,
-            cursor=int(solved["cursor"]) if solved else 0,
-            accepted_tag=last.get("accepted_tag", BASELINE_TAG),
-            accepted_cycle=int(last.get("accepted_cycle", 0)),
-            accepted_score=float(last.get("accepted_score", 0.0)),
-            accepted_count=int(last.get("accepted_count", 0)),
-            baseline_score=float(baseline.get("baseline_score", baseline.get("accepted_score", 0.0))),
-            usage=dict(last.get("usage", {})),
-        )
+        return cls(plan=plan, cursor=int(solved["cursor"]) if solved else 0,
+                   accepted_tag=last.get("accepted_tag", BASELINE_TAG),
+                   accepted_cycle=int(last.get("accepted_cycle", 0)),
+                   accepted_score=float(last.get("accepted_score", 0.0)),
+                   accepted_count=int(last.get("accepted_count", 0)),
+                   baseline_score=float(baseline.get("baseline_score", baseline.get("accepted_score", 0.0))),
+                   usage=dict(last.get("usage", {})))

@@ -53,18 +53,9 @@ ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran ev
 class EvolutionLoop:
     """Runs cycles 1..N on a workspace; `ledger` is the run's own usage ledger (budgets apply to it; journaled)."""
 
-    def __init__(
-        self,
-        agent: BaseAgent,
-        benchmark: BenchmarkAdapter,
-        engine: EvolutionEngine,
-        config: EvolveConfig,
-        workspace: AgentWorkspace,
-        *,
-        agent_factory: Callable[[Path], BaseAgent] | None = None,
-        progress: Progress | None = None,
-        ledger: UsageLedger | None = None,
-    ):
+    def __init__(self, agent: BaseAgent, benchmark: BenchmarkAdapter, engine: EvolutionEngine, config: EvolveConfig,
+                 workspace: AgentWorkspace, *, agent_factory: Callable[[Path], BaseAgent] | None = None,
+                 progress: Progress | None = None, ledger: UsageLedger | None = None):
         self.agent = agent
         self.benchmark = benchmark
         self.engine = engine
@@ -237,9 +228,8 @@ class EvolutionLoop:
         path = observer.flush(str(cycle))
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
-        session.journal.record(
-            cycle, Phase.SOLVED, batch=batch_rel, cursor=cursor, batch_ids=batch_ids, score=graded_mean(graded)
-        )
+        session.journal.record(cycle, Phase.SOLVED, batch=batch_rel, cursor=cursor, batch_ids=batch_ids,
+                               score=graded_mean(graded))
         return observations, batch_rel
 
     def _load_batch(self, solved: dict) -> tuple[list[Observation], str]:
@@ -259,13 +249,11 @@ class EvolutionLoop:
         else:
             self.emit(cycle, "step")
             progress = step_progress(cycle, self.state.cursor, len(observations), len(self.state.plan.train_ids))
-            trial = TrialRunner(
-                session.train_tasks, self.benchmark, self.agent_factory, session.path, self.config.in_flight,
-                default_ids=[o.task.id for o in observations], hide_feedback=self.config.trajectory_only,
-                validation_tasks=session.val_tasks,
-                on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),
-                ledger=self.ledger, log_dir=session.files.output_dir(cycle) / "trials",
-            )
+            trial = TrialRunner(session.train_tasks, self.benchmark, self.agent_factory, session.path,
+                                self.config.in_flight, default_ids=[o.task.id for o in observations],
+                                hide_feedback=self.config.trajectory_only, validation_tasks=session.val_tasks,
+                                on_solved=lambda n: self.emit(cycle, "step", done=n, message=f"{n} trial solves"),
+                                ledger=self.ledger, log_dir=session.files.output_dir(cycle) / "trials")
             ctx = self._context(cycle, trial, progress)
             visible = hide_feedback(observations) if self.config.trajectory_only else observations
             call = step_call(self.engine, self.engine_workspace, visible, self.engine_history)
@@ -290,10 +278,8 @@ class EvolutionLoop:
         transitions.reject(session.vc, self.state.accepted_tag)
         return False
 
-    def _record(
-        self, cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str,
-        outcome: StepOutcome, verdict: GateOutcome, accepted: bool,
-    ) -> None:
+    def _record(self, cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str,
+                outcome: StepOutcome, verdict: GateOutcome, accepted: bool) -> None:
         if any(r["cycle"] == cycle for r in self.history.cycle_records()):
             return
         record = cycle_record(cycle, observations, graded, batch_rel, outcome, verdict, accepted, self.state,

@@ -138,7 +138,7 @@ class RunSession:
         return state
 
     def begin(self, plan: TaskPlan, pool: list[Task]) -> None:
-        """Begin a fresh run: record its task plan over the train `pool` (holdout ids sealed), empty the engine state."""
+        """Begin a fresh run: record its task plan over the train `pool` (holdout ids sealed), empty engine state."""
         self.plan = plan
         write_json_atomic(self.records.holdout_plan, {"holdout_ids": list(self.plan.holdout_ids)})
         saved = {"train_ids": list(self.plan.train_ids), "holdout_size": len(self.plan.holdout_ids),

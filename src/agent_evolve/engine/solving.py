@@ -28,7 +28,7 @@ from agent_evolve.types import Feedback, Observation, Task, Trajectory, Usage
 
 log = logging.getLogger(__name__)
 
-INFRASTRUCTURE = "infrastructure"  # error kind of a fault outside the answer: a model call, a timeout, the OS, the grader
+INFRASTRUCTURE = "infrastructure"  # error kind of a fault outside the answer: model call, timeout, OS, grader
 AGENT_ERROR = "agent_error"  # error kind of a bug in the agent's own code
 ERROR_KIND_KEY = "error_kind"  # the `Feedback.raw` key that carries an observation's error kind
 
@@ -152,14 +152,9 @@ class Announcer:
         self.say(done=done, total=self.total)
 
 
-def solve_all(
-    agent: BaseAgent,
-    benchmark: BenchmarkAdapter,
-    tasks: list[Task],
-    concurrency: int,
-    on_done: Callable[[Observation], None] | None = None,
-    executor: Executor | None = None,
-) -> list[Observation]:
+def solve_all(agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task], concurrency: int,
+              on_done: Callable[[Observation], None] | None = None, executor: Executor | None = None
+              ) -> list[Observation]:
     """Attempt every task on `executor` (default: `concurrency` threads here); results come back in task order."""
     runner = executor if executor is not None else ThreadExecutor(concurrency)
     return runner.run(attempt, agent, benchmark, tasks, on_done)
@@ -252,17 +247,9 @@ class HoldoutMeasure:
         return f"{what}: {problem}" if problem else ""
 
 
-def measure(
-    agent: BaseAgent,
-    benchmark: BenchmarkAdapter,
-    tasks: list[Task],
-    *,
-    repeats: int,
-    concurrency: int,
-    on_progress: Callable[[int], None] | None = None,
-    executor: Executor | None = None,
-    stop: StopRule | None = None,
-) -> HoldoutMeasure:
+def measure(agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task], *, repeats: int, concurrency: int,
+            on_progress: Callable[[int], None] | None = None, executor: Executor | None = None,
+            stop: StopRule | None = None) -> HoldoutMeasure:
     """Solve each task `repeats` times; memories and drafts the agent buffered meanwhile are discarded.
 
     With `stop`, it is asked about each longer prefix of `tasks` whose repeats have all returned; once it says

@@ -50,17 +50,8 @@ def workspace_problems(path: Path) -> list[str]:
     return validate_workspace(path, require_manifest=False)
 
 
-def guarded_step(
-    engine: EvolutionEngine,
-    call: EngineCall,
-    ctx: EngineContext,
-    vc: VersionControl,
-    layers: list[str],
-    pre: str,
-    *,
-    allow_none: bool = False,
-    ledger: UsageLedger | None = None,
-) -> StepOutcome:
+def guarded_step(engine: EvolutionEngine, call: EngineCall, ctx: EngineContext, vc: VersionControl, layers: list[str],
+                 pre: str, *, allow_none: bool = False, ledger: UsageLedger | None = None) -> StepOutcome:
     """Run `call(ctx)` on the workspace at tag `pre`; edits outside `layers` are reverted, an invalid result undone.
     Reported usage is charged to `ledger`; a step that leaves the budget spent is `out_of_budget` (edits not kept)."""
     before = ledger.total() if ledger is not None else Usage()

@@ -22,14 +22,8 @@ class TaskPlan:
         return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]), tuple(data.get("val_ids", ())))
 
 
-def plan_tasks(
-    task_ids: list[str],
-    holdout_ratio: float,
-    seed: int,
-    holdout_limit: int | None = None,
-    val_ratio: float = 0.0,
-    val_limit: int | None = None,
-) -> TaskPlan:
+def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None,
+               val_ratio: float = 0.0, val_limit: int | None = None) -> TaskPlan:
     """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
     the rest (at most `val_limit`) as validation; keep >= 1 for train. The dev tasks stay in train: what designed
     the agent never judges it."""

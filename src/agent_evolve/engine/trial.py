@@ -72,20 +72,11 @@ class TrialRunner:
     """Runs a fresh agent on a candidate workspace over train or validation tasks (only their scores come back);
     holdout and test ids are refused."""
 
-    def __init__(
-        self,
-        train_tasks: dict[str, Task],
-        benchmark: BenchmarkAdapter,
-        agent_factory: AgentFactory,
-        workspace_root: Path,
-        concurrency: int = 1,
-        default_ids: list[str] | None = None,
-        hide_feedback: bool = False,
-        validation_tasks: dict[str, Task] | None = None,
-        on_solved: Callable[[int], None] | None = None,
-        ledger: UsageLedger | None = None,
-        log_dir: Path | None = None,
-    ):
+    def __init__(self, train_tasks: dict[str, Task], benchmark: BenchmarkAdapter, agent_factory: AgentFactory,
+                 workspace_root: Path, concurrency: int = 1, default_ids: list[str] | None = None,
+                 hide_feedback: bool = False, validation_tasks: dict[str, Task] | None = None,
+                 on_solved: Callable[[int], None] | None = None, ledger: UsageLedger | None = None,
+                 log_dir: Path | None = None):
         self.train_tasks = train_tasks
         self.validation_tasks = dict(validation_tasks or {})
         self.benchmark = benchmark
@@ -106,13 +97,8 @@ class TrialRunner:
         """The run's validation task ids, in plan order (empty when `val_ratio` is 0)."""
         return list(self.validation_tasks)
 
-    def __call__(
-        self,
-        task_ids: list[str] | None = None,
-        workspace: str | Path | None = None,
-        on_result: Callable[[TrialResult], None] | None = None,
-        stop: StopRule | None = None,
-    ) -> TrialReport:
+    def __call__(self, task_ids: list[str] | None = None, workspace: str | Path | None = None,
+                 on_result: Callable[[TrialResult], None] | None = None, stop: StopRule | None = None) -> TrialReport:
         """Score `workspace` (default: the working copy) on `task_ids` (default: this cycle's batch).
 
         `on_result` gets each result as soon as it is graded (from worker threads), before a crash could lose it.

@@ -4,20 +4,27 @@ git is a tool, never a host: a workspace's `.git` is data the run does not contr
 `run_git`, with hooks and fsmonitor off, no system or user configuration and no `GIT_*` variable of the caller; a
 lock another git holds (an auto `gc`, a person's `git status`) is waited for briefly, as git itself waits. Refs are
 only read and written by git itself, so any ref storage works. HEAD moves only through `engine.transitions`.
+
+Recovery at start (`recover_git`): a ``git init`` cut short leaves a ``.git`` git refuses to use, a killed git its
+lock files. Every git command of ours runs under the run lock, so once a new run holds it any lock file is stale.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.engine.recovery import recover_git
 from agent_evolve.errors import AgentEvolveError, WorkspaceError
+
+log = logging.getLogger(__name__)
 
 # Run records and caches live in the workspace folder but never in a snapshot, so a rollback cannot erase them.
 IGNORED_PATTERNS = (f"{RECORDS_DIR}/", "__pycache__/", "*.pyc")
@@ -213,3 +220,39 @@ class VersionControl:
 def _tag_sort_key(tag: str) -> tuple[str, int, str]:
     stem, _, number = tag.rpartition("-")
     return (stem, int(number), "") if number.isdigit() else (tag, -1, tag)
+
+
+_TOP_LEVEL_LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "FETCH_HEAD.lock", "config.lock",
+                    "packed-refs.lock", "shallow.lock", "objects/maintenance.lock")
+
+
+def stale_git_locks(git_dir: Path) -> list[Path]:
+    """The lock files git left in ``git_dir`` (top-level ones and any under ``refs/`` and ``logs/``), sorted."""
+    if not git_dir.is_dir():
+        return []
+    found = [git_dir / name for name in _TOP_LEVEL_LOCKS if (git_dir / name).is_file()]
+    for tree in ("refs", "logs"):
+        if (git_dir / tree).is_dir():
+            found += [p for p in (git_dir / tree).rglob("*.lock") if p.is_file()]
+    return sorted(found)
+
+
+def is_half_initialised(git_dir: Path) -> bool:
+    """True for a ``.git`` that ``git init`` did not finish: a part is missing and it holds no object or ref."""
+    if not git_dir.is_dir():
+        return False
+    if (git_dir / "HEAD").is_file() and (git_dir / "objects").is_dir() and (git_dir / "refs").is_dir():
+        return False
+    return not [p for tree in ("objects", "refs") for p in (git_dir / tree).rglob("*") if p.is_file()]
+
+
+def recover_git(workspace: str | Path) -> None:
+    """Undo what a killed run left in ``workspace``'s repository. Only under the workspace lock."""
+    git_dir = Path(workspace) / ".git"
+    if is_half_initialised(git_dir):
+        shutil.rmtree(git_dir)
+        log.warning("removed a repository whose creation was cut short by a killed run: %s", git_dir)
+    for lock in stale_git_locks(git_dir):
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
+            log.warning("removed a stale git lock left by a killed run: %s", lock)

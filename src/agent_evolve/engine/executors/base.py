@@ -22,14 +22,8 @@ class Executor(Protocol):
     budget, a fatal error) or from `on_done` propagates, and no further task starts: a curtailed gate stops so.
     """
 
-    def run(
-        self,
-        work: Attempt,
-        agent: BaseAgent,
-        benchmark: BenchmarkAdapter,
-        tasks: list[Task],
-        on_done: OnDone | None = None,
-    ) -> list[Observation]: ...
+    def run(self, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task],
+            on_done: OnDone | None = None) -> list[Observation]: ...
 
 
 def lost_task(task: Task, error: str) -> Observation:

@@ -173,14 +173,8 @@ class SnapshotExecutor:
         self.ledger = ledger or default_ledger()
         self._token = uuid.uuid4().hex[:8]
 
-    def run(
-        self,
-        work: Attempt,
-        agent: BaseAgent,
-        benchmark: BenchmarkAdapter,
-        tasks: list[Task],
-        on_done: OnDone | None = None,
-    ) -> list[Observation]:
+    def run(self, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task],
+            on_done: OnDone | None = None) -> list[Observation]:
         """The executor protocol's `run`: `_run` on this version's snapshot (none for no task)."""
         if not tasks:
             return []

@@ -23,14 +23,8 @@ class ThreadExecutor:
 
     concurrency: int
 
-    def run(
-        self,
-        work: Attempt,
-        agent: BaseAgent,
-        benchmark: BenchmarkAdapter,
-        tasks: list[Task],
-        on_done: OnDone | None = None,
-    ) -> list[Observation]:
+    def run(self, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task],
+            on_done: OnDone | None = None) -> list[Observation]:
         def one(task: Task) -> Observation:
             observation = work(agent, benchmark, task)
             if on_done is not None:
