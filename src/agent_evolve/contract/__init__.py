@@ -1,7 +1,4 @@
-"""The workspace contract: an agent's behaviour lives in a folder (manifest, prompts, skills, memory, tools).
-
-Imports only ``agent_evolve.types``, ``agent_evolve.errors``, the standard library and PyYAML.
-"""
+"""The workspace contract: an agent's behaviour lives in a folder (manifest, prompts, skills, memory, tools)."""
 
 from agent_evolve.contract.manifest import LAYER_PATHS, Manifest, load_manifest
 from agent_evolve.contract.paths import atomic_write, check_name, safe_join

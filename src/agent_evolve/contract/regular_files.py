@@ -27,13 +27,9 @@ class NotRegularFileError(WorkspaceError, OSError):
     that already tolerate a file they cannot read treat it the same way."""
 
 
-def kind_of(mode: int) -> str:
-    """What a file of this ``st_mode`` is, in words ("a FIFO (named pipe)", "a socket"...)."""
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
 def _refuse(path: str | os.PathLike[str], mode: int | None) -> NotRegularFileError:
-    kind = kind_of(mode) if mode is not None else "not a regular file"
+    """The error for `path`, saying what a file of `mode` is in words ("a FIFO (named pipe)", "a socket"...)."""
+    kind = next((name for test, name in _KINDS if mode is not None and test(mode)), "not a regular file")
     return NotRegularFileError(f"{os.fspath(path)}: is {kind}, not a regular file; refused")
 
 

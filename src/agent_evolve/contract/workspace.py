@@ -187,10 +187,8 @@ class AgentWorkspace:
 
     def read_all_memories(self, limit: int | None = 100) -> list[dict[str, Any]]:
         """The last ``limit`` entries of every category (sorted by category), each with a ``"category"`` key."""
-        result = []
-        for category in self.list_memory_categories():
-            result.extend({**entry, "category": category} for entry in self.read_memories(category, limit))
-        return result
+        return [{**entry, "category": category} for category in self.list_memory_categories()
+                for entry in self.read_memories(category, limit)]
 
     def rewrite_memories(self, category: str, entries: Iterable[dict[str, Any]]) -> None:
         """Replace a category's entries atomically (consolidation, pruning)."""

@@ -3,12 +3,17 @@
 The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, journal).
 Whatever derives from holdout tasks is sealed in a sibling `<workspace>.sealed/`, outside every path an engine is
 given; under `trajectory_only` every score-bearing record is sealed too, so no workspace file carries a score.
+The run lock is an exclusive flock on the records' `.lock`, held by a run and by anything changing its records.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +21,7 @@ from typing import Any
 from agent_evolve.contract.jsonl import append_line, read_jsonl
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.contract.regular_files import open_regular, read_text_if_present
+from agent_evolve.errors import WorkspaceError
 from agent_evolve.io.safe_json import parse_json
 
 __all__ = ["RunRecords", "append_jsonl", "read_json", "read_jsonl", "write_json_atomic"]
@@ -124,3 +130,36 @@ def read_json(path: Path, default: Any) -> Any:
     """A JSON record file, or ``default`` when it does not exist; a damaged one is a WorkspaceError naming it."""
     text = read_text_if_present(path)
     return default if text is None else parse_json(text, str(path))
+
+
+def run_is_live(records: RunRecords) -> bool:
+    """Probe the run lock without creating or changing anything; a held lock means a run is in progress."""
+    if not records.lock.exists():
+        return False
+    with os.fdopen(open_regular(records.lock), "r") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+LOCK_GRACE_S = 3.0  # a SIGKILLed run's forked, not yet exec'd git child may hold the lock a moment after it died
+
+
+@contextmanager
+def holding_run_lock(records: RunRecords) -> Iterator[None]:
+    """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
+    records.root.mkdir(parents=True, exist_ok=True)
+    with os.fdopen(open_regular(records.lock, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a") as handle:
+        deadline = time.monotonic() + LOCK_GRACE_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as exc:
+                if time.monotonic() >= deadline:
+                    raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace") from exc
+                time.sleep(0.05)
+        yield

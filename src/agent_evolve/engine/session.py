@@ -18,8 +18,7 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.engine.journal import Journal, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory
-from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
-from agent_evolve.engine.run_lock import holding_run_lock
+from agent_evolve.engine.records import RunRecords, holding_run_lock, read_json, write_json_atomic
 from agent_evolve.engine.tasks import TaskPlan
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import VersionControl

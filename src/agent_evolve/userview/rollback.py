@@ -8,8 +8,7 @@ from pathlib import Path
 
 from agent_evolve.engine import transitions
 from agent_evolve.engine.journal import ACCEPTED_PHASES, CLOSING_PHASES, OPEN_PHASES, Journal, Phase
-from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
-from agent_evolve.engine.run_lock import holding_run_lock
+from agent_evolve.engine.records import RunRecords, holding_run_lock, read_json, write_json_atomic
 from agent_evolve.engine.versioning import VersionControl, candidate_tag, recover_git
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.labels import accepted_name, parse_tag, resolve_label

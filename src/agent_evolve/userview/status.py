@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
-from agent_evolve.engine.run_lock import run_is_live
+from agent_evolve.engine.records import run_is_live
 from agent_evolve.userview.run import accepted_version, load_run
 
 # What a run does next after the last journaled phase of a cycle.
