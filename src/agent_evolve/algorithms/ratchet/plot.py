@@ -1,8 +1,5 @@
-"""Ratchet's per-round plot: held-out pass@1, router engagement and active bank size (matplotlib, lazily).
-
-Engagement is the share of a round's recorded attempts routed to a skill (not NONE); the bank size is the last
-bank snapshot at or before the round; rollbacks recorded in the ledger are marked. The held-out scores come
-from the run records (the caller passes them), the rest from the ledger.
+"""Ratchet's per-round plot (matplotlib, lazily): held-out pass@1 (from the run records), router engagement (the
+share of attempts routed to a skill), the active bank size and the rollbacks (from the ledger).
 """
 
 from __future__ import annotations

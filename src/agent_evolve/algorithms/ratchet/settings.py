@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -15,6 +15,7 @@ from agent_evolve.agents.routing.bank import ROUTER_RULES, RouterConfig, Routing
 from agent_evolve.agents.routing.embeddings import CALIBRATED
 from agent_evolve.algorithms.ratchet.curator import CreditWeighting
 from agent_evolve.config import type_ok
+from agent_evolve.contract.settings_rules import Rules
 from agent_evolve.errors import ConfigError
 
 
@@ -83,10 +84,6 @@ class RatchetSettings:
                 raise ConfigError(f"{source}: key {key!r} must be {_RANGES[key][1]}, got {value!r}")
         return cls(**dict(params))
 
-    def override(self, **changes: Any) -> RatchetSettings:
-        """A copy with ``changes`` applied and validated (ablation arms)."""
-        return RatchetSettings.from_params({**dataclasses.asdict(self), **changes}, "override")
-
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -108,7 +105,7 @@ _COSINE = (lambda v: v is None or 0.0 < v <= 1.0, "a cosine in (0, 1]")  # None:
 _POSITIVE = (lambda v: v >= 1, "a positive integer")
 _OFF_OR_EVERY = (lambda v: v >= 0, "a non-negative integer (0: off)")
 
-_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+_RANGES: Rules = {
     **ROUTER_RULES,
     **dict.fromkeys(("canonical_threshold", "cover_threshold", "dedup_threshold"), _COSINE),
     **dict.fromkeys(("cluster_window", "min_cluster", "synth_attempts", "retire_min_trials", "bank_cap",
