@@ -50,7 +50,7 @@ def cover_texts(ledger: Ledger, active: Sequence[RatchetSkill]) -> dict[str, str
 
 
 def round_scores(root: Path) -> dict[int, float]:
-    """Each finished round's held-out pass@1: its gated candidate's score, else the accepted one's (round 0: baseline)."""
+    """Each finished round's held-out pass@1: its gated candidate's, else the accepted one's (round 0: baseline)."""
     journal = Journal(RunRecords(root).journal)
     scores: dict[int, float] = {}
     for entry in journal.entries(*CLOSING_PHASES):

@@ -137,40 +137,32 @@ _CHANGES: dict[str, tuple[str, SkillStatus | bool, str, str]] = {
 """The `skill` commands that change one field of a skill: (field, value, the default reason's verb, help)."""
 
 
-def _change(workspace: str, name: str, command: str, reason: str) -> None:
-    """Apply one of `_CHANGES` to a skill, recorded as a user decision and audit event at the latest round."""
-    field, value = _CHANGES[command][:2]
-    with _ledger(workspace) as ledger:
-        skill = _skill(ledger, name)
-        was = getattr(skill, field)
-        if was == value:
-            click.echo(f"{name}: {field} is already {value}")
-            return
-        round_ = _user_action(ledger, command, name, {"reason": reason, "field": field, "was": was, "now": value})
-        if field == "status":
-            ledger.set_status(name, value, round_, reason)  # type: ignore[arg-type]
-        else:
-            skill.do_not_retire = bool(value)
-            ledger.put_skill(skill, round_, reason)
-        write_bank(Path(workspace), ledger)
-    click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
-
-
-def _change_command(command: str) -> None:
-    """Add `skill <command> NAME [--reason]`."""
-    _, _, done, text = _CHANGES[command]
+def _change_command(command: str, field: str, value: SkillStatus | bool, done: str, text: str) -> None:
+    """Add `skill <command> NAME [--reason]`: set one field, recorded as a user decision and audit event."""
 
     @skill_group.command(command, help=text)
     @click.argument("name")
     @_WORKSPACE
-    @click.option("--reason", default=f"{done} by the user", show_default=True,
-                  help="Why (kept in the ledger).")
+    @click.option("--reason", default=f"{done} by the user", show_default=True, help="Why (kept in the ledger).")
     def change(name: str, workspace: str, reason: str) -> None:
-        _change(workspace, name, command, reason)
+        with _ledger(workspace) as ledger:
+            skill = _skill(ledger, name)
+            was = getattr(skill, field)
+            if was == value:
+                click.echo(f"{name}: {field} is already {value}")
+                return
+            round_ = _user_action(ledger, command, name, {"reason": reason, "field": field, "was": was, "now": value})
+            if field == "status":
+                ledger.set_status(name, value, round_, reason)  # type: ignore[arg-type]
+            else:
+                skill.do_not_retire = bool(value)
+                ledger.put_skill(skill, round_, reason)
+            write_bank(Path(workspace), ledger)
+        click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
 
 
-for _command in _CHANGES:
-    _change_command(_command)
+for _command, _change in _CHANGES.items():
+    _change_command(_command, *_change)
 
 
 @click.group("meta")

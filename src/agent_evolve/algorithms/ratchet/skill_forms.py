@@ -127,10 +127,11 @@ def load_yaml_bank(path: str | Path) -> list[RatchetSkill]:
     seen: dict[str, str] = {}
     for file in files:
         for index, entry in enumerate(_bank_entries(file), start=1):
-            skill = _bank_skill(entry, f"{file}: skill {index}")
+            where = f"{file}: skill {index}"
+            skill = _bank_skill(entry, where)
             if skill.name in seen:
-                raise SkillFormatError(f"{file}: skill {index} ({skill.name!r}) has the same name as {seen[skill.name]}")
-            seen[skill.name] = f"{file}: skill {index}"
+                raise SkillFormatError(f"{where} ({skill.name!r}) has the same name as {seen[skill.name]}")
+            seen[skill.name] = where
             skills.append(skill)
     return skills
 
