@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 
 from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.agents.routing.embeddings import cosine
+from agent_evolve.algorithms.ratchet.curator import EPSILON
 from agent_evolve.text.grouping import union_find_groups
 
 
 def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:
     """The named vector most similar to ``vector`` when its cosine is >= ``threshold`` (ties: name), else None."""
     scored = [(name, cosine(vector, named[name])) for name in sorted(named)]
-    return max((s for s in scored if s[1] >= threshold - 1e-9), key=lambda s: s[1], default=None)
+    return max((s for s in scored if s[1] >= threshold - EPSILON), key=lambda s: s[1], default=None)
 
 
 def normalise(pattern: str) -> str:
@@ -33,7 +34,7 @@ def canonical_map(patterns: Sequence[str], vectors: Sequence[Vector] | None, thr
         return {p: p for p in distinct}
     if len(vectors) != len(distinct):
         raise ValueError(f"{len(vectors)} vectors for {len(distinct)} distinct patterns")
-    groups = union_find_groups(len(vectors), lambda i, j: cosine(vectors[i], vectors[j]) >= threshold - 1e-9)
+    groups = union_find_groups(len(vectors), lambda i, j: cosine(vectors[i], vectors[j]) >= threshold - EPSILON)
     members: dict[int, list[str]] = {}
     for pattern, group in zip(distinct, groups):
         members.setdefault(group, []).append(pattern)

@@ -192,8 +192,7 @@ def audit_command(workspace: str, limit: int) -> None:
     for e in events:
         when = datetime.datetime.fromtimestamp(e["created_at"], tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
         details = json.dumps(e["payload"], sort_keys=True)
-        if len(details) > _PAYLOAD_CHARS:
-            details = details[:_PAYLOAD_CHARS] + "..."
+        details = details[:_PAYLOAD_CHARS] + ("..." if len(details) > _PAYLOAD_CHARS else "")
         rows.append((e["id"], "-" if e["round"] is None else str(e["round"]), when, e["event"], details))
     _show(f"Ratchet audit (newest {len(events)})", ("id", "round", "when", "event"), ("details",), rows)
 

@@ -22,12 +22,8 @@ UNROUTED = ""
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {
-        "label": {"enum": list(VERDICT_LABELS)},
-        "failure_pattern": {"type": "string"},
-        "confidence": {"enum": list(CONFIDENCES)},
-        "reason": {"type": "string"},
-    },
+    "properties": {"label": {"enum": list(VERDICT_LABELS)}, "failure_pattern": {"type": "string"},
+                   "confidence": {"enum": list(CONFIDENCES)}, "reason": {"type": "string"}},
     "required": ["label", "failure_pattern"],
 }
 SYSTEM = ("You review one graded attempt at a task. You name the failure pattern in a few general words "

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 EPSILON = 1e-9
-"""Boundaries are inclusive: a contribution of exactly -0.10 retires despite float rounding."""
+"""Boundaries are inclusive despite float rounding: a contribution of exactly -0.10 retires (rollback's and the
+cosine thresholds' too)."""
 
 CurateAction = Literal["retire", "keep", "protected", "evict"]
 CreditWeighting = Literal["outcome", "critic"]

@@ -9,9 +9,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent_evolve.algorithms.ratchet.curator import EPSILON
 from agent_evolve.algorithms.ratchet.records import RatchetSkill
-
-EPSILON = 1e-9
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,12 @@ class RatchetSettings:
     shortlist_lexical: int = 10          # above it: lexical top-k ...
     shortlist_embedding: int = 10        # ... united with the embedding top-k
     canonicalise: bool = True            # merge near-identical failure patterns (A5 turns it off)
-    canonical_threshold: float | None = None  # cosine at which two failure patterns are one (union-find);
-    #                                      None: the embedder's calibrated one (hashing 0.45, minilm the paper's 0.85)
+    canonical_threshold: float | None = None  # cosine at which two failure patterns are one (None: calibrated)
     cluster_window: int = 6              # rounds of failures the synthesizer clusters
     min_cluster: int = 3                 # failures a cluster needs to become a skill
     cover_guard: bool = True             # skip a cluster an active skill already covers (A6 turns it off)
     cover_threshold: float | None = None  # cosine of a cluster and a skill's pattern at which the skill covers it
-    dedup_threshold: float | None = None  # cosine of a new skill and a bank skill at which it is a duplicate
-    #                                      (None: calibrated, hashing 0.41, minilm 0.85)
+    dedup_threshold: float | None = None  # a new skill this close to a bank skill is a duplicate (None: calibrated)
     skill_char_budget: int = 1500        # longest rendered guidance; longer drafts are re-synthesised
     synth_attempts: int = 3              # ours: drafts per cluster (the first and up to 2 re-syntheses)
     max_new_skills: int = 2              # new skills per round
@@ -56,7 +54,7 @@ class RatchetSettings:
     role_max_tokens: int = 400           # ours: answer length of the critic and synthesizer calls
 
     def __post_init__(self) -> None:
-        """Thresholds left unset take the embedder's calibrated ones."""
+        """Thresholds left unset take the embedder's calibrated ones (`CALIBRATED`; else the paper's 0.85)."""
         calibrated = CALIBRATED.get(self.embedder)
         for key, value in (("canonical_threshold", calibrated and calibrated.pattern),
                            ("cover_threshold", calibrated and calibrated.pattern),
