@@ -24,7 +24,7 @@ from agent_evolve.algorithms.ratchet.records import (
     RatchetSkill,
 )
 from agent_evolve.algorithms.ratchet.rollback import RollbackState, check
-from agent_evolve.algorithms.ratchet.run_flags import document_round
+from agent_evolve.algorithms.ratchet.rounds import document_round
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank
 from agent_evolve.cli.main import cli

@@ -1,9 +1,5 @@
-"""Ratchet's run flags (its README's names) for `agent-evolve run` and `ablate`, and the document's round.
-
-Each flag sets one engine parameter when given. `--n-train N --n-eval M` make each cycle the document's round
-(`document_round`: the batch is the whole train pool and the holdout the eval set, so skills gather trials at the
-pace the 100-trial retirement rule assumes; the eval pass reaches the engine only as its pass@1, no capsules);
-loop flags, when given, win.
+"""Ratchet's run flags (its README's names) for `agent-evolve run` and `ablate`: each sets one engine parameter when
+given; `--n-train N --n-eval M` make each cycle the document's round (`rounds.document_round`; loop flags win).
 """
 
 from __future__ import annotations
@@ -13,10 +9,8 @@ from typing import Any
 
 import click
 
+from agent_evolve.algorithms.ratchet.rounds import document_round
 from agent_evolve.errors import ConfigError
-
-NEVER_PLATEAU = 1_000_000
-"""A plateau window no run reaches: the document's runs last their rounds."""
 
 RUN_FLAGS: dict[str, tuple[str, Any, str]] = {
     "no_synth": ("--no-synth", None, "Ratchet: audit only (capsules, verdicts, curator; no new skills)."),
@@ -52,16 +46,6 @@ def ratchet_run_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def ratchet_params(options: dict[str, Any]) -> dict[str, Any]:
     """The Ratchet engine parameters the given flags set."""
     return {key: options[key] for key in RUN_FLAGS if options.get(key) is not None}
-
-
-def document_round(n_train: int, n_eval: int) -> dict[str, Any]:
-    """EvolveConfig settings for rounds of `n_train` train tasks (all solved every round) and an eval pass over
-    `n_eval` holdout tasks (of the benchmark's first `n_train + n_eval`, split by the run's seed)."""
-    if n_train < 1 or n_eval < 1:
-        raise ValueError(f"a Ratchet round needs train and eval tasks, got n_train={n_train}, n_eval={n_eval}")
-    pool = n_train + n_eval
-    return {"task_pool_limit": pool, "holdout_ratio": n_eval / pool, "holdout_limit": n_eval, "batch_size": n_train,
-            "gate_strategy": "keep", "egl_window": NEVER_PLATEAU}
 
 
 def round_config(options: dict[str, Any]) -> dict[str, Any]:
