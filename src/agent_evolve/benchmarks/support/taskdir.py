@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_evolve.contract.skills import split_frontmatter as split_yaml_block
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
 
 Layout = Literal["terminal-bench", "harbor", "benchflow"]
 
-_FRONTMATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n?(.*)\Z", re.DOTALL)
 TB_AGENT_TIMEOUT = 360.0
 TB_TEST_TIMEOUT = 60.0
 HARBOR_TIMEOUT = 600.0
@@ -51,14 +50,14 @@ class TaskDir:
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """YAML front matter between --- lines, and the body after it."""
-    match = _FRONTMATTER.match(text)
-    if match is None:
+    """YAML front matter between --- lines (read as SKILL.md files are), and the body after it."""
+    parts = split_yaml_block(text)
+    if parts is None:
         return {}, text
-    data = load_yaml(match.group(1), "front matter", ConfigError) or {}
+    data = load_yaml(parts[0], "front matter", ConfigError) or {}
     if not isinstance(data, dict):
         raise ValueError("front matter must be a YAML mapping")
-    return data, match.group(2)
+    return data, parts[1]
 
 
 def _existing(path: Path) -> Path | None:
