@@ -14,8 +14,7 @@ from agent_evolve.benchmarks.support.docker import DockerCLI, ImageBuilder, dock
 from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, extract_commands, feedback_from_test_run,
                                                          folder_files, in_container, prepare_command, put_files,
                                                          split_reward, tests_command)
-from agent_evolve.benchmarks.support.task_tree import local_tree, skills_tree, workdir_of
-from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs
+from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs, local_tree, skills_tree, workdir_of
 from agent_evolve.environments.detect import backend_for_untrusted_code
 from agent_evolve.environments.errors import ConfinementUnavailable
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_evolve.benchmarks.adapters.dirbench import TaskDirBenchmark
-from agent_evolve.benchmarks.support.task_tree import SKILLS_DIR, workdir_of
-from agent_evolve.benchmarks.support.taskdir import TaskDir, list_skills
+from agent_evolve.benchmarks.support.taskdir import SKILLS_DIR, TaskDir, list_skills, workdir_of
 
 ENV_VAR = "AGENT_EVOLVE_SKILL_BENCH_DATA"
 

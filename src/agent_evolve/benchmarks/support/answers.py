@@ -18,9 +18,9 @@ _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _HASHES = re.compile(r"####")
 _MARKER = re.compile(r"\bfinal\s+answer\b|\banswer\s*(?:is\b|:|=|\*\*\s*:)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|;")
-_FACT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")
-_NUMERIC_FACT = re.compile(r"^-?\d+(?:\.\d+)?$")
 _BOLD = re.compile(r"\*\*\s*(?:\\?\$\s?)?(?=[-\u2212]?\d|[-\u2212]?\.\d)([^*\n]{1,40})\*\*")
+_FACT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")  # a number with the precision it was written in
+_NUMERIC_FACT = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
 def _numbers(text: str) -> list[str]:
