@@ -7,14 +7,16 @@ import random
 import pytest
 
 from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
-from agent_evolve.algorithms.gepa.pareto import front_frequency, pareto_front, prune_dominated
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.selection import (
     CurrentBestSelector,
     EpsilonGreedySelector,
     ParetoSelector,
+    front_frequency,
     make_selector,
     mean_scores,
+    pareto_front,
+    prune_dominated,
 )
 from agent_evolve.errors import ConfigError
 
