@@ -1,11 +1,8 @@
 """The experience candidate kind: worked-example memory that the demos engine proposes, curated by measurement.
 
-From the pool of grader-verified train solutions (and, for acting agents, the batch's compact successful
-trajectories) it proposes ``memory/experience.jsonl`` and, once a memory exists, one change of how it is shown
-(``prompts/experience.yaml``). Only train tasks become examples. An example's contribution is measured for free on
-the graded train solves, which record the examples each was shown: the mean score where it was shown minus where
-it was not (a task never counting for its own example). That only proposes a pruning; the trial and the gate
-measure the pruned memory like any edit.
+Verified train solutions (for acting agents, compact trajectories) become ``memory/experience.jsonl``; how it is
+shown (``prompts/experience.yaml``) is a candidate too. An example's contribution, measured free from the graded
+solves that record what they were shown, only proposes a pruning: the trial and the gate measure it like any edit.
 """
 
 from __future__ import annotations

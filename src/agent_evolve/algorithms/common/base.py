@@ -26,9 +26,6 @@ if TYPE_CHECKING:
     from agent_evolve.engine.trial import TrialRunner
     from agent_evolve.llm.base import LLMClient
 
-BASE_DEFAULTS: dict[str, Any] = {"max_tokens": 768}
-
-
 def metered(llm: LLMClient) -> tuple[MeteredClient, UsageLedger | None]:
     """The engine's client, metered once: a metered client as given, any other on a ledger of the engine's own
     (returned too, so a step can report that usage)."""
@@ -63,7 +60,7 @@ class ModelEngine(EvolutionEngine):
     editable: ClassVar[frozenset[str] | None] = None  # the layers this engine edits at most (None: all)
 
     def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
-        allowed = {**BASE_DEFAULTS, **self.defaults}
+        allowed = {"max_tokens": 768, **self.defaults}
         unknown = sorted(set(params) - set(allowed))
         if unknown:
             raise ConfigError(f"{self.engine_name}: unknown params {unknown}; known: {sorted(allowed)}")

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_evolve.algorithms.gepa.acceptance import MinibatchDecision
+from agent_evolve.algorithms.gepa.selection import MinibatchDecision
 
 Lineage = Mapping[str, Sequence[str]]          # candidate id -> its parents' ids (two for a merged child)
 Files = Mapping[str, Mapping[str, str]]        # candidate id -> component path -> text

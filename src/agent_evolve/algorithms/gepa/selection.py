@@ -1,8 +1,7 @@
-"""Parent selection for GEPA: the per-task Pareto front, the `CandidateSelector` protocol and three seeded strategies.
+"""GEPA's pure decisions on validation scores: the per-task Pareto front, parent selection, minibatch acceptance.
 
-A score table maps candidate id -> task id -> score. A candidate is on a task's front when no candidate scores
-higher there; it is dominated when another surviving candidate shares its every front position (GEPA's
-`remove_dominated_programs`, pruned weakest first).
+A score table maps candidate id -> task id -> score; a candidate on a task's front is dominated when another
+surviving candidate shares its every front position (GEPA's `remove_dominated_programs`, weakest first).
 """
 
 from __future__ import annotations
@@ -101,3 +100,32 @@ def make_selector(name: str, epsilon: float = 0.1) -> CandidateSelector:
     if name not in selectors:
         raise ConfigError(f"gepa: unknown candidate_selection {name!r}; known: {sorted(selectors)}")
     return selectors[name]
+
+
+@dataclass(frozen=True)
+class MinibatchDecision:
+    """The decision and the sums that made it."""
+
+    accept: bool
+    parent_sum: float
+    child_sum: float
+    reason: str
+
+
+class MinibatchImprovement:
+    """GEPA's default: the child's score sum over the parent's minibatch tasks must be strictly greater."""
+
+    def decide(self, parent: Mapping[str, float], child: Mapping[str, float]) -> MinibatchDecision:
+        missing = sorted(set(parent) - set(child))
+        if missing:
+            raise ValueError(f"child was not scored on the parent's minibatch tasks {missing[:5]}")
+        parent_sum = sum(parent.values())
+        child_sum = sum(child[t] for t in parent)
+        accept = child_sum > parent_sum
+        verdict = "beats" if accept else "does not beat"
+        return MinibatchDecision(accept, parent_sum, child_sum, f"child {child_sum:g} {verdict} parent {parent_sum:g}")
+
+
+def is_perfect(scores: Mapping[str, float], perfect: float = 1.0) -> bool:
+    """True when every minibatch task already scores `perfect` (GEPA's skip_perfect_score: nothing to learn)."""
+    return bool(scores) and all(s >= perfect for s in scores.values())

@@ -1,8 +1,9 @@
-"""Bounded edits to one skill document's body: add, delete or replace, at most the learning rate per step.
+"""SkillOpt's pure parts: bounded edits to one skill's body, the learning rate that bounds them, the strict gate.
 
 Edits act on the body only and their text is capped, so one edit cannot rewrite the document. The learning rate
 follows the `skillopt` package's schedulers (`constant`, `linear`, `cosine` from `max_lr` to `min_lr` over
-`total_steps`, 1-indexed); without `total_steps` it stays at `max_lr`.
+`total_steps`, 1-indexed); without `total_steps` it stays at `max_lr`. A candidate is kept only on a strict
+improvement of its validation score.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Literal
 from agent_evolve.errors import ConfigError
 
 EditOp = Literal["add", "delete", "replace"]
+GateAction = Literal["accept_new_best", "accept", "reject"]
 OPS: tuple[str, ...] = ("add", "delete", "replace")
 MAX_EDIT_CHARS = 800
 MODES: tuple[str, ...] = ("constant", "linear", "cosine")
@@ -118,3 +120,27 @@ class LearningRate:
         else:
             rate = self.min_lr + 0.5 * (self.max_lr - self.min_lr) * (1 + math.cos(math.pi * t))
         return max(self.min_lr, round(rate))
+
+
+@dataclass(frozen=True)
+class ValidationDecision:
+    """The action and the scores after it: what the engine keeps as current and best."""
+
+    action: GateAction
+    candidate_score: float
+    current_score: float
+    best_score: float
+    best_step: int
+
+    @property
+    def accepted(self) -> bool:
+        return self.action != "reject"
+
+
+def validation_gate(candidate: float, current: float, best: float, best_step: int, step: int) -> ValidationDecision:
+    """Accept when `candidate > current` (strictly); a new best when it also beats `best`."""
+    if candidate > current:
+        if candidate > best:
+            return ValidationDecision("accept_new_best", candidate, candidate, candidate, step)
+        return ValidationDecision("accept", candidate, candidate, best, best_step)
+    return ValidationDecision("reject", candidate, current, best, best_step)

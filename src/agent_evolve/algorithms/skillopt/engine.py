@@ -24,8 +24,7 @@ from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.skillopt import prompts
-from agent_evolve.algorithms.skillopt.edits import LearningRate, SkillEdit, SkillEditError, apply_edits
-from agent_evolve.algorithms.skillopt.gate import validation_gate
+from agent_evolve.algorithms.skillopt.edits import LearningRate, SkillEdit, SkillEditError, apply_edits, validation_gate
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.llm.base import Message
