@@ -1,7 +1,5 @@
-"""The configuration reference page (`docs/configuration.md`), rendered from `EvolveConfig` so it cannot drift.
-
-Each key's meaning is written once, here; names, types and defaults come from the dataclass itself. Regenerate
-with `python -m agent_evolve.config_reference > docs/configuration.md`; a test fails when the page differs.
+"""The configuration reference page (`docs/configuration.md`), rendered from `EvolveConfig` so it cannot drift: each
+key's meaning is written once, here. Regenerate with `python -m agent_evolve.config_reference > docs/configuration.md`.
 """
 
 from __future__ import annotations

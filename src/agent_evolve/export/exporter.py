@@ -12,12 +12,10 @@ from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import ConfigError, SkillFormatError, WorkspaceError
-from agent_evolve.export.coverage import ExportPlan, plan_export
+from agent_evolve.export.coverage import HOSTS, ExportPlan, Host, plan_export
 from agent_evolve.export.evolved import evolved_version, version_tree
-from agent_evolve.export.hosts import HOSTS, Host
 from agent_evolve.export.instructions import instructions_section, merge_section
-from agent_evolve.export.portable import to_portable
-from agent_evolve.export.validator import SKILL_FILE, skill_file_problems
+from agent_evolve.export.portable import SKILL_FILE, skill_file_problems, to_portable
 
 
 class EvolvedFilesDroppedError(WorkspaceError):

@@ -11,12 +11,8 @@ from agent_evolve.engine.versioning import VersionControl, candidate_tag, pre_ev
 from agent_evolve.report.figures import save_png, score_figure, spending_figure, svg_text
 from agent_evolve.report.html import ReportPage, render
 from agent_evolve.report.model import GATED_OUTCOMES, gate_tallies, lineage, skill_bank, task_matrix
-from agent_evolve.userview.run import RunView, accepted_version, baseline_score, load_run
-from agent_evolve.userview.versions import evolvable_paths
-
-
-def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+from agent_evolve.userview.run import RunView, accepted_version, baseline_score, load_run, score_text
+from agent_evolve.userview.labels import evolvable_paths
 
 
 def report_page(run: RunView) -> ReportPage:
@@ -26,8 +22,8 @@ def report_page(run: RunView) -> ReportPage:
     outcomes = [r.outcome for r in rows]
     summary = [
         ("workspace", str(run.workspace)),
-        ("accepted version", f"{tag} (holdout score {_score(score)})"),
-        ("baseline holdout score", _score(baseline)),
+        ("accepted version", f"{tag} (holdout score {score_text(score)})"),
+        ("baseline holdout score", score_text(baseline)),
         ("cycles", str(len(rows))),
         ("accepted / rejected / other", f"{outcomes.count('accepted')} / {outcomes.count('rejected')} / "
                                         f"{len(rows) - outcomes.count('accepted') - outcomes.count('rejected')}"),

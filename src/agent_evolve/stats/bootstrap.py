@@ -16,11 +16,8 @@ def paired_bootstrap_ci(
     level: float = 0.95,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile interval of the mean of per-task differences, resampling tasks with replacement.
-
-    Resampling whole tasks keeps each task's two scores together (paired). The bounds are symmetric order
-    statistics of the resampled means, so swapping the arms negates and exchanges them exactly.
-    """
+    """Percentile interval of the mean of per-task differences, resampling whole tasks (paired) with replacement;
+    the bounds are symmetric order statistics, so swapping the arms negates and exchanges them exactly."""
     if not differences:
         raise ValueError("a bootstrap interval needs at least one paired task")
     if resamples < 1:

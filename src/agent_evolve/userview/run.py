@@ -34,6 +34,11 @@ class CycleRow:
         return asdict(self)
 
 
+def score_text(value: float | None) -> str:
+    """A score as the user views print it: three decimals, "-" when there is none."""
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _float(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -55,19 +60,11 @@ def cycle_row(record: dict[str, Any]) -> CycleRow:
     holdout = _float(meta.get("holdout_score", meta.get("accepted_score")))
     tokens, cost = usage_totals(meta.get("usage"))
     return CycleRow(
-        cycle=int(record.get("cycle", 0)),
-        outcome=str(meta.get("outcome", "unknown")),
-        score=score,
-        # Records that carry no holdout key in metadata stored the accepted holdout score as `score`.
-        holdout_score=holdout if holdout is not None else score,
-        batch_score=_float(meta.get("batch_score")),
-        accepted_tag=str(meta.get("accepted_tag", "")),
-        summary=str(record.get("summary", "")),
-        changed_paths=[str(p) for p in meta.get("changed_paths") or []],
-        tokens=tokens,
-        cost=cost,
-        gate=meta.get("gate") if isinstance(meta.get("gate"), dict) else None,
-    )
+        cycle=int(record.get("cycle", 0)), outcome=str(meta.get("outcome", "unknown")), score=score,
+        holdout_score=holdout if holdout is not None else score,  # old records kept the holdout score as `score`
+        batch_score=_float(meta.get("batch_score")), accepted_tag=str(meta.get("accepted_tag", "")),
+        summary=str(record.get("summary", "")), changed_paths=[str(p) for p in meta.get("changed_paths") or []],
+        tokens=tokens, cost=cost, gate=meta.get("gate") if isinstance(meta.get("gate"), dict) else None)
 
 
 def accepted_version(journal: list[dict[str, Any]]) -> tuple[str, float | None]:

@@ -59,19 +59,10 @@ def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: boo
         phase = f"stopped; next: {phase}"
     tag, score = accepted_version(journal)
     return RunStatus(
-        live=live,
-        finished=finished,
-        ended=ended if finished else "",
-        cycle=cycle,
-        phase=phase,
-        last_phase=last_phase,
+        live=live, finished=finished, ended=ended if finished else "", cycle=cycle, phase=phase, last_phase=last_phase,
         cycles_recorded=len({e.get("cycle") for e in journal if e.get("phase") == Phase.RECORDED}),
         tasks_done=sum(len(e.get("batch_ids") or []) for e in journal if e.get("phase") == Phase.SOLVED),
-        accepted_tag=tag,
-        accepted_score=score,
-        tokens=tokens,
-        cost=cost,
-    )
+        accepted_tag=tag, accepted_score=score, tokens=tokens, cost=cost)
 
 
 def run_status(workspace: str | Path) -> RunStatus:

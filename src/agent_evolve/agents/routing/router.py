@@ -1,27 +1,20 @@
-"""Skill selection: a tf-idf matcher and Ratchet's router (the model picks one skill or NONE).
-
-Ratchet's defaults: with at most 20 active skills the model sees every skill's name and description; with
-more, a tf-idf top-10 shortlist (united with an embedding top-10 when an embedder is given) is shown instead.
-The shortlist index is built once per bank version (its names and descriptions) and reused by every task.
-Engines can use :class:`SkillRouter` and :func:`match_skills` as well as agents.
-"""
+"""Skill selection: a tf-idf matcher and Ratchet's router (the model picks one skill or NONE). With at most 20
+skills the model sees them all, else a tf-idf top-10 (plus an embedding top-10 when an embedder is given)."""
 
 from __future__ import annotations
 
 import functools
-import math
 import re
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
+from agent_evolve.agents.routing.embedder import Embedder
+from agent_evolve.agents.routing.embeddings import cosine
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
-
-Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
-"""Maps texts to vectors (e.g. a sentence-transformers model); optional for large banks."""
 
 FULL_BANK_LIMIT = 20
 SHORTLIST_SIZE = 10
@@ -59,11 +52,8 @@ def bank_index(skills: Sequence[SkillMeta]) -> TfIdfIndex:
 
 
 class BankShortlist:
-    """One bank version's shortlist: its index is built on the first query and kept, so a task costs one query.
-
-    An agent makes one per reload; finding the index then costs nothing per task (``bank_index`` must hash
-    every name and description of the bank to find its cached index).
-    """
+    """One bank version's shortlist, its index found on the first query and kept (an agent makes one per reload,
+    so no task pays for hashing the bank to find the cached index)."""
 
     def __init__(self, skills: Sequence[SkillMeta]) -> None:
         self.skills = list(skills)
@@ -89,20 +79,11 @@ def match_skills(task_text: str, skills: Sequence[SkillMeta], k: int) -> list[tu
     return BankShortlist(skills).top(task_text, k)
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity of two dense vectors (0 when either is zero)."""
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
-
-
-def embedding_top(
-    embedder: Embedder, task_text: str, skills: Sequence[SkillMeta], k: int
-) -> list[SkillMeta]:
+def embedding_top(embedder: Embedder, task_text: str, skills: Sequence[SkillMeta], k: int) -> list[SkillMeta]:
     """The ``k`` skills whose embedded document is closest to the embedded task, best first."""
-    vectors = list(embedder([task_text, *(skill_document(s) for s in skills)]))
+    vectors = embedder.embed([task_text, *(skill_document(s) for s in skills)])
     query, docs = vectors[0], vectors[1:]
-    ranked = sorted(range(len(skills)), key=lambda i: (-_cosine(query, docs[i]), i))
+    ranked = sorted(range(len(skills)), key=lambda i: (-cosine(query, docs[i]), i))
     return [skills[i] for i in ranked[:k]]
 
 
@@ -137,23 +118,16 @@ def parse_choice(reply: str, names: Sequence[str]) -> tuple[str | None, str]:
     return choice, "the model chose NONE" if choice is None else "the model chose this skill"
 
 
+@dataclass
 class SkillRouter:
     """Ratchet's router: one model call that picks 0 or 1 skill for a task from the active bank."""
 
-    def __init__(
-        self,
-        client: LLMClient,
-        *,
-        full_bank_limit: int = FULL_BANK_LIMIT,
-        shortlist_size: int = SHORTLIST_SIZE,
-        embedder: Embedder | None = None,
-        max_tokens: int = ROUTER_MAX_TOKENS,
-    ) -> None:
-        self.client = client
-        self.full_bank_limit = full_bank_limit
-        self.shortlist_size = shortlist_size
-        self.embedder = embedder
-        self.max_tokens = max_tokens
+    client: LLMClient
+    _: KW_ONLY
+    full_bank_limit: int = FULL_BANK_LIMIT
+    shortlist_size: int = SHORTLIST_SIZE
+    embedder: Embedder | None = None
+    max_tokens: int = ROUTER_MAX_TOKENS
 
     def candidates(
         self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
