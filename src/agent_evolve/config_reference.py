@@ -117,10 +117,7 @@ def _type_name(field: dataclasses.Field[object]) -> str:
 
 
 def _default(field: dataclasses.Field[object]) -> str:
-    if field.default is not dataclasses.MISSING:
-        value = field.default
-    else:
-        value = field.default_factory()  # type: ignore[misc]
+    value = field.default if field.default is not dataclasses.MISSING else field.default_factory()  # type: ignore[misc]
     return "none" if value is None else f"`{value!r}`" if not isinstance(value, bool) else str(value).lower()
 
 

@@ -67,11 +67,7 @@ class Observation:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Observation:
-        return cls(
-            task=Task(**data["task"]),
-            trajectory=Trajectory(**data["trajectory"]),
-            feedback=Feedback(**data["feedback"]),
-        )
+        return cls(Task(**data["task"]), Trajectory(**data["trajectory"]), Feedback(**data["feedback"]))
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -99,19 +98,17 @@ def _tool_limits(timeout_s: float, max_output_chars: int) -> Limits:
 def _run_confined_tool(path: Path, arguments: dict[str, Any], tools_dir: Path, passed: dict[str, str],
                        limits: Limits) -> ExecResult:
     """Start the runner on `path` confined; a refusal or a failed start becomes ToolRunError."""
-    root = Path(tempfile.mkdtemp(prefix="agent-tool-"))
-    try:
-        arguments_file, work = root / "arguments.json", root / "work"
+    with tempfile.TemporaryDirectory(prefix="agent-tool-", ignore_cleanup_errors=True) as root:
+        arguments_file, work = Path(root) / "arguments.json", Path(root) / "work"
         arguments_file.write_text(json.dumps(arguments, default=str), encoding="utf-8")
         work.mkdir()
         argv = [python_executable(), "-I", "-B", "-c", _RUNNER, os.path.realpath(path), str(arguments_file)]
-        return run_confined(argv, _tool_confinement(tools_dir, arguments_file, work, passed), limits)
-    except ConfinementUnavailable as exc:
-        raise ToolRunError(f"{path.name} was not run: {exc}") from None
-    except ConfinementError as exc:
-        raise ToolRunError(f"{path.name} could not be started: {exc}") from None
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+        try:
+            return run_confined(argv, _tool_confinement(tools_dir, arguments_file, work, passed), limits)
+        except ConfinementUnavailable as exc:
+            raise ToolRunError(f"{path.name} was not run: {exc}") from None
+        except ConfinementError as exc:
+            raise ToolRunError(f"{path.name} could not be started: {exc}") from None
 
 
 def run_tool_file(path: Path, arguments: dict[str, Any], *, timeout_s: float = DEFAULT_TIMEOUT_S,

@@ -15,7 +15,7 @@ from agent_evolve.agents.acting.replies import ActingClient
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments.task_env import TaskEnvironment
 from agent_evolve.llm.base import LLMClient, Message
-from agent_evolve.llm.tool_loop import Tool, run_tool_loop
+from agent_evolve.llm.tool_loop import Tool, ToolLoopResult, run_tool_loop
 from agent_evolve.types import Usage
 
 OutputMode = Literal["answer", "diff"]
@@ -51,6 +51,12 @@ class ActingResult:
     submitted: bool = False
 
 
+def call_steps(result: ToolLoopResult) -> list[dict[str, Any]]:
+    """One trajectory step per tool call the loop executed: the call, its output or error."""
+    return [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments, "output": e.output,
+             "error": e.error} for e in result.executed]
+
+
 def task_message(task_input: str, environment: TaskEnvironment) -> str:
     """The task as the model reads it, with where its commands run."""
     return f"{task_input}\n\nYou are working in {environment.workdir} (the task's files; your commands run there)."
@@ -75,8 +81,7 @@ def act(client: LLMClient, system: str, task_input: str, environment: TaskEnviro
         result = run_tool_loop(acting, conversation, tools, max_turns=limits.max_turns - turns,
                                max_tokens=limits.max_tokens, temperature=limits.temperature,
                                should_stop=lambda: submission.submitted)
-        steps += [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments, "output": e.output,
-                   "error": e.error} for e in result.executed]
+        steps += call_steps(result)
         usage, turns, conversation = usage + result.usage, turns + result.turns, result.messages
         if result.stop_reason != "final" or turns >= limits.max_turns or reminders >= REMINDERS:
             break

@@ -7,7 +7,6 @@ or choice answer is the printed line alone (a printed list as comma-separated it
 from __future__ import annotations
 
 import ast
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,15 +52,12 @@ def last_program(reply: str) -> str | None:
 
 def run_program(code: str, limits: Limits = PROGRAM_LIMITS) -> ProgramRun:
     """Run ``code`` confined, standard library only; its last non-empty printed line, or the error."""
-    root = Path(tempfile.mkdtemp(prefix="agent-evolve-program-"))
-    try:
-        work = root / "work"
+    with tempfile.TemporaryDirectory(prefix="agent-evolve-program-", ignore_cleanup_errors=True) as root:
+        work = Path(root) / "work"
         work.mkdir()
         confinement = Confinement(mounts=(Mount.scratch(work, 16),), cwd=str(work),
                                   env={"PATH": "/usr/bin:/bin", "HOME": str(work), "LC_ALL": "C.UTF-8"})
         ran = run_confined([python_executable(), "-I", "-S", "-B", "-c", code], confinement, limits)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     if ran.timed_out:
         return ProgramRun(code, None, f"the program did not finish within {limits.timeout_s:g}s")
     if ran.exit_code != 0:

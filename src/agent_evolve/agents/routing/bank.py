@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 from agent_evolve.agents.routing.embedder import Embedder
 from agent_evolve.agents.routing.embeddings import EMBEDDERS, cosine, make_embedder
 from agent_evolve.agents.routing.router import (BANK_INDEXES_KEPT, BankShortlist, RouteDecision, SkillRouter,
-                                                skill_document)
+                                                skill_document, united)
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.contract.skill_bank import scan_bank
@@ -184,10 +184,9 @@ class BankRouter:
         if not self.large:
             return list(self.skills)
         chosen = self.lexical(task_text, self.config.shortlist_lexical)
-        if self.config.shortlist_embedding:
-            seen = {s.name for s in chosen}
-            chosen += [s for s in self.embedded(task_text, self.config.shortlist_embedding) if s.name not in seen]
-        return chosen
+        if not self.config.shortlist_embedding:
+            return chosen
+        return united(chosen, self.embedded(task_text, self.config.shortlist_embedding))
 
     def route(self, client: LLMClient, task_text: str) -> RouteDecision:
         """Ratchet's routing decision for one task (0 or 1 skill)."""

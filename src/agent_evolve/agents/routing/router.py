@@ -87,6 +87,12 @@ def embedding_top(embedder: Embedder, task_text: str, skills: Sequence[SkillMeta
     return [skills[i] for i in ranked[:k]]
 
 
+def united(first: list[SkillMeta], more: Sequence[SkillMeta]) -> list[SkillMeta]:
+    """A shortlist: `first`, then the skills of `more` not already in it."""
+    seen = {s.name for s in first}
+    return first + [s for s in more if s.name not in seen]
+
+
 @dataclass
 class RouteDecision:
     """The router's choice: a skill name or None, the names the model was shown, and why."""
@@ -129,19 +135,16 @@ class SkillRouter:
     embedder: Embedder | None = None
     max_tokens: int = ROUTER_MAX_TOKENS
 
-    def candidates(
-        self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
-    ) -> list[SkillMeta]:
+    def candidates(self, task_text: str, skills: Sequence[SkillMeta],
+                   shortlist: BankShortlist | None = None) -> list[SkillMeta]:
         """Every skill of a small bank; for a large one the tf-idf shortlist (``shortlist``: the bank's, kept by
         its holder) united with the embedding one."""
         if len(skills) <= self.full_bank_limit:
             return list(skills)
         chosen = [skill for skill, _ in (shortlist or BankShortlist(skills)).top(task_text, self.shortlist_size)]
-        if self.embedder is not None:
-            seen = {s.name for s in chosen}
-            chosen += [s for s in embedding_top(self.embedder, task_text, skills, self.shortlist_size)
-                       if s.name not in seen]
-        return chosen
+        if self.embedder is None:
+            return chosen
+        return united(chosen, embedding_top(self.embedder, task_text, skills, self.shortlist_size))
 
     def route(
         self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
