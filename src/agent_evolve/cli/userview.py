@@ -24,10 +24,9 @@ from agent_evolve.export.portable import import_skills
 from agent_evolve.llm.cache import STORE_NAME, cached_replies, pack_folder
 from agent_evolve.report.build import build_report
 from agent_evolve.userview.init import TEMPLATES, init_workspace
-from agent_evolve.userview.rollback import rollback
-from agent_evolve.userview.run import CycleRow, load_run, score_text
-from agent_evolve.userview.status import RunStatus, run_status
 from agent_evolve.userview.labels import layer_diff, show_at
+from agent_evolve.userview.rollback import rollback
+from agent_evolve.userview.run import CycleRow, RunStatus, load_run, run_status, score_text
 
 _EXISTING = click.Path(exists=True, file_okay=False)
 
