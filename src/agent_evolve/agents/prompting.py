@@ -43,8 +43,18 @@ def memory_line(entry: Mapping[str, Any]) -> str:
     """One memory entry as a single bounded line ("" when it has no content)."""
     content = entry.get("content", "")
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+    return one_line(text, MEMORY_LINE_CHARS)
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters (then " ..."), so a prompt still fits a small model's context."""
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line of at most `limit` characters (cut with "..."), so many fit a small model's context."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= MEMORY_LINE_CHARS else flat[: MEMORY_LINE_CHARS - 3] + "..."
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def select_memories(memories: Sequence[Mapping[str, Any]], limit: int) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
+from agent_evolve.agents.prompting import one_line, shortened
 from agent_evolve.agents.routing.embedder import Embedder
 from agent_evolve.agents.routing.embeddings import cosine
 from agent_evolve.llm.base import LLMClient, Message
@@ -163,16 +164,10 @@ class SkillRouter:
     @staticmethod
     def messages(task_text: str, skills: Sequence[SkillMeta]) -> list[Message]:
         """The routing prompt: the task (shortened), each candidate's name and description, the answer form."""
-        task = task_text if len(task_text) <= ROUTER_TASK_CHARS else task_text[:ROUTER_TASK_CHARS] + " ..."
-        lines = "\n".join(f"- {s.name}: {_shorten(s.description, ROUTER_DESCRIPTION_CHARS)}" for s in skills)
+        task = shortened(task_text, ROUTER_TASK_CHARS)
+        lines = "\n".join(f"- {s.name}: {one_line(s.description, ROUTER_DESCRIPTION_CHARS)}" for s in skills)
         user = (
             f"Task:\n{task}\n\nSkills:\n{lines}\n\n"
             "Which one skill helps most with this task? Reply with only its name, or NONE if none clearly applies."
         )
         return [Message("system", _ROUTER_SYSTEM), Message("user", user)]
-
-
-def _shorten(text: str, limit: int) -> str:
-    """One line of at most ``limit`` characters, so a large bank still fits a 4k context."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
