@@ -21,7 +21,7 @@ from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subs
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
 from agent_evolve.cli.start import (RunPlan, check_names, check_resume, holdout_warning, removed_unless_started,
                                     run_settings, save_settings)
-from agent_evolve.config import EvolveConfig
+from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords
@@ -48,7 +48,6 @@ _OVERRIDES = {
     "max_tokens_budget": "max_total_tokens",
     "max_cost": "max_cost_usd",
 }
-GRADER_FLAGS = ("ignore_case", "strip_punctuation")  # command-line flags that set config.grader_options
 TRACKERS = ("mlflow", "wandb")
 
 
@@ -89,7 +88,7 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
         changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
     if options.get("no_preflight"):
         changes["preflight"] = False
-    graded = {key: True for key in GRADER_FLAGS if options.get(key)}
+    graded = {key: True for key in GRADER_OPTIONS if options.get(key)}  # each option is a flag
     if graded:
         changes["grader_options"] = {**config.grader_options, **graded}
     changes = {**round_config(options), **changes}
