@@ -118,10 +118,8 @@ class RunClients:
     """A run's model-role clients, each built once from the config into one ledger (`given` ones used as they are),
     sampling with `seed` (default `config.seed`) so runs of other seeds draw other replies."""
 
-    def __init__(
-        self, config: EvolveConfig, ledger: UsageLedger, *, seed: int | None = None,
-        given: Mapping[str, LLMClient] | None = None,
-    ) -> None:
+    def __init__(self, config: EvolveConfig, ledger: UsageLedger, *, seed: int | None = None,
+                 given: Mapping[str, LLMClient] | None = None) -> None:
         self.config = config
         self.ledger = ledger
         self.seed = config.seed if seed is None else seed

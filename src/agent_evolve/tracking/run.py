@@ -50,12 +50,8 @@ def translate(event: ProgressEvent, previous_phase: str, row: CycleRow | None) -
 class TrackingProgress:
     """A `progress` callable for the loop: forwards each event to a display and its run events to trackers."""
 
-    def __init__(
-        self,
-        workspace: str | Path,
-        trackers: Sequence[RunTracker],
-        display: Callable[[ProgressEvent], None] | None = None,
-    ):
+    def __init__(self, workspace: str | Path, trackers: Sequence[RunTracker],
+                 display: Callable[[ProgressEvent], None] | None = None) -> None:
         self.records = RunRecords(Path(workspace))
         self.trackers = list(trackers)
         self.display = display
