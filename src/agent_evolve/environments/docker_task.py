@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.environments.docker_task_client import STATE_DIR, connect_docker, container_options, docker_sdk
-from agent_evolve.environments.docker_task_exec import run_exec
+from agent_evolve.environments.docker_task_client import (STATE_DIR, connect_docker, container_options, docker_sdk,
+                                                         run_exec)
 from agent_evolve.environments.docker_task_files import (
     BASELINE_GIT,
     DIFF_EXCLUDES,
@@ -26,8 +26,8 @@ from agent_evolve.environments.docker_task_files import (
 )
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.local_task_git import EnvironmentSetupError, check_setup, clone_at
-from agent_evolve.environments.local_task_paths import checked_relative
-from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, EnvironmentSpec, TaskEnvironment
+from agent_evolve.environments.task_env import (CommandResult, EnvironmentPathError, EnvironmentSpec, TaskEnvironment,
+                                                checked_relative)
 
 _PURPOSE = "the docker task environment"
 _OUTSIDE = 5

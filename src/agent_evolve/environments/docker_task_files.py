@@ -15,7 +15,8 @@ BASELINE_GIT = "baseline.git"
 DIFF_EXCLUDES: tuple[str, ...] = ("__pycache__/", "*.py[cod]", ".pytest_cache/")
 """Left out of every diff (the baseline repository's info/exclude): what running Python and its tests leave."""
 GIT_IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
-                "-c", "safe.directory=*")
+                "-c", "commit.gpgsign=false", "-c", "safe.directory=*")
+"""The options of every git call on a task's tree (here and in `local_task_git`): a fixed identity, no signing."""
 
 RESOLVE_SCRIPT = r"""
 cd -P -- "$1" || exit 3

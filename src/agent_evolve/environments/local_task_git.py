@@ -8,15 +8,13 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_evolve.environments.docker_task_files import DIFF_EXCLUDES
+from agent_evolve.environments.docker_task_files import DIFF_EXCLUDES, GIT_IDENTITY
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.task_env import CommandResult
 
 GIT_TIMEOUT_S = 300.0
 SETUP_OUTPUT_CHARS = 2000
 """How much of a failed set-up command's output its error message quotes (the end, where errors are)."""
-_IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
-             "-c", "commit.gpgsign=false")
 
 
 class EnvironmentSetupError(ConfinementError):
@@ -39,7 +37,7 @@ def run_git(args: Sequence[str], *, home: Path, git_dir: Path | None = None, wor
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0"}
     try:
-        done = subprocess.run(["git", *_IDENTITY, *location, *args], cwd=cwd, env=env, capture_output=True,
+        done = subprocess.run(["git", *GIT_IDENTITY, *location, *args], cwd=cwd, env=env, capture_output=True,
                               text=True, errors="replace", timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise EnvironmentSetupError(f"git {' '.join(args[:2])} failed: {exc}") from exc
