@@ -1,5 +1,5 @@
-"""What every provider shares: lazy SDK import, argument decoding, reply checks, system-prompt splitting, and
-:class:`SdkClient`, the base of the providers over a vendor SDK (the lazily built SDK client, the repr, typed errors)."""
+"""What every provider shares: argument decoding, reply checks, system-prompt splitting, and :class:`SdkClient`, the
+base of the providers over a vendor SDK (the SDK imported and its client built on first use, the repr, typed errors)."""
 
 from __future__ import annotations
 
@@ -30,11 +30,6 @@ class MalformedReplyError(ProviderServerError):
 
 class _Arguments(AgentEvolveError):
     """Tool-call arguments that are not bounded JSON."""
-
-
-def import_sdk(module: str, extra: str) -> ModuleType:
-    """Import a provider's SDK, or raise MissingDependencyError naming the extra that installs it."""
-    return optional_module(module, extra, "this model")
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
@@ -156,9 +151,9 @@ class SdkClient:
             self._client = self._connect()
         return self._client
 
-    def sdk_module(self) -> ModuleType:
-        """The vendor SDK, or MissingDependencyError naming the extra that installs it."""
-        return import_sdk(self.sdk[0], self.sdk[1])
+    def sdk_module(self, module: str = "") -> ModuleType:
+        """The vendor SDK (or its `module`), or MissingDependencyError naming the extra that installs it."""
+        return optional_module(module or self.sdk[0], self.sdk[1], "this model")
 
     def _connect(self) -> Any:
         """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""

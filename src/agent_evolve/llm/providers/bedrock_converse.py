@@ -6,16 +6,10 @@ import os
 from typing import Any
 
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError, RateLimitError, error_for_status
-from agent_evolve.llm.providers._common import (
-    SdkClient,
-    decode_arguments,
-    import_sdk,
-    malformed_body,
-    merged_turns,
-    one_call,
-    with_retry_after,
-)
+from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError,
+                                     RateLimitError, error_for_status)
+from agent_evolve.llm.providers._common import (SdkClient, decode_arguments, malformed_body, merged_turns, one_call,
+                                                with_retry_after)
 
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -58,35 +52,28 @@ class BedrockConverseClient(SdkClient):
     """An LLMClient over boto3 bedrock-runtime `converse`; botocore's own retries are off so only ours count."""
 
     shown = "region"
+    sdk = ("boto3", "bedrock", "")
 
-    def __init__(
-        self,
-        model: str,
-        name: str,
-        *,
-        region: str | None = None,
-        base_url: str | None = None,
-        timeout_s: float = 120.0,
-        client: Any = None,
-    ) -> None:
+    def __init__(self, model: str, name: str, *, region: str | None = None, base_url: str | None = None,
+                 timeout_s: float = 120.0, client: Any = None) -> None:
         super().__init__(model, name, provider="bedrock", base_url=base_url, timeout_s=timeout_s)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self._client = client
 
     def _connect(self) -> Any:
-        config = import_sdk("botocore.config", "bedrock").Config(
+        config = self.sdk_module("botocore.config").Config(
             read_timeout=self.timeout_s,
             connect_timeout=min(self.timeout_s, 10.0),
             retries={"total_max_attempts": 1, "mode": "standard"},
         )
-        return import_sdk("boto3", "bedrock").client(
+        return self.sdk_module().client(
             "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config
         )
 
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
                  temperature: float, stop: list[str] | None) -> Any:
         """One converse request, with botocore errors turned into our typed errors."""
-        exceptions = import_sdk("botocore.exceptions", "bedrock")
+        exceptions = self.sdk_module("botocore.exceptions")
         request = to_wire_request(messages, tools)
         inference: dict[str, Any] = {"temperature": temperature}
         if max_tokens is not None:

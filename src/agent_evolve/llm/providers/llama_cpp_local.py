@@ -140,13 +140,8 @@ def join_and_verify(parts: list[Path], target: Path, expected_sha256: str) -> Pa
     return target
 
 
-def ensure_model_file(
-    spec: LocalModelSpec,
-    *,
-    directory: str | os.PathLike[str] | None = None,
-    parts: list[Path] | None = None,
-    expected_sha256: str | None = None,
-) -> Path:
+def ensure_model_file(spec: LocalModelSpec, *, directory: str | os.PathLike[str] | None = None,
+                      parts: list[Path] | None = None, expected_sha256: str | None = None) -> Path:
     """Return the verified joined GGUF for spec, joining and verifying it first if needed (thread-safe)."""
     expected = expected_sha256 or spec.sha256
     target = cache_dir(directory) / spec.filename
@@ -237,15 +232,8 @@ class LocalLlamaClient:
     def __repr__(self) -> str:
         return f"LocalLlamaClient(model={self.model!r}, n_ctx={self.n_ctx})"
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         """Generate a reply in process (a <tool_call> block becomes a ToolCall); past the ``timeout_s`` deadline it
         raises :class:`LocalDeadlineError`; a ``stop`` that is a :class:`StopRule` ends the reply where it is
         complete."""

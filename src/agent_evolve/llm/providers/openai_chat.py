@@ -54,16 +54,8 @@ class OpenAIChatClient(SdkClient):
 
     sdk = ("openai", "openai", "OpenAI")
 
-    def __init__(
-        self,
-        model: str,
-        name: str,
-        *,
-        provider: str = "openai",
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout_s: float = 120.0,
-    ) -> None:
+    def __init__(self, model: str, name: str, *, provider: str = "openai", base_url: str | None = None,
+                 api_key: str | None = None, timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider=provider, base_url=base_url, timeout_s=timeout_s)
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
