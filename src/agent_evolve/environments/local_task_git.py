@@ -1,4 +1,4 @@
-"""Git for the local task environment: a checkout at a commit, and a baseline git directory outside the work tree
+"""Git for the task environments: a checkout at a commit, and (local) a baseline git directory outside the work tree
 (so `diff()` is exact whatever the agent does); no user config, no hooks, a fixed identity."""
 
 from __future__ import annotations
@@ -8,9 +8,15 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_evolve.environments.docker_task_files import DIFF_EXCLUDES, GIT_IDENTITY
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.task_env import CommandResult
+
+VCS_DIRS: tuple[str, ...] = (".git", ".hg", ".svn")
+DIFF_EXCLUDES: tuple[str, ...] = ("__pycache__/", "*.py[cod]", ".pytest_cache/")
+"""Left out of every diff (the baseline repository's info/exclude): what running Python and its tests leave."""
+GIT_IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
+                "-c", "commit.gpgsign=false", "-c", "safe.directory=*")
+"""The options of every git call on a task's tree (local and docker): a fixed identity, no signing."""
 
 GIT_TIMEOUT_S = 300.0
 SETUP_OUTPUT_CHARS = 2000

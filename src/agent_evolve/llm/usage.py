@@ -205,7 +205,7 @@ class UsageLedger:
         with self._cond:
             while True:
                 self.check_budget()  # the condition's lock is re-entrant
-                spent = sum(self._by_role.values(), Usage())
+                spent = self.total()
                 estimate = self._estimate(spent, max_tokens)
                 if self._in_flight == 0 or self._fits(spent, estimate):
                     break
