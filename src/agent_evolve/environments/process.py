@@ -38,7 +38,6 @@ class Backend(Protocol):
 
     def prefix(self, confinement: Confinement) -> list[str]:
         """The command line in front of `python launcher.py ...` that enters this backend's isolation."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -104,27 +104,21 @@ class TaskEnvironment(Protocol):
 
     def exec(self, command: str, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command in the work tree, confined, within the spec's limits (or `timeout_s`)."""
-        ...
 
     def read_file(self, path: str) -> str:
         """The text of a file of the work tree."""
-        ...
 
     def write_file(self, path: str, content: str) -> None:
         """Create or replace a file of the work tree (parent folders made)."""
-        ...
 
     def list_files(self, path: str = ".") -> list[str]:
         """Files under `path`, relative to the work tree, sorted; version-control folders left out."""
-        ...
 
     def diff(self) -> str:
         """A unified `git diff` of the work tree against its starting state, new files included."""
-        ...
 
     def close(self) -> None:
         """Stop everything the environment started and remove what it created; safe to call twice."""
-        ...
 
     def __enter__(self) -> Self:
         return self

@@ -125,11 +125,6 @@ def merged_turns(
 class SdkClient:
     """Base of the SDK-backed LLMClients; a subclass builds its SDK client in `_connect`."""
 
-    model: str
-    name: str
-    provider: str
-    timeout_s: float
-    base_url: str | None
     _api_key: str
     _client: Any = None
     shown: ClassVar[str] = "base_url"  # the attribute the repr shows besides the model
