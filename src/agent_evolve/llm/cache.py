@@ -111,14 +111,13 @@ class ResponseCache:
         self.directory = Path(directory)
         self.store = ReplyStore(self.directory / STORE_NAME)
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
     def get(self, key: str) -> Completion | None:
         """The cached completion for key, or None (also for an unreadable entry or store)."""
         try:
             text = self.store.get(key)
-            return _from_dict(json.loads(text if text is not None else read_regular_text(self._path(key))))
+            if text is None:  # not in the store: the older layout's file, if any
+                text = read_regular_text(self.directory / key[:2] / f"{key}.json")
+            return _from_dict(json.loads(text))
         except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
             return None
 

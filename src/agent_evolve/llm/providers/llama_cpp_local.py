@@ -40,10 +40,8 @@ def cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Where joined models live: the override, else $AGENT_EVOLVE_CACHE/models, else ~/.cache/agent-evolve/models."""
     if override is not None:
         return Path(override)
-    env = os.environ.get("AGENT_EVOLVE_CACHE")
-    if env:
-        return Path(env) / "models"
-    return Path.home() / ".cache" / "agent-evolve" / "models"
+    root = os.environ.get("AGENT_EVOLVE_CACHE")
+    return Path(root) / "models" if root else Path.home() / ".cache" / "agent-evolve" / "models"
 
 
 def part_paths(spec: LocalModelSpec) -> list[Path]:
