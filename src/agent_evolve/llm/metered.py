@@ -21,8 +21,6 @@ from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
 DEFAULT_LIMIT = 4
 
 

@@ -117,9 +117,8 @@ class UsageLedger:
         self.max_cost_usd = max_cost_usd
 
     @classmethod
-    def from_dict(
-        cls, data: Mapping[str, Any], *, max_total_tokens: int | None = None, max_cost_usd: float | None = None
-    ) -> UsageLedger:
+    def from_dict(cls, data: Mapping[str, Any], *, max_total_tokens: int | None = None,
+                  max_cost_usd: float | None = None) -> UsageLedger:
         """A ledger holding the totals of `to_dict()` output, so a resumed run continues the spent total."""
         ledger = cls(max_total_tokens=max_total_tokens, max_cost_usd=max_cost_usd)
         ledger.restore(data)

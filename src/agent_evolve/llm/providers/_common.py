@@ -104,9 +104,8 @@ def _completion_problem(completion: Completion) -> str | None:
     return None
 
 
-def merged_turns(
-    messages: list[Message], blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]
-) -> tuple[str, list[dict[str, Any]]]:
+def merged_turns(messages: list[Message],
+                 blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, turns) for the content-block APIs: each message as `blocks_of` gives (role, blocks), empty
     ones dropped and consecutive same-role turns merged into one; every system message is joined into the prompt."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)

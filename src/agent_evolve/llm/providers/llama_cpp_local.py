@@ -63,15 +63,12 @@ def part_paths(spec: LocalModelSpec) -> list[Path]:
             continue
         paths.append(Path(module.get_part_path()))
     if missing:
-        raise MissingDependencyError(
-            f"local model {spec.name!r}: missing package(s) {', '.join(missing)}; install with: {spec.install_hint}"
-        )
+        raise MissingDependencyError(f"local model {spec.name!r}: missing package(s) {', '.join(missing)}; "
+                                     f"install with: {spec.install_hint}")
     absent = [str(p) for p in paths if not p.is_file()]
     if absent:
-        raise MissingDependencyError(
-            f"local model {spec.name!r}: part file(s) missing on disk: {', '.join(absent)}; "
-            f"reinstall with: {spec.install_hint}"
-        )
+        raise MissingDependencyError(f"local model {spec.name!r}: part file(s) missing on disk: {', '.join(absent)}; "
+                                     f"reinstall with: {spec.install_hint}")
     return paths
 
 
