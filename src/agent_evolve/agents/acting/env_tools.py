@@ -8,8 +8,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.environments.local_task_paths import checked_relative
-from agent_evolve.environments.task_env import TaskEnvironment
+from agent_evolve.environments.task_env import TaskEnvironment, checked_relative
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool
