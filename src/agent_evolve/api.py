@@ -30,16 +30,8 @@ from agent_evolve.llm.factory import client_from_config
 from agent_evolve.llm.models import parse_model
 from agent_evolve.llm.usage import UsageLedger, require_prices
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.registry import (
-    AGENT_REGISTRY,
-    BENCHMARK_REGISTRY,
-    ENGINE_REGISTRY,
-    benchmark_class,
-    engine_class,
-    import_object,
-    is_seed_name,
-    seed_path,
-)
+from agent_evolve.registry import (AGENT_REGISTRY, BENCHMARK_REGISTRY, ENGINE_REGISTRY, benchmark_class, engine_class,
+                                   import_object, is_seed_name, seed_path)
 from agent_evolve.types import EvolutionResult
 
 __all__ = [
@@ -55,20 +47,15 @@ COPY_IGNORE = shutil.ignore_patterns(".git", RECORDS_DIR, "__pycache__")
 
 
 def default_engine(evolver_model: str) -> str:
-    """The engine a run gets when it names none: with the embedded model the one measured to lift best across the
-    benchmarks (a small model cannot drive a file-editing engine), with any other model the API page's default."""
+    """The engine of a run that names none: with the embedded model the best measured (a small model cannot drive a
+    file-editing engine), else the API page's default."""
     return EMBEDDED_DEFAULT_ENGINE if parse_model(evolver_model).provider == "local" else REMOTE_DEFAULT_ENGINE
 
 
 class Evolver:
-    """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`.
-
-    Each Evolver owns its run's `UsageLedger` (budgets from the config; pass `ledger=` to share one with your own
-    agent). The clients it builds for the agent and the engine record into that ledger and are the model roles
-    the pre-flight checks; a user's own agent or engine instance keeps its own clients. `clients` gives your own
-    client for a role ("agent", "engine", "judge"; a wrapper, a test fake), used instead of one built from the
-    config and checked by the pre-flight like it.
-    """
+    """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`. It owns its run's `UsageLedger`
+    (`ledger=` shares yours); the clients it builds per model role record into it and are what the pre-flight
+    checks. `clients` gives your own client for a role ("agent", "engine", "judge"), used instead of a built one."""
 
     def __init__(
         self,
@@ -106,11 +93,8 @@ class Evolver:
             self.loop.cancel()
 
     def run(self, cycles: int | None = None) -> EvolutionResult:
-        """Evolve until the workspace has `cycles` cycles (default config.max_cycles); resumes an interrupted run.
-
-        With `config.preflight` (default) every model role and the benchmark are checked first; a problem no
-        retry can fix raises PreflightError before anything is recorded.
-        """
+        """Evolve until the workspace has `cycles` cycles (default config.max_cycles), resuming an interrupted run;
+        `config.preflight` checks every model role and the benchmark first (PreflightError before any record)."""
         if self.config.preflight:
             preflight(self.clients, self.benchmark)
         loop = EvolutionLoop(
@@ -131,14 +115,11 @@ RoleClient = Callable[[str], LLMClient]
 
 
 class RunClients:
-    """The clients of one run's model roles, each built once from the config and recording into one ledger
-    (`given` clients, a user's own, are used as they are). Every role samples with `seed`, by default the run's
-    seed (`config.seed`), so runs of other seeds draw other replies."""
+    """A run's model-role clients, each built once from the config into one ledger (`given` ones used as they are),
+    sampling with `seed` (default `config.seed`) so runs of other seeds draw other replies."""
 
-    def __init__(
-        self, config: EvolveConfig, ledger: UsageLedger, *, seed: int | None = None,
-        given: Mapping[str, LLMClient] | None = None,
-    ) -> None:
+    def __init__(self, config: EvolveConfig, ledger: UsageLedger, *, seed: int | None = None,
+                 given: Mapping[str, LLMClient] | None = None) -> None:
         self.config = config
         self.ledger = ledger
         self.seed = config.seed if seed is None else seed
@@ -167,11 +148,8 @@ def resolve_benchmark(
     benchmark: str | BenchmarkAdapter, *, subset: str | None = None, grader: str | None = None,
     config: EvolveConfig | None = None, **kwargs: Any
 ) -> BenchmarkAdapter:
-    """A registry name (optionally `name:argument`, e.g. `jsonl:tasks.jsonl`) or an adapter instance.
-
-    `subset` narrows any benchmark to a subset file (its own `subset=` argument when it has one); `grader` is
-    passed to benchmarks that take one (`jsonl`) and refused by the others.
-    """
+    """A registry name (optionally `name:argument`, e.g. `jsonl:tasks.jsonl`) or an adapter instance; `subset`
+    narrows it to a subset file, `grader` goes to benchmarks that take one (`jsonl`) and is refused by others."""
     if isinstance(benchmark, BenchmarkAdapter):
         if grader is not None:
             raise ConfigError(f"grader {grader!r} applies to a benchmark built by name, not to an instance")
@@ -223,12 +201,8 @@ def resolve_engine(
 def resolve_agent(
     agent: str | BaseAgent, config: EvolveConfig, workspace_dir: str | None, role_client: RoleClient | None = None
 ) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
-    """Seed names are copied to a working directory; paths are used in place unless `workspace_dir` is given.
-
-    A name is matched against the seeds first (the page's rule): `swe` is the seed even where a folder `./swe`
-    exists; write `./swe` for the folder. An agent instance evolves its own workspace: a `workspace_dir`
-    elsewhere is refused rather than ignored.
-    """
+    """Seed names (matched first: `swe` is the seed even beside a folder `./swe`) are copied to a working directory;
+    paths are used in place unless `workspace_dir` is given; an instance evolves its own workspace."""
     if isinstance(agent, BaseAgent):
         _check_instance_workspace(agent, workspace_dir)
         return agent, AgentBuilder(type(agent), config)
@@ -277,10 +251,8 @@ def named_target(agent: str, workspace_dir: str | None) -> Path:
 def agent_from_workspace(
     path: Path, config: EvolveConfig, role_client: RoleClient | None = None
 ) -> tuple[BaseAgent, Callable[[Path], BaseAgent]]:
-    """Build the agent named by the manifest's entrypoint (validation writes nothing).
-
-    An agent class that takes `llm=` gets `role_client("agent")`, shared by every agent the factory builds.
-    """
+    """Build the agent named by the manifest's entrypoint; a class taking `llm=` gets `role_client("agent")`, shared
+    by every agent the factory builds."""
     manifest = load_manifest(path)
     try:
         cls = import_object(manifest.entrypoint)
@@ -295,12 +267,8 @@ def agent_from_workspace(
 
 @dataclass
 class AgentBuilder:
-    """Builds the agent class on a workspace folder; the agent factory of a run, and one that travels to workers.
-
-    In the process that made it, every agent shares `llm` (the run's client, recording into the run's ledger).
-    A copy in another process (a forked worker, or a Ray worker it was pickled to: the client is never pickled)
-    builds its own client from `config` once per process, recording into the ledger the worker reports from.
-    """
+    """A run's agent factory, one that travels to workers: in its own process every agent shares `llm`; a copy in
+    another process (forked or pickled; the client never is) builds one client per process from `config`."""
 
     cls: type[BaseAgent]
     config: EvolveConfig

@@ -18,8 +18,7 @@ DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 EMBEDDED_SLOTS = 16  # sequences the embedded engine decodes together by default (speed/README.md: the best total rate)
 REMOTE_CONCURRENCY = 4  # requests in flight to a remote provider by default, within common rate limits
 DEFAULT_AGENT_MAX_TOKENS = 1024  # the agent's answer limit when neither the config nor the manifest sets one
-# Names a key may take, checked when the config is built (before anything loads); engine.acceptance and
-# engine.executors define the same names, and a test keeps them equal.
+# Names a key may take, checked before anything loads (engine.acceptance and engine.executors agree; a test checks).
 GATE_STRATEGIES = ("strict", "min_improvement", "paired", "best_so_far", "keep")
 EXECUTORS = ("threads", "processes", "ray")
 GRADER_OPTIONS = ("ignore_case", "strip_punctuation")  # options of the jsonl exact grader
@@ -52,8 +51,7 @@ class EvolveConfig:
     # Extension point
     extra: dict[str, Any] = field(default_factory=dict)
 
-    # Agent LLM and provider settings (per role: agent_* and evolver_*; llm_base_url is the agent's only,
-    # llm_timeout_s the default of both). agent_max_tokens / agent_temperature, when set, beat the manifest.
+    # Agent LLM and provider settings per role (llm_base_url is the agent's only, llm_timeout_s both roles' default)
     agent_model: str = DEFAULT_MODEL
     agent_max_tokens: int | None = None
     agent_temperature: float | None = None
@@ -112,9 +110,8 @@ class EvolveConfig:
 
     @property
     def in_flight(self) -> int:
-        """Tasks (and model calls) in flight at once: `concurrency` when set, else as many as the embedded engine
-        decodes together when threads share one local agent model (its best measured throughput), else 4 (a remote
-        provider's rate limits; worker processes each load their own model)."""
+        """Tasks (and model calls) in flight: `concurrency` when set, else the embedded engine's slots when threads
+        share one local agent model (its best measured rate), else 4 (remote rate limits; processes load their own)."""
         if self.concurrency is not None:
             return self.concurrency
         shared_engine = self.executor == "threads" and self.agent_model.startswith("local/")
@@ -219,9 +216,8 @@ def type_ok(value: Any, annotation: Any) -> bool:
 
 
 def with_reply_cache(config: EvolveConfig, folder: Path | None) -> EvolveConfig:
-    """`config` with its response cache in `folder`, unless caching is off, a folder is already named or there is
-    none. Asking the model again what it was asked adds churn no edit caused (greedy decoding is not bit-stable
-    across batches), so a run and an experiment each keep one cache for everything they ask."""
+    """`config` caching replies in `folder` unless caching is off or a folder is named: asking again adds churn no edit
+    caused (greedy decoding is not bit-stable across batches), so a run keeps one cache for all it asks."""
     if folder is None or not config.llm_cache or config.llm_cache_dir is not None:
         return config
     return dataclasses.replace(config, llm_cache_dir=str(folder.resolve()))

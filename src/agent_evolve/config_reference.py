@@ -1,7 +1,5 @@
-"""The configuration reference page (`docs/configuration.md`), rendered from `EvolveConfig` so it cannot drift.
-
-Each key's meaning is written once, here; names, types and defaults come from the dataclass itself. Regenerate
-with `python -m agent_evolve.config_reference > docs/configuration.md`; a test fails when the page differs.
+"""The configuration reference page (`docs/configuration.md`), rendered from `EvolveConfig` so it cannot drift: each
+key's meaning is written once, here. Regenerate with `python -m agent_evolve.config_reference > docs/configuration.md`.
 """
 
 from __future__ import annotations
@@ -119,10 +117,7 @@ def _type_name(field: dataclasses.Field[object]) -> str:
 
 
 def _default(field: dataclasses.Field[object]) -> str:
-    if field.default is not dataclasses.MISSING:
-        value = field.default
-    else:
-        value = field.default_factory()  # type: ignore[misc]
+    value = field.default if field.default is not dataclasses.MISSING else field.default_factory()  # type: ignore[misc]
     return "none" if value is None else f"`{value!r}`" if not isinstance(value, bool) else str(value).lower()
 
 

@@ -12,25 +12,18 @@ from agent_evolve.errors import UnknownNameError
 
 SEEDS_PACKAGE = "agent_evolve.seed_workspaces"
 
-AGENT_REGISTRY: dict[str, str] = {
-    "swe": "seed_workspaces/swe",
-    "swe-verified": "seed_workspaces/swe",
-    "terminal": "seed_workspaces/terminal",
-    "terminal2": "seed_workspaces/terminal",
-    "mcp": "seed_workspaces/mcp",
-    "mcp-atlas": "seed_workspaces/mcp",
-    "mcp-mini": "seed_workspaces/mcp",
-    "arc": "seed_workspaces/arc",
-    "arc-agi-3": "seed_workspaces/arc",
-    "skill-bench": "seed_workspaces/terminal",
-    "swe-mini": "seed_workspaces/swe",
-    "terminal-mini": "seed_workspaces/terminal",
-    "gsm8k": "seed_workspaces/gsm8k",
-    "humaneval": "seed_workspaces/humaneval",
-    "jsonl": "seed_workspaces/jsonl",
-    "reasoning": "seed_workspaces/reasoning",
-    "reasoning-mini": "seed_workspaces/reasoning",
+_SEED_NAMES: dict[str, tuple[str, ...]] = {  # seed folder -> the agent names (benchmarks' names too) that choose it
+    "swe": ("swe", "swe-verified", "swe-mini"),
+    "terminal": ("terminal", "terminal2", "skill-bench", "terminal-mini"),
+    "mcp": ("mcp", "mcp-atlas", "mcp-mini"),
+    "arc": ("arc", "arc-agi-3"),
+    "gsm8k": ("gsm8k",),
+    "humaneval": ("humaneval",),
+    "jsonl": ("jsonl",),
+    "reasoning": ("reasoning", "reasoning-mini"),
 }
+AGENT_REGISTRY: dict[str, str] = {name: f"seed_workspaces/{folder}" for folder, names in _SEED_NAMES.items()
+                                  for name in names}
 
 BENCHMARK_REGISTRY: dict[str, str] = {
     "swe-verified": "agent_evolve.benchmarks.swe_verified.SweVerifiedBenchmark",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -27,12 +28,8 @@ class Trajectory:
 
 @dataclass
 class Feedback:
-    """The grader's verdict on one attempt.
-
-    Hidden feedback (``trajectory_only``: the engine may not see the grade) is marked, not faked as a failure:
-    ``hidden`` is True, ``score`` is NaN (unknown, never a zero), and ``success`` is False only because a bool
-    must be something; check ``hidden`` before reading either. Build it with :meth:`hidden_marker`.
-    """
+    """The grader's verdict on one attempt. Hidden feedback (``trajectory_only``) is marked, not faked as a failure:
+    ``hidden`` is True and ``score`` NaN (``success`` False only because a bool must be something)."""
 
     success: bool
     score: float
@@ -70,11 +67,7 @@ class Observation:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Observation:
-        return cls(
-            task=Task(**data["task"]),
-            trajectory=Trajectory(**data["trajectory"]),
-            feedback=Feedback(**data["feedback"]),
-        )
+        return cls(Task(**data["task"]), Trajectory(**data["trajectory"]), Feedback(**data["feedback"]))
 
 
 @dataclass
@@ -97,21 +90,14 @@ class Usage:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    def _numbers(self) -> tuple[int, int, int, float]:
+        return self.calls, self.input_tokens, self.output_tokens, self.cost
+
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            calls=self.calls + other.calls,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cost=self.cost + other.cost,
-        )
+        return Usage(*map(operator.add, self._numbers(), other._numbers()))
 
     def __sub__(self, other: Usage) -> Usage:
-        return Usage(
-            calls=self.calls - other.calls,
-            input_tokens=self.input_tokens - other.input_tokens,
-            output_tokens=self.output_tokens - other.output_tokens,
-            cost=self.cost - other.cost,
-        )
+        return Usage(*map(operator.sub, self._numbers(), other._numbers()))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,13 +105,9 @@ class Usage:
 
 @dataclass
 class StepResult:
-    """What one engine step did.
-
-    `usage` is what the engine spent OUTSIDE the run's metered clients (its own CLI, its own API client): the loop
-    charges it to the run's ledger and budgets. Usage through metered clients is already counted; reporting it
-    here again is detected (equal to the step's metered usage) and not charged twice. `session` is a host-session
-    handle (a learner's conversation id) the next call gets back as `context.session` when resume is enabled.
-    """
+    """What one engine step did. `usage` is what it spent outside the run's metered clients (its own CLI or API
+    client), charged to the run's budgets (usage equal to the step's metered usage is not charged twice); `session`
+    is a host-session handle the next call gets back as `context.session` when resume is enabled."""
 
     mutated: bool
     summary: str

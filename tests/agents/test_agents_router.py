@@ -120,11 +120,12 @@ def test_large_bank_with_no_overlap_makes_no_call() -> None:
 def test_embedder_adds_its_top_to_the_shortlist() -> None:
     bank = [meta(f"topic-{i}", f"keyword{i}") for i in range(25)]
 
-    def embed(texts: list[str]) -> list[list[float]]:
-        return [[1.0, 0.0] if ("keyword3" in t or i == 0) else [0.0, 1.0] for i, t in enumerate(texts)]
+    class Embed:
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0, 0.0] if ("keyword3" in t or i == 0) else [0.0, 1.0] for i, t in enumerate(texts)]
 
     llm = ScriptedLLM(["topic-3"])
-    router = SkillRouter(llm, embedder=embed, shortlist_size=2)
+    router = SkillRouter(llm, embedder=Embed(), shortlist_size=2)
     decision = router.route("unrelated words only", bank)
     assert decision.candidates[0] == "topic-3" and len(decision.candidates) == 2
     assert decision.skill == "topic-3"

@@ -10,9 +10,8 @@ from engine_fakes import gsm_obs
 from test_demos_engine import NeedsBenchmark, ProgramAgent, context, wrong_numbers
 
 import agent_evolve as ae
-from agent_evolve.algorithms.common.bundles import bundled
-from agent_evolve.algorithms.common.candidate_search import CandidateEdit
-from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION
+from agent_evolve.algorithms.common.candidate_search import CandidateEdit, bundled
+from agent_evolve.algorithms.common.techniques import PROGRAM_INSTRUCTION
 from agent_evolve.algorithms.demos import DemoSearchEngine, kind_of, parse_kinds
 from agent_evolve.contract.experience import EXPERIENCE_FILE
 from agent_evolve.engine.trial import TrialRunner

@@ -11,9 +11,15 @@ import agent_evolve as ae
 from agent_evolve.algorithms.common.candidate_search import pick_best, trial_ids
 from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, render_demos, verified_demos
 from agent_evolve.algorithms.common.evidence import analyse
-from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
-from agent_evolve.algorithms.common.failure_fixes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.program_answers import PROGRAM_INSTRUCTION, cross_check_candidate, program_candidate
+from agent_evolve.algorithms.common.failure_notes import TRUNCATED, TRUNCATION_RULE, targeted_fixes, with_fix
+from agent_evolve.algorithms.common.techniques import (
+    PROGRAM_INSTRUCTION,
+    caught_failures,
+    check_candidate,
+    cross_check_candidate,
+    learned_form,
+    program_candidate,
+)
 from agent_evolve.algorithms.demos import DemoSearchEngine
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, CheckSettings
 from agent_evolve.contract.workspace import PROGRAM_PROMPT

@@ -4,13 +4,16 @@ choices, and examples of every answer kind."""
 from __future__ import annotations
 
 from agent_evolve.algorithms.common.demos import Demo
-from agent_evolve.algorithms.common.experience_curation import (
+from agent_evolve.algorithms.experience import (
+    compact_trajectory,
     contributions,
     curate,
     k_options,
+    memory_candidate,
+    new_examples,
+    settings_candidate,
     without_near_duplicates,
 )
-from agent_evolve.algorithms.experience import compact_trajectory, memory_candidate, new_examples, settings_candidate
 from agent_evolve.contract.experience import EXPERIENCE_FILE, EXPERIENCE_SETTINGS, ExperienceSettings, example
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 

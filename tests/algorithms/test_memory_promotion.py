@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_evolve.algorithms.common.memory_promotion import promotions, recurring_groups
+from agent_evolve.algorithms.common.memory_ops import promotions, recurring_groups
 from agent_evolve.algorithms.guided_synth import GuidedSynthesisEngine
 from agent_evolve.testing import ScriptedLLM
 

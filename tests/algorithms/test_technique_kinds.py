@@ -10,8 +10,14 @@ from engine_fakes import gsm_obs
 
 from agent_evolve.agents import ReferenceAgent
 from agent_evolve.agents.answering.program import KIND_INSTRUCTIONS, PROGRAM_KINDS, PROGRAM_STOP
-from agent_evolve.algorithms.common.program_answers import ANY_KIND_PROGRAM_INSTRUCTION, PROGRAM_INSTRUCTION
-from agent_evolve.algorithms.common.techniques import NUMERIC_RULES, PLAIN_KINDS, TECHNIQUES, applicable
+from agent_evolve.algorithms.common.techniques import (
+    ANY_KIND_PROGRAM_INSTRUCTION,
+    NUMERIC_RULES,
+    PLAIN_KINDS,
+    PROGRAM_INSTRUCTION,
+    TECHNIQUES,
+    applicable,
+)
 from agent_evolve.algorithms.demos import KINDS, DemoSearchEngine, kind_of
 from agent_evolve.benchmarks.answer_kinds import ANSWER_KINDS
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark

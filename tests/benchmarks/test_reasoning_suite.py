@@ -9,8 +9,8 @@ import pytest
 
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.suites.reasoning_families import FAMILIES, Puzzle
-from agent_evolve.benchmarks.suites.reasoning_grading import final_answer, grade, parse_date
-from agent_evolve.benchmarks.suites.reasoning_mini import ReasoningMiniBenchmark, generate
+from agent_evolve.benchmarks.suites.reasoning_mini import (ReasoningMiniBenchmark, final_answer, generate, grade,
+                                                           parse_date)
 from agent_evolve.errors import ConfigError
 from agent_evolve.task_order import is_dev
 from agent_evolve.types import Trajectory

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.api import resolve_benchmark
-from agent_evolve.benchmarks.suites.swe_mini import DATA_DIR, SweMiniBenchmark
-from agent_evolve.benchmarks.suites.swe_tasks import load_swe_tasks
+from agent_evolve.benchmarks.suites.swe_mini import DATA_DIR, SweMiniBenchmark, load_swe_tasks
 from agent_evolve.environments import open_environment
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.registry import benchmark_class

@@ -9,8 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent_evolve.engine.records import RunRecords
-from agent_evolve.engine.records import run_is_live
+from agent_evolve.engine.records import RunRecords, run_is_live
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 from wire_servers import Reply, WireServer  # noqa: E402 - the shared loopback model server

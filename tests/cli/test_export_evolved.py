@@ -11,8 +11,7 @@ from click.testing import CliRunner
 
 import agent_evolve as ae
 from agent_evolve.cli.main import cli
-from agent_evolve.export.coverage import plan_export
-from agent_evolve.export.hosts import HOSTS
+from agent_evolve.export.coverage import HOSTS, plan_export
 from agent_evolve.types import StepResult, Task, Trajectory
 
 PROGRAM = "Write a Python program that prints the answer. EVOLVED-PROGRAM-PROMPT\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.environments.docker_task_files import (
+from agent_evolve.environments.docker_task import (
     RESOLVE_SCRIPT,
     archive_of_file,
     archive_of_tree,

@@ -10,8 +10,8 @@ from learner_fakes import KeywordAgent, KeywordBenchmark, make_workspace
 
 import agent_evolve as ae
 from agent_evolve.algorithms.cli_learner import CliLearnerEngine
+from agent_evolve.algorithms.cli_learner.engine import PROMPT, preset_command
 from agent_evolve.algorithms.cli_learner.material import write_material
-from agent_evolve.algorithms.cli_learner.presets import PROMPT, preset_command
 from agent_evolve.environments import ConfinementUnavailable, backend_for_untrusted_code, python_executable
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Observation, Task, Trajectory

@@ -6,15 +6,18 @@ import random
 
 import pytest
 
-from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
-from agent_evolve.algorithms.gepa.pareto import front_frequency, pareto_front, prune_dominated
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.selection import (
     CurrentBestSelector,
     EpsilonGreedySelector,
+    MinibatchImprovement,
     ParetoSelector,
+    front_frequency,
+    is_perfect,
     make_selector,
     mean_scores,
+    pareto_front,
+    prune_dominated,
 )
 from agent_evolve.errors import ConfigError
 

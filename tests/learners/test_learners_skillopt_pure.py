@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.algorithms.skillopt.edits import SkillEdit, SkillEditError, apply_edits, bound
-from agent_evolve.algorithms.skillopt.gate import validation_gate
-from agent_evolve.algorithms.skillopt.schedule import LearningRate
+from agent_evolve.algorithms.skillopt.edits import (
+    LearningRate,
+    SkillEdit,
+    SkillEditError,
+    apply_edits,
+    bound,
+    validation_gate,
+)
 from agent_evolve.errors import ConfigError
 
 

@@ -1,4 +1,4 @@
-"""Model strings, the factory and the lazy package: what provider each string means and what gets built."""
+"""Model strings, the factory and the package's names: what provider each string means and what gets built."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def test_importing_the_package_imports_no_provider_sdk():
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
-def test_every_public_name_resolves_lazily():
+def test_every_public_name_resolves():
     import agent_evolve.llm as llm
 
     for name in llm.__all__:

@@ -8,10 +8,9 @@ import pytest
 from mcp_helpers import server_processes
 
 from agent_evolve.agents.reference import ReferenceAgent
-from agent_evolve.benchmarks.support.facts import fact_found
+from agent_evolve.benchmarks.support.answers import fact_found
 from agent_evolve.benchmarks.suites.mcp_mini import world
-from agent_evolve.benchmarks.suites.mcp_mini.benchmark import McpMiniBenchmark
-from agent_evolve.benchmarks.suites.mcp_mini.tasks import TASKS
+from agent_evolve.benchmarks.suites.mcp_mini.benchmark import TASKS, McpMiniBenchmark
 from agent_evolve.llm.base import Completion, ToolCall
 from agent_evolve.registry import benchmark_class, seed_path
 from agent_evolve.testing import ScriptedLLM

@@ -136,7 +136,6 @@ def test_settings_defaults_and_clear_errors() -> None:
         RatchetSettings.from_params({"canonical_threshold": 1.5})
     with pytest.raises(ConfigError, match="'no_synth' must be true or false"):
         RatchetSettings.from_params({"no_synth": 1})
-    assert s.override(bank_cap=100).bank_cap == 100
 
 
 def test_draft_tally_counts_every_draft_asked_for_and_those_that_became_skills() -> None:

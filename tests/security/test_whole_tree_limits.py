@@ -23,7 +23,7 @@ from agent_evolve.environments import (
     run_confined,
 )
 from agent_evolve.environments import cgroup
-from agent_evolve.environments.bounds import ALLOW_UNBOUNDED_ENV, tree_bounds
+from agent_evolve.environments.cgroup import ALLOW_UNBOUNDED_ENV, tree_bounds
 
 MB = 2**20
 

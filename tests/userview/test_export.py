@@ -11,7 +11,7 @@ from userview_fakes import make_workspace
 from agent_evolve.cli.main import cli
 from agent_evolve.contract.skills import parse_skill
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.export.validator import SKILL_FILE, skill_file_problems
+from agent_evolve.export.portable import SKILL_FILE, skill_file_problems
 
 RICH_SKILL = """---
 name: check-units

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from userview_fakes import make_run
 
 from agent_evolve.cli.main import cli
-from agent_evolve.report.axes import AxisRange, amount_limits, cycle_limits, cycle_ticks, score_limits
+from agent_evolve.report.figures import AxisRange, amount_limits, cycle_limits, cycle_ticks, score_limits
 from agent_evolve.report.model import CURTAILMENT_OFF, gate_tally
 from agent_evolve.userview.run import baseline_score, cycle_row, load_run
 

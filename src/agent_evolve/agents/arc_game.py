@@ -1,9 +1,6 @@
-"""The ARC-AGI-3 observe-act loop as a tool: each `arc_action` call plays one action and returns the next frame.
-
-A task whose metadata names a game (`arc_game`: game_id, base_url, max_actions) gets the tool for its attempt: the
-game starts on its own scorecard when the attempt starts, and the scorecard is closed when it ends (also on an
-error). The tool refuses actions past the budget and after the game is won or lost, so every successful call is
-an action the game took; the benchmark replays those calls to grade.
+"""The ARC-AGI-3 observe-act loop as a tool: each `arc_action` call plays one action and returns the next frame. The
+game's scorecard opens and closes with the attempt; actions past the budget or the game's end are refused, so the
+benchmark can replay every successful call to grade.
 """
 
 from __future__ import annotations

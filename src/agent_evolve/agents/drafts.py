@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from agent_evolve.agents.prompting import shortened
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
 from agent_evolve.errors import SkillFormatError
 from agent_evolve.llm.base import LLMClient, Message
@@ -34,7 +35,8 @@ def propose_draft(client: LLMClient, task: Task, output: str, propose: Callable[
     """Ask once whether the attempt taught a reusable lesson; hand a valid SKILL.md draft to ``propose`` if so."""
     messages = [
         Message("system", _DRAFT_SYSTEM),
-        Message("user", f"Task:\n{_clip(task.input)}\n\nYour answer:\n{_clip(output)}\n\n{_DRAFT_ASK}"),
+        Message("user", f"Task:\n{shortened(task.input, DRAFT_CONTEXT_CHARS)}\n\nYour answer:\n"
+                        f"{shortened(output, DRAFT_CONTEXT_CHARS)}\n\n{_DRAFT_ASK}"),
     ]
     try:
         reply = complete_json(client, messages, DRAFT_SCHEMA, max_tokens=DRAFT_MAX_TOKENS)
@@ -68,8 +70,3 @@ def draft_skill(reply: Mapping[str, Any], task_id: str) -> tuple[str, str, list[
     except SkillFormatError as exc:
         problems = [str(exc)]
     return name, text, problems
-
-
-def _clip(text: str) -> str:
-    """Shorten a text for the draft prompt, which must fit a small model's context."""
-    return text if len(text) <= DRAFT_CONTEXT_CHARS else text[:DRAFT_CONTEXT_CHARS] + " ..."

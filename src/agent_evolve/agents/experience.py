@@ -1,10 +1,5 @@
-"""Retrieval of worked examples from experience memory: the k nearest to a task, shown as demonstrations.
-
-The examples' inputs are indexed with the shared tf-idf index (``agent_evolve.text``) once per memory version
-(the index is cached by the examples' inputs, so every agent a trial builds on the same version reuses it);
-a task then costs one query. Nearest means the highest cosine similarity between the task's input and an
-example's input; ties go to the earlier example. An example never shown is one sharing no term with the task,
-and no task is shown its own example.
+"""Worked examples from experience memory: the k whose inputs are nearest to a task (tf-idf cosine, ties to the earlier
+example, indexed once per memory version), shown as demonstrations; a task is never shown its own example.
 """
 
 from __future__ import annotations
@@ -46,10 +41,8 @@ class Experience:
         return [(self.examples[i], score) for i, score in self.index().top(task_input, count)]
 
     def demonstrations(self, task_input: str, task_id: str = "") -> tuple[str, list[str]]:
-        """The prompt section for a task and the ids of the examples in it ("" and [] when none is near).
-
-        A task is never shown its own example (a train task solved again must not read its verified answer).
-        """
+        """The prompt section for a task and the ids of its examples ("" and [] when none is near); a task is never
+        shown its own example (a train task solved again must not read its verified answer)."""
         nearest = [e for e, _ in self.nearest(task_input, self.settings.k + 1) if e.task_id != task_id]
         return render_examples(nearest[: self.settings.k], self.settings)
 

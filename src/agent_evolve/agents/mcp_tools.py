@@ -10,9 +10,8 @@ from typing import Any
 from agent_evolve.agents.tools import DEFAULT_MAX_OUTPUT_CHARS, _truncate
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool
-from agent_evolve.mcp.client import DEFAULT_CALL_TIMEOUT_S, McpClient, McpToolInfo
+from agent_evolve.mcp.client import DEFAULT_CALL_TIMEOUT_S, McpClient, McpToolInfo, tool_name
 from agent_evolve.mcp.config import McpServerConfig, merge_servers, task_servers, workspace_servers
-from agent_evolve.mcp.naming import tool_name
 from agent_evolve.types import Task
 
 ENABLED_KEY = "mcp_enabled_tools"
@@ -59,10 +58,8 @@ def servers_for(workspace_path: str | Path, task: Task) -> list[McpServerConfig]
 @contextmanager
 def task_mcp_tools(workspace_path: str | Path, task: Task, *,
                    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S) -> Iterator[list[Tool]]:
-    """The MCP tools of one attempt at `task` (none without servers); its servers stop with the attempt.
-
-    A task's `metadata["mcp_enabled_tools"]` (tool-loop names) narrows the tools offered to those it lists.
-    """
+    """The MCP tools of one attempt at `task` (none without servers), narrowed to `metadata["mcp_enabled_tools"]`
+    when the task lists them; its servers stop with the attempt."""
     enabled = task.metadata.get(ENABLED_KEY)
     with mcp_tools(servers_for(workspace_path, task), call_timeout_s=call_timeout_s) as tools:
         yield tools if enabled is None else [tool for tool in tools if tool.name in set(enabled)]

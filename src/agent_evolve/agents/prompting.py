@@ -1,9 +1,6 @@
-"""Prompt assembly for the reference agent, as pure functions of the workspace's texts.
-
-system = the system prompt, the fragments (sorted by name), a "# Skills" section with the injected skills'
-bodies and a "# Memory" section; user = the task input. The default model is a 1.5B local model with a 4k
-context, so the system prompt is capped: memories are dropped first (lowest priority first), then skills
-from the last; the one remaining skill is shortened rather than dropped while a useful part of it fits.
+"""Prompt assembly for the reference agent, as pure functions: system = prompt, fragments (by name), "# Skills" and
+"# Memory"; user = the task input. The default 1.5B model has a 4k context, so the system prompt is capped: memories
+go first, then skills from the last; the one remaining skill is shortened while a useful part of it fits.
 """
 
 from __future__ import annotations
@@ -46,16 +43,23 @@ def memory_line(entry: Mapping[str, Any]) -> str:
     """One memory entry as a single bounded line ("" when it has no content)."""
     content = entry.get("content", "")
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+    return one_line(text, MEMORY_LINE_CHARS)
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters (then " ..."), so a prompt still fits a small model's context."""
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line of at most `limit` characters (cut with "..."), so many fit a small model's context."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= MEMORY_LINE_CHARS else flat[: MEMORY_LINE_CHARS - 3] + "..."
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def select_memories(memories: Sequence[Mapping[str, Any]], limit: int) -> list[str]:
-    """Up to ``limit`` memory lines, highest priority first.
-
-    Knowledge (every category but episodic: curated, general) comes first, its newest entries; the most recent
-    episodic lessons fill the rest, newest first. ``memories`` is in file order (oldest first per category).
-    """
+    """Up to ``limit`` memory lines: the newest knowledge (every category but episodic) first, then the newest
+    episodic lessons; ``memories`` is in file order (oldest first per category)."""
     if limit < 1:
         return []
     knowledge = [memory_line(m) for m in memories if m.get("category") != EPISODIC]
@@ -79,11 +83,8 @@ def render_system_prompt(system: str, fragments: Mapping[str, str], skills: Sequ
 
 def assemble_system_prompt(system: str, fragments: Mapping[str, str], skills: Sequence[SkillText],
                            memories: Sequence[str], max_chars: int = DEFAULT_PROMPT_CHARS) -> AssembledPrompt:
-    """Render the system prompt within ``max_chars``: drop memories from the last, then skills from the last.
-
-    The first skill is shortened (never below :data:`MIN_SKILL_CHARS` of body) before it is dropped. The
-    workspace's own prompt and fragments are never cut, so they alone may exceed the cap.
-    """
+    """Render the system prompt within ``max_chars``: drop memories, then skills, from the last; shorten the first
+    skill (to no less than MIN_SKILL_CHARS) before dropping it. The prompt and fragments are never cut."""
     kept_skills, kept_memories = list(skills), list(memories)
     text = render_system_prompt(system, fragments, kept_skills, kept_memories)
     while len(text) > max_chars and kept_memories:

@@ -1,12 +1,8 @@
-"""``ReferenceAgent``: the built-in agent that reads everything it does from its workspace.
-
-Per task it selects skills (all, matched by description, routed by the model, or none), assembles a capped system
-prompt from the system prompt, fragments, skills and memories (after it the worked examples of experience memory
-nearest to the task, ``agents.experience``, never in the program prompt), answers through a chain of strategies
-(``agents.answering``) picked by ``_chain``, and optionally proposes a draft skill (``agents.drafts``). Its
-settings are the manifest's ``agent.config`` (the fields of ``AgentSettings``), laid over
-``EvolveConfig.extra["agent"]`` (a run-wide default) and under the config's explicit ``agent_max_tokens`` /
-``agent_temperature`` (the command line). ``prompts/program.md`` replaces the system prompt for program answers.
+"""`ReferenceAgent`: the built-in agent that reads everything it does from its workspace. Per task it selects skills,
+assembles a capped system prompt (prompt, fragments, skills, memories, then the nearest worked examples), answers
+through a chain of strategies (`agents.answering`, picked by `_chain`) and may propose a draft skill. Its settings
+(`AgentSettings`) are the manifest's `agent.config` over `EvolveConfig.extra["agent"]`, under the config's
+explicit `agent_max_tokens` / `agent_temperature`.
 """
 
 from __future__ import annotations
@@ -76,7 +72,7 @@ class AgentSettings:
         return cls(**data)
 
 
-_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {  # per key: a validity check and the valid values, for errors
     "skill_mode": (lambda v: v in SKILL_MODES, f"one of {', '.join(SKILL_MODES)}"),
     "use_tools": (lambda v: isinstance(v, bool), "true or false"),
     "propose_drafts": (lambda v: isinstance(v, bool), "true or false"),
@@ -91,7 +87,6 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "max_observation_chars": (lambda v: is_int(v) and v >= 200, "an integer of at least 200"),
     "max_context_chars": (lambda v: is_int(v) and v >= 1000, "an integer of at least 1000"),
 }
-"""Per ``agent.config`` key: a validity check and what a valid value is, for the error message."""
 
 
 @dataclass(frozen=True)

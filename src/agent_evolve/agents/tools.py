@@ -1,20 +1,14 @@
-"""Workspace tools: ``tools/registry.yaml`` entries run as Python files, each call in its own confinement.
-
-An entry is ``{name, description, parameters (a JSON Schema object), file, env}``; ``tools/<file>`` defines
-``run(arguments: dict) -> str``. A tool is a program we did not write (an engine may evolve it), so each call
-runs through ``agent_evolve.environments`` like graded code: fresh PID, mount and network namespaces; a view
-of the system, the Python installation and the tools folder, read-only; a small scratch folder as its working
-directory; an empty environment but for the variables its entry declares *and* the user allows
-(``AGENT_EVOLVE_TOOL_ENV``); time, memory, process and output limits; every process it started ends with the
-call. Where no confinement works the call is refused unless ``AGENT_EVOLVE_ALLOW_UNCONFINED=1``. What the tool
-prints goes to stderr, not into its result; the result passes the same redaction as LLM errors.
+"""Workspace tools: `tools/registry.yaml` entries (`{name, description, parameters, file, env}`) whose `tools/<file>`
+defines `run(arguments) -> str`. An evolved tool is untrusted code, so each call runs confined like graded code
+(`agent_evolve.environments`): read-only system and tools folder, a small scratch folder, no network, limits, only
+the variables its entry declares and the user allows (`AGENT_EVOLVE_TOOL_ENV`); without confinement it is refused
+unless `AGENT_EVOLVE_ALLOW_UNCONFINED=1`. The result is redacted like LLM errors.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -31,8 +25,7 @@ from agent_evolve.llm.tool_loop import Tool
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MAX_OUTPUT_CHARS = 4000
-TOOL_ENV_ALLOW = "AGENT_EVOLVE_TOOL_ENV"
-"""Comma-separated names of the host's environment variables a tool may receive when its entry declares them."""
+TOOL_ENV_ALLOW = "AGENT_EVOLVE_TOOL_ENV"  # comma-separated host variables a tool may receive when it declares them
 TOOL_MEMORY_MB = 2048
 TOOL_PROCESSES = 32
 TOOL_FILE_SIZE_MB = 16
@@ -70,11 +63,8 @@ def allowed_tool_env(environ: Mapping[str, str]) -> frozenset[str]:
 
 
 def tool_environment(tool: str, declared: Sequence[str], environ: Mapping[str, str]) -> dict[str, str]:
-    """The host variables passed to `tool`: those it declares, the user allows and `environ` has.
-
-    A declared name the user has not allowed fails the call (ToolRunError naming it), so a tool never runs
-    silently without what it asked for, and an evolved tool cannot obtain a variable by declaring it.
-    """
+    """The host variables passed to `tool`: those it declares, the user allows and `environ` has. A declared name
+    not allowed fails the call, so an evolved tool cannot obtain a variable by declaring it."""
     allowed = allowed_tool_env(environ)
     refused = [name for name in declared if name not in allowed]
     if refused:
@@ -108,30 +98,25 @@ def _tool_limits(timeout_s: float, max_output_chars: int) -> Limits:
 def _run_confined_tool(path: Path, arguments: dict[str, Any], tools_dir: Path, passed: dict[str, str],
                        limits: Limits) -> ExecResult:
     """Start the runner on `path` confined; a refusal or a failed start becomes ToolRunError."""
-    root = Path(tempfile.mkdtemp(prefix="agent-tool-"))
-    try:
-        arguments_file, work = root / "arguments.json", root / "work"
+    with tempfile.TemporaryDirectory(prefix="agent-tool-", ignore_cleanup_errors=True) as root:
+        arguments_file, work = Path(root) / "arguments.json", Path(root) / "work"
         arguments_file.write_text(json.dumps(arguments, default=str), encoding="utf-8")
         work.mkdir()
         argv = [python_executable(), "-I", "-B", "-c", _RUNNER, os.path.realpath(path), str(arguments_file)]
-        return run_confined(argv, _tool_confinement(tools_dir, arguments_file, work, passed), limits)
-    except ConfinementUnavailable as exc:
-        raise ToolRunError(f"{path.name} was not run: {exc}") from None
-    except ConfinementError as exc:
-        raise ToolRunError(f"{path.name} could not be started: {exc}") from None
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+        try:
+            return run_confined(argv, _tool_confinement(tools_dir, arguments_file, work, passed), limits)
+        except ConfinementUnavailable as exc:
+            raise ToolRunError(f"{path.name} was not run: {exc}") from None
+        except ConfinementError as exc:
+            raise ToolRunError(f"{path.name} could not be started: {exc}") from None
 
 
 def run_tool_file(path: Path, arguments: dict[str, Any], *, timeout_s: float = DEFAULT_TIMEOUT_S,
                   max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS, env_names: Sequence[str] = (),
                   tools_dir: Path | None = None) -> str:
-    """Run ``run(arguments)`` of the tool file confined; its result text, redacted and truncated.
-
-    `tools_dir` (default: the file's folder) is visible read-only; `env_names` are the variables the entry
-    declares. Raises :class:`ToolRunError` on a timeout, an output flood or a failure (every process of the call
-    is ended; the last lines of the tool's error output are in the message), when confinement is unavailable,
-    for a declared variable the user has not allowed, and for a `.sh` tool, which runs only in a task environment.
+    """Run ``run(arguments)`` of the tool file confined (`tools_dir`, default its folder, read-only); its result
+    text, redacted and truncated. ToolRunError on a timeout, an output flood, a failure (with its error's last
+    lines), no confinement, a declared variable not allowed, or a `.sh` tool (those run only in a task environment).
     """
     if path.suffix != ".py":
         raise ToolRunError(f"{path.name} is a script that runs only inside a task environment")

@@ -1,11 +1,9 @@
 """Adaptive evolution: failure patterns, auto-seeded skills, edits as dense as the reward trend calls for.
 
-Each step: analyse the batch's failure patterns; record the batch reward in the engine state (it survives
-restarts) and set the number of model edits from the recent trend (none after a perfect batch, one while
-rewards rise, `max_edits` when flat, one more when falling or after repeated rejections); seed a template
-skill for every recurring failure kind no skill covers (no model); ask the model for that many bounded edits,
-one target each; then sanity fixes: prompt size cap, skill size cap, removal of near-duplicate skills and
-memory dedup. Everything is validated before the single write.
+Each step: record the batch reward (engine state) and set the number of model edits from the recent trend; seed
+a template skill for every recurring failure kind no skill covers (no model); ask the model for that many
+bounded edits, one target each; then sanity fixes (size caps, near-duplicate skills, memory dedup). Everything
+is validated before the single write.
 """
 
 from __future__ import annotations
@@ -15,11 +13,11 @@ from typing import Any, ClassVar
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError, cap_prompt
 from agent_evolve.algorithms.common.evidence import Evidence
+from agent_evolve.algorithms.common.generation import covering_skill, plan_targets, propose
 from agent_evolve.algorithms.common.memory_ops import dedup_entries
 from agent_evolve.algorithms.common.prompts import SEED_SKILLS
 from agent_evolve.algorithms.common.skill_ops import cap_skill, make_skill, most_similar, near_duplicates, read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
-from agent_evolve.algorithms.common.targets import covering_skill, plan_targets, propose
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.types import StepResult

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_evolve.algorithms.common.candidate_search import write_files
-from agent_evolve.algorithms.common.edits import RECORD_DIRS
-from agent_evolve.contract.regular_files import copy_tree, read_regular_text
+from agent_evolve.algorithms.common.candidate_search import copy_with_files
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skills import split_frontmatter
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.errors import ConfigError, TrialError
@@ -21,9 +20,9 @@ from agent_evolve.errors import ConfigError, TrialError
 if TYPE_CHECKING:
     from agent_evolve.engine.trial import TrialRunner
 
+
 def validation_runner(engine: str, trial: TrialRunner | None) -> TrialRunner:
-    """The loop's trial runner, which a learner needs with validation tasks and scores; else an error saying what
-    to set."""
+    """The loop's trial runner, which a learner needs with validation tasks and scores; else an error saying why."""
     if trial is None:
         raise TrialError(f"{engine} needs the loop's trial runner to score candidates")
     if trial.hide_feedback:
@@ -86,14 +85,12 @@ def read_candidate(root: Path, components: list[str], cycle: int = 0) -> Candida
 
 
 def materialize(workspace: Path, candidate: Candidate, folder: Path) -> Path:
-    """A copy of the workspace (without run records or git) holding the candidate's texts, for a trial."""
+    """A copy of the workspace holding the candidate's texts, for a trial (made once per candidate)."""
     target = folder / candidate.id
     if not target.exists():
         staging = folder / f".{candidate.id}.tmp"
         shutil.rmtree(staging, ignore_errors=True)
-        copy_tree(workspace, staging, ignore=lambda d, names: [n for n in names if n in RECORD_DIRS]
-                        if Path(d) == workspace else [])
-        write_files(staging, candidate.files)
+        copy_with_files(workspace, staging, candidate.files)
         staging.rename(target)
     return target
 

@@ -1,30 +1,19 @@
 """demos: bootstrapped demonstrations and targeted rules, chosen by measurement (an engine for small models).
 
-A 1.5B model ignores generic advice and cannot rewrite its own prompt usefully, but it copies worked examples
-and follows concrete format rules. No model call is made to write an edit; the model only solves tasks. Each
-step:
+A 1.5B model ignores generic advice but copies worked examples and follows concrete rules; no model call writes an
+edit. Each step:
 
-1. pool: add this batch's graded-correct train solutions to the demo pool (engine state, survives restarts);
-2. analyse: classify the batch's failures deterministically (answer format, truncation, units, ...);
-3. propose: `demo_sets` candidate sets of demos (the fragment prompts/fragments/demos.md, replacing the
-   current set), one targeted rule per recurring failure kind (prompts/fragments/answer-rules.md), when
-   answers were wrong, program-of-thought answers (prompts/program.md) and, for numbers, program answers
-   cross-checked by a text answer (prompts/check.yaml, cross_check) and, when failed replies fail a
-   check the agent can run itself (code its docstring's examples, a number the form of the batch's right
-   answers), drawing again on such a failure (prompts/check.yaml); each only from the tasks whose declared
-   answer kind it applies to (`common.techniques`: a text task never gets a number technique);
-4. measure: score the working copy and every candidate with the trial runner on the same `trial_tasks` train
-   tasks, none of them the source of a demo, plus the batch's tasks whose failures the check caught;
-5. keep: write the best candidate only when it beats the working copy there; the loop's gate then decides on
-   the holdout, which the engine never sees.
+1. pool: add the batch's graded-correct train solutions to the demo pool (engine state);
+2. analyse: classify the batch's failures deterministically;
+3. propose: demo sets, one rule per recurring failure kind, program answers, a cross-check and a redraw on failures
+   the agent can check itself, each only for the tasks whose answer kind it applies to (`common.techniques`);
+4. measure: score the working copy and every candidate on the same `trial_tasks` train tasks (none a demo's
+   source), plus the tasks whose failures the check caught;
+5. keep: write the best candidate only when it beats the working copy; the loop's gate then decides.
 
-`candidates` narrows the search to some kinds (program, cross-check, check, demos, rule) and orders them;
-experience memory and failure-derived notes (experience, notes) are proposed only when named there. Kinds joined
-by + are one candidate (`common.bundles`): `cross-check+experience` writes the cross-check together with the
-memory learned from the batch's verified solves, and the gate scores them as a whole. With
-`trial_tasks` 0 there is no trial: the first candidate proposed is written and the gate alone decides. On a small
-budget that tests one candidate harder: an 8-task trial that must be won before an 8-task gate accepts a helpful
-edit less often than a 16-task gate alone (`speed/gate_power.py`).
+`candidates` picks and orders the kinds (experience and notes only when named; kinds joined by + are one
+candidate). With `trial_tasks` 0 the first candidate goes straight to the gate: on a small budget a trial before
+the gate accepts a helpful edit less often than a gate twice as large (`speed/gate_power.py`).
 """
 
 from __future__ import annotations
@@ -34,8 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.bundles import JOIN, bundle_parts, bundled
-from agent_evolve.algorithms.common.candidate_search import CandidateEdit, search, trial_ids, write_files
+from agent_evolve.algorithms.common.candidate_search import (
+    JOIN,
+    CandidateEdit,
+    bundle_parts,
+    bundled,
+    search,
+    trial_ids,
+    write_files,
+)
 from agent_evolve.algorithms.common.demos import (
     DEMO_FRAGMENT,
     Demo,
@@ -46,15 +42,16 @@ from agent_evolve.algorithms.common.demos import (
     verified_demos,
 )
 from agent_evolve.algorithms.common.evidence import analyse
-from agent_evolve.algorithms.common.example_redraws import caught_failures, check_candidate, learned_form
-from agent_evolve.algorithms.common.failure_fixes import RULES_FRAGMENT, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.failure_notes import note_candidates
-from agent_evolve.algorithms.common.program_answers import (
+from agent_evolve.algorithms.common.failure_notes import RULES_FRAGMENT, note_candidates, targeted_fixes, with_fix
+from agent_evolve.algorithms.common.techniques import (
+    applicable,
+    caught_failures,
+    check_candidate,
     cross_check_candidate,
+    learned_form,
     program_candidate,
     program_instruction,
 )
-from agent_evolve.algorithms.common.techniques import applicable
 from agent_evolve.algorithms.experience import experience_candidates
 from agent_evolve.benchmarks.answer_kinds import kind_of as answer_kind
 from agent_evolve.contract.paths import atomic_write
@@ -69,7 +66,7 @@ if TYPE_CHECKING:
 
 FRAGMENTS = "prompts/fragments"
 KINDS = ("program", "cross-check", "check", "demos", "rule", "experience", "notes")
-OPT_IN = ("experience", "notes")  # learned memory and failure notes (algorithms/experience.py, common/failure_notes.py)
+OPT_IN = ("experience", "notes")  # proposed only when named in `candidates`
 
 
 def kind_of(candidate: CandidateEdit) -> str:
@@ -80,8 +77,8 @@ def kind_of(candidate: CandidateEdit) -> str:
 
 
 def parse_kinds(value: object) -> tuple[str, ...]:
-    """The `candidates` param (a comma-separated string or a list) as kinds and bundles of kinds joined by +
-    (`common.bundles`); ConfigError names unknown ones."""
+    """The `candidates` param (a comma-separated string or a list) as kinds and bundles of kinds joined by +;
+    ConfigError names unknown ones."""
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, list | tuple) else [value]
     names = tuple(JOIN.join(bundle_parts(str(n))) for n in items)
     unknown = sorted({part for n in names for part in bundle_parts(n)} - set(KINDS))
@@ -154,10 +151,8 @@ class DemoSearchEngine(ModelEngine):
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],
                    caught: list[str] | None = None, form: AnswerForm | None = None) -> list[CandidateEdit]:
-        """Program answers and their cross-check first (when answers were wrong), the check (when it caught failed
-        replies), then demo sets, then targeted rules, each on top of the current fragments; only the kinds in
-        `candidates`, in its order. Each technique sees only the tasks whose answer kind it applies to
-        (`techniques.TECHNIQUES`), so it is never proposed for a batch of other kinds."""
+        """Every kind's candidates on top of the current files, each technique seeing only the tasks of the answer
+        kinds it applies to (`techniques.TECHNIQUES`); only the kinds in `candidates`, in its order."""
         if "prompts" not in self.layers(workspace):
             return []
         programmable = applicable("program", observations)
@@ -183,7 +178,7 @@ class DemoSearchEngine(ModelEngine):
         for fix in targeted_fixes(analyse(applicable("rule", observations), hidden=False), rules,
                                   limit=int(self.params["fixes"]), number_tasks=numbers):
             found.append(CandidateEdit(f"rule-{fix.kind}", {f"{FRAGMENTS}/{RULES_FRAGMENT}": with_fix(rules, fix)},
-                                   f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
+                                       f"rule for {fix.kind} (x{fix.count}): {fix.rule}"))
         found += experience_candidates(workspace, observations, pool, self.context, self.layers(workspace))
         found += note_candidates(workspace, applicable("notes", observations), FRAGMENTS)
         found += [b for entry in self.kinds if JOIN in entry and (b := bundled(entry, found, kind_of)) is not None]

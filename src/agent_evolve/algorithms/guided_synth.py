@@ -1,13 +1,9 @@
 """Guided synthesis: memory first, then a curator for proposed skills.
 
-Each step: promote lessons that recur in episodic memory to one semantic entry each (no model; the page's
-memory evolution); write one minimal episodic lesson per failure cluster (no model); gather proposed skills (the
-agent's drafts in skills/_drafts/ and, optionally, one skill the engine model writes for the largest failure
-cluster no skill covers); for each, show the curator the closest existing skill and let it ACCEPT (add it),
-MERGE (combine the two into one valid skill that replaces both) or SKIP it; finally let it review the most
-similar pair of existing skills the same way, and clear the drafts (near-duplicate drafts are reviewed once;
-past `max_reviews`, the rest are dropped). Every decision is made before anything is written; a malformed
-reply fails the step with the workspace untouched.
+Each step: promote lessons that recur in episodic memory to semantic memory and write one lesson per failure
+cluster (no model); then, for each proposed skill (the agent's drafts, and optionally one of the engine model's
+own), the curator sees the closest existing skill and decides ACCEPT, MERGE or SKIP, and it reviews the most
+similar existing pair the same way. All decisions precede the one write; a malformed reply fails the step.
 """
 
 from __future__ import annotations
@@ -15,12 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from agent_evolve.algorithms.common import generation
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError
 from agent_evolve.algorithms.common.evidence import Evidence
-from agent_evolve.algorithms.common.memory_ops import lessons
-from agent_evolve.algorithms.common.memory_promotion import stage_promotions
+from agent_evolve.algorithms.common.generation import decide, merge, plan_targets, propose
+from agent_evolve.algorithms.common.memory_ops import lessons, stage_promotions
 from agent_evolve.algorithms.common.skill_ops import (
     DUPLICATE_THRESHOLD,
     draft_to_skill,
@@ -29,7 +24,6 @@ from agent_evolve.algorithms.common.skill_ops import (
     read_skills,
 )
 from agent_evolve.algorithms.common.summaries import evidence_prompt
-from agent_evolve.algorithms.common.targets import plan_targets, propose
 from agent_evolve.contract.skills import Skill
 from agent_evolve.llm.errors import StructuredOutputError
 from agent_evolve.types import StepResult
@@ -98,7 +92,7 @@ class GuidedSynthesisEngine(ModelEngine):
         for candidate in candidates[: self.params["max_reviews"]]:
             closest = most_similar(candidate, skills)
             existing = skills[closest[0]] if closest and closest[1] >= self.params["related_threshold"] else None
-            decision = generation.decide(self.llm, candidate, existing, self.max_tokens)
+            decision = decide(self.llm, candidate, existing, self.max_tokens)
             if decision == "ACCEPT" and closest and closest[1] >= DUPLICATE_THRESHOLD:
                 decision = "MERGE"
             decisions.append(f"{candidate.name}: {decision}")
@@ -126,7 +120,7 @@ class GuidedSynthesisEngine(ModelEngine):
         if not pairs:
             return []
         first, second, _ = pairs[0]
-        decision = generation.decide(self.llm, skills[second], skills[first], self.max_tokens)
+        decision = decide(self.llm, skills[second], skills[first], self.max_tokens)
         if decision == "MERGE":
             self._apply_decision(batch, skills, on_disk, decision, skills[second], skills[first], new=False)
         return [f"{second} with {first}: {decision}"]
@@ -140,7 +134,7 @@ class GuidedSynthesisEngine(ModelEngine):
             result, replaced = candidate, []
         else:
             assert existing is not None
-            result = generation.merge(self.llm, existing, candidate, self.max_tokens)
+            result = merge(self.llm, existing, candidate, self.max_tokens)
             if existing.name not in on_disk:  # merging into a skill accepted this step: keep its name
                 result = replace(result, name=existing.name)
             replaced = [s.name for s in (existing, candidate) if s.name != result.name and (s is existing or not new)]

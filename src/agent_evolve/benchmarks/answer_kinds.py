@@ -1,8 +1,5 @@
-"""What an answer to a task is, declared by its benchmark so that techniques apply only where they can help.
-
-A benchmark's `answer_kind` covers its tasks, a task's ``metadata["answer_kind"]`` overrides it, and a task
-that declares nothing reads as ``free`` (docs/answer-kinds.md).
-"""
+"""What an answer to a task is, declared by its benchmark so that techniques apply only where they can help: a
+task's ``metadata["answer_kind"]`` overrides its benchmark's `answer_kind` (docs/answer-kinds.md)."""
 
 from __future__ import annotations
 

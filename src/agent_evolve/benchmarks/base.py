@@ -13,8 +13,7 @@ class BenchmarkAdapter:
     """Override `get_tasks` and `evaluate` (and `check_ready` when the benchmark needs data, Docker or keys).
 
     `get_tasks` returns the same tasks in the same order per split (the loop's cursor and holdout carving rely on
-    it); `evaluate` must be thread-safe. `answer_kind` declares what every answer is (docs/answer-kinds.md).
-    """
+    it); `evaluate` must be thread-safe. `answer_kind` declares what every answer is (docs/answer-kinds.md)."""
 
     name: str = ""
     score_range: tuple[float, float] = (0.0, 1.0)

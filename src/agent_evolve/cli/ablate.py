@@ -1,10 +1,7 @@
-"""`agent-evolve ablate`: Ratchet's ablation arms over seeds with the lift protocol, written as one table.
-
-Each arm (the full recipe first, then the asked arms) is one lift experiment in `<out>/<arm>/` with the engine
-`ratchet` and the arm's settings override (A1, no injection, is Ratchet's own no-skill control, so the lift
-protocol's no-edit control arm is not run). Each arm is reported as the paper reports it, by its held-out gain
-(read from each seed's journal of per-round held-out pass@1), with the test lift beside. Resumable like
-`agent-evolve experiment`: run the same command again after an interruption.
+"""`agent-evolve ablate`: Ratchet's ablation arms over seeds with the lift protocol, in one table. Each arm (the full
+recipe first) is a lift experiment in `<out>/<arm>/` with engine `ratchet` and the arm's settings (A1 is Ratchet's
+own no-skill control, so no no-edit control runs), reported by its held-out gain with the test lift beside.
+Resumable: run the same command again.
 """
 
 from __future__ import annotations
@@ -18,18 +15,12 @@ from typing import Any
 import click
 from rich.console import Console
 
-from agent_evolve.algorithms.ratchet.ablations import (
-    FULL,
-    arm_params,
-    heldout_gain,
-    markdown,
-    parse_arms,
-    table_row,
-    with_deltas,
-)
+from agent_evolve.algorithms.ratchet.ablations import (FULL, arm_params, heldout_gain, markdown, parse_arms,
+                                                       table_row, with_deltas)
 from agent_evolve.algorithms.ratchet.bank import round_scores
 from agent_evolve.algorithms.ratchet.run_flags import ratchet_run_options
 from agent_evolve.benchmarks.base import BenchmarkAdapter
+from agent_evolve.cli.experiment import parse_ints
 from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
 from agent_evolve.config import EvolveConfig
@@ -84,7 +75,7 @@ def ablate_command(agent: str, benchmark: str, arms: str, seeds: str, cycles: in
     config = build_config(options.pop("config_path"), **options)
     with LiveProgress(console, cycles) as progress:
         rows = run_ablation(agent=agent, benchmark=benchmark_from_options(benchmark, options, config), arms=chosen,
-                            seeds=[int(s) for s in seeds.split(",") if s.strip()], cycles=cycles,
+                            seeds=parse_ints(seeds, "--seeds"), cycles=cycles,
                             test_limit=test_limit, out_dir=Path(out_dir), config=config,
                             allow_small_test=allow_small_test, progress=progress)
     console.print(markdown(rows))

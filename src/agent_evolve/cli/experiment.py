@@ -1,5 +1,4 @@
-"""`agent-evolve experiment`: measure lift over several seeds and test draws, for one engine or several side by side,
-and its `verify` and `table` subcommands."""
+"""`agent-evolve experiment`: lift over seeds and test draws, one engine or several side by side; `verify`, `table`."""
 
 from __future__ import annotations
 
@@ -13,9 +12,8 @@ from rich.console import Console
 from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.cli.run import benchmark_from_options, build_config, engine_options, model_options
 from agent_evolve.errors import ConfigError
-from agent_evolve.experiment import (
-    comparison_markdown, markdown_table, run_comparison_experiment, run_lift_experiment,
-)
+from agent_evolve.experiment import (comparison_markdown, markdown_table, run_comparison_experiment,
+                                     run_lift_experiment)
 from agent_evolve.lift import DEFAULT_DRAWS
 from agent_evolve.lift.claims import END, START, results_table, with_table
 from agent_evolve.lift.engine_table import ENGINE_MARKERS, engine_table, registered_runs

@@ -1,6 +1,5 @@
-"""The `agent-evolve` command line (built-in commands and the engines' own). Exit status: 0 done, 1 an error of the
-run, 2 a usage or configuration error, 130 Ctrl-C, 143 SIGTERM; errors are one line on stderr. Ctrl-C and SIGTERM
-unwind (environments closed, lock released) and the same command resumes."""
+"""The `agent-evolve` command line (built-in commands and the engines' own). Exit status: 0 done, 1 a run error, 2 a
+usage or configuration error, 130 Ctrl-C, 143 SIGTERM (both unwind, so the same command resumes); errors: one line."""
 
 from __future__ import annotations
 

@@ -28,8 +28,6 @@ _PHASES = {
     "gate_warning": "long gate ahead",
     TEST_PHASE: "scoring on the test split",
 }
-
-
 PLAIN_EVERY_TASKS = 10  # without a terminal: one line per phase change and every this many finished tasks
 
 

@@ -1,6 +1,5 @@
-"""`agent-evolve run` (the main job, with `--track mlflow=URI` / `--track wandb=DIR` trackers that receive its
-events), `agent-evolve eval` (score a workspace on a split) and `agent-evolve hard-subset` (Ratchet's hard subset, the
-tasks a baseline agent does not always solve)."""
+"""`agent-evolve run` (with `--track` trackers), `eval` (score a workspace on a split) and `hard-subset` (the tasks a
+baseline agent does not always solve)."""
 
 from __future__ import annotations
 
@@ -14,29 +13,15 @@ from typing import Any
 import click
 from rich.console import Console
 
-from agent_evolve.api import (
-    Evolver,
-    RunClients,
-    agent_from_workspace,
-    default_engine,
-    named_target,
-    resolve_benchmark,
-    resolve_config,
-)
+from agent_evolve.api import (Evolver, RunClients, agent_from_workspace, default_engine, named_target,
+                              resolve_benchmark, resolve_config)
 from agent_evolve.algorithms.ratchet.run_flags import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subset, write_subset
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
-from agent_evolve.cli.start import (
-    RunPlan,
-    check_names,
-    check_resume,
-    holdout_warning,
-    removed_unless_started,
-    run_settings,
-    save_settings,
-)
-from agent_evolve.config import EvolveConfig
+from agent_evolve.cli.start import (RunPlan, check_names, check_resume, holdout_warning, removed_unless_started,
+                                    run_settings, save_settings)
+from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords
@@ -51,8 +36,7 @@ from agent_evolve.registry import is_seed_name, seed_path
 from agent_evolve.tracking.events import RunTracker
 from agent_evolve.tracking.run import run_tracked
 
-# Command-line option -> EvolveConfig key (options named as their key, then the renamed ones). A given option beats
-# the YAML file, which beats the defaults.
+# Command-line option -> EvolveConfig key; a given option beats the YAML file, which beats the defaults.
 _OVERRIDES = {
     **{key: key for key in ("evolver_model", "evolver_base_url", "agent_max_tokens", "evolver_max_tokens",
                             "agent_temperature", "grader", "answer_kind", "batch_size", "holdout_ratio",
@@ -64,7 +48,6 @@ _OVERRIDES = {
     "max_tokens_budget": "max_total_tokens",
     "max_cost": "max_cost_usd",
 }
-GRADER_FLAGS = ("ignore_case", "strip_punctuation")  # command-line flags that set config.grader_options
 TRACKERS = ("mlflow", "wandb")
 
 
@@ -105,7 +88,7 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
         changes["engine_params"] = {**config.engine_params, **parse_engine_params(options["engine_param"])}
     if options.get("no_preflight"):
         changes["preflight"] = False
-    graded = {key: True for key in GRADER_FLAGS if options.get(key)}
+    graded = {key: True for key in GRADER_OPTIONS if options.get(key)}  # each option is a flag
     if graded:
         changes["grader_options"] = {**config.grader_options, **graded}
     changes = {**round_config(options), **changes}
@@ -181,11 +164,8 @@ engine_options = stacked(  # of the commands that run an evolution engine
               help="Log metrics per cycle and the report: mlflow=TRACKING_URI or wandb=DIR (offline). Repeatable.")
 def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | None, workspace: str | None, force: bool,
                 **options: Any) -> None:
-    """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace).
-
-    Everything is checked before a folder is made or a model is called: the config, the names, and for a
-    resumed run that its settings are those it started with (--force continues with the new ones).
-    """
+    """Evolve an agent on a benchmark (resumes an interrupted run in the same workspace; its settings must be those
+    it started with unless --force). Everything is checked before a folder is made or a model is called."""
     console = Console()
     trackers = trackers_from(options.pop("track"))
     config = build_config(options.pop("config_path"), **options)
@@ -216,8 +196,8 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
 
 
 def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str, cycles: int) -> None:
-    """Before a fresh run spends anything: what it will do, and a warning when its gate cannot judge. Its tasks are
-    read only from a benchmark that passes its readiness check (Docker, then data), so that is what an error names."""
+    """Before a fresh run spends anything: what it will do, and a warning when its gate cannot judge (tasks are read
+    only once the benchmark passes its readiness check, so that is what an error names)."""
     if config.preflight:
         benchmark_preflight(adapter)
     pool = [task.id for task in adapter.get_tasks("train", limit=config.task_pool_limit)]
@@ -297,11 +277,8 @@ def hard_subset_command(
     agent: str, benchmark: str, k: int, n_train: int | None, n_test: int | None, seed: int,
     probe_temperature: float, drop_never_solved: bool, out: str, **options: Any,
 ) -> None:
-    """Probe the baseline k times per task and keep the tasks it does not always solve.
-
-    Each probe is its own agent with its own sampling seed, at --probe-temperature, so probes differ.
-    Pass the file to any benchmark with `--subset`.
-    """
+    """Probe the baseline k times per task (each probe its own agent and sampling seed, at --probe-temperature) and
+    keep the tasks it does not always solve; pass the file to any benchmark with `--subset`."""
     config = build_config(options.pop("config_path"), **options)
     workspace = seed_path(agent) if is_seed_name(agent) else Path(agent)
     solvers = probe_solvers(workspace, config, k, seed, probe_temperature)

@@ -1,8 +1,7 @@
 """The commands that look at (and roll back) a run's workspace: `history`, `diff`, `show`, `status`, `rollback`,
-`report`, `init`, `export` (a workspace's accepted version in a host's layout), `import-skills` and `solver-cache`
-(a run's model reply cache: `list` it, `pack` a folder of one JSON file per reply into the one-file store a cache
-keeps today, so an experiment commits one file per cache), registered together by `cli.main`. Every command names the run's workspace with `-w/--workspace` (default: the current folder); `history`,
-`status` and `report` also take it positionally, and naming two different ones is a usage error."""
+`report`, `init`, `export`, `import-skills` and `solver-cache` (`list` a run's reply cache, `pack` JSON replies into
+its one-file store). Each names the workspace with `-w/--workspace` (default: .); `history`, `status` and `report`
+also take it positionally (naming two different ones is a usage error)."""
 
 from __future__ import annotations
 
@@ -20,21 +19,19 @@ from rich.table import Table
 
 from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
 from agent_evolve.export.exporter import ExportResult, export_workspace
-from agent_evolve.export.hosts import HOSTS
-from agent_evolve.export.importer import import_skills
+from agent_evolve.export.coverage import HOSTS
+from agent_evolve.export.portable import import_skills
 from agent_evolve.llm.cache import STORE_NAME, cached_replies, pack_folder
 from agent_evolve.report.build import build_report
 from agent_evolve.userview.init import TEMPLATES, init_workspace
+from agent_evolve.userview.labels import layer_diff, show_at
 from agent_evolve.userview.rollback import rollback
-from agent_evolve.userview.run import CycleRow, load_run
-from agent_evolve.userview.status import RunStatus, run_status
-from agent_evolve.userview.versions import layer_diff, show_at
+from agent_evolve.userview.run import CycleRow, RunStatus, load_run, run_status, score_text
 
 _EXISTING = click.Path(exists=True, file_okay=False)
 
-workspace_option = click.option(
-    "-w", "--workspace", default=".", show_default=True, type=_EXISTING, help="The run's workspace.",
-)
+workspace_option = click.option("-w", "--workspace", default=".", show_default=True, type=_EXISTING,
+                                help="The run's workspace.")
 
 
 def workspace_option_or_argument(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -53,10 +50,6 @@ def workspace_option_or_argument(command: Callable[..., Any]) -> Callable[..., A
 _OUTCOME_STYLE = {"accepted": "green", "rejected": "red", "failed": "yellow", "out_of_budget": "yellow"}
 
 
-def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def history_table(rows: list[CycleRow], *, wide: bool = False) -> Table:
     """Cycle, outcome, scores, version, tokens and cost in full at 80 columns; the changed files fold into what
     width is left. `wide` adds each cycle's summary."""
@@ -70,16 +63,9 @@ def history_table(rows: list[CycleRow], *, wide: bool = False) -> Table:
         table.add_column("summary", overflow="fold", min_width=12)
     for row in rows:
         style = _OUTCOME_STYLE.get(row.outcome, "")
-        cells = [
-            str(row.cycle),
-            f"[{style}]{row.outcome}[/]" if style else row.outcome,
-            _score(row.holdout_score),
-            _score(row.batch_score),
-            row.accepted_tag,
-            f"{row.tokens:,}",
-            f"{row.cost:.4f}",
-            "\n".join(row.changed_paths) or "-",
-        ]
+        cells = [str(row.cycle), f"[{style}]{row.outcome}[/]" if style else row.outcome,
+                 score_text(row.holdout_score), score_text(row.batch_score), row.accepted_tag, f"{row.tokens:,}",
+                 f"{row.cost:.4f}", "\n".join(row.changed_paths) or "-"]
         table.add_row(*cells, *([row.summary] if wide else []))
     return table
 
@@ -145,7 +131,7 @@ def status_command(workspace: str, as_json: bool) -> None:
     click.echo(
         f"{_state(status)} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"
         f" | {status.cycles_recorded} cycles recorded | {status.tasks_done} train tasks done | accepted "
-        f"{status.accepted_tag} ({_score(status.accepted_score)}) | {status.tokens:,} tokens | ${status.cost:.4f}"
+        f"{status.accepted_tag} ({score_text(status.accepted_score)}) | {status.tokens:,} tokens | ${status.cost:.4f}"
     )
 
 
@@ -179,7 +165,6 @@ def init_command(directory: str, template: str) -> None:
     """Create a new workspace in DIRECTORY from a built-in template."""
     path = init_workspace(directory, template)
     click.echo(f"created {path} from the {template} template; see {path / 'README.md'}")
-
 
 
 def _workspace_and_folder(workspace: str | None, paths: tuple[str, ...], workspace_first: bool) -> tuple[str, str]:
@@ -240,7 +225,6 @@ def import_skills_command(workspace: str | None, paths: tuple[str, ...]) -> None
     click.echo(f"imported {len(names)} skills: {', '.join(names)}")
 
 
-
 @click.group("solver-cache")
 def solver_cache_group() -> None:
     """The model reply cache a run keeps (Ratchet's solver cache)."""
@@ -277,24 +261,14 @@ def solver_cache_list(directory: str | None, workspace: str) -> None:
 @click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--remove-json", is_flag=True, help="Delete the JSON files once the store holds every reply.")
 def solver_cache_pack(folders: tuple[str, ...], remove_json: bool) -> None:
-    """Move each cache FOLDER's JSON reply files (<key[:2]>/<key>.json) into FOLDER/replies.sqlite, the one file
-    the cache reads in place; a file that is not a cached reply stops the command, naming it, before anything is
-    written. Nested caches (an experiment's replies/draw-<d>) are folders of their own: name each."""
+    """Move each cache FOLDER's JSON reply files (<key[:2]>/<key>.json) into FOLDER/replies.sqlite, read in place;
+    a file that is not a cached reply stops it before anything is written. Name nested caches (replies/draw-<d>)."""
     for folder in folders:
         packed = pack_folder(folder, remove=remove_json)
         removed = f", {packed.removed} files removed" if remove_json else ""
         click.echo(f"{folder}: {packed.files} JSON replies, {packed.added} new in {STORE_NAME}{removed}")
 
 
-USERVIEW_COMMANDS: tuple[click.Command, ...] = (
-    history_command,
-    diff_command,
-    show_command,
-    rollback_command,
-    status_command,
-    init_command,
-    export_command,
-    import_skills_command,
-    report_command,
-    solver_cache_group,
-)
+USERVIEW_COMMANDS: tuple[click.Command, ...] = (history_command, diff_command, show_command, rollback_command,
+                                                status_command, init_command, export_command, import_skills_command,
+                                                report_command, solver_cache_group)

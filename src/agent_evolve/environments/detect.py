@@ -1,4 +1,5 @@
-"""Which backend confines commands on this machine: probed once per process; unconfined only by the user's choice."""
+"""Which backend confines commands on this machine (probed once per process; unconfined only by the user's choice),
+and the entry points that start or run one command in it."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import functools
 import os
 import shutil
 import threading
+from collections.abc import Sequence
 
-from agent_evolve.environments.backend import Backend, NamespaceBackend, UnconfinedBackend
 from agent_evolve.environments.errors import ConfinementError, ConfinementUnavailable
-from agent_evolve.environments.process import ConfinedProcess
+from agent_evolve.environments.process import Backend, ConfinedProcess, ExecResult, NamespaceBackend, UnconfinedBackend
 from agent_evolve.environments.spec import Confinement, Limits
 
 ALLOW_UNCONFINED_ENV = "AGENT_EVOLVE_ALLOW_UNCONFINED"
@@ -65,3 +66,15 @@ def backend_for_untrusted_code() -> Backend:
         f"user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root, or set "
         f"{ALLOW_UNCONFINED_ENV}=1 to run it without isolation at your own risk"
     )
+
+
+def start_confined(argv: Sequence[str], confinement: Confinement, limits: Limits, pass_fds: Sequence[int] = (),
+                   merge_stderr: bool = False) -> ConfinedProcess:
+    """Start `argv` confined; the caller collects it (see `collect_all` for several processes that talk)."""
+    return ConfinedProcess(argv, confinement, limits, backend_for_untrusted_code(), pass_fds, merge_stderr)
+
+
+def run_confined(argv: Sequence[str], confinement: Confinement, limits: Limits,
+                 merge_stderr: bool = False) -> ExecResult:
+    """Run `argv` confined to the end; every process it started has ended when this returns."""
+    return start_confined(argv, confinement, limits, merge_stderr=merge_stderr).collect()

@@ -46,8 +46,7 @@ class SetupError(Exception):
 def check(result: int, what: str) -> None:
     """Raise SetupError naming `what` and errno when a libc call failed."""
     if result != 0:
-        errno = ctypes.get_errno()
-        raise SetupError(f"{what}: {os.strerror(errno)}")
+        raise SetupError(f"{what}: {os.strerror(ctypes.get_errno())}")
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:

@@ -15,15 +15,12 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from agent_evolve.environments.confined import run_confined
-from agent_evolve.environments.detect import backend_for_untrusted_code
-from agent_evolve.environments.docker_task_files import VCS_DIRS
+from agent_evolve.environments.detect import backend_for_untrusted_code, run_confined
 from agent_evolve.environments.errors import ConfinementError
-from agent_evolve.environments.local_task_git import (EnvironmentSetupError, check_setup, clone_at,
+from agent_evolve.environments.local_task_git import (VCS_DIRS, EnvironmentSetupError, check_setup, clone_at,
                                                      diff_from_baseline, record_baseline)
-from agent_evolve.environments.local_task_paths import resolve_inside
 from agent_evolve.environments.spec import DEFAULT_PATH, Confinement, Mount
-from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec, TaskEnvironment
+from agent_evolve.environments.task_env import CommandResult, EnvironmentSpec, TaskEnvironment, resolve_inside
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """This package, hidden from every command: its shipped suites hold hidden tests and reference fixes."""

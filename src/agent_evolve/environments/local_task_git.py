@@ -1,4 +1,4 @@
-"""Git for the local task environment: a checkout at a commit, and a baseline git directory outside the work tree
+"""Git for the task environments: a checkout at a commit, and (local) a baseline git directory outside the work tree
 (so `diff()` is exact whatever the agent does); no user config, no hooks, a fixed identity."""
 
 from __future__ import annotations
@@ -8,15 +8,19 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_evolve.environments.docker_task_files import DIFF_EXCLUDES
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.task_env import CommandResult
+
+VCS_DIRS: tuple[str, ...] = (".git", ".hg", ".svn")
+DIFF_EXCLUDES: tuple[str, ...] = ("__pycache__/", "*.py[cod]", ".pytest_cache/")
+"""Left out of every diff (the baseline repository's info/exclude): what running Python and its tests leave."""
+GIT_IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
+                "-c", "commit.gpgsign=false", "-c", "safe.directory=*")
+"""The options of every git call on a task's tree (local and docker): a fixed identity, no signing."""
 
 GIT_TIMEOUT_S = 300.0
 SETUP_OUTPUT_CHARS = 2000
 """How much of a failed set-up command's output its error message quotes (the end, where errors are)."""
-_IDENTITY = ("-c", "user.name=agent-evolve", "-c", "user.email=agent-evolve@localhost", "-c", "core.autocrlf=false",
-             "-c", "commit.gpgsign=false")
 
 
 class EnvironmentSetupError(ConfinementError):
@@ -39,7 +43,7 @@ def run_git(args: Sequence[str], *, home: Path, git_dir: Path | None = None, wor
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0"}
     try:
-        done = subprocess.run(["git", *_IDENTITY, *location, *args], cwd=cwd, env=env, capture_output=True,
+        done = subprocess.run(["git", *GIT_IDENTITY, *location, *args], cwd=cwd, env=env, capture_output=True,
                               text=True, errors="replace", timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise EnvironmentSetupError(f"git {' '.join(args[:2])} failed: {exc}") from exc

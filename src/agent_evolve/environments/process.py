@@ -1,4 +1,5 @@
-"""Start a command through a backend and the launcher; collect its output through pipes; end all its processes."""
+"""Start a command through a backend (namespaces or, by the user's choice, none) and the launcher; collect its output
+through pipes; end all its processes."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from agent_evolve.environments import cgroup
-from agent_evolve.environments.backend import Backend
-from agent_evolve.environments.bounds import ALLOW_UNBOUNDED_ENV, TreeBounds, refuse_unbounded, tree_bounds
+from agent_evolve.environments.cgroup import ALLOW_UNBOUNDED_ENV, TreeBounds, refuse_unbounded, tree_bounds
 from agent_evolve.environments.errors import ConfinementError
 from agent_evolve.environments.spec import Confinement, Limits, python_executable
 
@@ -26,6 +27,45 @@ _READ = 65536
 _GRACE_S = 1.0
 _APPLY_GRACE_S = 10.0
 """How long a stopped command's init may take to apply its writes before it is killed."""
+
+
+class Backend(Protocol):
+    """Puts its isolation around the launcher (the argv in front of it); `confines` is False only for the opt-in
+    unconfined backend, where the launcher builds no root."""
+
+    name: str
+    confines: bool
+
+    def prefix(self, confinement: Confinement) -> list[str]:
+        """The command line in front of `python launcher.py ...` that enters this backend's isolation."""
+
+
+@dataclass(frozen=True)
+class NamespaceBackend:
+    """`unshare` with its own PID (its init's death ends every process in it), mount and network namespaces; `user`
+    adds a user namespace (needed without root); `--kill-child` ends it when unshare is killed."""
+
+    unshare: str
+    user: bool = True
+    name: str = "namespaces"
+    confines: bool = True
+
+    def prefix(self, confinement: Confinement) -> list[str]:
+        flags = ["--user", "--map-root-user"] if self.user else []
+        flags += ["--pid", "--fork", "--mount", "--kill-child=SIGKILL"]
+        return [self.unshare, *flags, *([] if confinement.network else ["--net"])]
+
+
+@dataclass(frozen=True)
+class UnconfinedBackend:
+    """No isolation, only where the user opts in: limits, an empty environment and a process group, but the whole
+    file system, network and process table."""
+
+    name: str = "unconfined"
+    confines: bool = False
+
+    def prefix(self, confinement: Confinement) -> list[str]:
+        return []
 
 
 @dataclass(frozen=True)
@@ -42,7 +82,7 @@ class ExecResult:
     duration_s: float
     backend: str
     bounds: TreeBounds | None = None
-    """What bounded the whole process tree (cgroups or per-process limits); see `bounds.tree_bounds`."""
+    """What bounded the whole process tree (cgroups or per-process limits); see `cgroup.tree_bounds`."""
 
     def text(self, stream: str = "stdout") -> str:
         """A stream decoded, with a closing note when it was truncated."""
@@ -53,7 +93,7 @@ class ExecResult:
 
 @dataclass
 class KeptBytes:
-    """The first `keep` bytes of a stream and the size of all of it (here a pipe's, in `docker_task_exec` an exec's)."""
+    """The first `keep` bytes of a stream and the size of all of it (a pipe's, or an exec's in `docker_task_client`)."""
 
     keep: int
     data: bytearray = field(default_factory=bytearray)
@@ -114,12 +154,16 @@ class ConfinedProcess:
     def _spec(self, argv: Sequence[str], confinement: Confinement, limits: Limits,
               pass_fds: Sequence[int]) -> dict[str, object]:
         """What the launcher needs; makes the private folders for the root and the writable layers."""
-        private = self._private
-        spec = {
-            "root": os.path.join(private, "root") if private else None,
-            "layers": os.path.join(private, "layers") if private else None,
+        root = layers = None
+        if self._private:
+            root, layers = os.path.join(self._private, "root"), os.path.join(self._private, "layers")
+            os.mkdir(root, 0o700)
+            os.mkdir(layers, 0o700)
+        return {
+            "root": root,
+            "layers": layers,
             "cgroups": [str(path) for path in self._cgroups.paths],
-            "mounts": [asdict(m) for m in confinement.view()] if private else [],
+            "mounts": [asdict(m) for m in confinement.view()] if root else [],
             "cwd": confinement.cwd,
             "env": dict(confinement.env),
             "argv": list(argv),
@@ -128,10 +172,6 @@ class ConfinedProcess:
                        "processes": limits.processes, "file_size_bytes": limits.file_size_mb * 2**20,
                        "write_bytes": limits.write_mb * 2**20},
         }
-        if private:
-            os.mkdir(os.path.join(private, "root"), 0o700)
-            os.mkdir(os.path.join(private, "layers"), 0o700)
-        return spec
 
     @property
     def deadline(self) -> float:
@@ -189,19 +229,12 @@ class ConfinedProcess:
         self._cleanup()
         if word == "error":
             raise ConfinementError(f"the confined command failed with {self.backend.name}: {detail}")
-        out, err = self._streams["stdout"], self._streams.get("stderr")
-        return ExecResult(
-            exit_code=int(detail) if word == "exit" and not (self.timed_out or self.overflow) else None,
-            stdout=bytes(out.data),
-            stderr=bytes(err.data) if err else b"",
-            stdout_size=out.size,
-            stderr_size=err.size if err else 0,
-            timed_out=self.timed_out,
-            output_overflow=self.overflow,
-            duration_s=round(time.monotonic() - self.started, 3),
-            backend=self.backend.name,
-            bounds=self.bounds,
-        )
+        out, err = self._streams["stdout"], self._streams.get("stderr") or KeptBytes(0)  # no stderr when merged
+        exit_code = int(detail) if word == "exit" and not (self.timed_out or self.overflow) else None
+        return ExecResult(exit_code=exit_code, stdout=bytes(out.data), stderr=bytes(err.data), stdout_size=out.size,
+                          stderr_size=err.size, timed_out=self.timed_out, output_overflow=self.overflow,
+                          duration_s=round(time.monotonic() - self.started, 3), backend=self.backend.name,
+                          bounds=self.bounds)
 
 
 def collect_all(processes: Sequence[ConfinedProcess]) -> list[ExecResult]:

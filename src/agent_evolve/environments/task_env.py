@@ -4,8 +4,10 @@ file paths are relative to the work tree, and one that leaves it is refused."""
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -27,6 +29,31 @@ BACKENDS: Mapping[str, str] = {
 
 class EnvironmentPathError(ConfinementError):
     """A file path given to a task environment leaves its work tree (absolute, `..`, or through a symlink)."""
+
+
+def checked_relative(path: str) -> PurePosixPath:
+    """`path` as a relative POSIX path; EnvironmentPathError for an absolute path, a `..` part or a NUL byte."""
+    if not isinstance(path, str) or not path.strip():
+        raise EnvironmentPathError(f"path {path!r} refused: give a non-empty path relative to the work tree")
+    if "\x00" in path:
+        raise EnvironmentPathError(f"path {path!r} refused: it contains a NUL byte")
+    pure = PurePosixPath(path)
+    if pure.is_absolute():
+        raise EnvironmentPathError(f"path {path!r} refused: absolute paths are not allowed; give it relative to "
+                                   "the work tree")
+    if ".." in pure.parts:
+        raise EnvironmentPathError(f"path {path!r} refused: '..' is not allowed")
+    return pure
+
+
+def resolve_inside(root: Path, path: str) -> Path:
+    """The real path of `path` under `root` (which need not exist); refused where a symlink leads out of `root`."""
+    relative = checked_relative(path)
+    base = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(base.joinpath(*relative.parts)))
+    if target != base and not target.is_relative_to(base):
+        raise EnvironmentPathError(f"path {path!r} refused: it resolves outside the work tree (through a symlink)")
+    return target
 
 
 @dataclass(frozen=True)
@@ -77,27 +104,21 @@ class TaskEnvironment(Protocol):
 
     def exec(self, command: str, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command in the work tree, confined, within the spec's limits (or `timeout_s`)."""
-        ...
 
     def read_file(self, path: str) -> str:
         """The text of a file of the work tree."""
-        ...
 
     def write_file(self, path: str, content: str) -> None:
         """Create or replace a file of the work tree (parent folders made)."""
-        ...
 
     def list_files(self, path: str = ".") -> list[str]:
         """Files under `path`, relative to the work tree, sorted; version-control folders left out."""
-        ...
 
     def diff(self) -> str:
         """A unified `git diff` of the work tree against its starting state, new files included."""
-        ...
 
     def close(self) -> None:
         """Stop everything the environment started and remove what it created; safe to call twice."""
-        ...
 
     def __enter__(self) -> Self:
         return self
@@ -113,5 +134,4 @@ def open_environment(spec: EnvironmentSpec) -> TaskEnvironment:
     if target is None:
         raise ConfinementError(f"unknown task environment backend {spec.backend!r}; known: {sorted(BACKENDS)}")
     module_name, class_name = target.split(":")
-    environment: TaskEnvironment = getattr(importlib.import_module(module_name), class_name)(spec)
-    return environment
+    return getattr(importlib.import_module(module_name), class_name)(spec)

@@ -1,5 +1,6 @@
-"""Where each evolved file goes in a host's layout, decided from paths alone: skills to the skills folder, prompts,
-fragments, answer settings and memories to the CLAUDE.md / AGENTS.md section; anything else would be dropped."""
+"""The hosts (where each discovers skills and reads instructions) and where each evolved file goes in a host's layout,
+decided from paths alone: skills to the skills folder, prompts, fragments, answer settings and memories to the
+CLAUDE.md / AGENTS.md section; anything else would be dropped."""
 
 from __future__ import annotations
 
@@ -10,8 +11,26 @@ from pathlib import PurePosixPath
 from agent_evolve.contract.check_settings import CHECK_SETTINGS
 from agent_evolve.contract.experience import EXPERIENCE_SETTINGS
 from agent_evolve.contract.workspace import DRAFTS_DIR, PROGRAM_PROMPT
-from agent_evolve.export.hosts import Host
 
+
+@dataclass(frozen=True)
+class Host:
+    """A skills folder (relative to the export directory) and the instructions file the host reads."""
+
+    name: str
+    skills_dir: str
+    instructions_file: str
+
+
+HOSTS: dict[str, Host] = {
+    "claude-code": Host("claude-code", ".claude/skills", "CLAUDE.md"),
+    "codex": Host("codex", ".agents/skills", "AGENTS.md"),
+    "agent-skills": Host("agent-skills", "", "AGENTS.md"),
+}
+
+# The instructions section we own inside a host's CLAUDE.md / AGENTS.md; text outside it is the user's.
+SECTION_BEGIN = "<!-- agent-evolve:begin -->"
+SECTION_END = "<!-- agent-evolve:end -->"
 SYSTEM_PROMPT = "prompts/system.md"
 FRAGMENTS_DIR = "prompts/fragments"
 PLACEHOLDER = ".gitkeep"

@@ -6,16 +6,11 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings
-from agent_evolve.contract.experience import (
-    EXPERIENCE_CATEGORY,
-    EXPERIENCE_FILE,
-    read_experience,
-    read_experience_settings,
-)
+from agent_evolve.contract.experience import (EXPERIENCE_CATEGORY, EXPERIENCE_FILE, read_experience,
+                                              read_experience_settings)
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.workspace import PROGRAM_PROMPT, AgentWorkspace
-from agent_evolve.export.coverage import FRAGMENTS_DIR
-from agent_evolve.export.hosts import SECTION_BEGIN, SECTION_END
+from agent_evolve.export.coverage import FRAGMENTS_DIR, SECTION_BEGIN, SECTION_END
 
 
 def check_lines(settings: CheckSettings) -> list[str]:

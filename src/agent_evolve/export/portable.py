@@ -1,14 +1,22 @@
-"""Our skills as strictly valid Agent Skills and back: non-string metadata and stray top-level keys are kept
-inside `metadata` as strings (JSON), with the keys listed, so that an import restores them exactly."""
+"""Our skills as strictly valid Agent Skills and back: non-string metadata and stray top-level keys are kept inside
+`metadata` as JSON strings, with the keys listed, so an import restores them exactly; the strict check applies the
+one rule the workspace does not enforce, that `metadata` maps strings to strings."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.skills import Skill
+from agent_evolve.contract.regular_files import copy_tree, read_regular_text
+from agent_evolve.contract.skills import Skill, parse_skill, render_skill, validate_skill
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.errors import SkillFormatError, WorkspaceError
+from agent_evolve.export.coverage import HOSTS
 
+SKILL_FILE = "SKILL.md"
 JSON_KEYS = "agent-evolve-json"  # metadata keys whose string value is JSON of the original value
 TOP_KEYS = "agent-evolve-top"  # metadata keys that were top-level frontmatter keys outside the spec
 
@@ -51,3 +59,41 @@ def from_portable(skill: Skill) -> Skill:
         extra={k: v for k, v in decoded.items() if k in moved},
         path=None,
     )
+
+
+def skill_file_problems(text: str, folder: str) -> list[str]:
+    """Violations of one `SKILL.md` text in a folder named `folder` (unreadable frontmatter is one problem)."""
+    try:
+        skill = parse_skill(text, f"{folder}/{SKILL_FILE}")
+    except SkillFormatError as exc:
+        return [str(exc)]
+    return validate_skill(skill, folder) + [
+        f"metadata {key!r} must map a string to a string" for key, value in skill.metadata.items()
+        if not isinstance(value, str)
+    ]
+
+
+def skills_root(source: Path) -> Path:
+    """The folder holding the skill folders: a host's skills folder when `source` has one, else `source`."""
+    for host in HOSTS.values():
+        if host.skills_dir and (source / host.skills_dir).is_dir():
+            return source / host.skills_dir
+    return source
+
+
+def import_skills(source: str | Path, workspace: str | Path) -> list[str]:
+    """Write every skill found under `source` into `workspace` (validated as the workspace's own); their names."""
+    root = skills_root(Path(source))
+    folders = sorted(p for p in root.iterdir() if (p / SKILL_FILE).is_file()) if root.is_dir() else []
+    if not folders:
+        raise WorkspaceError(f"{source}: no skill folders (<name>/{SKILL_FILE}) found")
+    target = AgentWorkspace(workspace)
+    names = []
+    for folder in folders:
+        path = folder / SKILL_FILE
+        skill = from_portable(parse_skill(read_regular_text(path), path=path))
+        target.write_skill(folder.name, render_skill(skill))
+        destination = Path(workspace) / "skills" / folder.name
+        copy_tree(folder, destination, dirs_exist_ok=True, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
+        names.append(folder.name)
+    return names

@@ -1,8 +1,5 @@
-"""The one JSON reader for files and model replies: bounded size and depth, every failure our own error type.
-
-``json.loads`` alone raises ``RecursionError`` on deeply nested input and ``ValueError`` on integers over 4,300
-digits, and happily builds values nested too deep for later code (``json.dumps``, ``copy.deepcopy``) to walk.
-:func:`parse_json` refuses all of these with the caller's error naming where the text came from.
+"""The one JSON reader for files and model replies: bounded size and depth (`json.loads` alone raises RecursionError on
+deep input and builds values too deep for later code to walk), every failure the caller's error naming the source.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The one YAML reader (SKILL.md frontmatter, manifest, config, tool registry): safe, bounded, errors that name the key.
-
-libyaml's ``CSafeLoader`` is used when PyYAML was built with it (about 9x faster), the pure-Python safe loader
-otherwise. Before anything is built, the text is checked against three bounds, so hostile input is refused in
-milliseconds: its size, its nesting depth (libyaml's composer recurses in C and would crash the process), and
-the size of the document once every alias is expanded (a 460-byte "billion laughs" file would otherwise build
-millions of nodes). A value the safe constructors cannot build (``2024-13-45``, ``!!bool x``, an integer over
-4,300 digits) becomes the caller's error type naming the file, the key path and the line.
-
-This module imports only the standard library, PyYAML and ``agent_evolve.errors``, so ``config`` and ``contract`` may both use it.
+Hostile input is refused in milliseconds before anything is built: by size, nesting depth (libyaml's composer recurses
+in C and would crash) and alias-expanded size ("billion laughs"). A value the safe constructors cannot build becomes the
+caller's error naming the file, key path and line. Imports only the standard library, PyYAML and `errors`.
 """
 
 from __future__ import annotations
@@ -64,9 +58,7 @@ def load_yaml(text: str, where: str, error: type[AgentEvolveError] = WorkspaceEr
         return loader.construct_document(node)
     except _Unbuildable as exc:
         raise error(f"{where}: {_node_label(node, exc.node)}: cannot read the value: {_explain(exc.cause)}") from None
-    except yaml.YAMLError as exc:
-        raise error(f"{where}: not valid YAML: {_one_line(exc)}") from None
-    except _VALUE_ERRORS as exc:
+    except _VALUE_ERRORS as exc:  # yaml.YAMLError among them
         raise error(f"{where}: not valid YAML: {_one_line(exc)}") from None
     finally:
         loader.dispose()

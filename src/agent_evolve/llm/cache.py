@@ -1,8 +1,6 @@
-"""An on-disk response cache keyed by model, messages, tools and parameters, for reproducible re-runs; a reply read
-back carries its call's usage. Replies live in ``replies.sqlite``; the older ``<key[:2]>/<key>.json`` files are still
-read, and :func:`pack_folder` moves them into the one file. The one file (:class:`ReplyStore`) keeps its rollback journal,
-so it stays one file at rest; it is read in place, threads share one locked connection per process, and other
-processes wait on SQLite's file lock."""
+"""An on-disk reply cache keyed by everything that determines a reply, for reproducible re-runs; a reply read back
+carries its call's usage. Replies live in one SQLite file (rollback journal, so one file at rest) read in place, one
+locked connection per process; older `<key[:2]>/<key>.json` files are still read, and `pack_folder` moves them in."""
 
 from __future__ import annotations
 
@@ -25,29 +23,17 @@ from agent_evolve.types import Usage
 
 def cache_key(model: str, messages: list[Message], tools: list[ToolSpec] | None, params: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of everything that determines a reply."""
-    payload = {
-        "model": model,
-        "messages": [m.to_dict() for m in messages],
-        "tools": [asdict(t) for t in tools or []],
-        "params": params,
-    }
+    payload = {"model": model, "messages": [m.to_dict() for m in messages], "tools": [asdict(t) for t in tools or []],
+               "params": params}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _from_dict(data: dict[str, Any]) -> Completion:
-    return Completion(
-        text=data["text"],
-        tool_calls=[ToolCall(**c) for c in data["tool_calls"]],
-        finish_reason=data["finish_reason"],
-        model=data["model"],
-        usage=Usage(**data.get("usage", {})),
-    )
+    return Completion(text=data["text"], tool_calls=[ToolCall(**c) for c in data["tool_calls"]],
+                      finish_reason=data["finish_reason"], model=data["model"], usage=Usage(**data.get("usage", {})))
 
 
 _KEY = re.compile(r"[0-9a-f]{64}")
-
-
-
 STORE_NAME = "replies.sqlite"
 BUSY_TIMEOUT_S = 60.0
 _SCHEMA = "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)"
@@ -97,12 +83,8 @@ class ReplyStore:
             assert connection is not None
             before = connection.total_changes
             connection.execute("BEGIN IMMEDIATE")
-            try:
+            with connection:  # commits, or rolls back on any error
                 connection.executemany("INSERT OR IGNORE INTO replies (key, reply) VALUES (?, ?)", pairs)
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-            connection.execute("COMMIT")
             return connection.total_changes - before
 
     def items(self) -> Iterator[tuple[str, str]]:
@@ -129,14 +111,13 @@ class ResponseCache:
         self.directory = Path(directory)
         self.store = ReplyStore(self.directory / STORE_NAME)
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
     def get(self, key: str) -> Completion | None:
         """The cached completion for key, or None (also for an unreadable entry or store)."""
         try:
             text = self.store.get(key)
-            return _from_dict(json.loads(text if text is not None else read_regular_text(self._path(key))))
+            if text is None:  # not in the store: the older layout's file, if any
+                text = read_regular_text(self.directory / key[:2] / f"{key}.json")
+            return _from_dict(json.loads(text))
         except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
             return None
 

@@ -105,9 +105,7 @@ class ModelChecksumError(AgentEvolveError):
     """A joined local model file does not have the expected sha256; the bad file was deleted."""
 
 
-def error_for_status(
-    status: int | None, detail: str, *, provider: str, model: str
-) -> LLMError:
+def error_for_status(status: int | None, detail: str, *, provider: str, model: str) -> LLMError:
     """Map an HTTP status (None when unknown) and a provider message to the matching typed error."""
     lowered = detail.lower()
     where = {"provider": provider, "model": model, "status_code": status}

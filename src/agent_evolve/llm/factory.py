@@ -48,33 +48,17 @@ def make_provider(
     return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx, timeout_s=timeout_s, seed=seed)
 
 
-def make_client(
-    model: str,
-    *,
-    role: str = "agent",
-    base_url: str | None = None,
-    timeout_s: float | None = None,
-    max_retries: int = 3,
-    retry_base_delay_s: float = 1.0,
-    ledger: UsageLedger | None = None,
-    cache_dir: str | None = None,
-    prices: Mapping[str, Any] | None = None,
-    n_ctx: int = 4096,
-    seed: int = 0,
-) -> MeteredClient:
+def make_client(model: str, *, role: str = "agent", base_url: str | None = None, timeout_s: float | None = None,
+                max_retries: int = 3, retry_base_delay_s: float = 1.0, ledger: UsageLedger | None = None,
+                cache_dir: str | None = None, prices: Mapping[str, Any] | None = None, n_ctx: int = 4096,
+                seed: int = 0) -> MeteredClient:
     """A metered client for model ('provider/name' or a bare Bedrock id), recording under role."""
     ref = parse_model(model)
     validate_prices(prices or {})
     inner = make_provider(ref, base_url=base_url, timeout_s=timeout_s, n_ctx=n_ctx, seed=seed)
-    return MeteredClient(
-        inner,
-        role=role,
-        ledger=ledger if ledger is not None else default_ledger(),
-        retry=RetryPolicy(max_retries=max_retries, base_delay_s=retry_base_delay_s),
-        cache=ResponseCache(cache_dir) if cache_dir else None,
-        prices=prices,
-        seed=seed,
-    )
+    return MeteredClient(inner, role=role, ledger=ledger, prices=prices, seed=seed,
+                         retry=RetryPolicy(max_retries=max_retries, base_delay_s=retry_base_delay_s),
+                         cache=ResponseCache(cache_dir) if cache_dir else None)
 
 
 @dataclass(frozen=True)
@@ -98,22 +82,13 @@ def role_settings(config: EvolveConfig, role: str) -> RoleSettings:
                         config.evolver_timeout_s or config.llm_timeout_s, config.evolver_max_tokens)
 
 
-def client_from_config(
-    config: EvolveConfig, role: str, *, ledger: UsageLedger | None = None, seed: int = 0
-) -> MeteredClient:
+def client_from_config(config: EvolveConfig, role: str, *, ledger: UsageLedger | None = None,
+                       seed: int = 0) -> MeteredClient:
     """The client for a role (see `role_settings`), recording into `ledger` (the process-wide one when None)."""
     settings = role_settings(config, role)
-    return make_client(
-        settings.model,
-        role=role,
-        base_url=settings.base_url,
-        timeout_s=settings.timeout_s,
-        max_retries=config.llm_max_retries,
-        ledger=ledger,
-        cache_dir=config.llm_cache_dir,
-        prices=config.prices,
-        seed=seed,
-    )
+    return make_client(settings.model, role=role, base_url=settings.base_url, timeout_s=settings.timeout_s,
+                       max_retries=config.llm_max_retries, ledger=ledger, cache_dir=config.llm_cache_dir,
+                       prices=config.prices, seed=seed)
 
 
 def apply_config_limits(config: EvolveConfig, ledger: UsageLedger | None = None) -> UsageLedger:

@@ -27,13 +27,10 @@ class Placement:
 
 def place(prompt: Sequence[int], free: Sequence[int], cached: dict[int, Sequence[int]],
           last_used: Mapping[int, int] | None = None) -> Placement:
-    """The free slot for ``prompt`` and the longest cached prefix for it (its last token always left to decode).
-
-    The slot is one whose cache the prompt keeps whole (empty, or a prefix of the prompt), the one sharing most
-    first; when every free slot holds more, the least recently used (``last_used``: a larger number is later). The
-    prefix comes from whichever slot shares most, copied when that is another slot, so a request never destroys a
-    cached prompt while a slot it would not destroy is free. Ties go to the lowest slot: placement is
-    deterministic."""
+    """The free slot for ``prompt`` and the longest cached prefix for it (its last token always left to decode): a
+    slot whose cache the prompt keeps whole (empty or a prefix of it), sharing most first, else the least recently
+    used (``last_used``: larger is later); the prefix is copied from whichever slot shares most, so a request never
+    destroys a cached prompt while a slot it would not destroy is free. Ties go to the lowest slot (deterministic)."""
     if not free:
         raise ValueError("no free slot")
     limit = max(len(prompt) - 1, 0)

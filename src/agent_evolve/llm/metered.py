@@ -21,8 +21,6 @@ from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
 DEFAULT_LIMIT = 4
 
 
@@ -99,12 +97,7 @@ class RetryPolicy:
         return max(0.0, raw * factor)
 
 
-def call_with_retry(
-    fn: Callable[[], T],
-    policy: RetryPolicy,
-    *,
-    sleep: Callable[[float], None] = time.sleep,
-) -> T:
+def call_with_retry(fn: Callable[[], T], policy: RetryPolicy, *, sleep: Callable[[float], None] = time.sleep) -> T:
     """Call fn, retrying LLMErrors marked retryable up to policy.max_retries times; re-raise the last one."""
     retries = 0
     while True:
@@ -122,17 +115,9 @@ def call_with_retry(
 class MeteredClient:
     """Wraps any LLMClient so its calls are budgeted, cached, limited, retried and recorded under a role."""
 
-    def __init__(
-        self,
-        inner: LLMClient,
-        *,
-        role: str = "agent",
-        ledger: UsageLedger | None = None,
-        retry: RetryPolicy | None = None,
-        cache: ResponseCache | None = None,
-        prices: Mapping[str, Any] | None = None,
-        seed: int = 0,
-    ) -> None:
+    def __init__(self, inner: LLMClient, *, role: str = "agent", ledger: UsageLedger | None = None,
+                 retry: RetryPolicy | None = None, cache: ResponseCache | None = None,
+                 prices: Mapping[str, Any] | None = None, seed: int = 0) -> None:
         self.inner = inner
         self.model = inner.model
         self.role = role
@@ -146,15 +131,8 @@ class MeteredClient:
     def __repr__(self) -> str:
         return f"MeteredClient({self.inner!r}, role={self.role!r})"
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         """Complete through the inner client once the ledger admits the call (BudgetExceededError when spent)."""
         with self.ledger.admit(max_tokens):
             key = None
@@ -173,9 +151,8 @@ class MeteredClient:
 
             def attempt() -> Completion:
                 with concurrency_limit().slot():
-                    return self.inner.complete(
-                        messages, tools=tools, max_tokens=max_tokens, temperature=temperature, stop=stop
-                    )
+                    return self.inner.complete(messages, tools=tools, max_tokens=max_tokens, temperature=temperature,
+                                               stop=stop)
 
             completion = call_with_retry(attempt, self.retry)
             usage = replace(completion.usage, cost=cost_of(self.model, completion.usage, self.prices))

@@ -130,10 +130,7 @@ def _first_fenced_call(text: str, tool_names: set[str]) -> tuple[str, list[ToolC
     """The first ```json block in prose that calls a known tool, as that one call (later blocks are usually
     steps planned on results the model has not seen yet); the prose before it stays the text."""
     for match in JSON_OBJECT_BLOCK.finditer(text):
-        try:
-            call = _as_call(json.loads(match.group(1)), tool_names)
-        except ValueError:
-            continue
+        call = _call_in(match.group(1), tool_names)
         if call is not None:
             return text[:match.start()].strip(), [call]
     return text, []

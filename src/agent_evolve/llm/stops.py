@@ -4,7 +4,7 @@ it there; remote providers see only the plain stop list, and no rule ends a repl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from agent_evolve.text.fences import FENCE_LINE, PYTHON_OPENING_LINE
 
@@ -18,15 +18,16 @@ _ANSWER_LINE = re.compile(
 
 
 class StopRule(list[str]):
-    """Native stop sequences (the list itself) and where a reply of ``kind`` is complete (``complete_at``)."""
+    """An empty stop list (remote providers see no stop) that tells the embedded model where a reply of ``kind`` is
+    complete (``complete_at``)."""
 
-    def __init__(self, kind: str, sequences: Iterable[str], complete_at: Completeness) -> None:
-        super().__init__(sequences)
+    def __init__(self, kind: str, complete_at: Completeness) -> None:
+        super().__init__()
         self.kind = kind
         self.complete_at = complete_at
 
     def __repr__(self) -> str:
-        return f"StopRule({self.kind!r}, {list(self)!r})"
+        return f"StopRule({self.kind!r})"
 
 
 def fenced_lines(text: str) -> list[tuple[int, int, str]]:
@@ -68,16 +69,9 @@ def closed_python_block_end(text: str) -> int | None:
     return None
 
 
-_RULES: dict[str, tuple[tuple[str, ...], Completeness]] = {
-    "number": ((), answer_line_end),
-    "code": ((), closed_python_block_end),
-}
+_RULES: dict[str, Completeness] = {"number": answer_line_end, "code": closed_python_block_end}
 
 
 def stop_rule(kind: str | None) -> StopRule | None:
     """The stop rule for an answer kind ("number", "code"); None for kinds without one (they end on their own)."""
-    if kind is None or kind not in _RULES:
-        return None
-    sequences, complete_at = _RULES[kind]
-    return StopRule(kind, sequences, complete_at)
-
+    return StopRule(kind, _RULES[kind]) if kind in _RULES else None

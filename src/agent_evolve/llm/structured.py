@@ -56,9 +56,8 @@ def _problem(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
     return value, None
 
 
-def complete_json(
-    client: LLMClient, messages: list[Message], schema: dict[str, Any], *, max_tokens: int | None = None
-) -> Any:
+def complete_json(client: LLMClient, messages: list[Message], schema: dict[str, Any], *,
+                  max_tokens: int | None = None) -> Any:
     """Ask for JSON matching schema, showing the model its problem once; the parsed value, or StructuredOutputError
     carrying the last raw text."""
     note = "Reply with only a JSON value matching this JSON Schema:\n" + json.dumps(schema)

@@ -75,16 +75,9 @@ def _execute(call: ToolCall, tools: dict[str, Tool]) -> ToolExecution:
     return ToolExecution(call, result if isinstance(result, str) else json.dumps(result, default=str))
 
 
-def run_tool_loop(
-    client: LLMClient,
-    messages: list[Message],
-    tools: list[Tool],
-    *,
-    max_turns: int = 10,
-    max_tokens: int | None = None,
-    temperature: float = 0.0,
-    should_stop: Callable[[], bool] | None = None,
-) -> ToolLoopResult:
+def run_tool_loop(client: LLMClient, messages: list[Message], tools: list[Tool], *, max_turns: int = 10,
+                  max_tokens: int | None = None, temperature: float = 0.0,
+                  should_stop: Callable[[], bool] | None = None) -> ToolLoopResult:
     """Ask the model, run the tools it calls, feed results back, until a reply has no calls, `max_turns`, or
     `should_stop()` after a turn ("stopped"); client errors propagate, tool failures become error text."""
     if max_turns < 1:

@@ -117,9 +117,8 @@ class UsageLedger:
         self.max_cost_usd = max_cost_usd
 
     @classmethod
-    def from_dict(
-        cls, data: Mapping[str, Any], *, max_total_tokens: int | None = None, max_cost_usd: float | None = None
-    ) -> UsageLedger:
+    def from_dict(cls, data: Mapping[str, Any], *, max_total_tokens: int | None = None,
+                  max_cost_usd: float | None = None) -> UsageLedger:
         """A ledger holding the totals of `to_dict()` output, so a resumed run continues the spent total."""
         ledger = cls(max_total_tokens=max_total_tokens, max_cost_usd=max_cost_usd)
         ledger.restore(data)
@@ -205,7 +204,7 @@ class UsageLedger:
         with self._cond:
             while True:
                 self.check_budget()  # the condition's lock is re-entrant
-                spent = sum(self._by_role.values(), Usage())
+                spent = self.total()
                 estimate = self._estimate(spent, max_tokens)
                 if self._in_flight == 0 or self._fits(spent, estimate):
                     break

@@ -1,14 +1,12 @@
-"""A client of stdio MCP servers over the official SDK, for synchronous callers such as the tool loop.
-
-The SDK is async; one background event loop (an anyio blocking portal in its own thread) runs every server's
-session for the life of one `McpClient`. Opening starts each server, initialises its session and lists its
-tools; closing (always, also after an error) ends the sessions and stops the server processes. Calls are bounded
-by a timeout; a server's stderr goes to a temporary file whose tail explains a failed start.
+"""A client of stdio MCP servers for the agents' tool loop. The SDK is async, so one background event loop (an anyio
+blocking portal) runs every session for the life of one `McpClient`; opening starts, initialises and lists each
+server, closing (always) stops them. Calls time out; a server's stderr tail explains a failed start.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
@@ -23,6 +21,9 @@ DEFAULT_START_TIMEOUT_S = 60.0
 DEFAULT_CALL_TIMEOUT_S = 30.0
 STDERR_TAIL_CHARS = 800
 INSTALL_HINT = "pip install 'agent-evolve[mcp]'"
+SEPARATOR = "__"
+MAX_NAME_CHARS = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class McpError(AgentEvolveError):
@@ -37,6 +38,12 @@ class McpToolInfo:
     name: str
     description: str
     input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+def tool_name(server: str, tool: str) -> str:
+    """The name a model sees for an MCP tool (benchmarks name the tools they enable the same way): `<server>__<tool>`
+    with characters providers refuse replaced, cut to 64 characters."""
+    return _UNSAFE.sub("_", f"{server}{SEPARATOR}{tool}")[:MAX_NAME_CHARS]
 
 
 def _sdk() -> Any:

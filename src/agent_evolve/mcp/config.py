@@ -1,9 +1,6 @@
-"""MCP server definitions: the `mcpServers` format (name -> command, args, env, cwd), validated.
-
-A workspace lists its servers under the manifest's top-level `mcp_servers` key; a task may bring its own under
-`metadata["mcp_servers"]` (MCP-Atlas does); a task's entry wins over the workspace's of the same name. Only the
-stdio transport is supported. The command `python` (or `python3`) runs as this interpreter with this process's
-PYTHONPATH, so a server shipped in a Python package starts in the environment that installed it.
+"""MCP server definitions in the `mcpServers` format (name -> command, args, env, cwd; stdio only), validated: the
+manifest's `mcp_servers`, and a task's `metadata["mcp_servers"]`, which wins by name. `python` runs as this
+interpreter with this PYTHONPATH, so a server shipped in a Python package starts where it was installed.
 """
 
 from __future__ import annotations
@@ -39,10 +36,8 @@ class McpServerConfig:
     cwd: str | None = None
 
     def executable(self) -> str:
-        """The program to start: this interpreter for `python`, else the command found on PATH or as a path.
-
-        Raises MissingDependencyError naming the server and the command when it cannot be found.
-        """
+        """The program to start: this interpreter for `python`, else the command found on PATH or as a path
+        (MissingDependencyError naming the server and the command when it cannot be found)."""
         if self.command in PYTHON_COMMANDS:
             return sys.executable
         found = shutil.which(self.command)

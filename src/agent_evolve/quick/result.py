@@ -13,7 +13,7 @@ from agent_evolve.benchmarks.adapters.jsonl import parse_row
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.errors import WorkspaceError
-from agent_evolve.export.evolved import evolved_version, version_tree
+from agent_evolve.export.exporter import evolved_version, version_tree
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent

@@ -1,7 +1,11 @@
-"""Build a run's report from its workspace: read the records, compute the page, write HTML (and PNGs)."""
+"""Build a run's report from its workspace: read the records, compute the page, write it as one HTML file with inline
+CSS and SVG, no script and nothing loaded from elsewhere (and the figures as PNGs)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 from agent_evolve.contract.paths import atomic_write
@@ -9,14 +13,150 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.run_metrics import describe_edit_rates, edit_rates
 from agent_evolve.engine.versioning import VersionControl, candidate_tag, pre_evolution_tag
 from agent_evolve.report.figures import save_png, score_figure, spending_figure, svg_text
-from agent_evolve.report.html import ReportPage, render
-from agent_evolve.report.model import GATED_OUTCOMES, gate_tallies, lineage, skill_bank, task_matrix
-from agent_evolve.userview.run import RunView, accepted_version, baseline_score, load_run
-from agent_evolve.userview.versions import evolvable_paths
+from agent_evolve.report.model import (GATED_OUTCOMES, GateTally, SkillUse, TaskMatrix, VersionNode, gate_tallies,
+                                       lineage, skill_bank, task_matrix)
+from agent_evolve.userview.labels import evolvable_paths
+from agent_evolve.userview.run import CycleRow, RunView, accepted_version, baseline_score, load_run, score_text
 
 
-def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
+h1{margin-bottom:.2rem} h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}
+table{border-collapse:collapse;font-size:.85rem} td,th{border:1px solid #ddd;padding:.2rem .45rem;text-align:left}
+.summary td:first-child{font-weight:600} .figure svg{max-width:100%;height:auto}
+ul.tree,ul.tree ul{list-style:none;padding-left:1.4rem;border-left:1px dashed #bbb;margin:.2rem 0}
+ul.tree li{margin:.35rem 0} .tag{font-family:monospace;font-weight:700;padding:.05rem .3rem;border-radius:3px}
+.accepted{background:#d8f3dc} .rejected{background:#ffd6d6} .baseline{background:#e0e0e0}
+.gate{color:#555;font-size:.85rem} pre.diff{background:#f7f7f7;padding:.6rem;overflow-x:auto;font-size:.8rem}
+.add{color:#137333} .del{color:#b3261e} .hunk{color:#6a4fb3} .file{font-weight:700}
+.matrix td{text-align:center;min-width:1.6rem} .s1{background:#b7e4c7} .s0{background:#f4c7c3} .sp{background:#fde9a9}
+"""
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """Everything the page shows, already computed."""
+
+    title: str
+    summary: list[tuple[str, str]]
+    score_svg: str
+    spending_svg: str
+    rows: list[CycleRow]
+    tree: VersionNode
+    gates: list[GateTally]
+    diffs: list[tuple[int, str, str]]
+    skills: list[SkillUse]
+    matrix: TaskMatrix
+
+
+def _gate_text(gate: dict | None) -> str:
+    if not gate:
+        return ""
+    numbers = ", ".join(
+        f"{key.replace('_', ' ')} {gate[key]:.3f}" for key in ("candidate_score", "incumbent_score", "delta")
+        if isinstance(gate.get(key), (int, float))
+    )
+    return f"{numbers}; {gate.get('reason', '')}"
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def _scored_text(tally: GateTally) -> str:
+    return f"{_count(tally.scored)} of {_count(tally.tasks)}"
+
+
+def _tally_text(tally: GateTally | None) -> str:
+    """Holdout tasks won, lost and tied and the tasks scored, e.g. `2 won, 0 lost, 4 tied; 6 of 6 holdout tasks scored`."""
+    if tally is None or tally.wins is None:
+        return ""
+    return (f"{tally.wins} won, {_count(tally.losses)} lost, {_count(tally.ties)} tied; "
+            f"{_scored_text(tally)} holdout tasks scored")
+
+
+def _tree(node: VersionNode, tallies: dict[int, GateTally]) -> str:
+    label = f'<span class="tag {escape(node.outcome)}">{escape(node.tag)}</span>'
+    detail = f" cycle {node.cycle}, {escape(node.outcome)}" if node.cycle else " the starting workspace"
+    tally = _tally_text(tallies.get(node.cycle)) if node.cycle else ""
+    gate_text = "; ".join(part for part in (tally, _gate_text(node.gate)) if part)
+    gate = f' <span class="gate">({escape(gate_text)})</span>' if node.gate else ""
+    summary = f" &mdash; {escape(node.summary)}" if node.summary else ""
+    children = "".join(_tree(child, tallies) for child in node.children)
+    return f"<li>{label}{detail}{gate}{summary}" + (f"<ul>{children}</ul>" if children else "") + "</li>"
+
+
+def _diff_html(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        kind = (
+            "file" if line.startswith(("diff --git", "+++", "---"))
+            else "add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else ""
+        )
+        lines.append(f'<span class="{kind}">{escape(line)}</span>' if kind else escape(line))
+    return "\n".join(lines)
+
+
+def _score_class(score: float) -> str:
+    return "s1" if score >= 1.0 else "s0" if score <= 0.0 else "sp"
+
+
+def _table(headers: Sequence[str], body: Sequence[Sequence[str]], css: str = "") -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers) if headers else ""
+    rows = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in body)
+    return f'<table class="{css}">{f"<thead><tr>{head}</tr></thead>" if head else ""}<tbody>{rows}</tbody></table>'
+
+
+def _num(value: float | None) -> str:
+    return "&ndash;" if value is None else f"{value:.3f}"
+
+
+def render(page: ReportPage) -> str:
+    """The whole page as one HTML string."""
+    summary = _table((), [(escape(k), escape(v)) for k, v in page.summary], "summary")
+    cycles = _table(
+        ("cycle", "outcome", "cycle score", "holdout", "batch", "version", "changed", "summary", "tokens", "cost $"),
+        [(str(r.cycle), f'<span class="tag {escape(r.outcome)}">{escape(r.outcome)}</span>', _num(r.score),
+          _num(r.holdout_score), _num(r.batch_score), escape(r.accepted_tag), escape(", ".join(r.changed_paths)),
+          escape(r.summary), f"{r.tokens:,}", f"{r.cost:.4f}") for r in page.rows],
+    )
+    diffs = "".join(
+        f"<details open><summary>cycle {cycle}: {escape(label)}</summary><pre class=\"diff\">{_diff_html(text) or 'no change'}</pre></details>"
+        for cycle, label, text in page.diffs
+    ) or "<p>No candidate was gated.</p>"
+    gates = _table(
+        ("cycle", "candidate", "outcome", "wins", "losses", "ties", "holdout tasks scored", "stopped", "reason"),
+        [(str(t.cycle), escape(t.tag), f'<span class="tag {escape(t.outcome)}">{escape(t.outcome)}</span>',
+          _count(t.wins), _count(t.losses), _count(t.ties), _scored_text(t), escape(t.stopped), escape(t.reason))
+         for t in page.gates],
+        "gates",
+    ) if page.gates else "<p>No candidate was gated.</p>"
+    skills = _table(
+        ("skill", "description", "uses (train tasks)", "contribution (score with - without)"),
+        [(escape(s.name), escape(s.description), str(s.uses), _num(s.contribution)) for s in page.skills],
+    ) if page.skills else "<p>No skills in the accepted version.</p>"
+    matrix = page.matrix
+    grid = _table(
+        ("task", "split", *[f"c{c}" for c in matrix.cycles]),
+        [(escape(t), matrix.split[t], *[
+            f'<span class="{_score_class(matrix.cells[(t, c)])}">{matrix.cells[(t, c)]:.2f}</span>' if (t, c) in matrix.cells else ""
+            for c in matrix.cycles]) for t in matrix.tasks],
+        "matrix",
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(page.title)}</title><style>{_CSS}</style></head>
+<body>
+<h1>{escape(page.title)}</h1>
+<section id="summary"><h2>Summary</h2>{summary}</section>
+<section id="curve"><h2>Scores</h2><div class="figure">{page.score_svg}</div>{cycles}</section>
+<section id="lineage"><h2>Lineage of versions</h2><ul class="tree">{_tree(page.tree, {t.cycle: t for t in page.gates})}</ul>
+<h3>Wins and losses per gate</h3>{gates}</section>
+<section id="diffs"><h2>What each candidate changed</h2>{diffs}</section>
+<section id="skills"><h2>Skill bank</h2>{skills}</section>
+<section id="matrix"><h2>Results by task and cycle</h2>{grid}</section>
+<section id="spending"><h2>Tokens and cost</h2><div class="figure">{page.spending_svg}</div></section>
+</body></html>
+"""
 
 
 def report_page(run: RunView) -> ReportPage:
@@ -26,8 +166,8 @@ def report_page(run: RunView) -> ReportPage:
     outcomes = [r.outcome for r in rows]
     summary = [
         ("workspace", str(run.workspace)),
-        ("accepted version", f"{tag} (holdout score {_score(score)})"),
-        ("baseline holdout score", _score(baseline)),
+        ("accepted version", f"{tag} (holdout score {score_text(score)})"),
+        ("baseline holdout score", score_text(baseline)),
         ("cycles", str(len(rows))),
         ("accepted / rejected / other", f"{outcomes.count('accepted')} / {outcomes.count('rejected')} / "
                                         f"{len(rows) - outcomes.count('accepted') - outcomes.count('rejected')}"),

@@ -9,18 +9,10 @@ from collections.abc import Sequence
 from agent_evolve.stats.paired import mean
 
 
-def paired_bootstrap_ci(
-    differences: Sequence[float],
-    *,
-    resamples: int = 10_000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> tuple[float, float]:
-    """Percentile interval of the mean of per-task differences, resampling tasks with replacement.
-
-    Resampling whole tasks keeps each task's two scores together (paired). The bounds are symmetric order
-    statistics of the resampled means, so swapping the arms negates and exchanges them exactly.
-    """
+def paired_bootstrap_ci(differences: Sequence[float], *, resamples: int = 10_000, level: float = 0.95,
+                        seed: int = 0) -> tuple[float, float]:
+    """Percentile interval of the mean of per-task differences, resampling whole tasks (paired) with replacement;
+    the bounds are symmetric order statistics, so swapping the arms negates and exchanges them exactly."""
     if not differences:
         raise ValueError("a bootstrap interval needs at least one paired task")
     if resamples < 1:

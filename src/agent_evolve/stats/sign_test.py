@@ -4,11 +4,8 @@ from __future__ import annotations
 
 
 def sign_test_p(wins: int, losses: int) -> float:
-    """P-value of `wins` against `losses` under H0 "each discordant pair is a fair coin" (ties are left out).
-
-    Two-sided and exact: twice the binomial tail of the smaller count, capped at 1. With no discordant pair
-    there is no evidence either way and the p-value is 1.0. Example: 8 wins, 0 losses -> 2 / 2**8 = 0.0078125.
-    """
+    """P-value of `wins` against `losses` under H0 "each discordant pair is a fair coin" (ties left out): twice the
+    binomial tail of the smaller count, capped at 1 (1.0 with no discordant pair). 8 wins, 0 losses: 2 / 2**8."""
     if wins < 0 or losses < 0:
         raise ValueError(f"counts must be non-negative, got wins={wins}, losses={losses}")
     n = wins + losses

@@ -1,11 +1,6 @@
-"""A tf-idf index over a fixed set of documents: scikit-learn's sparse `TfidfVectorizer`, queried term by term.
-
-The documents become one sparse matrix, stored by term (CSC), so a query reads only the columns of its own terms
-(the postings of an inverted index) and one ``bincount`` adds them up: the cost grows with those postings, not
-with the collection. The query's own vector is weighed with the fitted vocabulary and idf directly (scikit-learn's
-``transform`` costs milliseconds of checks per call, more than the whole query at 10,000 documents). scikit-learn is in the ``[scale]`` extra; without it
-(the core install) the same smoothed tf-idf and cosine run over Python postings, which is fine for a few hundred
-documents and says so in the README. Both give the scores of :mod:`agent_evolve.text.tfidf`.
+"""A tf-idf index over fixed documents with scikit-learn's sparse vectors stored by term (CSC), so a query reads only
+its terms' postings and costs what they hold, not the collection (the query is weighed directly: `transform` costs
+more than the query at 10,000 documents). Without scikit-learn (`[scale]` extra) Python postings give the same scores.
 """
 
 from __future__ import annotations
@@ -16,8 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from agent_evolve.text.tfidf import Analyzer, idf_table, weigh
-from agent_evolve.text.tokens import terms
+from agent_evolve.text.tfidf import Analyzer, idf_table, terms, weigh
 
 
 def _sklearn_text() -> Any:
@@ -29,10 +23,8 @@ def _sklearn_text() -> Any:
 
 
 class TfIdfIndex:
-    """Cosine similarity of smoothed tf-idf vectors between a query and each of a fixed set of documents.
-
-    ``vectorised=False`` forces the pure-Python postings (the path the core install takes without scikit-learn).
-    """
+    """Cosine similarity of smoothed tf-idf vectors between a query and each of a fixed set of documents
+    (``vectorised=False`` forces the pure-Python postings, the core install's path)."""
 
     def __init__(self, documents: Sequence[str], analyzer: Analyzer = terms, *, vectorised: bool = True) -> None:
         self.analyzer = analyzer

@@ -1,17 +1,15 @@
-"""Version labels a user types (`evo-N`, `cand-N`, `pre-evo-N`, `baseline`, `final`) resolved to git tags."""
+"""Version labels a user types (`evo-N`, `cand-N`, `pre-evo-N`, `baseline`, `final`) resolved to git tags, and the
+diffs and file contents at them (the evolvable layers by default)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_evolve.engine.versioning import (
-    BASELINE_TAG,
-    VersionControl,
-    accepted_tag,
-    candidate_tag,
-    pre_evolution_tag,
-)
+from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.manifest import LAYER_PATHS, enabled_layers
+from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl, accepted_tag, candidate_tag, pre_evolution_tag
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.userview.run import accepted_tags, accepted_version, load_run
 
@@ -67,3 +65,23 @@ def accepted_name(workspace: str | Path, tag: str) -> str | None:
     commit = vc.resolve(tag)
     named = [*vc.list_tags(), *accepted_tags(load_run(workspace).journal)]  # evo-N tags, then rolled-back ones
     return next((t for t in named if vc.has_ref(t) and vc.resolve(t) == commit), None)
+
+
+# Every layer switched on, so that the manifest alone decides which layers count as evolvable.
+_ALL_LAYERS = dataclasses.replace(EvolveConfig(), evolve_prompts=True, evolve_skills=True, evolve_memory=True, evolve_tools=True)
+
+
+def evolvable_paths(workspace: str | Path) -> tuple[str, ...]:
+    """The folders of the layers the workspace's manifest lets evolution edit."""
+    return tuple(LAYER_PATHS[layer] for layer in enabled_layers(_ALL_LAYERS, workspace))
+
+
+def layer_diff(workspace: str | Path, a: str, b: str, *, all_files: bool = False) -> str:
+    """git's diff between two labels, over the evolvable layers unless `all_files`."""
+    paths = () if all_files else evolvable_paths(workspace)
+    return VersionControl(workspace).get_diff(resolve_label(workspace, a), resolve_label(workspace, b), paths)
+
+
+def show_at(workspace: str | Path, label: str, path: str = "") -> str:
+    """A file's text at `label`, or the listing of a folder (the top folder when `path` is empty)."""
+    return VersionControl(workspace).show_file_at(resolve_label(workspace, label), path.strip("/"))

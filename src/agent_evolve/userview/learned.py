@@ -1,6 +1,5 @@
-"""What a run learned from its data, in one line: how many worked examples, demonstrations and failure-derived notes
-the accepted version added over the baseline, their source tasks and the holdout scores; a change with none of these
-names the files it changed."""
+"""What a run learned from its data, in one line: the worked examples, demonstrations and failure notes the accepted
+version added over the baseline, their source tasks and the holdout scores (else the files it changed)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A run's records read back (history, journal, metrics, gate files), defensively since a live run may be mid-append,
-and turned into one row per cycle."""
+"""A run's records read back (history, journal, metrics, gate files), defensively since a live run may be mid-append:
+one row per cycle, and where the run is (cycle, phase, tasks done, spent); nothing here writes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
-from agent_evolve.engine.records import RunRecords, read_json, read_jsonl
+from agent_evolve.engine.records import RunRecords, read_json, read_jsonl, run_is_live
 from agent_evolve.engine.versioning import BASELINE_TAG
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.types import Observation
@@ -34,6 +34,11 @@ class CycleRow:
         return asdict(self)
 
 
+def score_text(value: float | None) -> str:
+    """A score as the user views print it: three decimals, "-" when there is none."""
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _float(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -55,19 +60,11 @@ def cycle_row(record: dict[str, Any]) -> CycleRow:
     holdout = _float(meta.get("holdout_score", meta.get("accepted_score")))
     tokens, cost = usage_totals(meta.get("usage"))
     return CycleRow(
-        cycle=int(record.get("cycle", 0)),
-        outcome=str(meta.get("outcome", "unknown")),
-        score=score,
-        # Records that carry no holdout key in metadata stored the accepted holdout score as `score`.
-        holdout_score=holdout if holdout is not None else score,
-        batch_score=_float(meta.get("batch_score")),
-        accepted_tag=str(meta.get("accepted_tag", "")),
-        summary=str(record.get("summary", "")),
-        changed_paths=[str(p) for p in meta.get("changed_paths") or []],
-        tokens=tokens,
-        cost=cost,
-        gate=meta.get("gate") if isinstance(meta.get("gate"), dict) else None,
-    )
+        cycle=int(record.get("cycle", 0)), outcome=str(meta.get("outcome", "unknown")), score=score,
+        holdout_score=holdout if holdout is not None else score,  # old records kept the holdout score as `score`
+        batch_score=_float(meta.get("batch_score")), accepted_tag=str(meta.get("accepted_tag", "")),
+        summary=str(record.get("summary", "")), changed_paths=[str(p) for p in meta.get("changed_paths") or []],
+        tokens=tokens, cost=cost, gate=meta.get("gate") if isinstance(meta.get("gate"), dict) else None)
 
 
 def accepted_version(journal: list[dict[str, Any]]) -> tuple[str, float | None]:
@@ -142,3 +139,68 @@ def load_run(workspace: str | Path) -> RunView:
         raise WorkspaceError(f"{records.root}: no run records here; start one with `agent-evolve run`")
     metrics = read_json(records.metrics, {})
     return RunView(path, read_jsonl(records.history), read_jsonl(records.journal), metrics if isinstance(metrics, dict) else {})
+
+
+# What a run does next after the last journaled phase of a cycle.
+_NEXT_PHASE = {
+    Phase.STARTED: "scoring the baseline",
+    Phase.BASELINE: "solving train tasks",
+    Phase.SOLVED: "engine step",
+    Phase.STEPPED: "gate",
+    Phase.GATED: "recording the cycle",
+    Phase.RECORDED: "solving train tasks",
+}
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """A run's position and spending; `phase` is what the run is doing (live), would do next (stopped), or
+    why it ended (`finished`: it returned from its last cycle, with `ended` the stop reason)."""
+
+    live: bool
+    finished: bool
+    ended: str
+    cycle: int
+    phase: str
+    last_phase: str
+    cycles_recorded: int
+    tasks_done: int
+    accepted_tag: str
+    accepted_score: float | None
+    tokens: int
+    cost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: bool, ended: str = "") -> RunStatus:
+    """The status a journal describes (pure); `ended` is the stop reason a run that returned recorded."""
+    last = journal[-1] if journal else {"cycle": 0, "phase": Phase.STARTED.value}
+    last_phase = str(last.get("phase", ""))
+    cycle = int(last.get("cycle", 0))
+    finished = bool(ended) and not live and last_phase in ACCEPTED_PHASES
+    if finished:
+        phase = f"finished: {ended}"
+    elif last_phase in ACCEPTED_PHASES:
+        cycle, phase = cycle + 1, _NEXT_PHASE[Phase.RECORDED]
+    else:
+        phase = _NEXT_PHASE.get(last_phase, last_phase)
+    if not live and not finished:
+        phase = f"stopped; next: {phase}"
+    tag, score = accepted_version(journal)
+    return RunStatus(
+        live=live, finished=finished, ended=ended if finished else "", cycle=cycle, phase=phase, last_phase=last_phase,
+        cycles_recorded=len({e.get("cycle") for e in journal if e.get("phase") == Phase.RECORDED}),
+        tasks_done=sum(len(e.get("batch_ids") or []) for e in journal if e.get("phase") == Phase.SOLVED),
+        accepted_tag=tag, accepted_score=score, tokens=tokens, cost=cost)
+
+
+def run_status(workspace: str | Path) -> RunStatus:
+    """The status of the run in `workspace`, safe while that run is writing (torn last lines are skipped)."""
+    run = load_run(workspace)
+    rows = run.rows
+    journal = run.paths.journal
+    writing = journal.exists() and journal.read_bytes()[-1:] not in (b"", b"\n")  # a line is half-appended
+    ended = "" if writing else str(run.metrics.get("ended") or "")
+    return status_of(run.journal, sum(r.tokens for r in rows), sum(r.cost for r in rows), run_is_live(run.paths), ended)

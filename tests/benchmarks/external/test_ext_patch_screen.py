@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agent_evolve.benchmarks.support.junit_report import ReportError, disagreement, parse_junit_report
 from agent_evolve.benchmarks.support.patch import parse_file_patches
 from agent_evolve.benchmarks.support.patch_screen import apply_file_patch, screen_patch
-from agent_evolve.benchmarks.support.pytest_output import parse_pytest_output
+from agent_evolve.benchmarks.support.pytest_output import (ReportError, disagreement, parse_junit_report,
+                                                          parse_pytest_output)
 from agent_evolve.benchmarks.adapters.swe_verified import SweVerifiedBenchmark
 from agent_evolve.types import Task, Trajectory
 

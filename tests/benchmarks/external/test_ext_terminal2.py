@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.benchmarks.adapters import dirbench
-from agent_evolve.benchmarks.support.container import extract_commands, feedback_from_test_run
+from agent_evolve.benchmarks.support.env_grading import extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.adapters.dirbench import choose_backend
 from agent_evolve.benchmarks.support.docker import DockerResult
 from agent_evolve.benchmarks.support.pytest_output import parse_pytest_output

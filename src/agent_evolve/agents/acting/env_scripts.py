@@ -1,9 +1,6 @@
-"""Workspace tools (`tools/registry.yaml`) run inside the task environment, through its `exec`, like any command.
-
-The tool's source travels in the command line, so nothing is written into the work tree (the diff stays the
-agent's own). A `.py` tool runs as `python3 -c RUNNER SOURCE ARGS`, which calls its `run(arguments)`; a `.sh`
-tool runs as `bash -c SOURCE` with `$TOOL_ARGS` (the arguments as JSON) and `$ARG_<name>` per scalar argument.
-The environment confines the tool; its output passes the redaction of LLM errors before the model or a record sees it.
+"""Workspace tools (`tools/registry.yaml`) run in the task environment through its `exec`, their source in the command
+line so nothing is written into the work tree: a `.py` tool's `run(arguments)`, a `.sh` tool with `$TOOL_ARGS` and
+`$ARG_<name>` per scalar argument. Output passes the redaction of LLM errors.
 """
 
 from __future__ import annotations

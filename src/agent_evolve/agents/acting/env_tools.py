@@ -1,7 +1,5 @@
-"""The built-in tools of an agent that acts: bash, view, edit, create, search and submit, over a task environment.
-
-Every observation is bounded (`clip`, head and tail kept, since errors and test summaries come last). A tool
-that cannot do what was asked raises ActionError with what to do instead; the tool loop shows it to the model.
+"""The built-in tools of an agent that acts (bash, view, edit, create, search, submit) over a task environment; every
+observation is clipped to head and tail, and a tool that cannot act raises ActionError saying what to do instead.
 """
 
 from __future__ import annotations
@@ -10,18 +8,14 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from agent_evolve.environments.local_task_paths import checked_relative
-from agent_evolve.environments.task_env import TaskEnvironment
+from agent_evolve.environments.task_env import TaskEnvironment, checked_relative
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import ToolSpec
 from agent_evolve.llm.tool_loop import Tool
 
-VIEW_MAX_LINES = 200
-"""Lines `view` shows at once when no range is given."""
-SEARCH_MAX_MATCHES = 100
-"""Matching lines `search` returns at most."""
-EDIT_CONTEXT_LINES = 3
-"""Lines shown around an edit, so the model sees the result without another view."""
+VIEW_MAX_LINES = 200  # lines `view` shows at once when no range is given
+SEARCH_MAX_MATCHES = 100  # matching lines `search` returns at most
+EDIT_CONTEXT_LINES = 3  # lines shown around an edit, so the model sees the result without another view
 
 
 class ActionError(AgentEvolveError):

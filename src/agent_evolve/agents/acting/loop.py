@@ -1,12 +1,7 @@
-"""One attempt of an agent that acts: the tool loop over a task environment until it submits or runs out of turns.
-
-Steps: offer the built-in tools (bash, view, edit, create, search, submit) and the workspace's own tools (run in
-the environment; one with a built-in's name replaces it); run `run_tool_loop` through `ActingClient` (bounded
-context, commands in plain text taken as calls); stop after `submit`, at a reply without a call, or at
-`max_turns`; record every call and its observation. A reply without a call before `submit` gets a reminder to
-go on (at most `REMINDERS` times, within `max_turns`): small models often stop to talk after one result. The
-output is the environment's `diff()` (`output: diff`, for repositories) or the submitted summary, else the last
-reply (`output: answer`).
+"""One acting attempt: the tool loop over a task environment with the built-in and workspace tools (a workspace tool
+replaces a built-in of its name), until `submit`, a reply without a call, or `max_turns`. A reply without a call
+before `submit` gets a reminder (at most `REMINDERS`): small models often stop to talk after one result. The output
+is the environment's `diff()` (`output: diff`) or the submitted summary, else the last reply.
 """
 
 from __future__ import annotations
@@ -20,12 +15,12 @@ from agent_evolve.agents.acting.replies import ActingClient
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments.task_env import TaskEnvironment
 from agent_evolve.llm.base import LLMClient, Message
-from agent_evolve.llm.tool_loop import Tool, run_tool_loop
+from agent_evolve.llm.tool_loop import Tool, ToolLoopResult, run_tool_loop
 from agent_evolve.types import Usage
 
 OutputMode = Literal["answer", "diff"]
+# How many times a reply without a tool call, before `submit`, is answered with `CONTINUE` instead of ending
 REMINDERS = 2
-"""How many times a reply without a tool call, before `submit`, is answered with `CONTINUE` instead of ending."""
 CONTINUE = ("You have not submitted yet. Continue with a tool call (bash, view, edit, create, search); "
             "call submit when the task is done.")
 
@@ -56,6 +51,12 @@ class ActingResult:
     submitted: bool = False
 
 
+def call_steps(result: ToolLoopResult) -> list[dict[str, Any]]:
+    """One trajectory step per tool call the loop executed: the call, its output or error."""
+    return [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments, "output": e.output,
+             "error": e.error} for e in result.executed]
+
+
 def task_message(task_input: str, environment: TaskEnvironment) -> str:
     """The task as the model reads it, with where its commands run."""
     return f"{task_input}\n\nYou are working in {environment.workdir} (the task's files; your commands run there)."
@@ -80,8 +81,7 @@ def act(client: LLMClient, system: str, task_input: str, environment: TaskEnviro
         result = run_tool_loop(acting, conversation, tools, max_turns=limits.max_turns - turns,
                                max_tokens=limits.max_tokens, temperature=limits.temperature,
                                should_stop=lambda: submission.submitted)
-        steps += [{"type": "tool_call", "name": e.call.name, "arguments": e.call.arguments, "output": e.output,
-                   "error": e.error} for e in result.executed]
+        steps += call_steps(result)
         usage, turns, conversation = usage + result.usage, turns + result.turns, result.messages
         if result.stop_reason != "final" or turns >= limits.max_turns or reminders >= REMINDERS:
             break

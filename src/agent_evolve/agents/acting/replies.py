@@ -1,12 +1,7 @@
-"""What an acting agent sends to its model and takes back: a bounded conversation, and calls found in plain text.
-
-Small models often answer with a command instead of a tool call. A reply without tool calls is read for one:
-a `<tool_call>` block or a bare JSON call naming a known tool (as the Qwen parser reads them), else the first
-```bash (or ```sh) block, run as a `bash` call. Only a reply with none of these ends the loop.
-The conversation sent is bounded (`compact`): the oldest tool results, then the oldest turns, are shortened or
-dropped until it fits; the trajectory keeps the whole conversation. After tool results the model is asked for
-its next step (`NEXT_STEP`, sent only), and a reply that copies a `<tool_response>` block back loses that copy:
-both seen with the embedded 1.5B model, which otherwise repeats the result instead of acting on it.
+"""What an acting agent sends to its model and takes back. Small models often answer with a command instead of a tool
+call, so a reply without calls is read for one (a `<tool_call>` block, a bare JSON call, else a ```bash block). The
+conversation sent is bounded (`compact`: oldest tool results, then oldest turns, cut first); after tool results the
+model is asked for its next step and an echoed `<tool_response>` is dropped, both seen with the embedded 1.5B model.
 """
 
 from __future__ import annotations
@@ -22,8 +17,7 @@ from agent_evolve.text.fences import SHELL_BLOCK
 
 SHELL_TOOL = "bash"
 NEXT_STEP = "Next step: call one tool (bash, view, edit, create, search), or submit if the task is done."
-ELIDED_CHARS = 300
-"""What is left of an old tool result once it is shortened."""
+ELIDED_CHARS = 300  # what is left of an old tool result once it is shortened
 _ECHOED_RESULT = re.compile(r"<tool_response>.*?(?:</tool_response>|$)", re.DOTALL)
 
 
@@ -45,11 +39,8 @@ def _size(message: Message) -> int:
 
 
 def compact(messages: list[Message], max_chars: int) -> list[Message]:
-    """`messages` within about `max_chars`: the first two (system, task) and the last turn are always kept whole.
-
-    First older tool results are cut to their head, oldest first; then whole old turns (an assistant message and
-    the tool results that answer it) are dropped, oldest first, with one note saying so.
-    """
+    """`messages` within about `max_chars`, keeping the first two (system, task) and the last turn whole: older tool
+    results are cut to their head, then whole old turns dropped, oldest first, with one note saying so."""
     out = list(messages)
     total = sum(_size(m) for m in out)
     last_turn = max((i for i, m in enumerate(out) if m.role == "assistant"), default=len(out))

@@ -1,13 +1,7 @@
-"""The checks an agent runs on its own reply without the grader: code against its docstring's examples, a numeric
-answer against the form right answers take. A reply failing one is drawn again (``agents.answering.redraw``).
-
-A function's docstring often shows calls and their results (``>>> f(2)`` then ``4``, or ``f(2) ==> 4``); they are
-part of what the agent is shown, so running its reply on them (in the graders' sandbox) is fair: the grader's own
-tests stay hidden. Only calls whose arguments and expected values are Python literals are used, so an example can
-fail only because of the reply. Every GSM8K answer is a whole number of at least 0; a small model's wrong answers
-often are not (a subtraction the wrong way round, a rate left as a fraction, a program that printed nothing), so
-they are wrong whatever the grader says. The form (``answer`` in ``prompts/check.yaml``) is learned from answers
-known to be right (``answer_form``), never stated per benchmark, and applies only to number tasks (or undeclared).
+"""Checks an agent runs on its own reply without the grader; a failing reply is drawn again (`answering.redraw`). Code
+runs on its docstring's examples (shown to the agent, so fair; only literal calls and values, so an example fails only
+because of the reply). A number must keep the form right answers share (`answer` in `prompts/check.yaml`, learned
+by `answer_form`, never stated per benchmark): a small model's wrong GSM8K answers are often fractional or negative.
 """
 
 from __future__ import annotations
@@ -26,12 +20,10 @@ from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 from agent_evolve.text.fences import CLOSED_PYTHON_BLOCK
 from agent_evolve.types import Task
 
-Check = Callable[[str], str | None]
-"""Why a reply fails the check, or None when it passes."""
+Check = Callable[[str], str | None]  # why a reply fails the check, or None when it passes
+# Code (its docstring's examples) and numbers (the answer form) can be checked without the grader
 CHECK_KINDS: tuple[AnswerKind, ...] = ("code", "number")
-"""Code (its docstring's examples) and numbers (the answer form) can be checked without the grader."""
-MIN_RIGHT_ANSWERS = 3
-"""Right answers needed before their shared form is trusted."""
+MIN_RIGHT_ANSWERS = 3  # right answers needed before their shared form is trusted
 CHECK_LIMITS = SandboxLimits(timeout_s=5.0, memory_mb=512)
 _DOCTEST = re.compile(r"^\s*>>>\s?(.+)\n\s*([^\s>].*)$", re.MULTILINE)
 _INLINE = (r"^[\s*-]*(?:for )?({name}\(.*\))\s*(?:==>|=>|->|\u279e|==|should return|# returns|returns)\s*(.+?)\.?\s*$")
@@ -108,9 +100,7 @@ def _literal_call(text: str, name: str) -> bool:
 
 
 def first_failure(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMITS) -> ExampleFailure | None:
-    """The first example the reply's code fails; None when it passes them all, or there are none.
-
-    A reply with no code fails the first example (there is nothing to run)."""
+    """The first example the reply's code fails (a reply with no code fails the first); None when it passes all."""
     return next((failure for failure in example_failures(code, reply, limits, stop_at_first=True) if failure), None)
 
 

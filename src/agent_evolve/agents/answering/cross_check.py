@@ -1,12 +1,7 @@
-"""A program answer cross-checked by a text answer; when the two disagree, sampled programs settle it by vote.
-
-Program answers fix arithmetic slips, but a 1.5B model's program is wrong on some tasks its prose gets right
-(seed 0 of the GSM8K acceptance run: 20 tasks won, 15 lost against the text answers). When the greedy program
-and the greedy text answer agree they are right far more often than either alone (42 of 48 GSM8K train tasks);
-when they differ, a few sampled programs vote with them, and the most common answer that keeps the answer form
-wins: 62 of 90 GSM8K train tasks with 2 samples, 63 with 4, against 55 for programs alone and 49 for text
-(`experiments/probes`, `settled4`). The workspace turns this on with ``cross_check`` in ``prompts/check.yaml``
-next to ``prompts/program.md``.
+"""A program answer cross-checked by a text answer; when they disagree, sampled programs vote with them and the
+commonest answer keeping the answer form wins. Agreement is right far more often than either alone (42 of 48 GSM8K
+train tasks); the vote solved 62 of 90 against 55 for programs and 49 for text (`experiments/probes`, `settled4`).
+Turned on by `cross_check` in `prompts/check.yaml` next to `prompts/program.md`.
 """
 
 from __future__ import annotations
@@ -22,8 +17,8 @@ from agent_evolve.agents.prompting import build_messages
 from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 
+# Answers compared and voted on as numbers; other kinds are not cross-checked
 CROSS_CHECK_KINDS: tuple[AnswerKind, ...] = ("number",)
-"""Answers compared and voted on as numbers; other kinds are not cross-checked."""
 
 
 def settle(values: list[Fraction | None], form: AnswerForm | None) -> int:

@@ -1,21 +1,12 @@
-"""Program-of-thought answers: the model writes a Python program, the agent runs it confined (as graders run
-code: no network, no files but a small scratch folder, time and memory limits), and what it prints is the answer.
-
-Code takes the arithmetic out of the model's hands; whether that helps a given model is for the trial and the
-gate to measure (the embedded 1.5B model: 18 of 30 GSM8K train tasks against 17 without, `experiments/probes`;
-its programs repeat its reasoning mistakes). The workspace turns this on with ``prompts/program.md``. A reply
-without a program, or whose program fails or prints nothing, stands as a text answer, so nothing is lost.
-
-The answer follows the task's declared kind (``benchmarks.answer_kinds``): a number is appended to the reply as
-``Answer: <printed>`` (the graders read it there); a text or choice answer is the printed answer alone (a printed
-Python list becomes items separated by commas, quotes dropped), since such graders compare the whole reply, and
-the prompt asks for that form (``program_prompt``). Other kinds (code, free text, actions) get no program.
+"""Program-of-thought answers: the model writes a Python program, the agent runs it confined like graded code, and what
+it prints is the answer (`prompts/program.md` turns this on; whether it helps is for the gate to measure). A reply
+whose program is missing, fails or prints nothing stands as text. A number is appended as `Answer: <printed>`; a text
+or choice answer is the printed line alone (a printed list as comma-separated items); other kinds get no program.
 """
 
 from __future__ import annotations
 
 import ast
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,17 +18,15 @@ from agent_evolve.benchmarks.answer_kinds import AnswerKind
 from agent_evolve.environments import Confinement, Limits, Mount, python_executable, run_confined
 from agent_evolve.text.fences import PYTHON_BLOCK
 
+# Stop once the program's block is closed, before the model imagines the program's output
 PROGRAM_STOP: tuple[str, ...] = ("\n```\n", "```output")
-"""Stop once the program's block is closed, before the model imagines the program's output."""
 ANSWER_PREFIX = "Answer: "
-PROGRAM_KINDS: tuple[AnswerKind, ...] = ("number", "text", "choice")
-"""The answer kinds a program can print."""
-KIND_INSTRUCTIONS: dict[str, str] = {
+PROGRAM_KINDS: tuple[AnswerKind, ...] = ("number", "text", "choice")  # the answer kinds a program can print
+KIND_INSTRUCTIONS: dict[str, str] = {  # what the program must print for a task of a kind other than number
     "text": "The program must print only the answer, written as the question asks (a word, a name, a date, or "
             "items separated by commas), with no label.",
     "choice": "The program must print only the chosen option, written as the task gives it, with no label.",
 }
-"""What the program must print, added to the program prompt for a task of a kind other than number."""
 PROGRAM_LIMITS = Limits(timeout_s=5.0, memory_mb=512, processes=8, file_size_mb=1, output_bytes=8192)
 _ERROR_CHARS = 300
 
@@ -63,15 +52,12 @@ def last_program(reply: str) -> str | None:
 
 def run_program(code: str, limits: Limits = PROGRAM_LIMITS) -> ProgramRun:
     """Run ``code`` confined, standard library only; its last non-empty printed line, or the error."""
-    root = Path(tempfile.mkdtemp(prefix="agent-evolve-program-"))
-    try:
-        work = root / "work"
+    with tempfile.TemporaryDirectory(prefix="agent-evolve-program-", ignore_cleanup_errors=True) as root:
+        work = Path(root) / "work"
         work.mkdir()
         confinement = Confinement(mounts=(Mount.scratch(work, 16),), cwd=str(work),
                                   env={"PATH": "/usr/bin:/bin", "HOME": str(work), "LC_ALL": "C.UTF-8"})
         ran = run_confined([python_executable(), "-I", "-S", "-B", "-c", code], confinement, limits)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     if ran.timed_out:
         return ProgramRun(code, None, f"the program did not finish within {limits.timeout_s:g}s")
     if ran.exit_code != 0:

@@ -1,10 +1,6 @@
-"""Redraw: when the answer fails a check the agent can run itself (``agents.answering.checks``), draw fresh
-replies; the first that passes is kept.
-
-A small model's greedy reply is one sample of many it could write; at temperature 0.8 another sample often gets
-right what the greedy one got wrong. When no sample passes, the greedy reply stands, so a task the agent already
-solved can only change when its reply failed the check. The workspace turns this on with ``prompts/check.yaml``
-(see ``contract.check_settings``).
+"""Redraw: when the answer fails a check the agent can run itself (`answering.checks`), draw fresh replies and keep the
+first that passes (another sample at temperature 0.8 often gets right what the greedy one got wrong); when none
+passes the answer stands, so a solved task changes only when its reply failed. Turned on by `prompts/check.yaml`.
 """
 
 from __future__ import annotations

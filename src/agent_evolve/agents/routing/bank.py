@@ -1,13 +1,8 @@
-"""Ratchet's router: 0 or 1 skill per task, and the workspace marker that makes the reference agent use it.
-
-With at most `full_bank_limit` active skills the model sees them all; above, the shortlist is the lexical top-k
-(the shared tf-idf index of `routing.router`, built once per bank version) united with an embedding top-k (an
-index of the skills' vectors, also built once per bank version), and the model picks one or says NONE.
-`routing: retrieval` (our arm `ours-retrieval`) takes the shortlist's best without a model call; `routing: none`
-(A1) never injects. A workspace governed by Ratchet carries `skills/_ratchet/router.json` (ignored as a skill folder,
-versioned with the bank); the reference agent then routes through a :class:`BankRouter` built at each reload.
-Every stage routes on a skill's whole surface (`routing_surface`): its name, description, `intent`,
-`signals_match`, `tags` and `preconditions` from the SKILL.md's `metadata.ratchet`, empty fields dropped.
+"""Ratchet's router (0 or 1 skill per task) and the workspace marker (`skills/_ratchet/router.json`) that makes the
+reference agent use it. A small bank is shown whole; a large one as the lexical top-k united with an embedding
+top-k (each index built once per bank version), and the model picks one or says NONE. Routing reads a skill's
+whole surface (`routing_surface`); `routing: retrieval` takes the shortlist's best without a model call and
+`routing: none` (ablation A1) never injects.
 """
 
 from __future__ import annotations
@@ -22,7 +17,8 @@ from typing import Any, Literal, get_args
 
 from agent_evolve.agents.routing.embedder import Embedder
 from agent_evolve.agents.routing.embeddings import EMBEDDERS, cosine, make_embedder
-from agent_evolve.agents.routing.router import BankShortlist, RouteDecision, SkillRouter, skill_document
+from agent_evolve.agents.routing.router import (BANK_INDEXES_KEPT, BankShortlist, RouteDecision, SkillRouter,
+                                                skill_document, united)
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.contract.skill_bank import scan_bank
@@ -31,21 +27,19 @@ from agent_evolve.llm.base import LLMClient
 from agent_evolve.types import SkillMeta
 
 MARKER = "skills/_ratchet/router.json"
-INDEXES_KEPT = 4
 EMBED_CHUNK = 512
 PROJECTED_DIM = 128
 RERANK_FACTOR = 50
 
 Routing = Literal["llm", "retrieval", "none"]
 ROUTINGS: tuple[str, ...] = get_args(Routing)
-ROUTER_RULES: Rules = {
+ROUTER_RULES: Rules = {  # the routing keys and their rules (Ratchet's settings check the same keys by these)
     "routing": (lambda v: v in ROUTINGS, "one of " + ", ".join(ROUTINGS)),
     "full_bank_limit": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
     "shortlist_lexical": (lambda v: is_int(v) and v >= 1, "a positive integer"),
     "shortlist_embedding": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
     "embedder": (lambda v: v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
 }
-"""The routing keys and their rules (Ratchet's settings check the same keys by these)."""
 
 
 @dataclass(frozen=True)
@@ -86,13 +80,9 @@ def read_marker(workspace: str | Path) -> RouterConfig | None:
 
 
 class _VectorIndex:
-    """Unit vectors of one bank's skill documents, searched in two stages (numpy) or by a loop without numpy.
-
-    Documents are embedded in chunks, each turned into an array at once, so a bank of 10,000 skills never holds
-    its vectors as Python floats. A query is first scored against a fixed random projection of the vectors to
-    `PROJECTED_DIM` dimensions (a cheap approximate cosine), then the best `RERANK_FACTOR` x k are re-ranked by
-    their exact cosine. `exact_top` is the plain scan (what the benchmark measures the two-stage recall against).
-    """
+    """Unit vectors of one bank's skill documents (embedded in chunks, never held as Python floats), searched in
+    two stages with numpy: a fixed random projection to `PROJECTED_DIM` dimensions ranks roughly, the best
+    `RERANK_FACTOR` x k are re-ranked by exact cosine. Without numpy, a plain loop."""
 
     def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:
         try:
@@ -149,13 +139,13 @@ def _best(np: Any, scores: Any, ids: Any, k: int) -> list[int]:
     return ids[best[np.lexsort((ids[best], -scores[best]))]].tolist()
 
 
-@functools.lru_cache(maxsize=INDEXES_KEPT)
+@functools.lru_cache(maxsize=BANK_INDEXES_KEPT)
 def _vector_index(embedder: Embedder, names: tuple[str, ...], descriptions: tuple[str, ...]) -> _VectorIndex:
     """The embedding index of one bank version (its names and descriptions): built once, then reused."""
     return _VectorIndex(embedder, [skill_document(SkillMeta(n, d, "")) for n, d in zip(names, descriptions)])
 
 
-@functools.lru_cache(maxsize=INDEXES_KEPT)
+@functools.lru_cache(maxsize=BANK_INDEXES_KEPT)
 def named_embedder(name: str) -> Embedder:
     """One embedder per name for the whole process (the agent's shortlists share it)."""
     return make_embedder(name)
@@ -194,10 +184,9 @@ class BankRouter:
         if not self.large:
             return list(self.skills)
         chosen = self.lexical(task_text, self.config.shortlist_lexical)
-        if self.config.shortlist_embedding:
-            seen = {s.name for s in chosen}
-            chosen += [s for s in self.embedded(task_text, self.config.shortlist_embedding) if s.name not in seen]
-        return chosen
+        if not self.config.shortlist_embedding:
+            return chosen
+        return united(chosen, self.embedded(task_text, self.config.shortlist_embedding))
 
     def route(self, client: LLMClient, task_text: str) -> RouteDecision:
         """Ratchet's routing decision for one task (0 or 1 skill)."""

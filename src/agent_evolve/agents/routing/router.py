@@ -1,27 +1,21 @@
-"""Skill selection: a tf-idf matcher and Ratchet's router (the model picks one skill or NONE).
-
-Ratchet's defaults: with at most 20 active skills the model sees every skill's name and description; with
-more, a tf-idf top-10 shortlist (united with an embedding top-10 when an embedder is given) is shown instead.
-The shortlist index is built once per bank version (its names and descriptions) and reused by every task.
-Engines can use :class:`SkillRouter` and :func:`match_skills` as well as agents.
-"""
+"""Skill selection: a tf-idf matcher and Ratchet's router (the model picks one skill or NONE). With at most 20
+skills the model sees them all, else a tf-idf top-10 (plus an embedding top-10 when an embedder is given)."""
 
 from __future__ import annotations
 
 import functools
-import math
 import re
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
+from agent_evolve.agents.prompting import one_line, shortened
+from agent_evolve.agents.routing.embedder import Embedder
+from agent_evolve.agents.routing.embeddings import cosine
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
-
-Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
-"""Maps texts to vectors (e.g. a sentence-transformers model); optional for large banks."""
 
 FULL_BANK_LIMIT = 20
 SHORTLIST_SIZE = 10
@@ -59,11 +53,8 @@ def bank_index(skills: Sequence[SkillMeta]) -> TfIdfIndex:
 
 
 class BankShortlist:
-    """One bank version's shortlist: its index is built on the first query and kept, so a task costs one query.
-
-    An agent makes one per reload; finding the index then costs nothing per task (``bank_index`` must hash
-    every name and description of the bank to find its cached index).
-    """
+    """One bank version's shortlist, its index found on the first query and kept (an agent makes one per reload,
+    so no task pays for hashing the bank to find the cached index)."""
 
     def __init__(self, skills: Sequence[SkillMeta]) -> None:
         self.skills = list(skills)
@@ -89,21 +80,18 @@ def match_skills(task_text: str, skills: Sequence[SkillMeta], k: int) -> list[tu
     return BankShortlist(skills).top(task_text, k)
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity of two dense vectors (0 when either is zero)."""
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
-
-
-def embedding_top(
-    embedder: Embedder, task_text: str, skills: Sequence[SkillMeta], k: int
-) -> list[SkillMeta]:
+def embedding_top(embedder: Embedder, task_text: str, skills: Sequence[SkillMeta], k: int) -> list[SkillMeta]:
     """The ``k`` skills whose embedded document is closest to the embedded task, best first."""
-    vectors = list(embedder([task_text, *(skill_document(s) for s in skills)]))
+    vectors = embedder.embed([task_text, *(skill_document(s) for s in skills)])
     query, docs = vectors[0], vectors[1:]
-    ranked = sorted(range(len(skills)), key=lambda i: (-_cosine(query, docs[i]), i))
+    ranked = sorted(range(len(skills)), key=lambda i: (-cosine(query, docs[i]), i))
     return [skills[i] for i in ranked[:k]]
+
+
+def united(first: list[SkillMeta], more: Sequence[SkillMeta]) -> list[SkillMeta]:
+    """A shortlist: `first`, then the skills of `more` not already in it."""
+    seen = {s.name for s in first}
+    return first + [s for s in more if s.name not in seen]
 
 
 @dataclass
@@ -137,37 +125,27 @@ def parse_choice(reply: str, names: Sequence[str]) -> tuple[str | None, str]:
     return choice, "the model chose NONE" if choice is None else "the model chose this skill"
 
 
+@dataclass
 class SkillRouter:
     """Ratchet's router: one model call that picks 0 or 1 skill for a task from the active bank."""
 
-    def __init__(
-        self,
-        client: LLMClient,
-        *,
-        full_bank_limit: int = FULL_BANK_LIMIT,
-        shortlist_size: int = SHORTLIST_SIZE,
-        embedder: Embedder | None = None,
-        max_tokens: int = ROUTER_MAX_TOKENS,
-    ) -> None:
-        self.client = client
-        self.full_bank_limit = full_bank_limit
-        self.shortlist_size = shortlist_size
-        self.embedder = embedder
-        self.max_tokens = max_tokens
+    client: LLMClient
+    _: KW_ONLY
+    full_bank_limit: int = FULL_BANK_LIMIT
+    shortlist_size: int = SHORTLIST_SIZE
+    embedder: Embedder | None = None
+    max_tokens: int = ROUTER_MAX_TOKENS
 
-    def candidates(
-        self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
-    ) -> list[SkillMeta]:
+    def candidates(self, task_text: str, skills: Sequence[SkillMeta],
+                   shortlist: BankShortlist | None = None) -> list[SkillMeta]:
         """Every skill of a small bank; for a large one the tf-idf shortlist (``shortlist``: the bank's, kept by
         its holder) united with the embedding one."""
         if len(skills) <= self.full_bank_limit:
             return list(skills)
         chosen = [skill for skill, _ in (shortlist or BankShortlist(skills)).top(task_text, self.shortlist_size)]
-        if self.embedder is not None:
-            seen = {s.name for s in chosen}
-            chosen += [s for s in embedding_top(self.embedder, task_text, skills, self.shortlist_size)
-                       if s.name not in seen]
-        return chosen
+        if self.embedder is None:
+            return chosen
+        return united(chosen, embedding_top(self.embedder, task_text, skills, self.shortlist_size))
 
     def route(
         self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None
@@ -186,16 +164,10 @@ class SkillRouter:
     @staticmethod
     def messages(task_text: str, skills: Sequence[SkillMeta]) -> list[Message]:
         """The routing prompt: the task (shortened), each candidate's name and description, the answer form."""
-        task = task_text if len(task_text) <= ROUTER_TASK_CHARS else task_text[:ROUTER_TASK_CHARS] + " ..."
-        lines = "\n".join(f"- {s.name}: {_shorten(s.description, ROUTER_DESCRIPTION_CHARS)}" for s in skills)
+        task = shortened(task_text, ROUTER_TASK_CHARS)
+        lines = "\n".join(f"- {s.name}: {one_line(s.description, ROUTER_DESCRIPTION_CHARS)}" for s in skills)
         user = (
             f"Task:\n{task}\n\nSkills:\n{lines}\n\n"
             "Which one skill helps most with this task? Reply with only its name, or NONE if none clearly applies."
         )
         return [Message("system", _ROUTER_SYSTEM), Message("user", user)]
-
-
-def _shorten(text: str, limit: int) -> str:
-    """One line of at most ``limit`` characters, so a large bank still fits a 4k context."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

@@ -1,27 +1,26 @@
 """A coding-agent CLI (Claude Code, Codex, or any command) as the learner; the loop's gate decides.
 
-Each step: write the cycle's train observations as Hermit's learning material (earlier steps archived), write
-LEARNER.md (what may be edited, the skill format, how to check) and a `check_spec` command; run the configured
-command in the workspace, confined: only the enabled layers writable, the manifest, material, instructions and
-`check_spec` read-only, nothing of `evolution/` (holdout scores, validation, plans) or `.git`, with a time limit.
-The command's exit and output (redacted like LLM errors, by the shell) are the step's report; what it
-left in the layers is the candidate.
+Each step writes the cycle's train observations as Hermit's learning material, LEARNER.md and a `check_spec`
+command, then runs the command in the workspace, confined: only the enabled layers writable; the manifest,
+material, instructions and `check_spec` read-only; nothing of `evolution/` or `.git`; a time limit. Its exit and
+redacted output are the step's report; what it left in the layers is the candidate.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.cli_learner.instructions import INSTRUCTIONS_NAME, MATERIAL_NAME, instructions
-from agent_evolve.algorithms.cli_learner.material import write_material
-from agent_evolve.algorithms.cli_learner.presets import PRESETS, preset_command, preset_env
-from agent_evolve.algorithms.cli_learner.shell import LearnerShell
+from agent_evolve.algorithms.cli_learner.material import INSTRUCTIONS_NAME, MATERIAL_NAME, instructions, write_material
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
+from agent_evolve.algorithms.skillforge.bash_tool import ConfinedBash
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.environments import Mount, python_executable
-from agent_evolve.errors import AgentEvolveError, ConfigError
+from agent_evolve.errors import AgentEvolveError, ConfigError, MissingDependencyError
 from agent_evolve.types import StepResult
 
 if TYPE_CHECKING:
@@ -30,6 +29,40 @@ if TYPE_CHECKING:
 
 BIN = "/opt/agent-evolve/bin"
 SOURCE = str(Path(__file__).resolve().parents[3])  # the folder holding the agent_evolve package, for check_spec
+PROMPT = "Read LEARNER.md in the current folder and follow it. Edit the files in place; do not ask questions."
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One CLI: its executable, how to install it, its arguments, the credentials and endpoints it reads."""
+
+    executable: str
+    install: str
+    arguments: tuple[str, ...]
+    keys: tuple[str, ...]
+
+
+PRESETS: dict[str, Preset] = {
+    "claude": Preset("claude", "npm install -g @anthropic-ai/claude-code",
+                     ("-p", PROMPT, "--permission-mode", "acceptEdits",
+                      "--allowedTools", "Read Edit Write Glob Grep Bash(check_spec)"),
+                     ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "AWS_REGION")),
+    "codex": Preset("codex", "npm install -g @openai/codex",
+                    ("exec", "--skip-git-repo-check", "--full-auto", PROMPT),
+                    ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME")),
+}
+
+
+def preset_command(name: str) -> list[str]:
+    """The preset's full command line, its executable resolved on PATH; MissingDependencyError when absent."""
+    if name not in PRESETS:
+        raise ConfigError(f"cli: unknown preset {name!r}; known: {sorted(PRESETS)}")
+    preset = PRESETS[name]
+    found = shutil.which(preset.executable)
+    if found is None:
+        raise MissingDependencyError(
+            f"the {name} learner needs the `{preset.executable}` CLI on PATH; install it with: {preset.install}")
+    return [found, *preset.arguments]
 
 
 class CliLearnerEngine(ModelEngine):
@@ -58,7 +91,7 @@ class CliLearnerEngine(ModelEngine):
             raise ConfigError(f"cli: set preset ({' or '.join(sorted(PRESETS))}) or command (engine_params)")
         return shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
 
-    def _shell(self, root: Path, layers: list[str], scratch: Path, material: Path) -> LearnerShell:
+    def _shell(self, root: Path, layers: list[str], scratch: Path, material: Path) -> ConfinedBash:
         preset = self.params["preset"]
         network = self.params["network"] if self.params["network"] is not None else bool(preset)
         mounts = [Mount("ro", f"{root}/{MATERIAL_NAME}", str(material.resolve())),
@@ -71,9 +104,10 @@ class CliLearnerEngine(ModelEngine):
         if preset:
             executable = Path(preset_command(preset)[0])
             mounts += [Mount.bind(executable.parent), Mount.bind(executable.resolve().parent.parent)]
-            env.update(preset_env(preset))
-        return LearnerShell(root, timeout_s=float(self.params["timeout_s"]), output_limit=int(self.params["output_chars"]),
-                            allow_network=network, layers=tuple(layers), extra_mounts=tuple(mounts), extra_env=env)
+            env.update({key: os.environ[key] for key in PRESETS[preset].keys if key in os.environ})
+        return ConfinedBash(root, timeout_s=float(self.params["timeout_s"]), output_limit=int(self.params["output_chars"]),
+                            allow_network=network, layers=tuple(layers), extra_mounts=tuple(mounts), extra_env=env,
+                            memory_mb=8192, processes=256)  # a CLI agent's larger limits
 
     def _step(self, step: StepInput) -> StepResult:
         """Material, instructions, the confined learner run; the gate judges what it left."""

@@ -26,12 +26,9 @@ if TYPE_CHECKING:
     from agent_evolve.engine.trial import TrialRunner
     from agent_evolve.llm.base import LLMClient
 
-BASE_DEFAULTS: dict[str, Any] = {"max_tokens": 768}
-
-
 def metered(llm: LLMClient) -> tuple[MeteredClient, UsageLedger | None]:
-    """The engine's client, metered once: a metered client as given, any other one on a ledger of the engine's own
-    (returned too, so a step can report that usage; the given client keeps its own retry policy)."""
+    """The engine's client, metered once: a metered client as given, any other on a ledger of the engine's own
+    (returned too, so a step can report that usage)."""
     if isinstance(llm, MeteredClient):
         return llm, None
     ledger = UsageLedger()
@@ -56,17 +53,14 @@ class StepInput:
 
 
 class ModelEngine(EvolutionEngine):
-    """Base of the built-in engines: `Engine(config=None, llm=None, **params)` with a lazily built client.
-
-    The run's config (from the loop's context) decides layer flags and trajectory_only; the engine's own
-    config, when given, decides which model it calls. Unknown params raise ConfigError.
-    """
+    """Base of the built-in engines: `Engine(config=None, llm=None, **params)`, unknown params a ConfigError. The
+    run's config decides layer flags and trajectory_only; the engine's own config, which model it calls."""
 
     defaults: ClassVar[dict[str, Any]] = {}
     editable: ClassVar[frozenset[str] | None] = None  # the layers this engine edits at most (None: all)
 
     def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
-        allowed = {**BASE_DEFAULTS, **self.defaults}
+        allowed = {"max_tokens": 768, **self.defaults}
         unknown = sorted(set(params) - set(allowed))
         if unknown:
             raise ConfigError(f"{self.engine_name}: unknown params {unknown}; known: {sorted(allowed)}")
@@ -111,15 +105,8 @@ class ModelEngine(EvolutionEngine):
         return StepResult(bool(changes), f"{self.engine_name}: {'; '.join(changes) or 'no change'}",
                           {**metadata, "edits": batch.tally()})
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-        *,
-        context: EngineContext | None = None,
-    ) -> StepResult:
+    def step(self, workspace: AgentWorkspace, observations: list[Observation], history: EvolutionHistory,
+             trial: TrialRunner | None = None, *, context: EngineContext | None = None) -> StepResult:
         """The template of every built-in engine: bind the context, derive layers and evidence, run `_step`, and
         report the usage of this step's model calls."""
         if context is not None:  # engines run outside the loop keep their own context

@@ -1,18 +1,17 @@
-"""Search with measurement: several candidate edits scored on the same train tasks; only the best may be kept.
+"""Search with measurement: candidate edits scored on the same train tasks; only the best may be kept.
 
-Each candidate is a set of whole-file writes inside the evolvable layers. It is staged in a copy of the
-workspace under the engine's scratch folder and scored there by the trial runner (train tasks only); the
-working copy is scored on the same tasks. The winner must beat the working copy; when every candidate loses or
-ties, nothing is written. With curtailment, a candidate's scoring stops once even winning every task left could
-not make it the winner (exact: the same winner as scoring every task). Each candidate's model calls and tokens
-per task are kept beside the working copy's, so a technique's cost is reported next to its gain.
+Each candidate (whole-file writes inside the evolvable layers) is staged in a copy of the workspace and scored by
+the trial runner, as is the working copy; the winner must beat the working copy, else nothing is written. With
+curtailment, a candidate's scoring stops once it could no longer win (the same winner as scoring every task). A
+bundle (``cross-check+experience``) is the first candidate of each named kind written together, proposed only when
+every part has a candidate and no two parts write the same file.
 """
 
 from __future__ import annotations
 
 import random
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -21,6 +20,8 @@ from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.engine.curtailment import StopRule
 from agent_evolve.engine.trial import TrialRunner, trial_mean
+
+JOIN = "+"  # joins the kinds of a bundle in the `candidates` param
 
 
 @dataclass(frozen=True)
@@ -32,13 +33,27 @@ class CandidateEdit:
     summary: str = ""
 
 
+def bundle_parts(entry: str) -> tuple[str, ...]:
+    """The kinds a `candidates` entry names: one for a plain kind, several for a bundle."""
+    return tuple(part.strip() for part in entry.split(JOIN))
+
+
+def bundled(entry: str, found: Sequence[CandidateEdit], kind_of: Callable[[CandidateEdit], str]) -> CandidateEdit | None:
+    """The bundle `entry` made of the first candidate of each of its kinds in `found`; None when a part has no
+    candidate or two parts write the same file."""
+    parts = [next((c for c in found if kind_of(c) == kind), None) for kind in bundle_parts(entry)]
+    chosen = [c for c in parts if c is not None]
+    paths = [path for c in chosen for path in c.files]
+    if len(chosen) < len(parts) or len(paths) != len(set(paths)):
+        return None
+    files = {path: text for c in chosen for path, text in c.files.items()}
+    return CandidateEdit(entry, files, "; ".join(c.summary for c in chosen))
+
+
 @dataclass
 class SearchResult:
-    """The trial scores of the working copy and of every candidate, and the winner (None: keep the working copy).
-
-    `stopped` maps a candidate whose scoring was curtailed to the tasks it was scored on; `cost` maps "current"
-    and each candidate to its model calls and tokens per task.
-    """
+    """The trial scores of the working copy and every candidate, and the winner (None: keep the working copy);
+    `stopped`: tasks a curtailed candidate was scored on; `cost`: calls and tokens per task ("current" too)."""
 
     task_ids: list[str]
     incumbent: float
@@ -80,28 +95,24 @@ def write_files(root: Path, files: Mapping[str, str]) -> None:
         atomic_write(root / rel, text)
 
 
+def copy_with_files(workspace: Path, target: Path, files: Mapping[str, str]) -> None:
+    """Copy the workspace to `target` (without run records, git or bytecode) and write `files` in the copy."""
+    copy_tree(workspace, target, ignore=shutil.ignore_patterns(*RECORD_DIRS, "__pycache__"))
+    write_files(target, files)
+
+
 def stage(workspace: Path, scratch: Path, candidate: CandidateEdit) -> Path:
-    """A copy of the workspace (without run records and git) with the candidate's files written in it."""
+    """A fresh copy of the workspace with the candidate's files written in it."""
     target = scratch / "candidates" / candidate.name
     shutil.rmtree(target, ignore_errors=True)
-    copy_tree(workspace, target, ignore=shutil.ignore_patterns(*RECORD_DIRS, "__pycache__"))
-    write_files(target, candidate.files)
+    copy_with_files(workspace, target, candidate.files)
     return target
 
 
-def search(
-    trial: TrialRunner,
-    workspace: Path,
-    scratch: Path,
-    candidates: Sequence[CandidateEdit],
-    task_ids: list[str],
-    min_gain: float = 0.0,
-    curtail: bool = False,
-) -> SearchResult:
-    """Score the working copy and each candidate on `task_ids`; the result names the winner, if any.
-
-    With `curtail` (and visible grades), a candidate stops being scored once it can no longer be picked.
-    """
+def search(trial: TrialRunner, workspace: Path, scratch: Path, candidates: Sequence[CandidateEdit],
+           task_ids: list[str], min_gain: float = 0.0, curtail: bool = False) -> SearchResult:
+    """Score the working copy and each candidate on `task_ids`; the result names the winner, if any. With
+    `curtail` (and visible grades), a candidate stops being scored once it can no longer be picked."""
     current = trial(task_ids)
     result = SearchResult(task_ids, current.mean_score, cost={"current": current.cost_per_task()})
     curtail = curtail and not trial.hide_feedback and len(set(task_ids)) == len(task_ids)
@@ -119,11 +130,8 @@ def search(
 
 def out_of_the_running(result: SearchResult, min_gain: float, score_range: tuple[float, float]) -> StopRule:
     """Stop scoring the next candidate once `pick_best` could not pick it even with every task left at the top of
-    `score_range`: it would not beat the working copy by more than `min_gain`, or not the best candidate before it.
-
-    The bound is computed as the trial's own mean (same order, same sums), so it is exact in floating point; a
-    score outside `score_range` turns the rule off.
-    """
+    `score_range`. The bound is the trial's own mean (same order, same sums), so it is exact in floating point; a
+    score outside `score_range` turns the rule off."""
     low, high = score_range
     leader = pick_best(result.incumbent, result.scores, min_gain)
     bar = None if leader is None else result.scores[leader]

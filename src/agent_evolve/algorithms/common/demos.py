@@ -1,9 +1,7 @@
 """Demonstrations bootstrapped from the agent's own graded-correct train solutions (DSPy's bootstrapped few-shot).
 
-A demo is a train task the agent solved, with the agent's own solution. Only observations the grader marked
-fully correct, with visible feedback and an answer not cut at the token limit, become demos. Candidate SETS of
-demos are drawn deterministically from the pool and rendered as the prompt fragment `prompts/fragments/demos`,
-which the reference agent appends to its system prompt; which set (if any) is kept is measured, not assumed.
+Only fully correct, visible, untruncated solutions become demos; candidate sets are drawn deterministically and
+rendered as `prompts/fragments/demos.md`; which set (if any) is kept is measured, not assumed.
 """
 
 from __future__ import annotations
@@ -59,10 +57,8 @@ def merge_pool(pool: Sequence[Demo], new: Sequence[Demo], limit: int) -> list[De
 
 
 def demo_sets(pool: Sequence[Demo], size: int, count: int, seed: str, current: Sequence[str] = ()) -> list[list[Demo]]:
-    """Up to `count` distinct candidate sets of `size` demos: the shortest solutions first, then random draws.
-
-    The set already in the workspace (`current`, task ids) is never proposed again. Deterministic for a seed.
-    """
+    """Up to `count` distinct candidate sets of `size` demos, deterministic for a seed: the shortest solutions
+    first, then random draws; the workspace's set (`current`, task ids) is never proposed again."""
     if size < 1 or count < 1 or not pool:
         return []
     size = min(size, len(pool))

@@ -1,9 +1,7 @@
-"""Edits to a workspace: staged and checked one by one, then written together, or not at all.
+"""Edits to a workspace: staged and checked one by one (`EditBatch.add`), then written together, or not at all.
 
-An engine collects `Edit`s in an `EditBatch`; `add` validates each against the layer flags, the size caps
-and what is already there (raising `EditError`, nothing written); `apply` writes them all, and restores
-every layer file byte for byte if a write fails. `LayerSnapshot` gives the same guarantee around edits made
-by other means (the bash tool).
+`apply` restores every layer file byte for byte if a write fails; `LayerSnapshot` gives the same guarantee around
+edits made by other means (the bash tool).
 """
 
 from __future__ import annotations
@@ -36,6 +34,7 @@ DUPLICATE_RULE = 0.85
 LAYER_DIRS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
 RECORD_DIRS: tuple[str, ...] = (RECORDS_DIR, ".git")
 _SKIP_DIRS = {".git", "__pycache__"}
+UNCOUNTED = ("clear_drafts", "rewrite_memory")  # housekeeping edits that `max_edits` does not count
 
 
 def proposable_kinds(layers: Collection[str]) -> list[str]:
@@ -148,9 +147,8 @@ class EditBatch:
         self.proposed += 1
         if edit.layer not in self.layers:
             raise EditError(f"{edit.kind}: the {edit.layer} layer may not be edited in this run")
-        counted = edit.kind not in ("clear_drafts", "rewrite_memory")
-        if counted and self.max_edits is not None and sum(
-                e.kind not in ("clear_drafts", "rewrite_memory") for e in self.edits) >= self.max_edits:
+        counted = sum(e.kind not in UNCOUNTED for e in self.edits)
+        if edit.kind not in UNCOUNTED and self.max_edits is not None and counted >= self.max_edits:
             raise EditError(f"at most {self.max_edits} edit(s) per step")
         getattr(self, f"_check_{edit.kind}")(edit)
         self.edits.append(edit)

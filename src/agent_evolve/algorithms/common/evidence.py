@@ -1,7 +1,6 @@
 """Deterministic analysis of a batch: failure kinds, answer-format problems, skill use and failure clusters.
 
-Nothing here calls a model. With hidden feedback (trajectory_only) only what the trajectories show is used:
-empty outputs, missing answer lines, truncation and tool errors; scores and grader text are never read.
+With hidden feedback (trajectory_only) only what the trajectories show is used, never scores or grader text.
 """
 
 from __future__ import annotations
@@ -254,15 +253,8 @@ def analyse(observations: list[Observation], hidden: bool | None = None) -> Evid
             entry = stats.setdefault(name, SkillStats(name))
             entry.uses += 1
             entry.solved += int(bool(solved))
-        findings.append(Finding(
-            task_id=obs.task.id,
-            task_input=str(obs.task.metadata.get("question") or obs.task.input),
-            output=obs.trajectory.output or "",
-            solved=solved,
-            score=None if hidden else float(obs.feedback.score),
-            kind=kind,
-            detail="" if hidden else obs.feedback.detail or "",
-            format_problems=problems,
-            skills=skills,
-        ))
+        question = str(obs.task.metadata.get("question") or obs.task.input)
+        findings.append(Finding(obs.task.id, question, obs.trajectory.output or "", solved,
+                                None if hidden else float(obs.feedback.score), kind,
+                                "" if hidden else obs.feedback.detail or "", problems, skills))
     return Evidence(findings, hidden, marker, cluster_failures(findings), stats)

@@ -1,30 +1,77 @@
-"""Failure-derived notes: per cluster of train failures, one short note naming the mistake and showing its
-correction on one of the failed tasks, written by deterministic analysis (no model call).
+"""Failure-derived prompt fragments, without a model: targeted rules and notes, candidates measured like any other.
 
-The clusters are `evidence.analyse`'s (failures of one kind, with the words their tasks share). A note says
-what went wrong (the kind, in words, and those words), the rule that targets it, and one failed task of the
-cluster: its problem, how the reply ended and what the grader expected (or, without an expected answer, what
-the grader said). Notes go into the fragment `prompts/fragments/notes.md`, one candidate per new note on top
-of the notes already there; which (if any) is kept is measured by the trial and the gate, not assumed.
+Rules (`prompts/fragments/answer-rules.md`): one per recurring failure kind of `evidence.analyse` (answer format,
+a unit or percent scale, an intermediate value reported, rounding) or truncation at the token limit. Notes
+(`prompts/fragments/notes.md`): per failure cluster, the mistake, the rule against it, and its correction shown
+on one failed task (its problem, how the reply ended, what the grader expected or said).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_evolve.algorithms.common.candidate_search import CandidateEdit
-from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, analyse
+from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, Evidence, analyse
 from agent_evolve.algorithms.common.prompts import advice
+from agent_evolve.algorithms.common.techniques import NUMERIC_RULES
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.types import Observation
 
+RULES_FRAGMENT = "answer-rules.md"  # prompts/fragments/answer-rules.md
+RULES_HEADING = "# Rules learned from mistakes"
+TRUNCATED = "truncated"
+TRUNCATION_RULE = "Keep the work short: one line per calculation, at most 10 lines, then the answer line."
+TRUNCATION_PROBLEM = "output cut at the length limit"
+TARGETED = ("answer_format", "no_answer", "empty_output", "reported_intermediate", "unit_scale", "rounding", TRUNCATED)
 NOTES_FRAGMENT = "notes.md"  # prompts/fragments/notes.md
 NOTES_HEADING = "# Notes from mistakes"
 PROBLEM_CHARS = 300
 REPLY_CHARS = 120
 _EXPECTED = re.compile(r"\bexpected:?\s+(.{1,80}?)(?:,\s*got\b|$)", re.I | re.M)
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A failure kind seen in the batch, how often, and the rule that targets it."""
+
+    kind: str
+    count: int
+    rule: str
+
+
+def failure_counts(evidence: Evidence, number_tasks: set[str] | None = None) -> Counter[str]:
+    """Failures per targeted kind; a failure cut at the token limit counts as truncated, whatever its kind. With
+    ``number_tasks``, a number rule's kind (``NUMERIC_RULES``) counts only on those tasks."""
+    counts: Counter[str] = Counter()
+    for finding in evidence.failures:
+        if TRUNCATION_PROBLEM in finding.format_problems:
+            counts[TRUNCATED] += 1
+        elif finding.kind in TARGETED and (number_tasks is None or finding.kind not in NUMERIC_RULES
+                                           or finding.task_id in number_tasks):
+            counts[finding.kind] += 1
+    return counts
+
+
+def targeted_fixes(evidence: Evidence, existing: str, min_count: int = 1, limit: int = 2,
+                   number_tasks: set[str] | None = None) -> list[Fix]:
+    """Fixes for the most frequent targeted kinds (at least `min_count` failures) whose rule is not yet written;
+    number rules only from failures on `number_tasks` when given."""
+    fixes = []
+    for kind, count in sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0])):
+        rule = TRUNCATION_RULE if kind == TRUNCATED else advice(kind, evidence.answer_marker)
+        if count >= min_count and rule not in existing:
+            fixes.append(Fix(kind, count, rule))
+    return fixes[:limit]
+
+
+def with_fix(existing: str, fix: Fix) -> str:
+    """The rules fragment with one more rule (the heading written once)."""
+    body = existing.strip() or RULES_HEADING
+    return f"{body}\n- {fix.rule}\n"
+
 
 
 @dataclass(frozen=True)

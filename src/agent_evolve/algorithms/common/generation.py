@@ -1,16 +1,19 @@
-"""Tightly scoped model requests (one rule, one skill, one decision, one merge), each checked against a schema.
+"""From evidence to edits: deterministic targets (what to fix, in which layer, how), then tightly scoped model
+requests (one rule, one skill, one decision, one merge), each checked against a schema.
 
-A reply that is not valid JSON for its schema after one repair raises StructuredOutputError; content that
-cannot become a valid edit raises EditError. Either way nothing has been written yet.
+A malformed reply raises StructuredOutputError, unusable content EditError; either way nothing is written yet.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_evolve.algorithms.common import prompts
 from agent_evolve.algorithms.common.edits import PROPOSABLE, Edit, EditError
+from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, Evidence
+from agent_evolve.algorithms.common.prompts import SEED_SKILLS, advice
 from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, make_skill, merge_skills, slugify
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.errors import SkillFormatError
@@ -18,6 +21,9 @@ from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.llm.structured import complete_json
 
 Decision = Literal["ACCEPT", "MERGE", "SKIP"]
+Action = Literal["add_rule", "write_skill", "refine_skill"]
+FORMAT_KINDS = frozenset({"no_answer", "answer_format", "empty_output"})
+WEAK_SKILL_RATE = 0.5
 _TEXT = {"type": "string", "minLength": 1}
 _LINES = {"anyOf": [_TEXT, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}  # small models list lines
 RULE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}
@@ -51,12 +57,9 @@ def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int
 
 def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = None, name: str | None = None,
                       cap: int = SKILL_CHAR_CAP, fallback_description: str | None = None) -> Skill:
-    """A valid skill from a model's name/description/body (the name is slugified); EditError otherwise.
-
-    A body given as a list of lines becomes a bulleted list. A description that is a copied template
-    (`<...>`) or names the outcome ("the answer is wrong", unknowable before solving) is replaced by
-    `fallback_description`, or refused when there is none.
-    """
+    """A valid skill from a model's name/description/body (a list of lines becomes bullets); EditError otherwise.
+    A description that is a copied template (`<...>`) or names the outcome (unknowable before solving) is
+    replaced by `fallback_description`, or refused when there is none."""
     lines = fields.get("body")
     if isinstance(lines, list):
         bullets = [f"- {str(line).strip().lstrip('-* ')}" for line in lines if str(line).strip()]
@@ -150,3 +153,71 @@ def propose_edits(client: LLMClient, evidence: str, actions: list[str], max_edit
     request = prompts.EDITS_REQUEST.format(evidence=evidence, max_edits=max_edits, actions=", ".join(actions))
     reply = ask(client, request, edits_schema(actions, max_edits), max_tokens)
     return [edit_from_action(item, source, cap) for item in reply["edits"]]
+
+
+@dataclass
+class Target:
+    """One thing to fix: the edit kind, a one-line focus for the request, the failure kind behind it."""
+
+    action: Action
+    focus: str
+    kind: str
+    name_hint: str = ""
+    skill: str | None = None
+
+
+def covering_skill(kind: str, skills: dict[str, Skill]) -> str | None:
+    """The skill written for failures of `kind` (metadata.kind, or the seed skill's name), if any."""
+    seed_name = SEED_SKILLS.get(kind, ("",))[0]
+    return next((name for name, skill in sorted(skills.items())
+                 if skill.metadata.get("kind") == kind or name == seed_name), None)
+
+
+def focus_of(cluster: Cluster, marker: str | None) -> str:
+    """The focus line for a cluster: what goes wrong, where, and the requested answer form."""
+    text = KIND_TEXT.get(cluster.kind, cluster.kind)
+    if cluster.keywords:
+        text += f" in tasks about {', '.join(cluster.keywords[:3])}"
+    if marker and cluster.kind in FORMAT_KINDS:
+        text += f"; the tasks ask for a final line starting with '{marker}'"
+    return text
+
+
+def plan_targets(evidence: Evidence, layers: set[str], skills: dict[str, Skill], limit: int) -> list[Target]:
+    """Up to `limit` targets: per failure cluster, largest first, a prompt rule for answer-format kinds, else a
+    new skill or a refinement of the skill already written for the kind; then weak skills (used, rarely solved)."""
+    targets: list[Target] = []
+    for cluster in evidence.clusters:
+        focus = focus_of(cluster, evidence.answer_marker)
+        covered = covering_skill(cluster.kind, skills)
+        if "prompts" in layers and (cluster.kind in FORMAT_KINDS or "skills" not in layers):
+            targets.append(Target("add_rule", focus, cluster.kind))
+        elif "skills" in layers and covered:
+            targets.append(Target("refine_skill", focus, cluster.kind, skill=covered))
+        elif "skills" in layers:
+            hint = SEED_SKILLS.get(cluster.kind, (slugify(focus),))[0]
+            targets.append(Target("write_skill", focus, cluster.kind, name_hint=hint))
+    if "skills" in layers and not evidence.hidden:
+        refined = {t.skill for t in targets}
+        for stats in sorted(evidence.skill_stats.values(), key=lambda s: (s.rate, -s.uses)):
+            if stats.name in skills and stats.name not in refined and stats.uses >= 2 and stats.rate < WEAK_SKILL_RATE:
+                targets.append(Target("refine_skill", f"skill {stats.name} rarely helps", "other", skill=stats.name))
+    return targets[:limit]
+
+
+def propose(target: Target, client: LLMClient, evidence: Evidence, request_text: str, skills: dict[str, Skill],
+            max_tokens: int, source: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
+    """Ask the model for the one edit `target` needs (schema-checked; raises on malformed output)."""
+    hint = advice(target.kind, evidence.answer_marker)
+    if target.action == "add_rule":
+        return propose_rule(client, request_text, target.focus, hint, max_tokens)
+    if target.action == "write_skill":
+        metadata = {"kind": target.kind, **source}
+        when = SEED_SKILLS[target.kind][1] if target.kind in SEED_SKILLS else target.focus
+        return propose_skill(client, request_text, target.focus, hint, target.name_hint,
+                                        f"TRIGGER when: {when}.", max_tokens, metadata, cap)
+    skill = skills[str(target.skill)]
+    stats = evidence.skill_stats.get(skill.name)
+    uses = stats.uses if stats else 0
+    outcome = "the failures below remain" if evidence.hidden or not stats else f"{stats.solved} were solved"
+    return refine_skill(client, skill, uses, outcome, request_text, max_tokens, cap)

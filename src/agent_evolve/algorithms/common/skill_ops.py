@@ -1,13 +1,12 @@
 """Skills as engines handle them: build and validate, cap their size, find near-duplicates, merge two into one.
 
-Similarity is `agent_evolve.text`'s tf-idf cosine over the skills being compared (smoothed idf), with the 0.85
-threshold Ratchet uses for deduplication. Sizes are capped at Ratchet's 1,500 characters per SKILL.md.
+Similarity is tf-idf cosine with Ratchet's 0.85 duplicate threshold; sizes are capped at Ratchet's 1,500 characters.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import accumulate
+from itertools import accumulate, combinations
 from typing import Any
 
 from agent_evolve.contract.skills import (
@@ -53,9 +52,8 @@ def cap_skill(skill: Skill, cap: int = SKILL_CHAR_CAP) -> Skill:
     return replace(skill, body=body + "\n")
 
 
-def make_skill(
-    name: str, description: str, body: str, metadata: dict[str, Any] | None = None, cap: int = SKILL_CHAR_CAP
-) -> Skill:
+def make_skill(name: str, description: str, body: str, metadata: dict[str, Any] | None = None,
+               cap: int = SKILL_CHAR_CAP) -> Skill:
     """A valid, size-capped skill; raises SkillFormatError listing the problems (nothing is written)."""
     skill = Skill(name=name.strip(), description=normalize_description(description),
                   body=body.strip() + "\n", metadata=dict(metadata or {}))
@@ -97,10 +95,7 @@ def near_duplicates(skills: dict[str, Skill], threshold: float = DUPLICATE_THRES
     """Pairs (a, b, similarity) with similarity >= threshold, most similar first; a < b by name."""
     names = sorted(skills)
     vectors = tfidf_vectors([skill_document(skills[n]) for n in names])
-    pairs = [
-        (names[i], names[j], cosine(vectors[i], vectors[j]))
-        for i in range(len(names)) for j in range(i + 1, len(names))
-    ]
+    pairs = [(names[i], names[j], cosine(vectors[i], vectors[j])) for i, j in combinations(range(len(names)), 2)]
     return sorted([p for p in pairs if p[2] >= threshold], key=lambda p: (-p[2], p[0], p[1]))
 
 
@@ -128,20 +123,9 @@ def body_union(first: str, second: str) -> str:
     return first.rstrip() + ("\n" + "\n".join(extra) if extra else "") + "\n"
 
 
-def merge_skills(
-    a: Skill,
-    b: Skill,
-    name: str | None = None,
-    description: str | None = None,
-    body: str | None = None,
-    cap: int = SKILL_CHAR_CAP,
-) -> Skill:
+def merge_skills(a: Skill, b: Skill, name: str | None = None, description: str | None = None,
+                 body: str | None = None, cap: int = SKILL_CHAR_CAP) -> Skill:
     """One valid skill from two: the given parts where present, else `a`'s name and description and both bodies."""
     metadata = {**b.metadata, **a.metadata, "merged_from": sorted({a.name, b.name})}
-    return make_skill(
-        name or a.name,
-        description or a.description,
-        body if body and body.strip() else body_union(a.body, b.body),
-        metadata,
-        cap,
-    )
+    body = body if body and body.strip() else body_union(a.body, b.body)
+    return make_skill(name or a.name, description or a.description, body, metadata, cap)

@@ -1,7 +1,6 @@
 """Bounded text for prompts: the batch digest, a few failure summaries and the workspace at a glance.
 
-Every function takes a character limit, so a prompt fits a small model's context. With hidden feedback no
-score, success count or grader text ever appears.
+Every function takes a character limit (a small model's context); with hidden feedback no score or grader text.
 """
 
 from __future__ import annotations
@@ -66,10 +65,8 @@ def finding_summary(finding: Finding, limit: int = 600) -> str:
 
 
 def pick_failures(evidence: Evidence, count: int) -> list[Finding]:
-    """Up to `count` failures, one per kind first (largest clusters first), then the rest.
-
-    With hidden feedback and no visible problem, any observations (nothing tells which ones failed).
-    """
+    """Up to `count` failures, one per kind first (largest clusters first), then the rest; with hidden feedback
+    and no visible problem, any observations (nothing tells which ones failed)."""
     pool = evidence.failures or (evidence.findings if evidence.hidden else [])
     by_id = {f.task_id: f for f in pool}
     firsts = [by_id[c.task_ids[0]] for c in evidence.clusters if c.task_ids[0] in by_id]
@@ -124,9 +121,8 @@ def workspace_digest(workspace: AgentWorkspace, layers: set[str], limit: int = 1
     return "\n\n".join(parts)
 
 
-def evidence_prompt(
-    evidence: Evidence, workspace: AgentWorkspace, layers: set[str], failures: int = 3, limit: int = 3000
-) -> str:
+def evidence_prompt(evidence: Evidence, workspace: AgentWorkspace, layers: set[str], failures: int = 3,
+                    limit: int = 3000) -> str:
     """The user message most engines send: digest, a few failures, the workspace; at most `limit` chars."""
     digest = batch_digest(evidence)
     state = workspace_digest(workspace, layers, limit // 3)

@@ -1,17 +1,11 @@
 """GEPA as an engine: one reflective-mutation iteration of the GEPA search per cycle.
 
-Each step: score every pool candidate on the validation tasks (once; scores are kept in the score ledger);
-take the parent chosen at the end of the last step (else select one: Pareto, current best or epsilon-greedy);
-draw a reflection minibatch from the cycle's train batch and score the parent on it (the batch's own scores
-when the parent is what the agent ran); unless every task is already perfect, show the reflector the parent's
-text of one component (round robin) with the minibatch evidence and take its new text as the child; score the
-child on the same minibatch and keep it only if it beats the parent there; score a kept child on validation;
-select the next parent from the updated pool and leave it in the workspace for the loop's gate. With
-`use_merge`, an iteration after one that kept a child first tries GEPA's merge of two Pareto parents instead
-(at most `max_merge_invocations` kept merges; `merge.py`): the merged child is scored on a validation subsample
-where its parents differ, kept if it matches the better parent there, and then scored on all validation tasks.
-Candidates, their lineage, the merge bookkeeping, the parent choice and the iteration count are JSON state in
-`state_dir`; `finalize` picks, among the accepted versions, the one whose texts are the best validation candidate.
+Each step: score the pool on the validation tasks (each pair once, kept in the score ledger); take the parent
+chosen last step; score it on a minibatch of the cycle's train batch; unless it is perfect there, the reflector
+rewrites one component (round robin) and the child is kept only if it beats the parent on that minibatch; select
+the next parent and leave it in the workspace for the loop's gate. With `use_merge`, an iteration after one that
+kept a child first tries GEPA's merge of two Pareto parents (`merge.py`). `finalize` picks the accepted version
+holding the best validation candidate.
 """
 
 from __future__ import annotations
@@ -33,12 +27,16 @@ from agent_evolve.algorithms.candidates import (
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
-from agent_evolve.algorithms.gepa.acceptance import MinibatchImprovement, is_perfect
 from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.scores import LEDGER_NAME, ScoreLedger
-from agent_evolve.algorithms.gepa.pareto import front_frequency
-from agent_evolve.algorithms.gepa.selection import make_selector, mean_scores
+from agent_evolve.algorithms.gepa.selection import (
+    MinibatchImprovement,
+    front_frequency,
+    is_perfect,
+    make_selector,
+    mean_scores,
+)
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Message
 from agent_evolve.types import Observation, StepResult
@@ -47,7 +45,6 @@ if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
     from agent_evolve.engine.base import EngineContext
     from agent_evolve.engine.trial import TrialResult, TrialRunner
-
 
 NO_MERGES: dict[str, Any] = {"due": 0, "tested": 0, "found_new": False, "tried": [], "made": [], "parents": {}}
 
@@ -71,8 +68,6 @@ class GepaEngine(ModelEngine):
         "merge_subsample_size": 5,          # validation tasks a merged child is first scored on
     }
 
-    # -- state ---------------------------------------------------------------------------------------------
-
     def _ledger(self) -> ScoreLedger:
         if self.context is None:
             raise AgentEvolveError("gepa: runs only inside the loop (it needs the trial runner and state_dir)")
@@ -83,8 +78,6 @@ class GepaEngine(ModelEngine):
 
     def _rng(self, iteration: int) -> random.Random:
         return random.Random(f"gepa:{self.config.seed}:{iteration}")
-
-    # -- scoring -------------------------------------------------------------------------------------------
 
     def _score(self, candidate: Candidate, task_ids: list[str], ledger: ScoreLedger, trial: TrialRunner,
                root: Path, train: bool) -> dict[str, float]:
@@ -113,8 +106,6 @@ class GepaEngine(ModelEngine):
                 example["Feedback"] = f"score {entry.get('score', 0.0):g}. {entry.get('feedback', '')}".strip()
             examples.append(example)
         return examples
-
-    # -- the step ------------------------------------------------------------------------------------------
 
     def _step(self, step: StepInput) -> StepResult:
         """One GEPA iteration; the workspace is left holding the next parent."""
@@ -247,8 +238,6 @@ class GepaEngine(ModelEngine):
         components = list(self.params["components"]) or default_components(root, layers)
         check_components(components, layers)
         return components
-
-    # -- the final choice ----------------------------------------------------------------------------------
 
     def finalize(self, ctx: EngineContext) -> str | None:
         """The accepted version whose texts are the pool candidate with the best mean validation score."""

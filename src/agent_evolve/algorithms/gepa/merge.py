@@ -1,11 +1,8 @@
 """GEPA's merge of two Pareto parents, as pure functions (after `gepa.proposer.merge`, gepa 0.1.4, MIT).
 
-Two front candidates that share an ancestor no better than either are merged component by component: where one
-parent kept the ancestor's text and the other changed it, the change is taken; where both changed it, the text of
-the parent with the better validation mean (a seeded coin on a tie). The child is scored on a validation
-subsample chosen where the parents differ and kept when it does at least as well as the better parent there.
-Candidates are ids; `order` is the pool's order, which stands for GEPA's program index wherever it compares or
-iterates, so the same inputs give the library's answer.
+Per component, a change one parent made to the common ancestor's text is taken; where both changed it, the better
+parent's text (a seeded coin on a tie). `order`, the pool's order, stands for GEPA's program index, so the same
+inputs give the library's answer.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_evolve.algorithms.gepa.acceptance import MinibatchDecision
+from agent_evolve.algorithms.gepa.selection import MinibatchDecision
 
 Lineage = Mapping[str, Sequence[str]]          # candidate id -> its parents' ids (two for a merged child)
 Files = Mapping[str, Mapping[str, str]]        # candidate id -> component path -> text

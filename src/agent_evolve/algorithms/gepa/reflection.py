@@ -1,8 +1,5 @@
-"""GEPA's reflective proposal: its instruction-proposal prompt over a minibatch's evidence, and its answer parser.
-
-The template, the markdown rendering of the examples and the fenced-block extraction follow
-`gepa.strategies.instruction_proposal.InstructionProposalSignature` (gepa 0.1.4, MIT); tests check both agree.
-"""
+"""GEPA's reflective proposal prompt and answer parser, after `InstructionProposalSignature` (gepa 0.1.4, MIT);
+tests check both agree."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """The score ledger: every (candidate, task) score a GEPA search paid for, appended and fsynced before it is used.
-
-It lives beside the engine state, not inside it: the loop restores the state to the last finished step after a
-crash, and a rerun reads the scores already paid for instead of running those tasks again.
-"""
+It lives beside the engine state, which a crash rolls back, so a rerun reads the scores already paid for."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""Ratchet's ablation arms, each a settings override of the full recipe (the `full` arm), and their table.
+"""Ratchet's ablation arms, each a settings override of the full recipe, and their table (run by `agent-evolve ablate`).
 
-The paper's arms we can define from its text: A1 no injection (the no-skill control), A3 no meta-skill, A4 harsh
-retirement (20 trials, threshold 0). The paper names eight arms (A1-A8); the definitions of A2 and A5-A8 are not
-in the sources we build from, so asking for them is an error that names our own arms, which carry `ours-` names.
-Each arm is scored as the paper scores it: its held-out gain, the late-window mean of the held-out pass@1 per
-round minus round 0's (the eval pass before any skill was synthesised), averaged over seeds; the test lift of
-the lift protocol is reported beside it. The runner is `agent-evolve ablate` (`agent_evolve.cli.ablate`).
+The paper's A2 and A5-A8 are not defined in the sources we build from, so asking for them is an error; our own
+arms carry `ours-` names. An arm's score is the paper's held-out gain (late-window mean of the per-round held-out
+pass@1 minus round 0's, over seeds), with the lift protocol's test lift beside it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The bank at the edges: the ledger's active skills on disk as Agent Skills, their evidence, each round's score.
 
-Disk follows the ledger: every ACTIVE skill is `skills/<name>/SKILL.md`; a skill that leaves the active bank
-leaves the disk (its rows and evidence stay in the ledger). Skills already in the workspace when Ratchet starts
-are taken into the ledger.
+Disk follows the ledger (a skill that leaves the active bank leaves skills/, not the ledger); skills already in the
+workspace when Ratchet starts are taken into the ledger.
 """
 
 from __future__ import annotations
@@ -39,8 +38,7 @@ def write_bank(root: Path, ledger: Ledger) -> list[RatchetSkill]:
 
 
 def bank_stats(ledger: Ledger, skills: Sequence[RatchetSkill], weighting: CreditWeighting) -> list[SkillTally]:
-    """Each skill's routed train trials and credits since it was added (what the curator decides on), with the
-    critic's helped and hurt beside."""
+    """Each skill's routed train trials and credits since it was added (what the curator decides on)."""
     capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
     return [skill_stats(s, capsules, verdicts, weighting) for s in skills]
 
@@ -52,8 +50,7 @@ def cover_texts(ledger: Ledger, active: Sequence[RatchetSkill]) -> dict[str, str
 
 
 def round_scores(root: Path) -> dict[int, float]:
-    """Each finished round's held-out pass@1: its gated candidate's score, else the accepted one's (round 0: the
-    baseline)."""
+    """Each finished round's held-out pass@1: its gated candidate's, else the accepted one's (round 0: baseline)."""
     journal = Journal(RunRecords(root).journal)
     scores: dict[int, float] = {}
     for entry in journal.entries(*CLOSING_PHASES):

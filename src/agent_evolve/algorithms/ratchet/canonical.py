@@ -1,8 +1,5 @@
-"""Failure-pattern canonicalisation and clustering (pure): near-identical patterns become one, by union-find.
-
-Two patterns whose embeddings have cosine >= the threshold are joined; joining is transitive (union-find), so a
-chain of close paraphrases is one pattern. Each group is named by its most frequent member (ties: the first
-seen). Clusters are the recent failures grouped by canonical pattern, kept from `min_size` failures up.
+"""Failure-pattern canonicalisation and clustering (pure): patterns at cosine >= the threshold are joined
+transitively (union-find), so a chain of paraphrases is one pattern, named by its most frequent member.
 """
 
 from __future__ import annotations
@@ -13,13 +10,14 @@ from dataclasses import dataclass, field
 
 from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.agents.routing.embeddings import cosine
+from agent_evolve.algorithms.ratchet.curator import EPSILON
 from agent_evolve.text.grouping import union_find_groups
 
 
 def nearest(vector: Vector, named: Mapping[str, Vector], threshold: float) -> tuple[str, float] | None:
     """The named vector most similar to ``vector`` when its cosine is >= ``threshold`` (ties: name), else None."""
     scored = [(name, cosine(vector, named[name])) for name in sorted(named)]
-    return max((s for s in scored if s[1] >= threshold - 1e-9), key=lambda s: s[1], default=None)
+    return max((s for s in scored if s[1] >= threshold - EPSILON), key=lambda s: s[1], default=None)
 
 
 def normalise(pattern: str) -> str:
@@ -28,21 +26,19 @@ def normalise(pattern: str) -> str:
 
 
 def canonical_map(patterns: Sequence[str], vectors: Sequence[Vector] | None, threshold: float) -> dict[str, str]:
-    """Each distinct normalised pattern -> its group's name; without vectors (canonicalisation off) itself.
-
-    ``vectors`` are the embeddings of the distinct normalised patterns in first-seen order.
-    """
+    """Each distinct normalised pattern -> its group's name (ties: first seen); without vectors (canonicalisation
+    off) itself. ``vectors`` embed `distinct_patterns(patterns)`, in that order."""
     counts = Counter(normalise(p) for p in patterns if p.strip())
     distinct = list(counts)
     if vectors is None:
         return {p: p for p in distinct}
     if len(vectors) != len(distinct):
         raise ValueError(f"{len(vectors)} vectors for {len(distinct)} distinct patterns")
-    groups = union_find_groups(len(vectors), lambda i, j: cosine(vectors[i], vectors[j]) >= threshold - 1e-9)
+    groups = union_find_groups(len(vectors), lambda i, j: cosine(vectors[i], vectors[j]) >= threshold - EPSILON)
     members: dict[int, list[str]] = {}
     for pattern, group in zip(distinct, groups):
         members.setdefault(group, []).append(pattern)
-    name = {g: max(ms, key=lambda p: (counts[p], -distinct.index(p))) for g, ms in members.items()}
+    name = {g: max(ms, key=counts.__getitem__) for g, ms in members.items()}  # max keeps the first seen of a tie
     return {p: name[g] for p, g in zip(distinct, groups)}
 
 

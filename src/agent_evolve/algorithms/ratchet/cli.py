@@ -1,10 +1,6 @@
-"""Ratchet's commands over a run's evidence ledger: `skill`, `meta list`, `synth metaskills`, `audit`, `curate`,
-and `capsule prune`; `COMMANDS` is what the engine registers (`registry.ENGINE_COMMANDS`) for `agent-evolve`.
-
-Each takes `--workspace PATH` (the run's workspace; its ledger is `evolution/ratchet.sqlite`). Only `skill
-load` creates a ledger (to bring a bank before the first run); the others need one. A user's action is filed
-under the ledger's latest round, recorded as a decision and an audit event, and the workspace's skills/
-folder follows the ledger's active bank.
+"""Ratchet's commands over a run's ledger (`skill`, `meta list`, `synth metaskills`, `audit`, `curate`, `capsule
+prune`), registered for `agent-evolve` through `registry.ENGINE_COMMANDS`. Only `skill load` creates a ledger; a
+user's action is filed at the ledger's latest round as a decision and an audit event, and skills/ follows the bank.
 """
 
 from __future__ import annotations
@@ -12,7 +8,6 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -23,7 +18,7 @@ from agent_evolve.algorithms.ratchet.bank import bank_stats, write_bank
 from agent_evolve.algorithms.ratchet.curator import SkillTally, retirement
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.algorithms.ratchet.ledger import Ledger, LedgerError, ledger_path
-from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill, SkillStatus
+from agent_evolve.algorithms.ratchet.records import SKILL_STATUSES, Decision, RatchetSkill, SkillStatus
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank, render_skill_md
 from agent_evolve.config import EvolveConfig
@@ -48,8 +43,7 @@ def _ledger(workspace: str, *, create: bool = False) -> Ledger:
 
 def _show(title: str, fixed: tuple[str, ...], folded: tuple[str, ...], rows: Iterable[Sequence[str]],
           right: tuple[str, ...] = ()) -> None:
-    """Print `rows` as a table of `fixed` columns that never wrap, then `right` ones (right-aligned), then `folded`
-    ones."""
+    """Print `rows` as a table: `fixed` columns that never wrap, `right` ones right-aligned, then `folded` ones."""
     table = Table(title=title)
     for column in fixed + right:
         table.add_column(column, no_wrap=True, justify="right" if column in right else "left")
@@ -83,7 +77,7 @@ def skill_group() -> None:
 
 @skill_group.command("list")
 @_WORKSPACE
-@click.option("--status", type=click.Choice(["ACTIVE", "DEPRECATED", "CANDIDATE"]), help="Only skills with this status.")
+@click.option("--status", type=click.Choice(SKILL_STATUSES), help="Only skills with this status.")
 def skill_list(workspace: str, status: SkillStatus | None) -> None:
     """Every skill the run has known (ACTIVE, DEPRECATED, CANDIDATE) with the curator's evidence for it."""
     with _ledger(workspace) as ledger:
@@ -131,61 +125,44 @@ def skill_load(bank: Path, workspace: str) -> None:
     click.echo(f"loaded {len(skills)} skills from {bank} ({locked} do_not_retire): {', '.join(s.name for s in skills)}")
 
 
-@dataclass(frozen=True)
-class _Change:
-    """What `skill <command>` sets, to what, the default reason and the command's help."""
-
-    field: str
-    value: SkillStatus | bool
-    done: str
-    help: str
-
-
-_CHANGES = {
-    "retire": _Change("status", "DEPRECATED", "retired",
-                      "Mark a skill DEPRECATED: it leaves skills/ and routing; its evidence stays."),
-    "unretire": _Change("status", "ACTIVE", "unretired",
-                        "Make a DEPRECATED (or CANDIDATE) skill ACTIVE again: back in skills/ and routing."),
-    "lock": _Change("do_not_retire", True, "locked",
-                    "Set do_not_retire: the curator never retires or evicts it, but still reports it."),
-    "unlock": _Change("do_not_retire", False, "unlocked", "Clear do_not_retire: the curator may retire or evict it."),
+_CHANGES: dict[str, tuple[str, SkillStatus | bool, str, str]] = {
+    "retire": ("status", "DEPRECATED", "retired", "Mark a skill DEPRECATED: it leaves skills/ and routing; its "
+               "evidence stays."),
+    "unretire": ("status", "ACTIVE", "unretired",
+                 "Make a DEPRECATED (or CANDIDATE) skill ACTIVE again: back in skills/ and routing."),
+    "lock": ("do_not_retire", True, "locked",
+             "Set do_not_retire: the curator never retires or evicts it, but still reports it."),
+    "unlock": ("do_not_retire", False, "unlocked", "Clear do_not_retire: the curator may retire or evict it."),
 }
-"""The `skill` commands that change one field of a skill."""
+"""The `skill` commands that change one field of a skill: (field, value, the default reason's verb, help)."""
 
 
-def _change(workspace: str, name: str, command: str, reason: str) -> None:
-    """Apply one of `_CHANGES` to a skill, recorded as a user decision and audit event at the latest round."""
-    field, value = _CHANGES[command].field, _CHANGES[command].value
-    with _ledger(workspace) as ledger:
-        skill = _skill(ledger, name)
-        was = getattr(skill, field)
-        if was == value:
-            click.echo(f"{name}: {field} is already {value}")
-            return
-        round_ = _user_action(ledger, command, name, {"reason": reason, "field": field, "was": was, "now": value})
-        if field == "status":
-            ledger.set_status(name, value, round_, reason)  # type: ignore[arg-type]
-        else:
-            skill.do_not_retire = bool(value)
-            ledger.put_skill(skill, round_, reason)
-        write_bank(Path(workspace), ledger)
-    click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
+def _change_command(command: str, field: str, value: SkillStatus | bool, done: str, text: str) -> None:
+    """Add `skill <command> NAME [--reason]`: set one field, recorded as a user decision and audit event."""
 
-
-def _change_command(command: str) -> None:
-    """Add `skill <command> NAME [--reason]`."""
-
-    @skill_group.command(command, help=_CHANGES[command].help)
+    @skill_group.command(command, help=text)
     @click.argument("name")
     @_WORKSPACE
-    @click.option("--reason", default=f"{_CHANGES[command].done} by the user", show_default=True,
-                  help="Why (kept in the ledger).")
+    @click.option("--reason", default=f"{done} by the user", show_default=True, help="Why (kept in the ledger).")
     def change(name: str, workspace: str, reason: str) -> None:
-        _change(workspace, name, command, reason)
+        with _ledger(workspace) as ledger:
+            skill = _skill(ledger, name)
+            was = getattr(skill, field)
+            if was == value:
+                click.echo(f"{name}: {field} is already {value}")
+                return
+            round_ = _user_action(ledger, command, name, {"reason": reason, "field": field, "was": was, "now": value})
+            if field == "status":
+                ledger.set_status(name, value, round_, reason)  # type: ignore[arg-type]
+            else:
+                skill.do_not_retire = bool(value)
+                ledger.put_skill(skill, round_, reason)
+            write_bank(Path(workspace), ledger)
+        click.echo(f"{name}: {field} {was} -> {value} at round {round_} ({reason}); its evidence stays in the ledger")
 
 
-for _command in _CHANGES:
-    _change_command(_command)
+for _command, _change in _CHANGES.items():
+    _change_command(_command, *_change)
 
 
 @click.group("meta")
@@ -215,8 +192,7 @@ def audit_command(workspace: str, limit: int) -> None:
     for e in events:
         when = datetime.datetime.fromtimestamp(e["created_at"], tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
         details = json.dumps(e["payload"], sort_keys=True)
-        if len(details) > _PAYLOAD_CHARS:
-            details = details[:_PAYLOAD_CHARS] + "..."
+        details = details[:_PAYLOAD_CHARS] + ("..." if len(details) > _PAYLOAD_CHARS else "")
         rows.append((e["id"], "-" if e["round"] is None else str(e["round"]), when, e["event"], details))
     _show(f"Ratchet audit (newest {len(events)})", ("id", "round", "when", "event"), ("details",), rows)
 

@@ -1,9 +1,7 @@
 """The critic: one verdict per routed train attempt (did the injected skill help?) and a failure pattern.
 
-The model sees the task, the answer, the grader's result and the skill's guidance, and answers with a label
-(HELPED / HURT / NEUTRAL / INAPPLICABLE), a short failure pattern (empty for a pass), a confidence and a one-line
-reason. The grade is given, never asked: credit is decided by the curator from the grade and the label. A reply
-that cannot be parsed is a recorded failure (`CriticResult.error`), never a crash of the run.
+The grade is given to the model, never asked (the curator credits from grade and label); an unparseable reply is
+a recorded failure (`CriticResult.error`), never a crash of the run.
 """
 
 from __future__ import annotations
@@ -24,12 +22,8 @@ UNROUTED = ""
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {
-        "label": {"enum": list(VERDICT_LABELS)},
-        "failure_pattern": {"type": "string"},
-        "confidence": {"enum": list(CONFIDENCES)},
-        "reason": {"type": "string"},
-    },
+    "properties": {"label": {"enum": list(VERDICT_LABELS)}, "failure_pattern": {"type": "string"},
+                   "confidence": {"enum": list(CONFIDENCES)}, "reason": {"type": "string"}},
     "required": ["label", "failure_pattern"],
 }
 SYSTEM = ("You review one graded attempt at a task. You name the failure pattern in a few general words "

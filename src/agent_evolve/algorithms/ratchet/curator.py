@@ -1,12 +1,9 @@
 """The curator's pure decisions: credit, contribution, retirement and bank-cap eviction.
 
-A trial is one routed train attempt. The document's credit (`credit_weighting: outcome`, the default): a graded
-pass is a success, a graded failure a failure, and contribution = (successes - failures) / routed trials; the
-critic's verdict is recorded beside it (helped, hurt) but does not change it. `credit_weighting: critic` (ours, an
-option) counts a pass only when the critic says HELPED and a failure only when it says HURT; a verdict never turns
-a graded failure into a success. A skill is retired at >= retire_min_trials trials and
-contribution <= retire_threshold; over the bank cap the lowest contribution is evicted. `do_not_retire` skills
-are never retired or evicted, but every decision still reports them with their live score.
+A trial is one routed train attempt; contribution = (successes - failures) / trials, where (the document's credit)
+a success is a graded pass and a failure a graded failure, the critic's verdict recorded beside. A skill retires at
+>= retire_min_trials and contribution <= retire_threshold; over the cap the lowest is evicted. `do_not_retire`
+skills are never retired or evicted, but every decision reports them with their live score.
 """
 
 from __future__ import annotations
@@ -16,7 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 EPSILON = 1e-9
-"""Boundaries are inclusive: a contribution of exactly -0.10 retires despite float rounding."""
+"""Boundaries are inclusive despite float rounding: a contribution of exactly -0.10 retires (rollback's and the
+cosine thresholds' too)."""
 
 CurateAction = Literal["retire", "keep", "protected", "evict"]
 CreditWeighting = Literal["outcome", "critic"]
@@ -94,11 +92,8 @@ def retirement(stats: Sequence[SkillTally], min_trials: int, threshold: float) -
 
 
 def evictions(active: Sequence[SkillTally], cap: int, incoming: int) -> tuple[list[CurateDecision], int]:
-    """Skills to evict so ``incoming`` new ones fit under ``cap``, lowest contribution first, and how many fit.
-
-    Ties go to the older skill, then the name. `do_not_retire` skills are never evicted: when only they are
-    left, fewer new skills fit (the returned count), and the protected ones are reported.
-    """
+    """Skills to evict so ``incoming`` new ones fit under ``cap``, lowest contribution first (ties: older, then
+    name), and how many fit: when only `do_not_retire` skills are left, fewer fit and those are reported."""
     over = len(active) + incoming - cap
     if over <= 0:
         return [], incoming

@@ -1,7 +1,7 @@
 """RatchetEngine: a governed skill library on the shared loop (one Ratchet round = one cycle).
 
-The loop solves the train batch with the live bank (the reference agent routes 0 or 1 skill per task through
-Ratchet's router) and, after the step, scores the new bank on the holdout (Ratchet's eval pass). Each step:
+The loop solves the train batch with the live bank (0 or 1 skill routed per task) and scores the new bank on the
+holdout (Ratchet's eval pass). Each step:
 
 1. rollback check: the previous round's held-out pass@1 against the best so far (persistence-gated);
 2. capsules: one per graded train attempt (full prompt, answer, grade, routed skill, router decision);
@@ -12,7 +12,7 @@ Ratchet's router) and, after the step, scores the new bank on the holdout (Ratch
 7. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
 8. the active bank written to skills/ as Agent Skills, snapshotted with its state, the round's records written.
 
-Ratchet governs its own bank (curator, rollback), so its runs use the `keep` gate (`gate_strategy: keep`).
+Ratchet governs its own bank (curator, rollback), so its runs use `gate_strategy: keep`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
 from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import to_agent_skill
-from agent_evolve.algorithms.ratchet.synthesizer import FailureExample, draft_tally, synthesize
+from agent_evolve.algorithms.ratchet.synthesizer import draft_tally, synthesize
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.solving import is_infrastructure_failure
 from agent_evolve.types import Observation, StepResult
@@ -67,8 +67,7 @@ class RatchetEngine(ModelEngine):
     # -- lifecycle -----------------------------------------------------------------------------------
 
     def bootstrap(self, ctx: EngineContext) -> StepResult | None:
-        """Mark the workspace as Ratchet's, take its skills into the ledger (and a loaded bank onto disk), snapshot
-        the round-0 bank."""
+        """Mark the workspace as Ratchet's, take its skills into the ledger, snapshot the round-0 bank."""
         self.context = ctx
         root = Path(ctx.workspace.path)
         if ctx.config.gate_strategy != "keep":
@@ -101,7 +100,7 @@ class RatchetEngine(ModelEngine):
             ids = self._capsules(ledger, observations, round_)
             critic_errors = self._critic(ledger, ids, round_)
             report: dict[str, Any] = {"round": round_, "capsules": len(ids), "critic_errors": critic_errors,
-                                      "rollback": decision.to_dict() if decision else None}
+                                      "rollback": asdict(decision) if decision else None}
             if decision is not None and decision.restore:
                 report["restored"] = self._restore(ledger, int(decision.restore_round or 0), round_)
             else:
@@ -189,11 +188,8 @@ class RatchetEngine(ModelEngine):
         active = ledger.skills("ACTIVE")
         stats = self._stats(ledger, active)
         _, room = evictions(stats, s.bank_cap, min(s.max_new_skills, len(found)))
-        by_capsule = dict(capsules)
-        examples = {c.pattern: [FailureExample(str(by_capsule[f.capsule_id].metadata.get("task", "")),
-                                        by_capsule[f.capsule_id].output,
-                                        str(by_capsule[f.capsule_id].metadata.get("feedback", "")))
-                                for f in c.failures] for c in found}
+        by_id = dict(capsules)
+        examples = {c.pattern: [by_id[f.capsule_id] for f in c.failures] for c in found}
         meta_body = self._meta(ledger).body if s.use_meta else ""
         outcome = synthesize(self.llm, found, examples, {k.name: k for k in active},
                              bank_io.cover_texts(ledger, active),
@@ -225,8 +221,7 @@ class RatchetEngine(ModelEngine):
         return default
 
     def _meta_refresh(self, ledger: Ledger, round_: int) -> str | None:
-        """Every `meta_every` rounds or `meta_every_tasks` train tasks (when on): a new active meta-skill written
-        from the bank's outcomes."""
+        """A new active meta-skill when a refresh is due (`meta.refresh_due`)."""
         s = self.settings
         if not s.use_meta:
             return None
@@ -237,8 +232,8 @@ class RatchetEngine(ModelEngine):
         return self.refresh_meta(ledger, round_)
 
     def refresh_meta(self, ledger: Ledger, round_: int) -> str | None:
-        """Write a new active meta-skill for the suite from how the bank's skills fared (also `synth metaskills`);
-        its name, or None when the model's reply is unusable (audited)."""
+        """A new active meta-skill from how the bank's skills fared (also `synth metaskills`): its name, or None
+        when the model's reply is unusable (audited)."""
         s = self.settings
         outcomes = [f"{st.name}: {st.contribution:+.2f} over {st.trials} trials"
                     for st in self._stats(ledger, ledger.skills())]
@@ -250,8 +245,7 @@ class RatchetEngine(ModelEngine):
         return new.name
 
     def _restore(self, ledger: Ledger, best_round: int, round_: int) -> dict[str, Any]:
-        """Make the best round's bank the active one again, each skill with its version and trials then (every row
-        stays; locked skills stay active)."""
+        """Make the best round's bank active again as it was then (every row stays; locked skills stay active)."""
         current = ledger.skills()
         plan = rollback.restore_plan(ledger.bank_skills_at(best_round), current, best_round, round_)
         reason = f"rollback to the bank of round {best_round}"

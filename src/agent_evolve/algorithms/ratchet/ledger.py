@@ -1,11 +1,6 @@
-"""Ratchet's evidence ledger: one append-only SQLite file per run, safe for concurrent writers.
-
-Capsules, verdicts, every version and status change of every skill, meta-skills, decisions, audit events and
-bank snapshots are appended, never updated or deleted during a run; a retired skill keeps all its rows, so any
-round can be audited and rolled back. `prune_capsules` is the one deletion, explicit and audited. WAL mode, a
-busy timeout and one connection per thread make threads (and several `Ledger` objects or processes on one
-file) safe. The schema is created, and checked on open, in one place: `ledger_schema` (no file is migrated).
-"""
+"""Ratchet's evidence ledger: one append-only SQLite file per run (schema in `ledger_schema`), safe for concurrent
+writers. Rows are never updated or deleted, so any round can be audited and rolled back; `prune_capsules` is the
+one deletion, itself audited. WAL, a busy timeout and one connection per thread make concurrent writers safe."""
 
 from __future__ import annotations
 
@@ -15,31 +10,14 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from agent_evolve.algorithms.ratchet.ledger_rows import (
-    append_meta,
-    append_status,
-    current_status,
-    filters,
-    insert,
-    merge_trail,
-)
 from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA_VERSION, LedgerError, check_header, create_or_check
-from agent_evolve.algorithms.ratchet.records import (
-    CONFIDENCES,
-    SKILL_STATUSES,
-    VERDICT_LABELS,
-    Capsule,
-    Decision,
-    MetaSkill,
-    RatchetSkill,
-    SkillStatus,
-    CriticVerdict,
-)
+from agent_evolve.algorithms.ratchet.records import (CONFIDENCES, SKILL_STATUSES, VERDICT_LABELS, Capsule,
+                                                     CriticVerdict, Decision, MetaSkill, RatchetSkill, SkillStatus)
 from agent_evolve.engine.records import RunRecords
 
 __all__ = ["LEDGER_FILE", "SCHEMA_VERSION", "Ledger", "LedgerError", "ledger_path"]
@@ -66,6 +44,31 @@ def _dumps(value: Any) -> str:
 def _check(value: str, allowed: tuple[str, ...], what: str) -> None:
     if value not in allowed:
         raise ValueError(f"{what} {value!r} is not one of {', '.join(allowed)}")
+
+
+def _filters(**columns: Any) -> tuple[str, tuple[Any, ...]]:
+    """A WHERE clause over the columns given a value (None means no filter)."""
+    chosen = [(column, value) for column, value in columns.items() if value is not None]
+    if not chosen:
+        return "", ()
+    return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in chosen), tuple(v for _, v in chosen)
+
+
+def _insert(db: sqlite3.Connection, table: str, **values: Any) -> int:
+    """Append one row of `values` (column: value) to `table`; its id."""
+    cursor = db.execute(f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                        tuple(values.values()))
+    return int(cursor.lastrowid or 0)
+
+
+def _status_of(db: sqlite3.Connection, name: str) -> str | None:
+    """A skill's latest status (every skill gets one when first put), None for a name never seen."""
+    row = db.execute("SELECT status FROM skill_status WHERE name = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def _append_status(db: sqlite3.Connection, name: str, status: str, round: int, reason: str) -> None:
+    _insert(db, "skill_status", name=name, status=status, round=round, reason=reason, created_at=time.time())
 
 
 class Ledger:
@@ -117,12 +120,11 @@ class Ledger:
         with self._lock:
             try:
                 # per-thread connections; check_same_thread off only so that close() may close them all
-                connection = sqlite3.connect(
-                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-                )
+                connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                             check_same_thread=False)
                 connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                connection.execute("PRAGMA journal_mode = WAL")
-                connection.execute("PRAGMA synchronous = NORMAL")  # WAL: never corrupt; a power cut may drop the last commits
+                connection.execute("PRAGMA journal_mode = WAL")  # with NORMAL: never corrupt; a power cut may drop
+                connection.execute("PRAGMA synchronous = NORMAL")  # the last commits
             except sqlite3.Error as exc:
                 raise LedgerError(f"{self.path}: cannot open the Ratchet ledger: {exc}") from None
             self._connections.append(connection)
@@ -156,28 +158,23 @@ class Ledger:
     def add_capsules(self, capsules: list[Capsule]) -> list[int]:
         """Append task attempts in one transaction; their ids, in order."""
         with self._write() as db:
-            return [insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
+            return [_insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
                                               "metadata": _dumps(c.metadata)}) for c in capsules]
 
-    def capsules(
-        self, round: int | None = None, skill: str | None = None, split: str | None = None
-    ) -> list[tuple[int, Capsule]]:
+    def capsules(self, round: int | None = None, skill: str | None = None,
+                 split: str | None = None) -> list[tuple[int, Capsule]]:
         """Task attempts in the order written, filtered by round, routed skill and split."""
-        where, params = filters(round=round, routed_skill=skill, split=split)
-        rows = self._read(
-            "SELECT id, round, task_id, split, prompt, output, score, passed, routed_skill, router_decision,"
-            f" metadata, created_at FROM capsules{where} ORDER BY id",
-            params,
-        )
+        where, params = _filters(round=round, routed_skill=skill, split=split)
+        rows = self._read("SELECT id, round, task_id, split, prompt, output, score, passed, routed_skill,"
+                          f" router_decision, metadata, created_at FROM capsules{where} ORDER BY id", params)
         return [(row[0], Capsule(*row[1:7], bool(row[7]), row[8], row[9], json.loads(row[10]), row[11]))
                 for row in rows]
 
     def routing_by_round(self, split: str | None = None) -> dict[int, tuple[int, int]]:
         """Per round: (attempts, attempts routed to a skill), without loading the capsules' texts."""
-        where, params = filters(split=split)
-        rows = self._read(
-            f"SELECT round, COUNT(*), COUNT(routed_skill) FROM capsules{where} GROUP BY round ORDER BY round", params
-        )
+        where, params = _filters(split=split)
+        rows = self._read(f"SELECT round, COUNT(*), COUNT(routed_skill) FROM capsules{where} GROUP BY round"
+                          " ORDER BY round", params)
         return {row[0]: (row[1], row[2]) for row in rows}
 
     def prune_capsules(self, keep_days: float) -> int:
@@ -187,7 +184,7 @@ class Ledger:
         cutoff = time.time() - keep_days * _DAY_S
         with self._write() as db:
             removed = db.execute("DELETE FROM capsules WHERE created_at < ?", (cutoff,)).rowcount
-            insert(db, "audit", round=None, event="capsule_prune",
+            _insert(db, "audit", round=None, event="capsule_prune",
                    payload=_dumps({"keep_days": keep_days, "removed": removed}), created_at=time.time())
         return int(removed)
 
@@ -198,16 +195,13 @@ class Ledger:
         _check(verdict.label, VERDICT_LABELS, "verdict label")
         _check(verdict.confidence, CONFIDENCES, "verdict confidence")
         with self._write() as db:
-            insert(db, "verdicts", **asdict(verdict))
+            _insert(db, "verdicts", **asdict(verdict))
 
     def verdicts(self, skill: str | None = None, round: int | None = None) -> list[CriticVerdict]:
         """Verdicts in the order written, filtered by skill and round."""
-        where, params = filters(skill=skill, round=round)
-        rows = self._read(
-            "SELECT capsule_id, skill, label, failure_pattern, confidence, reason, round"
-            f" FROM verdicts{where} ORDER BY id",
-            params,
-        )
+        where, params = _filters(skill=skill, round=round)
+        rows = self._read("SELECT capsule_id, skill, label, failure_pattern, confidence, reason, round"
+                          f" FROM verdicts{where} ORDER BY id", params)
         return [CriticVerdict(*row) for row in rows]
 
     # skills
@@ -215,20 +209,19 @@ class Ledger:
     def put_skill(self, skill: RatchetSkill, round: int, reason: str) -> None:
         """Record a new skill or a new version of its fields; a changed status is a new status row too."""
         _check(skill.status, SKILL_STATUSES, f"skill {skill.name!r} status")
-        data = _skill_fields(skill)
         with self._write() as db:
-            insert(db, "skill_versions", name=skill.name, fields=_dumps(data), round=round, reason=reason,
-                   created_at=time.time())
-            if current_status(db, skill.name) != skill.status:
-                append_status(db, skill.name, skill.status, round, reason)
+            _insert(db, "skill_versions", name=skill.name, fields=_dumps(_skill_fields(skill)), round=round,
+                    reason=reason, created_at=time.time())
+            if _status_of(db, skill.name) != skill.status:
+                _append_status(db, skill.name, skill.status, round, reason)
 
     def set_status(self, name: str, status: SkillStatus, round: int, reason: str) -> None:
         """Append a status change (ACTIVE, DEPRECATED, CANDIDATE) of a known skill."""
         _check(status, SKILL_STATUSES, f"skill {name!r} status")
         with self._write() as db:
-            if current_status(db, name) is None:
+            if _status_of(db, name) is None:
                 raise LedgerError(f"{self.path}: no skill named {name!r} in the ledger")
-            append_status(db, name, status, round, reason)
+            _append_status(db, name, status, round, reason)
 
     def skill(self, name: str) -> RatchetSkill | None:
         """The latest version of a skill with its current status, or None if the ledger never saw it."""
@@ -247,9 +240,7 @@ class Ledger:
             f" FROM (SELECT name, MAX(id) AS last, MIN(id) AS first FROM skill_versions{only} GROUP BY name) k"
             " JOIN skill_versions v ON v.id = k.last"
             f" JOIN (SELECT name, MAX(id) AS last FROM skill_status{only} GROUP BY name) t ON t.name = k.name"
-            " JOIN skill_status s ON s.id = t.last ORDER BY k.first",
-            params,
-        )
+            " JOIN skill_status s ON s.id = t.last ORDER BY k.first", params)
         return [RatchetSkill(name=row[0], status=row[2], **json.loads(row[1])) for row in rows]
 
     def status_history(self, name: str) -> list[tuple[int, SkillStatus, str]]:
@@ -262,11 +253,9 @@ class Ledger:
     def put_meta_skill(self, meta: MetaSkill) -> None:
         """Record a meta-skill version; an active one deactivates the suite's other active ones (one per suite)."""
         with self._write() as db:
-            if meta.active:
-                for other in self.meta_skills(meta.suite):
-                    if other.active and other.name != meta.name:
-                        append_meta(db, MetaSkill(other.suite, other.name, other.body, False, other.created_round))
-            append_meta(db, meta)
+            others = [m for m in self.meta_skills(meta.suite) if meta.active and m.active and m.name != meta.name]
+            for version in [*(replace(other, active=False) for other in others), meta]:
+                _insert(db, "meta_skills", **{**asdict(version), "active": int(version.active)})
 
     def meta_skills(self, suite: str | None = None) -> list[MetaSkill]:
         """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance;
@@ -276,8 +265,7 @@ class Ledger:
             "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
             " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
             f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
-            (suite,) if suite is not None else (),
-        )
+            (suite,) if suite is not None else ())
         return [MetaSkill(row[0], row[1], row[2], bool(row[3]), row[4]) for row in rows]
 
     # decisions, audit events, bank snapshots
@@ -285,41 +273,43 @@ class Ledger:
     def add_decision(self, decision: Decision) -> None:
         """Append one governed decision with the numbers behind it."""
         with self._write() as db:
-            insert(db, "decisions", **{**asdict(decision), "payload": _dumps(decision.payload)}, created_at=time.time())
+            _insert(db, "decisions", **{**asdict(decision), "payload": _dumps(decision.payload)},
+                    created_at=time.time())
 
     def decisions(self, kind: str | None = None, round: int | None = None) -> list[Decision]:
         """Decisions in the order written, filtered by kind and round."""
-        where, params = filters(kind=kind, round=round)
+        where, params = _filters(kind=kind, round=round)
         rows = self._read(f"SELECT round, kind, subject, payload FROM decisions{where} ORDER BY id", params)
         return [Decision(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
 
     def audit(self, event: str, payload: dict[str, Any], round: int | None = None) -> None:
         """Append an audit event (what happened, to what, and why) for `agent-evolve audit`."""
         with self._write() as db:
-            insert(db, "audit", round=round, event=event, payload=_dumps(payload), created_at=time.time())
+            _insert(db, "audit", round=round, event=event, payload=_dumps(payload), created_at=time.time())
 
     def audit_events(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Audit events newest first, each {id, round, event, payload, created_at}."""
-        rows = self._read(
-            "SELECT id, round, event, payload, created_at FROM audit ORDER BY id DESC LIMIT ?",
-            (-1 if limit is None else limit,),
-        )
+        rows = self._read("SELECT id, round, event, payload, created_at FROM audit ORDER BY id DESC LIMIT ?",
+                          (-1 if limit is None else limit,))
         return [dict(zip(("id", "round", "event", "payload", "created_at"), row), payload=json.loads(row[3]))
                 for row in rows]
 
     def audit_trail(self, limit: int | None = None) -> list[dict[str, Any]]:
-        """What happened, newest first: audit events and the engine's decisions (see `ledger_rows.merge_trail`)."""
-        rows = self._read(
-            "SELECT id, round, kind, subject, payload, created_at FROM decisions ORDER BY id DESC LIMIT ?",
-            (-1 if limit is None else limit,))
-        return merge_trail(self.audit_events(limit), rows, limit)
+        """What happened, newest first: audit events (ids `a<N>`) and decisions (`d<N>`), less the decisions made
+        `by: user` (a user's action is also an audit event, so it shows once)."""
+        rows = self._read("SELECT id, round, kind, subject, payload, created_at FROM decisions ORDER BY id DESC"
+                          " LIMIT ?", (-1 if limit is None else limit,))
+        events = [{**e, "id": f"a{e['id']}"} for e in self.audit_events(limit)]
+        events += [{"id": f"d{row[0]}", "round": row[1], "event": row[2], "payload": {"subject": row[3], **payload},
+                    "created_at": row[5]} for row in rows if (payload := json.loads(row[4])).get("by") != "user"]
+        merged = sorted(events, key=lambda e: e["created_at"], reverse=True)
+        return merged if limit is None else merged[:limit]
 
     def last_round(self) -> int:
         """The latest round anything was recorded for (0 for a new ledger): where a user's action is filed."""
-        rows = self._read(
-            "SELECT MAX(r) FROM (SELECT MAX(round) AS r FROM capsules UNION ALL SELECT MAX(round) FROM decisions"
-            " UNION ALL SELECT MAX(round) FROM skill_status UNION ALL SELECT MAX(round) FROM bank_snapshots)"
-        )
+        rows = self._read("SELECT MAX(r) FROM (SELECT MAX(round) AS r FROM capsules UNION ALL SELECT MAX(round) FROM"
+                          " decisions UNION ALL SELECT MAX(round) FROM skill_status UNION ALL SELECT MAX(round) FROM"
+                          " bank_snapshots)")
         return int(rows[0][0] or 0)
 
     def snapshot_bank(self, round: int, skills: Sequence[RatchetSkill | str]) -> None:
@@ -328,7 +318,7 @@ class Ledger:
         entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
                    for s in skills]
         with self._write() as db:
-            insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
+            _insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
 
     def bank_at(self, round: int) -> list[str]:
         """The names of the bank as last snapshotted at or before `round` ([] before the first snapshot)."""
@@ -342,7 +332,6 @@ class Ledger:
         return [s for s in found if s is not None]
 
     def _snapshot_at(self, round: int) -> list[Any]:
-        rows = self._read(
-            "SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1", (round,)
-        )
+        rows = self._read("SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1",
+                          (round,))
         return list(json.loads(rows[0][0])) if rows else []

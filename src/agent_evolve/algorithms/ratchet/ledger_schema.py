@@ -1,8 +1,7 @@
-"""The ledger's one schema, created in one place: a new file gets all of it; a file with any other is refused.
+"""The ledger's one schema, created whole in a new file; a file with any other is refused (nothing is migrated).
 
-Append-only is enforced by SQLite itself: triggers refuse every UPDATE and DELETE on the evidence tables (and
-UPDATE on capsules, whose one deletion is the audited `prune_capsules`). No file is ever migrated: a ledger opens
-only when it is `SCHEMA_VERSION` (`PRAGMA user_version`) and holds every table, index and trigger of `SCHEMA`.
+SQLite itself enforces append-only: triggers refuse UPDATE and DELETE on the evidence tables (capsules refuse only
+UPDATE: `prune_capsules`, audited, is the one deletion).
 """
 
 from __future__ import annotations
@@ -65,13 +64,12 @@ _NAMES = {re.split(r"\s+", statement)[2] for statement in SCHEMA}
 
 
 class LedgerError(WorkspaceError):
-    """A ledger file is not SQLite, has another schema than this code's, or cannot be written; the message names
-    it."""
+    """A ledger file is not SQLite, has another schema, or cannot be written; the message names it."""
 
 
 def create_or_check(db: sqlite3.Connection, path: Path) -> None:
-    """Create the schema in a new, empty file (inside the caller's write transaction); refuse any file that does
-    not hold exactly it, naming the file and what is wrong."""
+    """Create the schema in a new, empty file (in the caller's write transaction); refuse any file that does not
+    hold exactly it, naming the file and what is wrong."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
     if version == 0 and not names:

@@ -1,9 +1,7 @@
 """Meta-skills: the synthesizer's authoring prior, one active per suite; defaults for code and math ship here.
 
-Refresh is off by default (the paper pins it off: it costs much wall time for little measured benefit); with
-`meta_every: N` every N-th round, or `meta_every_tasks: M` once M train tasks were attempted since the last
-one, the model rewrites the advice from how the bank's skills fared, and the new
-meta-skill replaces the suite's active one (the old one is kept, inactive).
+Refresh is off by default (the paper pins it off: much wall time, little measured benefit); when due, the model
+rewrites the advice from how the bank's skills fared and the new meta-skill replaces the active one (kept, inactive).
 """
 
 from __future__ import annotations
@@ -40,19 +38,16 @@ def refresh_due(round_: int, every: int, every_tasks: int = 0, tasks_since: int 
     return by_rounds or (every_tasks > 0 and tasks_since >= every_tasks)
 
 
-def refresh_messages(current: MetaSkill, outcomes: Sequence[str]) -> list[Message]:
-    """The refresh prompt: the current advice and one line per skill with its contribution."""
+def refresh(client: LLMClient, current: MetaSkill, outcomes: Sequence[str], round_: int,
+            max_tokens: int) -> MetaSkill | None:
+    """A new active meta-skill for the suite, asked with the current advice and one line per skill's contribution;
+    None when the reply is empty."""
     lines = "\n".join(f"- {line}" for line in outcomes) or "- (no skill has been routed yet)"
     user = (f"Current advice:\n{current.body}\n\nHow the skills written with it fared (contribution = "
             f"(helped - hurt) / routed trials):\n{lines}\n\nRewrite the advice so future skills help more. "
             f"Reply with only the new advice, at most {META_CHARS} characters.")
-    return [Message("system", SYSTEM), Message("user", user)]
-
-
-def refresh(client: LLMClient, current: MetaSkill, outcomes: Sequence[str], round_: int,
-            max_tokens: int) -> MetaSkill | None:
-    """A new active meta-skill for the suite, or None when the reply is empty."""
-    text = client.complete(refresh_messages(current, outcomes), max_tokens=max_tokens).text.strip()
+    messages = [Message("system", SYSTEM), Message("user", user)]
+    text = client.complete(messages, max_tokens=max_tokens).text.strip()
     if not text:
         return None
     return MetaSkill(current.suite, f"{current.suite}-r{round_}", text[:META_CHARS], True, round_)

@@ -1,8 +1,5 @@
-"""Ratchet's per-round plot: held-out pass@1, router engagement and active bank size (matplotlib, lazily).
-
-Engagement is the share of a round's recorded attempts routed to a skill (not NONE); the bank size is the last
-bank snapshot at or before the round; rollbacks recorded in the ledger are marked. The held-out scores come
-from the run records (the caller passes them), the rest from the ledger.
+"""Ratchet's per-round plot (matplotlib, lazily): held-out pass@1 (from the run records), router engagement (the
+share of attempts routed to a skill), the active bank size and the rollbacks (from the ledger).
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ from pathlib import Path
 
 from agent_evolve.algorithms.ratchet.ledger import Ledger
 from agent_evolve.engine.records import RunRecords
+from agent_evolve.errors import MissingDependencyError, optional_module
 
 __all__ = ["PLOT_FILE", "RoundPoint", "plot_path", "plot_rounds", "plot_run", "round_points"]
 
@@ -47,12 +45,12 @@ def plot_rounds(points: Sequence[RoundPoint], path: Path, rollbacks: Sequence[in
                 title: str = "Ratchet") -> Path | None:
     """Write the PNG at `path`; None (and a warning) when matplotlib, the `[plot]` extra, is not installed."""
     try:
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        log.warning("%s not written: the Ratchet plot needs matplotlib (pip install 'agent-evolve[plot]')", path)
+        figures = optional_module("matplotlib.figure", "plot", "the Ratchet plot")
+        ticker = optional_module("matplotlib.ticker", "plot", "the Ratchet plot")
+    except MissingDependencyError as exc:
+        log.warning("%s not written: %s", path, exc)
         return None
-    figure = Figure(figsize=(8, 4), dpi=110)
+    figure = figures.Figure(figsize=(8, 4), dpi=110)
     rates = figure.add_subplot()
     rounds = [p.round for p in points]
     scored = [(p.round, p.holdout) for p in points if p.holdout is not None]
@@ -63,12 +61,12 @@ def plot_rounds(points: Sequence[RoundPoint], path: Path, rollbacks: Sequence[in
     rates.set_ylim(-0.02, 1.02)
     rates.set_xlabel("round")
     rates.set_ylabel("rate")
-    rates.xaxis.set_major_locator(MaxNLocator(integer=True))
+    rates.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     bank = rates.twinx()
     bank.step(rounds, [p.bank_size for p in points], where="post", color="#2a9d4b", alpha=0.7,
               label="active bank size")
     bank.set_ylabel("active skills")
-    bank.yaxis.set_major_locator(MaxNLocator(integer=True))
+    bank.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     for index, r in enumerate(rollbacks):
         rates.axvline(r, color="#d62828", linewidth=0.8, linestyle=":", label="rollback" if index == 0 else None)
     handles, labels = rates.get_legend_handles_labels()

@@ -1,22 +1,16 @@
-"""Persistence-gated rollback: a pure decision over each round's held-out pass@1.
-
-A round regresses when its score is more than `threshold` below the best so far. After `consecutive` regressed
-rounds in a row the best round's bank is restored (and that round skips synth and curate); any round that is not
-regressed resets the counter: a persistence gate, not a trend check. A restore resets the counter too. The
-restore brings back each skill of the best round's snapshot with its state then (version, status, trials) and
-never drops a `do_not_retire` skill (`restore_plan`).
+"""Persistence-gated rollback, pure: after `consecutive` rounds in a row more than `threshold` below the best
+held-out pass@1, the best round's bank is restored with its state (`restore_plan`); any other round, and a
+restore, resets the counter: a persistence gate, not a trend check.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
+from agent_evolve.algorithms.ratchet.curator import EPSILON
 from agent_evolve.algorithms.ratchet.records import RatchetSkill
-
-EPSILON = 1e-9
 
 
 @dataclass(frozen=True)
@@ -36,9 +30,6 @@ class RollbackDecision:
     restore_round: int | None
     state: RollbackState
     reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def check(state: RollbackState, round_: int, score: float, threshold: float, consecutive: int) -> RollbackDecision:

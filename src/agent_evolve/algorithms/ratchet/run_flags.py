@@ -1,8 +1,5 @@
-"""Ratchet's run flags (the names of its README), for `agent-evolve run` and `agent-evolve ablate`.
-
-Each flag sets one Ratchet engine parameter; a flag not given leaves the config's `engine_params` alone.
-`--n-train N --n-eval M` make each cycle the document's round (`rounds.document_round`): all N train tasks every
-round and an eval pass over M holdout tasks; `--batch-size` and the other loop flags, when given, win.
+"""Ratchet's run flags (its README's names) for `agent-evolve run` and `ablate`: each sets one engine parameter when
+given; `--n-train N --n-eval M` make each cycle the document's round (`rounds.document_round`; loop flags win).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -15,6 +15,7 @@ from agent_evolve.agents.routing.bank import ROUTER_RULES, RouterConfig, Routing
 from agent_evolve.agents.routing.embeddings import CALIBRATED
 from agent_evolve.algorithms.ratchet.curator import CreditWeighting
 from agent_evolve.config import type_ok
+from agent_evolve.contract.settings_rules import Rules
 from agent_evolve.errors import ConfigError
 
 
@@ -27,14 +28,12 @@ class RatchetSettings:
     shortlist_lexical: int = 10          # above it: lexical top-k ...
     shortlist_embedding: int = 10        # ... united with the embedding top-k
     canonicalise: bool = True            # merge near-identical failure patterns (A5 turns it off)
-    canonical_threshold: float | None = None  # cosine at which two failure patterns are one (union-find);
-    #                                      None: the embedder's calibrated one (hashing 0.45, minilm the paper's 0.85)
+    canonical_threshold: float | None = None  # cosine at which two failure patterns are one (None: calibrated)
     cluster_window: int = 6              # rounds of failures the synthesizer clusters
     min_cluster: int = 3                 # failures a cluster needs to become a skill
     cover_guard: bool = True             # skip a cluster an active skill already covers (A6 turns it off)
     cover_threshold: float | None = None  # cosine of a cluster and a skill's pattern at which the skill covers it
-    dedup_threshold: float | None = None  # cosine of a new skill and a bank skill at which it is a duplicate
-    #                                      (None: calibrated, hashing 0.41, minilm 0.85)
+    dedup_threshold: float | None = None  # a new skill this close to a bank skill is a duplicate (None: calibrated)
     skill_char_budget: int = 1500        # longest rendered guidance; longer drafts are re-synthesised
     synth_attempts: int = 3              # ours: drafts per cluster (the first and up to 2 re-syntheses)
     max_new_skills: int = 2              # new skills per round
@@ -55,7 +54,7 @@ class RatchetSettings:
     role_max_tokens: int = 400           # ours: answer length of the critic and synthesizer calls
 
     def __post_init__(self) -> None:
-        """Thresholds left unset take the embedder's calibrated ones."""
+        """Thresholds left unset take the embedder's calibrated ones (`CALIBRATED`; else the paper's 0.85)."""
         calibrated = CALIBRATED.get(self.embedder)
         for key, value in (("canonical_threshold", calibrated and calibrated.pattern),
                            ("cover_threshold", calibrated and calibrated.pattern),
@@ -83,10 +82,6 @@ class RatchetSettings:
                 raise ConfigError(f"{source}: key {key!r} must be {_RANGES[key][1]}, got {value!r}")
         return cls(**dict(params))
 
-    def override(self, **changes: Any) -> RatchetSettings:
-        """A copy with ``changes`` applied and validated (ablation arms)."""
-        return RatchetSettings.from_params({**dataclasses.asdict(self), **changes}, "override")
-
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -108,7 +103,7 @@ _COSINE = (lambda v: v is None or 0.0 < v <= 1.0, "a cosine in (0, 1]")  # None:
 _POSITIVE = (lambda v: v >= 1, "a positive integer")
 _OFF_OR_EVERY = (lambda v: v >= 0, "a non-negative integer (0: off)")
 
-_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+_RANGES: Rules = {
     **ROUTER_RULES,
     **dict.fromkeys(("canonical_threshold", "cover_threshold", "dedup_threshold"), _COSINE),
     **dict.fromkeys(("cluster_window", "min_cluster", "synth_attempts", "retire_min_trials", "bank_cap",

@@ -1,11 +1,8 @@
 """Ratchet skills in both forms: a valid Agent Skill on disk (`skills/<name>/SKILL.md`) and a `RatchetSkill`.
 
-The structured fields (intent, signals, guidance, status, origin...) live in the frontmatter under
-`metadata.ratchet`, so any Agent Skills host loads the file and a round trip loses nothing; the body renders the
-guidance readably above the skill's own body. A user's Ratchet-style YAML bank (`id`/`name`, `description`,
-`intent`, `signals_match`, `guidance.{applies_when, key_insight, common_pitfalls, verify_before_returning}`,
-`status`, `do_not_retire`, `version`, `tags`, `preconditions`, `author`) imports with `load_yaml_bank`, losing
-nothing of Ratchet's schema.
+Ratchet's fields live in the frontmatter under `metadata.ratchet`, so any Agent Skills host loads the file and a
+round trip loses nothing; the body renders the guidance readably. `load_yaml_bank` imports a user's Ratchet-style
+YAML bank, losing nothing of Ratchet's schema.
 """
 
 from __future__ import annotations
@@ -16,18 +13,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.algorithms.ratchet.records import (
-    SKILL_ORIGINS,
-    SKILL_STATUSES,
-    RatchetSkill,
-)
+from agent_evolve.algorithms.ratchet.records import SKILL_ORIGINS, SKILL_STATUSES, RatchetSkill
 from agent_evolve.contract.regular_files import read_regular_text
-from agent_evolve.contract.skills import (
-    MAX_NAME_LENGTH,
-    Skill,
-    parse_skill,
-    render_skill,
-)
+from agent_evolve.contract.skills import MAX_NAME_LENGTH, Skill, parse_skill, render_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError
 from agent_evolve.io.safe_yaml import load_yaml
@@ -78,29 +66,19 @@ def from_agent_skill(skill: Skill) -> RatchetSkill:
     The body keeps only what follows the rendered guidance; a body whose guidance part was edited by hand is
     kept whole, so no edit is lost.
     """
-    where = skill.path or skill.name
+    where = f"{skill.path or skill.name}: metadata.{METADATA_KEY}"
     fields = skill.metadata.get(METADATA_KEY)
     if fields is None:
         return RatchetSkill(skill.name, skill.description, skill.description, [], "", "", [], [], skill.body,
                             origin="seed")
     if not isinstance(fields, dict):
-        raise SkillFormatError(f"{where}: metadata.{METADATA_KEY} must be a mapping, got {type(fields).__name__}")
-    guidance = fields.get("guidance") or {}
-    if not isinstance(guidance, dict):
-        raise SkillFormatError(f"{where}: metadata.{METADATA_KEY}.guidance must be a mapping")
-    context = f"{where}: metadata.{METADATA_KEY}"
+        raise SkillFormatError(f"{where} must be a mapping, got {type(fields).__name__}")
     parsed = RatchetSkill(
-        name=skill.name,
-        description=skill.description,
-        intent=_text(fields.get("intent"), f"{context}.intent") or skill.description,
-        signals_match=_items(fields.get("signals_match"), f"{context}.signals_match"),
-        **_guidance(guidance, f"{context}.guidance."),
-        body="",
-        status=_choice(fields.get("status", "ACTIVE"), SKILL_STATUSES, f"{context}.status"),  # type: ignore[arg-type]
-        do_not_retire=_flag(fields.get("do_not_retire", False), f"{context}.do_not_retire"),
-        origin=_choice(fields.get("origin", "synthesized"), SKILL_ORIGINS, f"{context}.origin"),  # type: ignore[arg-type]
-        created_round=_round(fields.get("created_round", 0), f"{context}.created_round"),
-        **_schema_fields(fields, f"{context}."),
+        name=skill.name, description=skill.description, body="",
+        intent=_text(fields.get("intent"), f"{where}.intent") or skill.description,
+        origin=_choice(fields.get("origin", "synthesized"), SKILL_ORIGINS, f"{where}.origin"),  # type: ignore[arg-type]
+        created_round=_round(fields.get("created_round", 0), f"{where}.created_round"),
+        **_shared_fields(fields, f"{where}.", fields.get("status", "ACTIVE")),
     )
     prefix = guidance_text(parsed)
     parsed.body = skill.body[len(prefix):].removeprefix("\n") if skill.body.startswith(prefix) else skill.body
@@ -149,12 +127,11 @@ def load_yaml_bank(path: str | Path) -> list[RatchetSkill]:
     seen: dict[str, str] = {}
     for file in files:
         for index, entry in enumerate(_bank_entries(file), start=1):
-            skill = _bank_skill(entry, f"{file}: skill {index}")
+            where = f"{file}: skill {index}"
+            skill = _bank_skill(entry, where)
             if skill.name in seen:
-                raise SkillFormatError(
-                    f"{file}: skill {index} ({skill.name!r}) has the same name as {seen[skill.name]}"
-                )
-            seen[skill.name] = f"{file}: skill {index}"
+                raise SkillFormatError(f"{where} ({skill.name!r}) has the same name as {seen[skill.name]}")
+            seen[skill.name] = where
             skills.append(skill)
     return skills
 
@@ -185,38 +162,30 @@ def _bank_skill(entry: Any, where: str) -> RatchetSkill:
     for key in ("intent", "description"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise SkillFormatError(f"{where}: missing required field '{key}' (a non-empty string)")
-    guidance = entry.get("guidance") or {}
-    if not isinstance(guidance, dict):
-        raise SkillFormatError(f"{where}: 'guidance' must be a mapping")
-    status = entry.get("status", "ACTIVE")
     return RatchetSkill(
-        name=name,
-        description=entry["description"].strip(),
-        intent=entry["intent"].strip(),
-        signals_match=_items(entry.get("signals_match"), f"{where}: signals_match"),
-        **_guidance(guidance, f"{where}: guidance."),
+        name=name, description=entry["description"].strip(), intent=entry["intent"].strip(), origin="imported",
         body=_text(entry.get("body"), f"{where}: body"),
-        status=_choice(str(status).upper(), SKILL_STATUSES, f"{where}: status"),  # type: ignore[arg-type]
-        do_not_retire=_flag(entry.get("do_not_retire", False), f"{where}: do_not_retire"),
-        origin="imported",
-        **_schema_fields(entry, f"{where}: "),
+        **_shared_fields(entry, f"{where}: ", str(entry.get("status", "ACTIVE")).upper()),
     )
 
 
-def _schema_fields(entry: dict[str, Any], where: str) -> dict[str, Any]:
-    """Ratchet's `version`, `tags`, `preconditions` and `author` (defaults when missing), checked."""
-    version = entry.get("version", "0.1.0")
+def _shared_fields(data: dict[str, Any], where: str, status: Any) -> dict[str, Any]:
+    """The fields both forms carry (signals, guidance, status, lock, Ratchet's schema fields), checked; `where`
+    starts each error, missing fields take their defaults."""
+    guidance = data.get("guidance") or {}
+    if not isinstance(guidance, dict):
+        raise SkillFormatError(f"{where}guidance must be a mapping")
+    version = data.get("version", "0.1.0")
     if isinstance(version, bool) or not isinstance(version, (str, int, float)):
         raise SkillFormatError(f"{where}version must be a string such as 0.1.0, got {version!r}")
-    return {"version": str(version), "tags": _items(entry.get("tags"), where + "tags"),
-            "preconditions": _items(entry.get("preconditions"), where + "preconditions"),
-            "author": _text(entry.get("author"), where + "author")}
-
-
-def _guidance(guidance: dict[str, Any], where: str) -> dict[str, Any]:
-    """The four guidance fields of a `RatchetSkill`, checked (missing ones empty)."""
-    texts = {key: _text(guidance.get(key), where + key) for key in _GUIDANCE_TEXTS}
-    return texts | {key: _items(guidance.get(key), where + key) for key in _GUIDANCE_LISTS}
+    return {"signals_match": _items(data.get("signals_match"), where + "signals_match"),
+            **{key: _text(guidance.get(key), f"{where}guidance.{key}") for key in _GUIDANCE_TEXTS},
+            **{key: _items(guidance.get(key), f"{where}guidance.{key}") for key in _GUIDANCE_LISTS},
+            "status": _choice(status, SKILL_STATUSES, where + "status"),
+            "do_not_retire": _flag(data.get("do_not_retire", False), where + "do_not_retire"),
+            "version": str(version), "tags": _items(data.get("tags"), where + "tags"),
+            "preconditions": _items(data.get("preconditions"), where + "preconditions"),
+            "author": _text(data.get("author"), where + "author")}
 
 
 def _text(value: Any, where: str) -> str:

@@ -1,9 +1,8 @@
 """The synthesizer: new skills from clusters of recent failures, under the cover guard, dedup and a length budget.
 
-For each cluster (largest first) until `max_new_skills` are made: skip it when an active skill covers it (cover
-guard); else ask the model for one skill in Ratchet's schema, with the active meta-skill as the authoring prior
-and up to three failures as examples. A draft over the character budget, or one too close to a bank skill
-(the duplicate is named back to the model), is re-synthesised up to `synth_attempts` drafts in all. Every
+For each cluster (largest first) until `max_new_skills` are made: skip it when an active skill covers it; else ask
+for one skill in Ratchet's schema (the active meta-skill as prior, up to three failures as examples), re-drafting
+one over budget or too close to a bank skill (named back to the model) up to `synth_attempts` drafts. Every
 outcome is a Decision; an unusable reply is a recorded failure, never a crash.
 """
 
@@ -17,7 +16,7 @@ from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.algorithms.common.skill_ops import slugify
 from agent_evolve.algorithms.ratchet.canonical import PatternCluster, nearest
 from agent_evolve.algorithms.ratchet.critic import clip
-from agent_evolve.algorithms.ratchet.records import Decision, RatchetSkill
+from agent_evolve.algorithms.ratchet.records import Capsule, Decision, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import guidance_text
 from agent_evolve.llm.base import LLMClient, Message
@@ -40,15 +39,6 @@ SYSTEM = ("You write one reusable skill: short natural-language guidance a model
           "tasks. It must generalise to the failure pattern, not restate one task.")
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
-
-
-@dataclass(frozen=True)
-class FailureExample:
-    """One failure of a cluster, as the synthesizer shows it."""
-
-    task: str
-    output: str
-    feedback: str = ""
 
 
 @dataclass
@@ -86,11 +76,15 @@ def _lines(value: Any) -> list[str]:
     return [_line(i).lstrip("-* ") for i in items if str(i).strip()]
 
 
-def messages(cluster: PatternCluster, examples: Sequence[FailureExample], meta: str, notes: Sequence[str]) -> list[Message]:
+def _example(index: int, failed: Capsule) -> str:
+    task, feedback = str(failed.metadata.get("task", "")), str(failed.metadata.get("feedback", ""))
+    return (f"Example {index}:\nTask: {clip(task, EXAMPLE_CHARS)}\nFailed answer: {clip(failed.output, 400)}"
+            + (f"\nGrader: {clip(feedback, 200)}" if feedback else ""))
+
+
+def messages(cluster: PatternCluster, examples: Sequence[Capsule], meta: str, notes: Sequence[str]) -> list[Message]:
     """The synthesis prompt: the meta-skill prior, the failure pattern, examples and earlier drafts' problems."""
-    shown = "\n\n".join(f"Example {i}:\nTask: {clip(e.task, EXAMPLE_CHARS)}\nFailed answer: {clip(e.output, 400)}"
-                        + (f"\nGrader: {clip(e.feedback, 200)}" if e.feedback else "")
-                        for i, e in enumerate(examples[:EXAMPLES], 1))
+    shown = "\n\n".join(_example(i, failed) for i, failed in enumerate(examples[:EXAMPLES], 1))
     parts = [f"Authoring advice:\n{meta}"] if meta else []
     parts += [f"Failure pattern seen {cluster.size} times: {cluster.pattern}", shown]
     parts += [f"Problem with your previous draft: {note}" for note in notes]
@@ -115,24 +109,11 @@ def draft_skill(reply: Mapping[str, Any], round_: int, taken: set[str]) -> Ratch
     )
 
 
-def synthesize(
-    client: LLMClient,
-    clusters: Sequence[PatternCluster],
-    examples: Mapping[str, Sequence[FailureExample]],
-    bank: Mapping[str, RatchetSkill],
-    cover_texts: Mapping[str, str],
-    embed: Embed,
-    settings: RatchetSettings,
-    meta: str,
-    round_: int,
-    taken: set[str],
-    room: int,
-) -> SynthOutcome:
-    """Up to ``room`` new skills from ``clusters`` (see the module docstring).
-
-    ``bank`` is the active bank (dedup), ``cover_texts`` each active skill's cover text (cover guard), ``taken``
-    every skill name the ledger knows (new names avoid them).
-    """
+def synthesize(client: LLMClient, clusters: Sequence[PatternCluster], examples: Mapping[str, Sequence[Capsule]],
+               bank: Mapping[str, RatchetSkill], cover_texts: Mapping[str, str], embed: Embed,
+               settings: RatchetSettings, meta: str, round_: int, taken: set[str], room: int) -> SynthOutcome:
+    """Up to ``room`` new skills from ``clusters``: ``examples`` are each pattern's failed capsules, ``bank`` the
+    active bank (dedup), ``cover_texts`` its cover texts (cover guard), ``taken`` every name the ledger knows."""
     out = SynthOutcome()
     bank_vectors: dict[str, Vector] = dict(zip(bank, embed([skill_text(s) for s in bank.values()]))) if bank else {}
     cover_vectors: dict[str, Vector] = (dict(zip(cover_texts, embed(list(cover_texts.values()))))
@@ -156,7 +137,7 @@ def synthesize(
     return out
 
 
-def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[FailureExample], bank_vectors: dict[str, Vector],
+def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[Capsule], bank_vectors: dict[str, Vector],
          embed: Embed, settings: RatchetSettings, meta: str, round_: int, taken: set[str],
          out: SynthOutcome) -> RatchetSkill | None:
     """One cluster's skill after at most `synth_attempts` drafts, or None with the reason recorded."""

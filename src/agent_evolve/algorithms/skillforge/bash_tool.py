@@ -1,14 +1,9 @@
 """The bash tool of skillforge, confined by the kernel (agent_evolve.environments), not by reading the command.
 
-Each command runs in fresh PID, mount and network namespaces whose view holds the system's programs read-only
-and, of the workspace, only the editable layers it is given (prompts/, skills/, memory/, tools/), writable, at
-their usual paths; `evolution/`, `.git/`, the manifest and everything around the workspace are absent. The
-environment is empty but for PATH, LANG, HOME and TMPDIR (a private /tmp). Time, CPU, memory, processes, file
-size and output are limited; when the command returns, the namespace's init has ended and every process it
-started (background and `setsid` jobs included) with it. `allow_network` keeps the host's network.
-A symlink left in a layer that points outside the layers is removed after the command, so nothing on the host
-side (snapshots, validation, the agent) follows it out of the workspace. The output passes the redaction of LLM
-errors (`llm.errors.redact`) before anyone sees or records it (the engine's model, learner.log, history.jsonl).
+Each command sees the system's programs read-only and, of the workspace, only the given layers, writable; no
+`evolution/`, `.git` or manifest; an empty environment but PATH, LANG, HOME, TMPDIR; limits on time, memory,
+processes, file size and output, every process ended with it. Symlinks left pointing out of the layers are
+removed, and output is redacted (`llm.errors.redact`) before anyone sees or records it (docs/security.md).
 """
 
 from __future__ import annotations
@@ -22,11 +17,7 @@ from agent_evolve.environments import Confinement, ConfinementUnavailable, Limit
 from agent_evolve.environments import backend_for_untrusted_code as backend
 from agent_evolve.llm.errors import redact
 
-EDITABLE_LAYERS: tuple[str, ...] = ("prompts", "skills", "memory")
-"""The layers visible to bash when the engine names none."""
 FILE_SIZE_MB = 16
-PROCESSES = 128
-MEMORY_MB = 2048
 
 
 @dataclass
@@ -37,11 +28,11 @@ class ConfinedBash:
     timeout_s: float = 10.0
     output_limit: int = 2000
     allow_network: bool = False
-    layers: Sequence[str] = field(default=EDITABLE_LAYERS)
+    layers: Sequence[str] = ("prompts", "skills", "memory")
     extra_mounts: tuple[Mount, ...] = ()  # more host paths the command sees (a learner CLI's program, its inputs)
     extra_env: dict[str, str] = field(default_factory=dict)
-    memory_mb: int = MEMORY_MB
-    processes: int = PROCESSES
+    memory_mb: int = 2048
+    processes: int = 128
 
     def __post_init__(self) -> None:
         self.root = Path(self.root).resolve()

@@ -1,10 +1,8 @@
 """skillforge: a model with a confined bash tool and validating write tools edits the workspace.
 
-Each step: analyse the batch deterministically; show the model a bounded digest (no scores or feedback under
-trajectory_only); let it inspect files with bash and stage edits with add_rule / write_skill / add_memory
-(write_prompt with `free_form=True`), each checked when called; undo any bash change outside the enabled
-layers or one that breaks the workspace; and if the conversation produced no valid edit (small models often
-do not call tools well) ask once for a single schema-checked proposal. Staged edits are written together.
+Each step shows the model a bounded digest of the batch; it inspects files with bash and stages edits with the
+write tools, each checked when called. Bash changes outside the enabled layers, or that break the workspace, are
+undone; if no valid edit came of it (small models often call tools badly) one schema-checked proposal is asked.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.common import generation, prompts
+from agent_evolve.algorithms.common import prompts
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.edits import (
     DuplicateEditError,
@@ -22,10 +20,10 @@ from agent_evolve.algorithms.common.edits import (
     LayerSnapshot,
     proposable_kinds,
 )
+from agent_evolve.algorithms.common.generation import edit_from_action, plan_targets, propose, propose_edits
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
-from agent_evolve.algorithms.common.targets import plan_targets, propose
 from agent_evolve.algorithms.skillforge.bash_tool import ConfinedBash
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.llm.base import Message, ToolSpec
@@ -111,7 +109,7 @@ class AEvolveEngine(ModelEngine):
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
             def call(arguments: dict[str, Any]) -> str:
                 try:
-                    proposed = generation.edit_from_action({"action": action, **arguments}, self.source)
+                    proposed = edit_from_action({"action": action, **arguments}, self.source)
                 except EditError as exc:  # arguments that do not make an edit
                     batch.count_unparsed()
                     return f"Error: {exc}"
@@ -160,7 +158,7 @@ class AEvolveEngine(ModelEngine):
         evidence, layers, source = step.evidence, step.layers, self.source
         if self.params["free_form"]:
             actions = proposable_kinds(layers)
-            for edit in generation.propose_edits(self.llm, request, actions, self.params["max_edits"],
+            for edit in propose_edits(self.llm, request, actions, self.params["max_edits"],
                                                  self.max_tokens, source):
                 batch.add(edit)
             return

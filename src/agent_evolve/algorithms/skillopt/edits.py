@@ -1,17 +1,24 @@
-"""Bounded edits to one skill document's body: add, delete or replace, at most the learning rate per step.
+"""SkillOpt's pure parts: bounded edits to one skill's body, the learning rate that bounds them, the strict gate.
 
-An edit whose target is missing is not applied and says why; the frontmatter is never touched (edits act on the
-body), and an added or replacing text is capped in length so one edit cannot rewrite the document.
+Edits act on the body only and their text is capped, so one edit cannot rewrite the document. The learning rate
+follows the `skillopt` package's schedulers (`constant`, `linear`, `cosine` from `max_lr` to `min_lr` over
+`total_steps`, 1-indexed); without `total_steps` it stays at `max_lr`. A candidate is kept only on a strict
+improvement of its validation score.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from agent_evolve.errors import ConfigError
+
 EditOp = Literal["add", "delete", "replace"]
+GateAction = Literal["accept_new_best", "accept", "reject"]
 OPS: tuple[str, ...] = ("add", "delete", "replace")
 MAX_EDIT_CHARS = 800
+MODES: tuple[str, ...] = ("constant", "linear", "cosine")
 
 
 class SkillEditError(ValueError):
@@ -86,3 +93,54 @@ def apply_edits(body: str, edits: list[SkillEdit], learning_rate: int) -> Applie
             body = new_body
             applied.append(edit)
     return AppliedEdits(body, tuple(applied), tuple(skipped))
+
+
+@dataclass(frozen=True)
+class LearningRate:
+    """Edits per step: `max_lr` at the start, `min_lr` at `total_steps` (when known)."""
+
+    max_lr: int = 4
+    min_lr: int = 2
+    total_steps: int | None = None
+    mode: str = "cosine"
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"skillopt: unknown lr_schedule {self.mode!r}; known: {list(MODES)}")
+        if not 1 <= self.min_lr <= self.max_lr:
+            raise ConfigError(f"skillopt: need 1 <= min_lr <= max_lr, got {self.min_lr} and {self.max_lr}")
+
+    def at(self, step: int) -> int:
+        """The edit cap of 1-indexed `step`."""
+        if self.mode == "constant" or not self.total_steps or self.total_steps <= 1:
+            return self.max_lr
+        t = min(step, self.total_steps) / self.total_steps
+        if self.mode == "linear":
+            rate = self.max_lr + (self.min_lr - self.max_lr) * t
+        else:
+            rate = self.min_lr + 0.5 * (self.max_lr - self.min_lr) * (1 + math.cos(math.pi * t))
+        return max(self.min_lr, round(rate))
+
+
+@dataclass(frozen=True)
+class ValidationDecision:
+    """The action and the scores after it: what the engine keeps as current and best."""
+
+    action: GateAction
+    candidate_score: float
+    current_score: float
+    best_score: float
+    best_step: int
+
+    @property
+    def accepted(self) -> bool:
+        return self.action != "reject"
+
+
+def validation_gate(candidate: float, current: float, best: float, best_step: int, step: int) -> ValidationDecision:
+    """Accept when `candidate > current` (strictly); a new best when it also beats `best`."""
+    if candidate > current:
+        if candidate > best:
+            return ValidationDecision("accept_new_best", candidate, candidate, candidate, step)
+        return ValidationDecision("accept", candidate, candidate, best, best_step)
+    return ValidationDecision("reject", candidate, current, best, best_step)

@@ -1,12 +1,9 @@
 """SkillOpt as an engine: bounded, validated edits to one skill document, one optimisation step per cycle.
 
-Each step: read the skill (created empty on the first step) and its validation score (measured once per
-version); from the cycle's batch ask for at most `lr` add / delete / replace edits (the learning rate, decaying
-over the run's steps), showing the edits rejected before; apply them; score the edited skill on the validation
-tasks and keep it only if the score strictly improves (the pure gate), else buffer the edits for the next
-proposals. At an epoch's end, a slow update rewrites the skill from the epoch's edits (kept only if it also
-strictly improves) and a meta-skill pass updates the proposer's advice. `finalize` picks the accepted version
-with the best validation score.
+Each step: ask for at most `lr` add / delete / replace edits (the decaying learning rate), showing the edits
+rejected before; keep the edited skill only if its validation score strictly improves (the pure gate), else buffer
+the edits. At an epoch's end a slow update rewrites the skill (gated alike) and a meta-skill pass updates the
+proposer's advice. `finalize` picks the accepted version with the best validation score.
 """
 
 from __future__ import annotations
@@ -27,9 +24,7 @@ from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.skillopt import prompts
-from agent_evolve.algorithms.skillopt.edits import SkillEdit, SkillEditError, apply_edits
-from agent_evolve.algorithms.skillopt.gate import validation_gate
-from agent_evolve.algorithms.skillopt.schedule import LearningRate
+from agent_evolve.algorithms.skillopt.edits import LearningRate, SkillEdit, SkillEditError, apply_edits, validation_gate
 from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.llm.base import Message
@@ -112,8 +107,6 @@ class SkillOptEngine(ModelEngine):
         return StepResult(mutated=current.id != start, summary=f"skillopt step {number} (lr {lr}): {report['decision']}",
                           metadata={"skillopt": report})
 
-    # -- parts of the step ---------------------------------------------------------------------------------
-
     def _epoch_length(self, trial: TrialRunner) -> int:
         if self.params["steps_per_epoch"]:
             return int(self.params["steps_per_epoch"])
@@ -146,7 +139,7 @@ class SkillOptEngine(ModelEngine):
                  notes: str) -> tuple[list[SkillEdit], list[str]]:
         """The model's edits, parsed; malformed ones are listed with their problem and not applied."""
         request = prompts.edit_request(body, self._examples(observations), lr, rejected, notes)
-        answer = complete_json(self.llm, [Message("user", request)], prompts.edits_schema(), max_tokens=self.max_tokens)
+        answer = complete_json(self.llm, [Message("user", request)], prompts.EDITS_SCHEMA, max_tokens=self.max_tokens)
         edits, invalid = [], []
         for item in answer["edits"]:
             try:

@@ -1,7 +1,4 @@
-"""SkillOpt's model requests: bounded edits from a batch, the epoch's slow update, and the meta-skill notes.
-
-Schemas bound every answer: edits of capped length, a capped rewrite, short notes.
-"""
+"""SkillOpt's model requests, each bounded by its schema: edits from a batch, the epoch's rewrite, the meta-skill notes."""
 
 from __future__ import annotations
 
@@ -14,17 +11,11 @@ from agent_evolve.algorithms.skillopt.edits import MAX_EDIT_CHARS, OPS, SkillEdi
 MAX_BODY_CHARS = 4000
 MAX_NOTES_CHARS = 800
 
-
-def edits_schema() -> dict[str, Any]:
-    """Add / delete / replace edits with bounded text; the learning rate is applied after (the first ones win),
-    as SkillOpt keeps the top edits of a larger pool rather than refusing it."""
-    edit = {"type": "object", "required": ["op"], "properties": {
-        "op": {"enum": list(OPS)}, "target": {"type": "string"},
-        "content": {"type": "string", "maxLength": MAX_EDIT_CHARS}}}
-    return {"type": "object", "required": ["edits"],
-            "properties": {"edits": {"type": "array", "items": edit}}}
-
-
+_EDIT: dict[str, Any] = {"type": "object", "required": ["op"], "properties": {
+    "op": {"enum": list(OPS)}, "target": {"type": "string"}, "content": {"type": "string", "maxLength": MAX_EDIT_CHARS}}}
+# the learning rate is applied after (the first edits win), as SkillOpt keeps the top edits of a larger pool
+EDITS_SCHEMA: dict[str, Any] = {"type": "object", "required": ["edits"],
+                                "properties": {"edits": {"type": "array", "items": _EDIT}}}
 REWRITE_SCHEMA: dict[str, Any] = {"type": "object", "required": ["body"],
                                   "properties": {"body": {"type": "string", "maxLength": MAX_BODY_CHARS}}}
 NOTES_SCHEMA: dict[str, Any] = {"type": "object", "required": ["notes"],

@@ -6,23 +6,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.benchmarks.support.arc_api import (
-    ACTION_TOOL,
-    API_KEY_ENV,
-    BASE_URL_ENV,
-    DEFAULT_BASE_URL,
-    GAME_KEY,
-    ArcAction,
-    ArcApiClient,
-    frame_progress,
-)
+from agent_evolve.benchmarks.support.arc_api import (ACTION_TOOL, API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, GAME_KEY,
+                                                      ArcAction, ArcApiClient, frame_progress)
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, resolve_path
-from agent_evolve.benchmarks.support.grids import (
-    compare_grids,
-    is_grid,
-    parse_grids,
-    render_grid,
-)
+from agent_evolve.benchmarks.support.grids import compare_grids, is_grid, parse_grids, render_grid
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.types import Feedback, Task, Trajectory

@@ -1,9 +1,6 @@
-"""The adapter for benchmarks whose tasks are folders (Terminal-Bench, SkillsBench, terminal-mini): closed loop.
-
-The agent acts in the task's environment (docker when the task has an image and Docker answers, else local;
-`backend=` forces one), then the task's tests run there and decide. A text answer's shell blocks are replayed
-in a fresh environment first.
-"""
+"""Benchmarks whose tasks are folders (Terminal-Bench, SkillsBench, terminal-mini): the agent acts in the task's
+environment (docker when it has an image and Docker answers, else local; `backend=` forces one), then the task's
+tests run there and decide. A text answer's shell blocks are replayed in a fresh environment first."""
 
 from __future__ import annotations
 
@@ -13,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
-from agent_evolve.benchmarks.support.container import ImageBuilder, extract_commands, feedback_from_test_run
-from agent_evolve.benchmarks.support.docker import DockerCLI, docker_problem
-from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, folder_files, in_container, prepare_command,
-                                                         put_files, split_reward, tests_command)
-from agent_evolve.benchmarks.support.task_tree import local_tree, skills_tree, workdir_of
-from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs
+from agent_evolve.benchmarks.support.docker import DockerCLI, ImageBuilder, docker_problem
+from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, extract_commands, feedback_from_test_run,
+                                                         folder_files, in_container, prepare_command, put_files,
+                                                         split_reward, tests_command)
+from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs, local_tree, skills_tree, workdir_of
 from agent_evolve.environments.detect import backend_for_untrusted_code
 from agent_evolve.environments.errors import ConfinementUnavailable
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
@@ -51,7 +47,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
         self.with_skills = not exclude_skills
         self.docker = DockerCLI(purpose=f"run {self.name} tasks", binary=docker_binary)
         self.images = ImageBuilder(self.docker, build_timeout=build_timeout, exclude_skills=exclude_skills)
-        self._docker_missing = Lazy(lambda: docker_problem(self.docker.binary))  # why Docker cannot be used (None: it can)
+        self._docker_missing = Lazy(lambda: docker_problem(self.docker.binary))  # why Docker is unusable (None: it is)
 
     def _load(self) -> dict[str, TaskDir]:
         """Find the task folders; a clear error when there is no data."""

@@ -56,10 +56,8 @@ class GSM8KBenchmark(ServedBenchmark):
 
     def __init__(self, seed: int = 0, test_fraction: float = 0.5, subset: PathLike | None = None) -> None:
         self._problems = {problem.task_id: problem for problem in load_problems()}
-        self._tasks = {
-            task_id: Task(task_id, f"{INSTRUCTION}\n\n{problem.question}", {"question": problem.question})
-            for task_id, problem in self._problems.items()
-        }
+        self._tasks = {task_id: Task(task_id, f"{INSTRUCTION}\n\n{problem.question}", {"question": problem.question})
+                       for task_id, problem in self._problems.items()}
         self.splits: TaskSplits = apply_subset(split_ids(list(self._problems), seed, test_fraction), subset)
 
     def gold(self, task_id: str) -> str:

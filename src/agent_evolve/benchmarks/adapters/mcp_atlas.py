@@ -12,7 +12,7 @@ from typing import Any
 from agent_evolve.benchmarks.support.claim_judge import judge_claims
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
 from agent_evolve.benchmarks.support.data import DataSource, load_records
-from agent_evolve.benchmarks.support.facts import numbers_in
+from agent_evolve.benchmarks.support.answers import numbers_in
 from agent_evolve.config import EvolveConfig
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.io.safe_json import parse_json
@@ -150,11 +150,8 @@ def server_problems(servers: list[str], config: dict[str, dict[str, Any]]) -> li
 
 
 class McpAtlasBenchmark(IndexedBenchmark[dict[str, Any]]):
-    """MCP-Atlas tasks (TASK, ENABLED_TOOLS, PROMPT, GTFA_CLAIMS); the final answer is graded on its claims.
-
-    With a server config, each task carries its stdio servers and enabled tools. An LLM judge (`judge=`, else the
-    agent model of `config`) grades each claim; with neither, or `judge="lexical"`, `score_claims` does.
-    """
+    """MCP-Atlas tasks (TASK, ENABLED_TOOLS, PROMPT, GTFA_CLAIMS), with their stdio servers given a server config;
+    an LLM judge (`judge=`, else the agent model of `config`) grades each claim, else (or "lexical") `score_claims`."""
 
     name = "mcp-atlas"
 

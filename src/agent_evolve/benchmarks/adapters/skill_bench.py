@@ -5,18 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from agent_evolve.benchmarks.adapters.dirbench import TaskDirBenchmark
-from agent_evolve.benchmarks.support.task_tree import SKILLS_DIR, workdir_of
-from agent_evolve.benchmarks.support.taskdir import TaskDir, list_skills
+from agent_evolve.benchmarks.support.taskdir import SKILLS_DIR, TaskDir, list_skills, workdir_of
 
 ENV_VAR = "AGENT_EVOLVE_SKILL_BENCH_DATA"
 
 
 class SkillBenchBenchmark(TaskDirBenchmark):
-    """SkillsBench task folders; with_skills=False grades the no-skills condition (skills left out everywhere).
-
-    A task's skills are installed at `.claude/skills/<name>/` in its work tree and listed, with their paths, in the
-    input and in `Task.metadata["skills"]`.
-    """
+    """SkillsBench task folders, each task's skills installed at `.claude/skills/<name>/` and listed in the input and
+    `Task.metadata["skills"]`; with_skills=False grades the no-skills condition (skills left out everywhere)."""
 
     name = "skill-bench"
     env_var = ENV_VAR

@@ -1,8 +1,5 @@
-"""SWE-bench Verified: fix a real GitHub issue; graded by the official harness in Docker.
-
-The agent acts in the instance's image (repository at /testbed); its work tree's diff, screened of test
-infrastructure changes (`patch_screen`), is the prediction the harness grades in a fresh container.
-"""
+"""SWE-bench Verified: fix a real GitHub issue in the instance's image (repository at /testbed); the work tree's
+diff, screened of test infrastructure changes, is graded by the official harness in a fresh container."""
 
 from __future__ import annotations
 

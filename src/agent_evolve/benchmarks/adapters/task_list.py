@@ -28,8 +28,7 @@ class ListedTask:
 
 
 def listed_task(item: object, where: str, default_id: str, split: str) -> ListedTask:
-    """Validate one item (called `where` in errors; `default_id` when it has no id); a ConfigError names it and
-    the problem."""
+    """Validate one item (`where` in errors; `default_id` when it has no id); a ConfigError names the problem."""
     if isinstance(item, Task):
         if not isinstance(item.input, str) or not item.input.strip():
             raise ConfigError(f"{where}: Task {item.id!r} has no input (a non-empty string)")
@@ -64,10 +63,8 @@ class TaskList(ServedBenchmark):
                 first[item.task.id] = where
                 self._items[item.task.id] = item
         self._tasks = {task_id: item.task for task_id, item in self._items.items()}
-        self.splits = TaskSplits(
-            train=tuple(i for i, item in self._items.items() if item.split == "train"),
-            test=tuple(i for i, item in self._items.items() if item.split == "test"),
-        )
+        self.splits = TaskSplits(train=tuple(i for i, item in self._items.items() if item.split == "train"),
+                                 test=tuple(i for i, item in self._items.items() if item.split == "test"))
 
     def example(self, task_id: str) -> Example:
         """The item `task_id` came from, as the metric receives it."""
@@ -83,5 +80,6 @@ class TaskList(ServedBenchmark):
         try:
             result = self.metric(self.example(task.id), trajectory.output)
         except Exception as exc:
-            return Feedback(False, 0.0, f"metric {name} raised {type(exc).__name__}: {exc}", {"metric_error": repr(exc)})
+            return Feedback(False, 0.0, f"metric {name} raised {type(exc).__name__}: {exc}",
+                            {"metric_error": repr(exc)})
         return to_feedback(result, name, task.id)

@@ -178,14 +178,6 @@ def tracking(rng: random.Random) -> Puzzle:
 
 
 FAMILIES: dict[str, Callable[[random.Random], Puzzle]] = {
-    "boolean": boolean,
-    "extraction": extraction,
-    "counting": counting,
-    "arithmetic": arithmetic,
-    "weekday": weekday,
-    "date": date_shift,
-    "sorting": sorting,
-    "ordering": ordering,
-    "tracking": tracking,
-}
+    "boolean": boolean, "extraction": extraction, "counting": counting, "arithmetic": arithmetic, "weekday": weekday,
+    "date": date_shift, "sorting": sorting, "ordering": ordering, "tracking": tracking}
 """Every family by name, easiest first by design."""

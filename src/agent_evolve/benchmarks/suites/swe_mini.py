@@ -1,27 +1,33 @@
-"""swe-mini: fix a GitHub-style issue in a tiny Python repository; graded by hidden tests in a fresh checkout.
+"""swe-mini: fix a GitHub-style issue in a tiny Python repository; the work tree's diff is graded as SWE-bench's
+harness grades a prediction: screened, applied to a fresh checkout at the base, run with the hidden tests.
 
-The work tree's diff is graded as SWE-bench's harness grades a prediction: screened (`patch_screen`), applied
-to a fresh checkout at the base, and run with the visible and hidden tests by an isolated pytest
-(`fresh_grading`, `hidden_grade`).
+Each task folder under `data/swe_mini`:
+
+    <task-id>/task.yaml     title and kind of bug
+    <task-id>/issue.md      the issue, written like a GitHub issue (what the agent reads)
+    <task-id>/repo/         the repository at its base: the library and its visible tests (tests/)
+    <task-id>/hidden/       tests that fail at the base and pass once the issue is fixed, by repository path
+    <task-id>/fix.patch     a reference fix (`git apply` at the base)
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, LazyIndex
 from agent_evolve.benchmarks.support.env_grading import put_files
-from agent_evolve.benchmarks.support.fresh_grading import apply_patch, run_isolated_pytest
+from agent_evolve.benchmarks.support.fresh_grading import apply_patch, grade_isolated_run, run_isolated_pytest
 from agent_evolve.benchmarks.support.patch import extract_patch
 from agent_evolve.benchmarks.support.patch_screen import screen_patch
-from agent_evolve.benchmarks.support.staging import STAGING_ROOT, digest_of
-from agent_evolve.benchmarks.suites.git_base import base_repository
-from agent_evolve.benchmarks.suites.hidden_grade import grade_isolated_run
-from agent_evolve.benchmarks.suites.swe_tasks import SweTask, load_swe_tasks
+from agent_evolve.benchmarks.support.staging import STAGING_ROOT, build_once, digest_of
 from agent_evolve.environments.task_env import BACKENDS, EnvironmentSpec, TaskEnvironment, open_environment
-from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.errors import AgentEvolveError, ConfigError, MissingDependencyError
+from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.types import Feedback, Task, Trajectory
 
 DATA_DIR = Path(str(files("agent_evolve.benchmarks.suites").joinpath("data", "swe_mini")))
@@ -31,6 +37,100 @@ QUIET_PYTHON = {"PYTHONDONTWRITEBYTECODE": "1"}
 """No byte-code caches in the tree, so the diff holds only what the agent changed."""
 ISSUE_NOTE = ("\n\n---\nThe repository is checked out at its base commit in your working directory. Fix the issue "
               "in the library code; the tests under tests/ must keep passing.")
+VISIBLE_TESTS = "tests"
+"""The repository folder of the visible tests; hidden tests are copied next to them for grading."""
+BASE_MESSAGE = "base"
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "agent-evolve", "GIT_AUTHOR_EMAIL": "suites@agent-evolve.invalid",
+    "GIT_COMMITTER_NAME": "agent-evolve", "GIT_COMMITTER_EMAIL": "suites@agent-evolve.invalid",
+    "GIT_AUTHOR_DATE": "2025-01-01T00:00:00+0000", "GIT_COMMITTER_DATE": "2025-01-01T00:00:00+0000",
+    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+}
+"""Fixed author and date, user configuration ignored: the same files give the same base commit on every machine."""
+
+
+@dataclass(frozen=True)
+class SweTask:
+    """One swe-mini task folder."""
+
+    id: str
+    title: str
+    kind: str
+    issue: str
+    root: Path
+
+    @property
+    def repo_dir(self) -> Path:
+        return self.root / "repo"
+
+    @property
+    def fix_patch(self) -> Path:
+        return self.root / "fix.patch"
+
+    def hidden_tests(self) -> dict[str, str]:
+        """Repository path -> text of each hidden test file."""
+        return _texts(self.root / "hidden")
+
+    def visible_tests(self) -> dict[str, str]:
+        """Repository path -> text of each visible test file, as the base has them."""
+        return {f"{VISIBLE_TESTS}/{rel}": text for rel, text in _texts(self.repo_dir / VISIBLE_TESTS).items()}
+
+
+def _texts(folder: Path) -> dict[str, str]:
+    """Relative path -> text of every file under `folder`, sorted, byte-code caches left out."""
+    return {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def parse_swe_task(root: Path) -> SweTask:
+    """Read one task folder; ConfigError naming the file and what is wrong."""
+    meta_file = root / "task.yaml"
+    if not meta_file.is_file():
+        raise ConfigError(f"{meta_file}: missing (every swe-mini task folder has task.yaml)")
+    meta = load_yaml(meta_file.read_text(encoding="utf-8"), str(meta_file), ConfigError) or {}
+    if not isinstance(meta, dict) or not meta.get("title") or not meta.get("kind"):
+        raise ConfigError(f"{meta_file}: needs a mapping with `title` and `kind`")
+    for required in ("issue.md", "fix.patch", "repo", "hidden", f"repo/{VISIBLE_TESTS}"):
+        if not (root / required).exists():
+            raise ConfigError(f"{root / required}: missing (every swe-mini task folder has it)")
+    task = SweTask(id=root.name, title=str(meta["title"]), kind=str(meta["kind"]),
+                   issue=(root / "issue.md").read_text(encoding="utf-8").strip(), root=root)
+    if not task.hidden_tests():
+        raise ConfigError(f"{root / 'hidden'}: holds no test file")
+    clash = sorted(set(task.hidden_tests()) & set(task.visible_tests()))
+    if clash:
+        raise ConfigError(f"{root / 'hidden'}: {clash} would replace visible tests of the repository")
+    return task
+
+
+def load_swe_tasks(data_dir: Path) -> list[SweTask]:
+    """Every task folder under `data_dir`, sorted by id."""
+    if not data_dir.is_dir():
+        raise ConfigError(f"{data_dir}: the swe-mini data folder is missing")
+    return [parse_swe_task(path) for path in sorted(data_dir.iterdir()) if path.is_dir()]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd` with the fixed identity; AgentEvolveError with git's message when it fails."""
+    env = {**os.environ, **_IDENTITY}
+    done = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise AgentEvolveError(f"git {' '.join(args)} failed in {cwd}: {(done.stderr or done.stdout).strip()}")
+    return done.stdout.strip()
+
+
+def base_repository(source: Path, target: Path) -> str:
+    """The commit id of `target`, a repository of `source`'s files in one deterministic commit, built on first use."""
+
+    def build(scratch: Path) -> None:
+        shutil.copytree(source, scratch, dirs_exist_ok=True)
+        _git(scratch, "init", "-q")
+        _git(scratch, "add", "-A")
+        _git(scratch, "commit", "-q", "-m", BASE_MESSAGE)
+
+    build_once(target, build, done=lambda path: (path / ".git").is_dir())
+    return _git(target, "rev-parse", "HEAD")
 
 
 class SweMiniBenchmark(IndexedBenchmark[SweTask]):
@@ -110,7 +210,7 @@ class SweMiniBenchmark(IndexedBenchmark[SweTask]):
                                 raw={"applied": False, "dropped": screened.dropped})
             put_files(fresh, {path: text.encode("utf-8") for path, text in tests.items()})
             run = run_isolated_pytest(fresh, sorted(tests), self.test_timeout_s)
-        return screened.annotate(grade_isolated_run(run.xml, run.console, run.result, set(hidden)))
+        return screened.annotate(grade_isolated_run(run, set(hidden)))
 
 
 def _base_text(repo_dir: Path, path: str) -> str | None:

@@ -1,4 +1,5 @@
-"""Numeric answers in model output: explicit markers first (boxed, ####, "answer is"), then the last number."""
+"""Answers in model output: the answer number (explicit markers first: boxed, ####, "answer is"; then the last
+number), and facts in a free-text answer (numbers at the precision they were written in, exact phrases)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ _HASHES = re.compile(r"####")
 _MARKER = re.compile(r"\bfinal\s+answer\b|\banswer\s*(?:is\b|:|=|\*\*\s*:)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|;")
 _BOLD = re.compile(r"\*\*\s*(?:\\?\$\s?)?(?=[-\u2212]?\d|[-\u2212]?\.\d)([^*\n]{1,40})\*\*")
+_FACT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")  # a number with the precision it was written in
+_NUMERIC_FACT = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
 def _numbers(text: str) -> list[str]:
@@ -105,3 +108,20 @@ def numbers_equal(a: str | None, b: str | None, rel_tol: float = 1e-6) -> bool:
     if x is None or y is None:
         return False
     return x == y or abs(x - y) <= rel_tol * max(Fraction(1), abs(x), abs(y))
+
+
+
+def numbers_in(text: str) -> list[tuple[float, int]]:
+    """Numbers in a text as (value, decimals written); thousands commas are read as grouping."""
+    plain = [match.replace(",", "") for match in _FACT_NUMBER.findall(text)]
+    return [(float(number), len(number.partition(".")[2])) for number in plain]
+
+
+def fact_found(fact: str, answer: str) -> bool:
+    """A numeric fact: some number of the answer rounds to it at the fact's precision (18.4 and 18.40 both give
+    18.40; 650 is not 65). Any other fact: the phrase appears as whole words, ignoring case and spacing."""
+    if _NUMERIC_FACT.match(fact):
+        value, decimals = numbers_in(fact)[0]
+        return any(round(number, decimals) == round(value, decimals) for number, _ in numbers_in(answer))
+    phrase = r"\s+".join(re.escape(word) for word in fact.split())
+    return re.search(rf"(?<!\w){phrase}(?!\w)", answer, re.IGNORECASE) is not None

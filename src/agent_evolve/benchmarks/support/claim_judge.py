@@ -1,8 +1,5 @@
-"""An LLM judge of claim coverage (MCP-Atlas's grading): per claim, `covered` or `not covered`.
-
-A reply missing some verdict gets one repair request; an unusable second reply raises JudgeError, recorded as a
-grader failure, never silently scored.
-"""
+"""An LLM judge of claim coverage (MCP-Atlas's grading): per claim, `covered` or `not covered`; a reply missing a
+verdict gets one repair request, then JudgeError (a grader failure, never silently scored)."""
 
 from __future__ import annotations
 

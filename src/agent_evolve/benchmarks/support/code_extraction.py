@@ -14,15 +14,8 @@ _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _CODE_START = re.compile(r"^(?:async\s+def |def |class |import |from \S+ import |@)")
 _PYTHON_TAGS = ("", "python", "python3", "py")
 
-_DEFINITIONS = (
-    ast.Import,
-    ast.ImportFrom,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Assign,
-    ast.AnnAssign,
-)
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+                ast.AnnAssign)
 
 ExtractionKind = Literal["function", "body", "none"]
 

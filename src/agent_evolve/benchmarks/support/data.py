@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.benchmarks.support.common import resolve_path
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.io.safe_json import parse_json
 
@@ -41,7 +42,7 @@ class DataSource:
 
 def load_records(source: DataSource) -> list[dict[str, Any]]:
     """Records from the local path if one is given, else from the Hugging Face hub via `datasets`."""
-    path = source.data_path or os.environ.get(source.env_var) or None
+    path = resolve_path(source.data_path, source.env_var)
     if path:
         return read_path(Path(path), source)
     if source.hf_name is None:

@@ -9,7 +9,10 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_evolve.environments.task_env import TaskEnvironment
+from agent_evolve.benchmarks.support.common import fenced_blocks
+from agent_evolve.benchmarks.support.pytest_output import parse_pytest_output
+from agent_evolve.environments.task_env import CommandResult, TaskEnvironment
+from agent_evolve.types import Feedback, Trajectory
 
 TESTS_DIR = ".tests"
 """Where a task's tests are copied in the work tree after the agent's turn (they are not there before)."""
@@ -24,6 +27,7 @@ PYTEST_RUNNER = ("import os, sys; cwd = os.getcwd(); "
                  "sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != cwd]; "
                  "import pytest; sys.path.insert(0, cwd); raise SystemExit(pytest.console_main())")
 """`python -m pytest` without the work tree shadowing pytest or its dependencies while they are imported."""
+SHELL_LANGS = ("bash", "sh", "shell", "")
 
 
 def put_files(environment: TaskEnvironment, files: Mapping[str, bytes]) -> None:
@@ -100,3 +104,26 @@ def split_reward(output: str) -> tuple[float | None, str]:
         return float(first[len(REWARD_LINE):].strip()), rest
     except ValueError:
         return None, rest
+
+
+def extract_commands(trajectory: Trajectory) -> str:
+    """Shell commands of an answer given in text: `command` fields of the steps, else its shell code blocks."""
+    from_steps = [step["command"] for step in trajectory.steps if isinstance(step.get("command"), str)]
+    if from_steps:
+        return "\n".join(from_steps)
+    return "\n".join(block.body for block in fenced_blocks(trajectory.output) if block.lang in SHELL_LANGS)
+
+
+def feedback_from_test_run(result: CommandResult, reward: float | None, timeout: float) -> Feedback:
+    """A Harbor reward file decides when present; else all parsed pytest tests must pass (partial score)."""
+    report = parse_pytest_output(result.output)
+    raw = {"tests": report.tests, "counts": report.counts, "reward": reward, "exit_code": result.exit_code}
+    if result.timed_out:
+        return Feedback(False, 0.0, f"the tests ran past {timeout:g} s and were stopped; {report.describe()}",
+                        raw={**raw, "timed_out": True})
+    if reward is not None:
+        score = min(max(reward, 0.0), 1.0)
+        return Feedback(reward >= 1.0, score, f"reward {reward:g}; {report.describe()}", raw=raw)
+    success = report.all_passed
+    score = 1.0 if success else (report.passed / report.total if report.total else 0.0)
+    return Feedback(success, round(score, 4), report.describe(), raw=raw)

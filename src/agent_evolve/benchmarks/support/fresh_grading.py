@@ -1,18 +1,21 @@
-"""Grade a diff as SWE-bench's harness does: in a fresh checkout at the base, never where the agent acted.
+"""Grade a diff as SWE-bench's harness does: in a fresh checkout at the base, never where the agent acted, by a
+pytest without plugins, cache or repository configuration whose JUnit XML report decides (docs/security.md).
 
-`run_isolated_pytest` runs pytest without plugins, cache or repository configuration and reads the verdict from
-a JUnit XML report in a folder the same command makes fresh (see docs/security.md).
-"""
+Like FAIL_TO_PASS / PASS_TO_PASS, `score` is the share of hidden tests that pass (0 when a visible test fails);
+`success` needs every test to pass."""
 
 from __future__ import annotations
 
 import shlex
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from agent_evolve.benchmarks.support.env_grading import PYTEST_RUNNER, end_leftovers
+from agent_evolve.benchmarks.support.pytest_output import (PytestReport, ReportError, disagreement,
+                                                          parse_junit_report, parse_pytest_output)
 from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, TaskEnvironment
+from agent_evolve.types import Feedback
 
 PATCH_FILE = ".agent-evolve-fix.patch"
 PYTEST_ARGS = ("-rA", "-p", "no:cacheprovider", "-c", "/dev/null", "-o", "junit_family=xunit1")
@@ -20,6 +23,7 @@ PYTEST_ENV = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"
 """Entry-point plugins stay off; `python3 -I` already ignores PYTHON* variables and the user site."""
 REPORT_NAME = "report.xml"
 CONSOLE_NAME = "console.log"
+FAILING = ("failed", "error", "xpassed")
 
 
 @dataclass(frozen=True)
@@ -66,3 +70,52 @@ def _read_or_none(environment: TaskEnvironment, path: str) -> str | None:
         return environment.read_file(path)
     except (FileNotFoundError, IsADirectoryError, EnvironmentPathError):
         return None
+
+
+def _file_of(test_id: str) -> str:
+    """The file part of a pytest id (`tests/test_x.py::test_y[param]` -> `tests/test_x.py`)."""
+    return test_id.split("::", 1)[0].removeprefix("./")
+
+
+def grade_hidden(report: PytestReport, hidden_files: Collection[str], *, timed_out: bool = False) -> Feedback:
+    """Score the run: hidden tests (by file) must pass, every other test must not fail."""
+    hidden = {name: status for name, status in report.tests.items() if _file_of(name) in hidden_files}
+    visible = {name: status for name, status in report.tests.items() if _file_of(name) not in hidden_files}
+    hidden_failing = sorted(name for name, status in hidden.items() if status in FAILING)
+    visible_failing = sorted(name for name, status in visible.items() if status in FAILING)
+    hidden_passed = sum(status in ("passed", "xfailed") for status in hidden.values())
+    raw = {"tests": report.tests, "counts": report.counts, "hidden_passed": hidden_passed,
+           "hidden_total": len(hidden), "hidden_failing": hidden_failing, "visible_failing": visible_failing}
+    if timed_out:
+        return Feedback(False, 0.0, f"the tests ran out of time; {report.describe()}", raw={**raw, "timed_out": True})
+    if not hidden:
+        return Feedback(False, 0.0, f"no hidden test ran; {report.describe()}", raw=raw)
+    score = 0.0 if visible_failing else hidden_passed / len(hidden)
+    success = not hidden_failing and not visible_failing and hidden_passed == len(hidden)
+    parts = [f"hidden tests: {hidden_passed}/{len(hidden)} passed"]
+    if visible_failing:
+        parts.append(f"visible tests broken: {', '.join(visible_failing)}")
+    parts.append(report.describe())
+    return Feedback(success, round(score, 4), "; ".join(parts), raw=raw)
+
+
+def grade_isolated_run(run: IsolatedRun, hidden_files: Collection[str]) -> Feedback:
+    """Score an isolated run: its XML report decides, and fails the run when missing or unlike the console."""
+    result = run.result
+    shown = parse_pytest_output(run.console)
+    raw = {"exit_code": result.exit_code, "test_output": run.console[-4000:]}
+    report = shown  # what a run that timed out is graded on
+    if not result.timed_out:
+        try:
+            if run.xml is None:
+                raise ReportError("pytest wrote no XML report")
+            report = parse_junit_report(run.xml)
+        except ReportError as exc:
+            return Feedback(False, 0.0, f"no usable test report: {exc}; {shown.describe()}", raw=raw)
+        problem = disagreement(report, shown, result.exit_code)
+        if problem is not None:
+            return Feedback(False, 0.0, f"the test run is not consistent: {problem}",
+                            raw={**raw, "tests": report.tests})
+    feedback = grade_hidden(report, hidden_files, timed_out=result.timed_out)
+    feedback.raw.update(raw)
+    return feedback

@@ -18,14 +18,8 @@ SplitSource = Literal["benchmark", "pool"]
 ALL = 2**31 - 1  # a get_tasks limit that means every task, for any adapter
 
 
-def _probe_until(
-    tasks: Sequence[Task],
-    want: int | None,
-    probe: Callable[[Task], float],
-    keep: Callable[[float], bool],
-    workers: int,
-    pass_rates: dict[str, float],
-) -> list[str]:
+def _probe_until(tasks: Sequence[Task], want: int | None, probe: Callable[[Task], float],
+                 keep: Callable[[float], bool], workers: int, pass_rates: dict[str, float]) -> list[str]:
     """Probe `tasks` in order, `workers` at a time, until `want` are kept (all of them when None)."""
     kept: list[str] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -43,17 +37,10 @@ def _probe_until(
 Solver = Callable[[Task], Trajectory]
 
 
-def select_hard_subset(
-    solve: Solver | Sequence[Solver],
-    benchmark: BenchmarkAdapter,
-    k: int = 3,
-    n_train: int | None = None,
-    n_test: int | None = None,
-    seed: int = 0,
-    split_source: SplitSource = "benchmark",
-    drop_never_solved: bool = False,
-    workers: int = 1,
-) -> dict[str, Any]:
+def select_hard_subset(solve: Solver | Sequence[Solver], benchmark: BenchmarkAdapter, k: int = 3,
+                       n_train: int | None = None, n_test: int | None = None, seed: int = 0,
+                       split_source: SplitSource = "benchmark", drop_never_solved: bool = False,
+                       workers: int = 1) -> dict[str, Any]:
     """Probe tasks in a seeded order with one solver (or k, one per probe) and keep those with pass rate < 1 (and > 0
     if `drop_never_solved`) until enough are kept; returns the subset file's JSON form.
 
@@ -64,7 +51,6 @@ def select_hard_subset(
         raise ConfigError(f"hard subset: k and workers must be >= 1, got k={k}, workers={workers}")
     if split_source not in ("benchmark", "pool"):
         raise ConfigError(f"hard subset: split_source must be 'benchmark' or 'pool', got {split_source!r}")
-
     solvers = [solve] * k if callable(solve) else list(solve)
     if len(solvers) != k:
         raise ConfigError(f"hard subset: {len(solvers)} solvers given for k={k} probes")
@@ -88,12 +74,6 @@ def select_hard_subset(
             raise ConfigError("hard subset: split_source 'pool' needs both n_train and n_test")
         kept = _probe_until(seeded(train_tasks + test_tasks), n_train + n_test, probe, keep, workers, pass_rates)
         test, train = kept[:n_test], kept[n_test:]
-    meta = {
-        "benchmark": benchmark.name,
-        "k": k,
-        "seed": seed,
-        "split_source": split_source,
-        "drop_never_solved": drop_never_solved,
-        "pass_rates": pass_rates,
-    }
+    meta = {"benchmark": benchmark.name, "k": k, "seed": seed, "split_source": split_source,
+            "drop_never_solved": drop_never_solved, "pass_rates": pass_rates}
     return {"train": train, "test": test, "meta": meta}

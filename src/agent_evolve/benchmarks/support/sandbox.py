@@ -10,15 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_evolve.environments import (
-    Confinement,
-    ExecResult,
-    Limits,
-    Mount,
-    collect_all,
-    python_executable,
-    start_confined,
-)
+from agent_evolve.environments import (Confinement, ExecResult, Limits, Mount, collect_all, python_executable,
+                                       start_confined)
 
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 PYTHON_FLAGS = ("-I", "-S", "-B")  # isolated, standard library only: no site-packages, no user paths
@@ -142,17 +135,10 @@ def _result(ran: ExecResult, judged: ExecResult, verdict: dict, limits: SandboxL
     if verdict.get("status") != "failed" and not passed and not timed_out:
         verdict = {"type": "GraderError", "message": f"the tests ended without a valid verdict "
                    f"(exit {judged.exit_code}): {judged.text('stderr')[-500:]}", "where": "tests"}
-    return SandboxResult(
-        passed=passed,
-        timed_out=timed_out,
-        exit_code=ran.exit_code,
-        stdout=ran.text("stdout")[-limits.tail_chars:],
-        stderr=ran.text("stderr")[-limits.tail_chars:],
-        duration_s=max(ran.duration_s, judged.duration_s),
-        error_type=None if passed else verdict.get("type"),
-        error_message=None if passed else verdict.get("message"),
-        error_line=None if passed else verdict.get("line"),
-        error_where=None if passed else verdict.get("where"),
-        isolation=ran.backend,
-    )
+    error = {} if passed else verdict
+    return SandboxResult(passed=passed, timed_out=timed_out, exit_code=ran.exit_code,
+                         stdout=ran.text("stdout")[-limits.tail_chars:], stderr=ran.text("stderr")[-limits.tail_chars:],
+                         duration_s=max(ran.duration_s, judged.duration_s), error_type=error.get("type"),
+                         error_message=error.get("message"), error_line=error.get("line"),
+                         error_where=error.get("where"), isolation=ran.backend)
 

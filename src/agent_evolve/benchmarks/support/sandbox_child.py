@@ -1,8 +1,5 @@
-"""The grader's two confined processes (standard library only): `serve` runs the candidate, `verify` the tests.
-
-The tests call the candidate through a proxy and get plain literals back; the verdict, built from fixed keys, goes
-to a pipe only `verify` holds, so nothing the candidate sends can stand for it (docs/security.md).
-"""
+"""The grader's two confined processes (standard library only): `serve` runs the candidate, `verify` the tests, which
+get plain literals back through a proxy and write the verdict to a pipe only `verify` holds (docs/security.md)."""
 
 from __future__ import annotations
 

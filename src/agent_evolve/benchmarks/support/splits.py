@@ -49,14 +49,8 @@ class Subset(TaskSplits):
         return {"train": list(self.train), "test": list(self.test), "meta": self.meta}
 
 
-def split_ids(
-    ids: Sequence[str],
-    seed: int,
-    test_fraction: float,
-    fixed: Mapping[str, str] | None = None,
-    *,
-    both_sides: bool = False,
-) -> TaskSplits:
+def split_ids(ids: Sequence[str], seed: int, test_fraction: float, fixed: Mapping[str, str] | None = None, *,
+              both_sides: bool = False) -> TaskSplits:
     """Order ids by their seeded hash and put round(n * test_fraction) of those not `fixed` to a split in test;
     `both_sides` keeps one id in each split when there are two or more (the external adapters' rule)."""
     if not 0.0 <= test_fraction <= 1.0:
@@ -73,10 +67,8 @@ def split_ids(
     if both_sides and len(free) >= 2:
         n_test = min(max(n_test, 1), len(free) - 1)
     test = set(free[:n_test]) | {item_id for item_id, split in fixed.items() if split == "test"}
-    return TaskSplits(
-        train=tuple(item_id for item_id in ordered if item_id not in test),
-        test=tuple(item_id for item_id in ordered if item_id in test),
-    )
+    return TaskSplits(train=tuple(item_id for item_id in ordered if item_id not in test),
+                      test=tuple(item_id for item_id in ordered if item_id in test))
 
 
 def subset_from_dict(data: object, source: str) -> Subset:
@@ -135,10 +127,8 @@ def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int 
           kind: AnswerKind | None = None) -> list[Task]:
     """Fresh copies of the first `limit` tasks of `split`, so callers cannot alter the benchmark's own tasks; a
     task that declares no answer kind gets `kind` (the benchmark's declaration) in its metadata."""
-    return [
-        Task(id=task_id, input=tasks[task_id].input, metadata=with_kind(copy.deepcopy(tasks[task_id].metadata), kind))
-        for task_id in splits.ids(split, limit)
-    ]
+    return [Task(id=i, input=tasks[i].input, metadata=with_kind(copy.deepcopy(tasks[i].metadata), kind))
+            for i in splits.ids(split, limit)]
 
 
 def lookup(records: Mapping[str, T], task_id: str, what: str) -> T:

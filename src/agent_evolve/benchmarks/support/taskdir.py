@@ -1,22 +1,35 @@
-"""Task folders of Terminal-Bench (task.yaml), Harbor (task.toml + instruction.md) and BenchFlow (task.md)."""
+"""Task folders of Terminal-Bench (task.yaml), Harbor (task.toml + instruction.md) and BenchFlow (task.md), and what
+their environment starts from: the work directory, and the tree the local backend copies (the Dockerfile folder's
+files at its last WORKDIR, RUN steps not run; skills at `.claude/skills/<name>/`)."""
 
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_evolve.benchmarks.support.staging import STAGING_ROOT, build_once, digest_of
+from agent_evolve.contract.skills import split_frontmatter as split_yaml_block
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
 
 Layout = Literal["terminal-bench", "harbor", "benchflow"]
 
-_FRONTMATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n?(.*)\Z", re.DOTALL)
 TB_AGENT_TIMEOUT = 360.0
 TB_TEST_TIMEOUT = 60.0
 HARBOR_TIMEOUT = 600.0
+DEFAULT_WORKDIR = "/app"
+"""The work directory of Terminal-Bench and Harbor images when the Dockerfile names none."""
+SKILLS_DIR = ".claude/skills"
+"""Where a task's bundled skills are installed in its work tree."""
+NOT_COPIED = frozenset({"Dockerfile", "docker-compose.yaml", "docker-compose.yml", ".dockerignore", "skills",
+                        "task.yaml", "task.toml", "instruction.md", "task.md", "tests", "verifier", "solution",
+                        "solution.sh", "oracle", "run-tests.sh"})
+"""Entries of a task's environment folder that are not part of the agent's tree."""
+_WORKDIR = re.compile(r"^\s*WORKDIR\s+(\S+)\s*$", re.MULTILINE | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,14 +64,14 @@ class TaskDir:
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """YAML front matter between --- lines, and the body after it."""
-    match = _FRONTMATTER.match(text)
-    if match is None:
+    """YAML front matter between --- lines (read as SKILL.md files are), and the body after it."""
+    parts = split_yaml_block(text)
+    if parts is None:
         return {}, text
-    data = load_yaml(match.group(1), "front matter", ConfigError) or {}
+    data = load_yaml(parts[0], "front matter", ConfigError) or {}
     if not isinstance(data, dict):
         raise ValueError("front matter must be a YAML mapping")
-    return data, match.group(2)
+    return data, parts[1]
 
 
 def _existing(path: Path) -> Path | None:
@@ -132,3 +145,43 @@ def list_skills(skills_dir: Path | None) -> list[dict[str, str]]:
     found = [(md, split_frontmatter(md.read_text(encoding="utf-8"))[0]) for md in sorted(skills_dir.glob("*/SKILL.md"))]
     return [{"name": str(meta.get("name", md.parent.name)), "description": str(meta.get("description", "")).strip(),
              "path": str(md)} for md, meta in found]
+
+
+def workdir_of(task: TaskDir) -> str:
+    """The Dockerfile's last absolute WORKDIR, else /app."""
+    if task.dockerfile is None:
+        return DEFAULT_WORKDIR
+    found = [w.rstrip("/") for w in _WORKDIR.findall(task.dockerfile.read_text(encoding="utf-8")) if w.startswith("/")]
+    return found[-1] if found and found[-1] else DEFAULT_WORKDIR
+
+
+def _copy_skills(task: TaskDir, tree: Path) -> None:
+    if task.skills_dir is not None:
+        shutil.copytree(task.skills_dir, tree / SKILLS_DIR)
+
+
+def local_tree(task: TaskDir, with_skills: bool, root: Path = STAGING_ROOT) -> Path:
+    """A folder (built once) holding the task's starting files and, when asked, its skills under .claude/skills/."""
+    sources = [task.environment_dir]
+    target = root / f"tree-{task.id}-{digest_of(sources)}-{'skills' if with_skills else 'noskills'}"
+
+    def build(scratch: Path) -> None:
+        for entry in sorted(task.environment_dir.iterdir()):
+            if entry.name in NOT_COPIED:
+                continue
+            if entry.is_dir():
+                shutil.copytree(entry, scratch / entry.name, symlinks=True)
+            else:
+                shutil.copy2(entry, scratch / entry.name)
+        if with_skills:
+            _copy_skills(task, scratch)
+
+    return build_once(target, build)
+
+
+def skills_tree(task: TaskDir, root: Path = STAGING_ROOT) -> Path | None:
+    """A folder (built once) of only the task's skills under .claude/skills/, copied into a container's workdir."""
+    if task.skills_dir is None:
+        return None
+    target = root / f"skills-{task.id}-{digest_of([task.skills_dir])}"
+    return build_once(target, lambda scratch: _copy_skills(task, scratch))

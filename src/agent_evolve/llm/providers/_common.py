@@ -1,5 +1,5 @@
-"""What every provider shares: lazy SDK import, argument decoding, reply checks, system-prompt splitting, and
-:class:`SdkClient`, the base of the providers over a vendor SDK (the lazily built SDK client, the repr, typed errors)."""
+"""What every provider shares: argument decoding, reply checks, system-prompt splitting, and :class:`SdkClient`, the
+base of the providers over a vendor SDK (the SDK imported and its client built on first use, the repr, typed errors)."""
 
 from __future__ import annotations
 
@@ -30,11 +30,6 @@ class MalformedReplyError(ProviderServerError):
 
 class _Arguments(AgentEvolveError):
     """Tool-call arguments that are not bounded JSON."""
-
-
-def import_sdk(module: str, extra: str) -> ModuleType:
-    """Import a provider's SDK, or raise MissingDependencyError naming the extra that installs it."""
-    return optional_module(module, extra, "this model")
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
@@ -109,9 +104,8 @@ def _completion_problem(completion: Completion) -> str | None:
     return None
 
 
-def merged_turns(
-    messages: list[Message], blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]
-) -> tuple[str, list[dict[str, Any]]]:
+def merged_turns(messages: list[Message],
+                 blocks_of: Callable[[Message], tuple[str, list[dict[str, Any]]]]) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, turns) for the content-block APIs: each message as `blocks_of` gives (role, blocks), empty
     ones dropped and consecutive same-role turns merged into one; every system message is joined into the prompt."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
@@ -130,11 +124,6 @@ def merged_turns(
 class SdkClient:
     """Base of the SDK-backed LLMClients; a subclass builds its SDK client in `_connect`."""
 
-    model: str
-    name: str
-    provider: str
-    timeout_s: float
-    base_url: str | None
     _api_key: str
     _client: Any = None
     shown: ClassVar[str] = "base_url"  # the attribute the repr shows besides the model
@@ -156,9 +145,9 @@ class SdkClient:
             self._client = self._connect()
         return self._client
 
-    def sdk_module(self) -> ModuleType:
-        """The vendor SDK, or MissingDependencyError naming the extra that installs it."""
-        return import_sdk(self.sdk[0], self.sdk[1])
+    def sdk_module(self, module: str = "") -> ModuleType:
+        """The vendor SDK (or its `module`), or MissingDependencyError naming the extra that installs it."""
+        return optional_module(module or self.sdk[0], self.sdk[1], "this model")
 
     def _connect(self) -> Any:
         """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""

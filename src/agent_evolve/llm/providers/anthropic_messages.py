@@ -48,15 +48,8 @@ class AnthropicMessagesClient(SdkClient):
 
     sdk = ("anthropic", "anthropic", "Anthropic")
 
-    def __init__(
-        self,
-        model: str,
-        name: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout_s: float = 120.0,
-    ) -> None:
+    def __init__(self, model: str, name: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider="anthropic", base_url=base_url, timeout_s=timeout_s)
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if key is None:

@@ -6,16 +6,10 @@ import os
 from typing import Any
 
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError, RateLimitError, error_for_status
-from agent_evolve.llm.providers._common import (
-    SdkClient,
-    decode_arguments,
-    import_sdk,
-    malformed_body,
-    merged_turns,
-    one_call,
-    with_retry_after,
-)
+from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError,
+                                     RateLimitError, error_for_status)
+from agent_evolve.llm.providers._common import (SdkClient, decode_arguments, malformed_body, merged_turns, one_call,
+                                                with_retry_after)
 
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -47,10 +41,8 @@ def to_wire_request(messages: list[Message], tools: list[ToolSpec] | None) -> di
     if system:
         request["system"] = [{"text": system}]
     if tools:
-        request["toolConfig"] = {"tools": [
-            {"toolSpec": {"name": t.name, "description": t.description, "inputSchema": {"json": t.parameters}}}
-            for t in tools
-        ]}
+        request["toolConfig"] = {"tools": [{"toolSpec": {"name": t.name, "description": t.description,
+                                                          "inputSchema": {"json": t.parameters}}} for t in tools]}
     return request
 
 
@@ -58,35 +50,25 @@ class BedrockConverseClient(SdkClient):
     """An LLMClient over boto3 bedrock-runtime `converse`; botocore's own retries are off so only ours count."""
 
     shown = "region"
+    sdk = ("boto3", "bedrock", "")
 
-    def __init__(
-        self,
-        model: str,
-        name: str,
-        *,
-        region: str | None = None,
-        base_url: str | None = None,
-        timeout_s: float = 120.0,
-        client: Any = None,
-    ) -> None:
+    def __init__(self, model: str, name: str, *, region: str | None = None, base_url: str | None = None,
+                 timeout_s: float = 120.0, client: Any = None) -> None:
         super().__init__(model, name, provider="bedrock", base_url=base_url, timeout_s=timeout_s)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self._client = client
 
     def _connect(self) -> Any:
-        config = import_sdk("botocore.config", "bedrock").Config(
-            read_timeout=self.timeout_s,
-            connect_timeout=min(self.timeout_s, 10.0),
-            retries={"total_max_attempts": 1, "mode": "standard"},
-        )
-        return import_sdk("boto3", "bedrock").client(
-            "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config
-        )
+        config = self.sdk_module("botocore.config").Config(read_timeout=self.timeout_s,
+                                                           connect_timeout=min(self.timeout_s, 10.0),
+                                                           retries={"total_max_attempts": 1, "mode": "standard"})
+        return self.sdk_module().client("bedrock-runtime", region_name=self.region, endpoint_url=self.base_url,
+                                        config=config)
 
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
                  temperature: float, stop: list[str] | None) -> Any:
         """One converse request, with botocore errors turned into our typed errors."""
-        exceptions = import_sdk("botocore.exceptions", "bedrock")
+        exceptions = self.sdk_module("botocore.exceptions")
         request = to_wire_request(messages, tools)
         inference: dict[str, Any] = {"temperature": temperature}
         if max_tokens is not None:
@@ -109,14 +91,13 @@ class BedrockConverseClient(SdkClient):
             raise malformed_body(exc, provider=self.provider, model=self.name) from None
 
     def _client_error(self, exc: Any) -> LLMError:
-        error = exc.response.get("Error", {})
-        code = error.get("Code", "")
-        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        error, metadata = exc.response.get("Error", {}), exc.response.get("ResponseMetadata", {})
+        code, status = error.get("Code", ""), metadata.get("HTTPStatusCode")
         detail = f"{code}: {error.get('Message', '')}"
         where = {"provider": self.provider, "model": self.name}
         if code in _THROTTLED:
-            headers = exc.response.get("ResponseMetadata", {}).get("HTTPHeaders")
-            return with_retry_after(RateLimitError(f"throttled: {detail}", **where, status_code=429), headers)
+            throttled = RateLimitError(f"throttled: {detail}", **where, status_code=429)
+            return with_retry_after(throttled, metadata.get("HTTPHeaders"))
         if code in _UNAVAILABLE:
             return ProviderServerError(f"unavailable: {detail}", **where, status_code=status)
         if code == "ModelTimeoutException":
@@ -126,11 +107,8 @@ class BedrockConverseClient(SdkClient):
     def _to_completion(self, response: dict[str, Any]) -> Completion:
         content = response["output"]["message"]["content"]
         texts = [b["text"] for b in content if "text" in b]
-        calls = [
-            ToolCall(id=b["toolUse"]["toolUseId"], name=b["toolUse"]["name"],
-                     arguments=decode_arguments(b["toolUse"].get("input")))
-            for b in content if "toolUse" in b
-        ]
+        uses = [b["toolUse"] for b in content if "toolUse" in b]
+        calls = [ToolCall(id=u["toolUseId"], name=u["name"], arguments=decode_arguments(u.get("input"))) for u in uses]
         usage = response.get("usage", {})
         return one_call(self.model, "".join(texts), calls, _FINISH.get(response.get("stopReason", "end_turn"), "stop"),
                         usage.get("inputTokens", 0), usage.get("outputTokens", 0))

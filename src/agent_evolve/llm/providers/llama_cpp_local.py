@@ -40,10 +40,8 @@ def cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Where joined models live: the override, else $AGENT_EVOLVE_CACHE/models, else ~/.cache/agent-evolve/models."""
     if override is not None:
         return Path(override)
-    env = os.environ.get("AGENT_EVOLVE_CACHE")
-    if env:
-        return Path(env) / "models"
-    return Path.home() / ".cache" / "agent-evolve" / "models"
+    root = os.environ.get("AGENT_EVOLVE_CACHE")
+    return Path(root) / "models" if root else Path.home() / ".cache" / "agent-evolve" / "models"
 
 
 def part_paths(spec: LocalModelSpec) -> list[Path]:
@@ -65,15 +63,12 @@ def part_paths(spec: LocalModelSpec) -> list[Path]:
             continue
         paths.append(Path(module.get_part_path()))
     if missing:
-        raise MissingDependencyError(
-            f"local model {spec.name!r}: missing package(s) {', '.join(missing)}; install with: {spec.install_hint}"
-        )
+        raise MissingDependencyError(f"local model {spec.name!r}: missing package(s) {', '.join(missing)}; "
+                                     f"install with: {spec.install_hint}")
     absent = [str(p) for p in paths if not p.is_file()]
     if absent:
-        raise MissingDependencyError(
-            f"local model {spec.name!r}: part file(s) missing on disk: {', '.join(absent)}; "
-            f"reinstall with: {spec.install_hint}"
-        )
+        raise MissingDependencyError(f"local model {spec.name!r}: part file(s) missing on disk: {', '.join(absent)}; "
+                                     f"reinstall with: {spec.install_hint}")
     return paths
 
 
@@ -140,13 +135,8 @@ def join_and_verify(parts: list[Path], target: Path, expected_sha256: str) -> Pa
     return target
 
 
-def ensure_model_file(
-    spec: LocalModelSpec,
-    *,
-    directory: str | os.PathLike[str] | None = None,
-    parts: list[Path] | None = None,
-    expected_sha256: str | None = None,
-) -> Path:
+def ensure_model_file(spec: LocalModelSpec, *, directory: str | os.PathLike[str] | None = None,
+                      parts: list[Path] | None = None, expected_sha256: str | None = None) -> Path:
     """Return the verified joined GGUF for spec, joining and verifying it first if needed (thread-safe)."""
     expected = expected_sha256 or spec.sha256
     target = cache_dir(directory) / spec.filename
@@ -237,15 +227,8 @@ class LocalLlamaClient:
     def __repr__(self) -> str:
         return f"LocalLlamaClient(model={self.model!r}, n_ctx={self.n_ctx})"
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
+                 temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         """Generate a reply in process (a <tool_call> block becomes a ToolCall); past the ``timeout_s`` deadline it
         raises :class:`LocalDeadlineError`; a ``stop`` that is a :class:`StopRule` ends the reply where it is
         complete."""

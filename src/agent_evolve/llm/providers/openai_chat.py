@@ -27,15 +27,9 @@ def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
         if msg.role == "tool":
             wire.append({"role": "tool", "tool_call_id": msg.tool_call_id or "", "content": msg.content})
         elif msg.role == "assistant" and msg.tool_calls:
-            wire.append({
-                "role": "assistant",
-                "content": msg.content or None,
-                "tool_calls": [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                    for c in msg.tool_calls
-                ],
-            })
+            calls = [{"id": c.id, "type": "function",
+                      "function": {"name": c.name, "arguments": json.dumps(c.arguments)}} for c in msg.tool_calls]
+            wire.append({"role": "assistant", "content": msg.content or None, "tool_calls": calls})
         else:
             wire.append({"role": msg.role, "content": msg.content})
     return wire
@@ -43,10 +37,8 @@ def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
 
 def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     """ToolSpecs in the OpenAI function-tool format."""
-    return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-        for t in tools
-    ]
+    return [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in tools]
 
 
 class OpenAIChatClient(SdkClient):
@@ -54,16 +46,8 @@ class OpenAIChatClient(SdkClient):
 
     sdk = ("openai", "openai", "OpenAI")
 
-    def __init__(
-        self,
-        model: str,
-        name: str,
-        *,
-        provider: str = "openai",
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout_s: float = 120.0,
-    ) -> None:
+    def __init__(self, model: str, name: str, *, provider: str = "openai", base_url: str | None = None,
+                 api_key: str | None = None, timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider=provider, base_url=base_url, timeout_s=timeout_s)
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
@@ -94,11 +78,8 @@ class OpenAIChatClient(SdkClient):
         if not response.choices:
             raise ValueError("the server returned no choices")
         choice = response.choices[0]
-        calls = [
-            ToolCall(id=c.id, name=c.function.name, arguments=decode_arguments(c.function.arguments))
-            for c in (choice.message.tool_calls or [])
-            if getattr(c, "function", None) is not None
-        ]
+        calls = [ToolCall(id=c.id, name=c.function.name, arguments=decode_arguments(c.function.arguments))
+                 for c in (choice.message.tool_calls or []) if getattr(c, "function", None) is not None]
         finish = _FINISH.get(choice.finish_reason or "stop", "stop")
         if calls and finish == "stop":
             finish = "tool_calls"

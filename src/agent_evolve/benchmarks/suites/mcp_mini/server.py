@@ -1,8 +1,5 @@
-"""The shipped MCP server over `world.py`: `python -m agent_evolve.benchmarks.suites.mcp_mini.server` (stdio).
-
-Needs the `[mcp]` extra. A query's ValueError is raised as a ToolError, so the model reads it and can correct
-its call.
-"""
+"""The shipped MCP server over `world.py`: `python -m agent_evolve.benchmarks.suites.mcp_mini.server` (stdio, needs
+the `[mcp]` extra). A query's ValueError becomes a ToolError, so the model reads it and can correct its call."""
 
 from __future__ import annotations
 
