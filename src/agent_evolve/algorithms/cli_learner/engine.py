@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,7 +20,7 @@ from agent_evolve.algorithms.cli_learner.material import INSTRUCTIONS_NAME, MATE
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.skillforge.bash_tool import ConfinedBash
 from agent_evolve.contract.paths import atomic_write
-from agent_evolve.environments import Mount, python_executable
+from agent_evolve.environments import Mount
 from agent_evolve.errors import AgentEvolveError, ConfigError, MissingDependencyError
 from agent_evolve.types import StepResult
 
@@ -120,7 +121,8 @@ class CliLearnerEngine(ModelEngine):
         material = write_material(self.context.state_dir.parent / MATERIAL_NAME, self.cycle, observations, hidden)
         atomic_write(scratch / INSTRUCTIONS_NAME, instructions(layers, self.cycle, hidden))
         check = scratch / "bin" / "check_spec"
-        atomic_write(check, f"#!/bin/sh\nexec {shlex.quote(python_executable())} -m "
+        # sys.executable itself, not its resolved target: in a virtual environment only it finds the packages
+        atomic_write(check, f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m "
                             f"agent_evolve.algorithms.cli_learner.check_spec {shlex.quote(str(root))}\n")
         check.chmod(0o755)
         shell = self._shell(root, layers, scratch, material.parent)
