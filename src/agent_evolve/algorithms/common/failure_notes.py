@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent_evolve.agents.prompting import one_line
 from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, Evidence, analyse
 from agent_evolve.algorithms.common.prompts import advice
@@ -88,11 +89,6 @@ class Note:
         return self.text.splitlines()[0]
 
 
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
 def correction(observation: Observation) -> str | None:
     """What the right answer was: the grader's expected answer, else its first line of detail; None if neither."""
     expected = observation.feedback.raw.get("expected")
@@ -100,9 +96,9 @@ def correction(observation: Observation) -> str | None:
     if expected is None and (match := _EXPECTED.search(detail)):
         expected = match.group(1).strip().rstrip(".")
     if expected is not None and str(expected).strip():
-        return f"the right answer is {_clip(str(expected), REPLY_CHARS)}"
+        return f"the right answer is {one_line(str(expected), REPLY_CHARS)}"
     first = detail.strip().splitlines()[0] if detail.strip() else ""
-    return f"the grader said: {_clip(first, REPLY_CHARS)}" if first else None
+    return f"the grader said: {one_line(first, REPLY_CHARS)}" if first else None
 
 
 def note_for(cluster: Cluster, observations: Sequence[Observation], marker: str | None) -> Note | None:
@@ -114,10 +110,10 @@ def note_for(cluster: Cluster, observations: Sequence[Observation], marker: str 
     failed, fix = min(shown, key=lambda pair: (len(pair[0].task.input), pair[0].task.id))
     problem = str(failed.task.metadata.get("question") or failed.task.input)
     lines = [line for line in (failed.trajectory.output or "").strip().splitlines() if line.strip()]
-    ending = _clip(lines[-1], REPLY_CHARS) if lines else "(nothing)"
+    ending = one_line(lines[-1], REPLY_CHARS) if lines else "(nothing)"
     about = f" (tasks mention: {', '.join(cluster.keywords)})" if cluster.keywords else ""
     text = (f"## Mistake: {KIND_TEXT.get(cluster.kind, cluster.kind)}{about}\n{advice(cluster.kind, marker)}\n"
-            f"Seen on: {_clip(problem, PROBLEM_CHARS)}\nThe reply ended \"{ending}\"; {fix}.")
+            f"Seen on: {one_line(problem, PROBLEM_CHARS)}\nThe reply ended \"{ending}\"; {fix}.")
     return Note(cluster.kind, cluster.size, failed.task.id, text)
 
 
