@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.support.docker import DockerResult
+from agent_evolve.benchmarks.adapters import dirbench
 from agent_evolve.benchmarks.support.taskdir import parse_task_dir
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR, TerminalMiniBenchmark
-from agent_evolve.environments import open_environment
+from agent_evolve.environments import CommandResult, open_environment
 from agent_evolve.registry import benchmark_class
 from agent_evolve.types import Task, Trajectory
 
@@ -61,15 +62,15 @@ def test_splits_are_deterministic(bench: TerminalMiniBenchmark) -> None:
 
 
 def test_the_docker_backend_builds_the_task_image(monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[list[str]] = []
+    built: list[tuple[Path, str, str]] = []
 
-    def run(args: list[str], **kwargs: object) -> DockerResult:
-        built.append(list(args))
-        return DockerResult(0, "", "")
+    def build(context: Path, tag: str, purpose: str, timeout_s: float) -> CommandResult:
+        built.append((context, tag, purpose))
+        return CommandResult(exit_code=0, output="", output_size=0)
 
+    monkeypatch.setattr(dirbench, "build_image", build)
     bench = TerminalMiniBenchmark("docker")
-    monkeypatch.setattr(bench.docker, "require", lambda: None)
-    monkeypatch.setattr(bench.docker, "run", run)
-    spec = bench.environment(bench.get_tasks("train", 1)[0])
-    assert spec.backend == "docker" and spec.image is not None and spec.image.startswith("agent-evolve/")
-    assert spec.workdir == "/app" and built[0][:3] == ["build", "-t", spec.image]
+    task = bench.get_tasks("train", 1)[0]
+    spec = bench.environment(task)
+    assert spec.backend == "docker" and spec.image == f"agent-evolve/{task.id}:latest" and spec.workdir == "/app"
+    assert built == [(DATA_DIR / task.id / "environment", spec.image, "terminal-mini tasks")]

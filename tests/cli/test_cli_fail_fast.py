@@ -65,7 +65,8 @@ def test_local_model_not_installed_names_the_local_extra(tmp_path: Path, tasks: 
     assert_failed_cleanly(done, workspace, "[local]", "agent model local/qwen2.5-coder-1.5b")
 
 
-def test_docker_benchmark_without_docker_names_docker(tmp_path: Path) -> None:
+def test_docker_benchmark_without_docker_names_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     no_docker = tmp_path / "bin"
     no_docker.mkdir()
     (no_docker / "git").symlink_to(subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip())

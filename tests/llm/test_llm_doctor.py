@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from click.testing import CliRunner
 from wire_servers import Reply
 
@@ -22,6 +24,16 @@ def test_missing_credentials_are_reported_with_their_fix_and_probes_skipped():
                                            "docker"}
     docker = _row(rows, "docker", "daemon reachable")
     assert docker.status == "ok" or docker.fix
+
+
+def test_docker_is_checked_through_the_sdk_naming_the_fix(monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    stopped = _row(run_checks({}, probe=False, verify=False, timeout_s=0.5), "docker", "daemon reachable")
+    assert stopped.status == "missing" and "unix:///nonexistent" in stopped.detail and "start Docker" in stopped.fix
+    monkeypatch.setitem(sys.modules, "docker", None)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)
+    no_sdk = _row(run_checks({}, probe=False, verify=False, timeout_s=0.5), "docker", "daemon reachable")
+    assert no_sdk.status == "missing" and no_sdk.fix == "pip install 'agent-evolve[docker]'"
 
 
 def test_credentials_show_names_only_and_a_base_url_is_probed(serve):

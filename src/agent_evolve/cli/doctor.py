@@ -3,12 +3,11 @@ untrusted code needs and the bundled data sets are usable here, with fixes."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
-import shutil
 import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_backend
+from agent_evolve.environments.docker_task_client import DockerUnavailable, connect_docker
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 from agent_evolve.llm.providers.llama_cpp_local import cache_dir, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import DEFAULT_MODEL, LLAMA_INSTALL_HINT, LOCAL_MODELS, PROVIDERS, LocalModelSpec
@@ -156,17 +156,15 @@ def _local_model_row(spec: LocalModelSpec, directory: Path, verify: bool) -> Che
 
 
 def _docker_row(timeout_s: float) -> CheckRow:
-    if shutil.which("docker") is None:
-        return CheckRow("docker", "daemon reachable", "missing", "docker CLI not on PATH",
-                        "install Docker (needed only for container-sandboxed benchmarks)")
+    """Whether a Docker daemon answers through the SDK, the one way this package reaches Docker."""
     try:
-        done = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True,
-                              text=True, timeout=timeout_s, check=False)
-    except subprocess.TimeoutExpired:
-        return CheckRow("docker", "daemon reachable", "missing", "docker info timed out", "start the Docker daemon")
-    if done.returncode == 0:
-        return CheckRow("docker", "daemon reachable", "ok", f"server {done.stdout.strip()}")
-    return CheckRow("docker", "daemon reachable", "missing", done.stderr.strip()[:120], "start the Docker daemon")
+        client = connect_docker("container-sandboxed benchmarks", timeout=timeout_s)
+    except DockerUnavailable as exc:
+        fix = ("pip install 'agent-evolve[docker]'" if importlib.util.find_spec("docker") is None
+               else "install and start Docker (needed only for container-sandboxed benchmarks)")
+        return CheckRow("docker", "daemon reachable", "missing", str(exc)[:160], fix)
+    with contextlib.closing(client):
+        return CheckRow("docker", "daemon reachable", "ok", f"server {client.version().get('Version', '?')}")
 
 
 def _confinement_row() -> CheckRow:

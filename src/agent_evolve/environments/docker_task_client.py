@@ -1,5 +1,5 @@
-"""The Docker side of the docker task environment: the SDK imported lazily, the one check that a daemon answers
-(`connect_docker`), an EnvironmentSpec as `containers.run` keywords, and one command run in the container."""
+"""This package's one way to Docker, through the SDK imported lazily: the check that a daemon answers
+(`connect_docker`), an EnvironmentSpec as `containers.run` keywords, one command run in a container, an image build."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import importlib
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -31,23 +32,25 @@ SCRATCH_MB = 256
 KILL_ALL = ("/bin/sh", "-c", "kill -9 -1")
 """Docker cannot kill one exec: at its deadline this kills every process but the container's idle init."""
 _GRACE_S = 5.0
+BUILD_LOG_BYTES = 256 * 1024
+"""How much of an image build's log is kept (its end says why a build failed)."""
 
 
 class DockerUnavailable(MissingDependencyError):
     """The docker SDK is missing or no Docker daemon answers; fatal: no other task can fix it."""
 
 
-def docker_sdk() -> ModuleType:
+def docker_sdk(purpose: str = "the docker task environment") -> ModuleType:
     """The `docker` package, or DockerUnavailable saying which extra installs it."""
     try:
         return importlib.import_module("docker")
     except ImportError as exc:
-        raise DockerUnavailable(f"the docker task environment needs the docker SDK: {INSTALL_HINT}") from exc
+        raise DockerUnavailable(f"the docker SDK is needed for {purpose}: {INSTALL_HINT}") from exc
 
 
 def connect_docker(purpose: str, timeout: float | None = CONTROL_TIMEOUT_S) -> Any:
     """A DockerClient whose daemon answered a ping, or DockerUnavailable naming Docker and where it looked."""
-    sdk = docker_sdk()
+    sdk = docker_sdk(purpose)
     try:
         client = sdk.from_env(timeout=timeout)
         client.ping()
@@ -118,16 +121,22 @@ def _drain(chunks: Iterable[bytes], output: _Output) -> None:
         output.failure = exc
 
 
+def _reading(chunks: Iterable[bytes], keep_bytes: int, timeout_s: float) -> tuple[_Output, threading.Thread]:
+    """Drain `chunks` in a reader thread, waiting up to `timeout_s` for it to end (still alive: it timed out)."""
+    output = _Output(keep_bytes)
+    reader = threading.Thread(target=_drain, args=(chunks, output), daemon=True)
+    reader.start()
+    reader.join(timeout_s)
+    return output, reader
+
+
 def run_exec(control: Any, stream: Any, container_id: str, argv: Sequence[str], *, workdir: str,
              timeout_s: float, keep_bytes: int) -> CommandResult:
     """Run `argv` in the container (`control` a client for short calls, `stream` one for the output, kept in order
     and cut to `keep_bytes`); after `timeout_s` run `KILL_ALL` and say it timed out."""
     started = time.monotonic()
     exec_id = control.exec_create(container_id, list(argv), workdir=workdir, stdout=True, stderr=True)["Id"]
-    output = _Output(keep_bytes)
-    reader = threading.Thread(target=_drain, args=(stream.exec_start(exec_id, stream=True), output), daemon=True)
-    reader.start()
-    reader.join(timeout_s)
+    output, reader = _reading(stream.exec_start(exec_id, stream=True), keep_bytes, timeout_s)
     timed_out = reader.is_alive()
     if timed_out:
         control.exec_start(control.exec_create(container_id, list(KILL_ALL))["Id"])
@@ -137,3 +146,35 @@ def run_exec(control: Any, stream: Any, container_id: str, argv: Sequence[str], 
     exit_code = None if timed_out else control.exec_inspect(exec_id).get("ExitCode")
     return CommandResult(exit_code=exit_code, output=output.text(), output_size=output.size, timed_out=timed_out,
                          duration_s=round(time.monotonic() - started, 3))
+
+
+def _build_log(api: Any, context: Path, tag: str, errors: list[str]) -> Iterator[bytes]:
+    """The log of `docker build -t TAG CONTEXT`, a failed step's message also put in `errors`."""
+    for chunk in api.build(path=str(context), tag=tag, rm=True, forcerm=True, decode=True):
+        if "error" in chunk:
+            errors.append(str(chunk["error"]))
+        yield str(chunk.get("stream") or chunk.get("error") or "").encode("utf-8")
+
+
+def build_image(context: Path, tag: str, purpose: str, timeout_s: float) -> CommandResult:
+    """Build the folder `context` (its Dockerfile) as image `tag`: the log as output, exit 1 when it failed; past
+    `timeout_s` its connection is shut, which cancels the build. DockerUnavailable, naming `purpose`, without Docker."""
+    started = time.monotonic()
+    client = connect_docker(purpose, timeout=timeout_s)
+    responses: list[Any] = []  # the build's streamed response, caught by a requests hook so it can be shut
+    client.api.hooks["response"].append(lambda response, *args, **kwargs: responses.append(response))
+    errors: list[str] = []
+    try:
+        output, reader = _reading(_build_log(client.api, context, tag, errors), BUILD_LOG_BYTES, timeout_s)
+        timed_out = reader.is_alive()
+        if timed_out:
+            for response in responses:
+                response.raw.shutdown()  # wakes the blocked read; the daemon sees the client leave
+            reader.join(_GRACE_S)
+    finally:
+        client.close()
+    if output.failure is not None and not timed_out:  # the daemon refused the build (a bad Dockerfile, no context)
+        output.feed(f"{type(output.failure).__name__}: {output.failure}\n".encode("utf-8"))
+    failed = bool(errors) or output.failure is not None
+    return CommandResult(exit_code=None if timed_out else int(failed), output=output.text(), output_size=output.size,
+                         timed_out=timed_out, duration_s=round(time.monotonic() - started, 3))

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.support.docker import DockerCLI, DockerResult
+from agent_evolve.benchmarks.adapters import dirbench
 from agent_evolve.benchmarks.support.taskdir import list_skills, parse_task_dir, split_frontmatter
 from agent_evolve.benchmarks.adapters.skill_bench import SkillBenchBenchmark
-from agent_evolve.environments import open_environment
+from agent_evolve.environments import CommandResult, open_environment
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.types import Task
 
@@ -77,33 +76,26 @@ def test_the_skills_are_installed_where_the_agent_reads_them(tasks_root: Path) -
 
 
 def test_with_docker_the_skills_go_into_the_workdir(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dirbench, "build_image", lambda *args: CommandResult(exit_code=0, output="", output_size=0))
     bench = SkillBenchBenchmark(data_path=str(tasks_root), backend="docker")
-    monkeypatch.setattr(bench.docker, "require", lambda: None)
-    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: DockerResult(0, "", ""))
     spec = bench.environment(_all(bench)["pdf-summary"])
     assert spec.backend == "docker" and spec.image == "agent-evolve/pdf-summary:latest" and spec.workdir == "/root"
     tree = Path(str(spec.source_dir))
     assert [p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()] == [".claude/skills/pdf/SKILL.md"]
 
 
-def test_no_skills_image_is_built_without_the_skills_folder(tasks_root: Path) -> None:
+def test_no_skills_image_is_built_without_the_skills_folder(tasks_root: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, list[str]] = {}
 
-    class Recorder(DockerCLI):
-        def require(self) -> None:
-            """The daemon is "there"."""
+    def build(context: Path, tag: str, purpose: str, timeout_s: float) -> CommandResult:
+        seen["tag"] = [tag]
+        seen["skills"] = sorted(p.name for p in (context / "skills").iterdir())
+        seen["files"] = sorted(p.name for p in context.iterdir())
+        return CommandResult(exit_code=0, output="", output_size=0)
 
-        def run(self, args: Sequence[str], *, input_text: str | None = None, timeout: float | None = None,
-                env: Mapping[str, str] | None = None) -> DockerResult:
-            if args[0] == "build":
-                context = Path(args[-1])
-                seen["tag"] = [args[2]]
-                seen["skills"] = sorted(p.name for p in (context / "skills").iterdir())
-                seen["files"] = sorted(p.name for p in context.iterdir())
-            return DockerResult(0, "", "")
-
+    monkeypatch.setattr(dirbench, "build_image", build)
     bench = SkillBenchBenchmark(data_path=str(tasks_root), with_skills=False, backend="docker")
-    bench.images.docker = Recorder(purpose="run skill-bench tasks")
     spec = bench.environment(Task(id="xlsx-totals", input=""))
     assert seen == {"tag": ["agent-evolve/xlsx-totals:noskills"], "skills": [],
                     "files": ["Dockerfile", "sales.csv", "skills"]}

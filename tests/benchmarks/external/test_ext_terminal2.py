@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,6 @@ import pytest
 from agent_evolve.benchmarks.adapters import dirbench
 from agent_evolve.benchmarks.support.env_grading import extract_commands, feedback_from_test_run
 from agent_evolve.benchmarks.adapters.dirbench import choose_backend
-from agent_evolve.benchmarks.support.docker import DockerResult
 from agent_evolve.benchmarks.support.pytest_output import parse_pytest_output
 from agent_evolve.benchmarks.support.taskdir import find_task_dirs, parse_task_dir
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR as TERMINAL_MINI
@@ -128,7 +128,7 @@ def test_backend_choice() -> None:
 
 
 def test_without_docker_a_task_runs_in_the_local_backend(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dirbench, "docker_problem", lambda binary: "Docker CLI `docker` not found")
+    monkeypatch.setattr(dirbench, "docker_problem", lambda purpose: "a running Docker daemon is needed")
     bench = Terminal2Benchmark(data_path=str(tasks_root))
     spec = bench.environment(Task(id="count-lines", input=""))
     assert spec.backend == "local" and spec.workdir == "/app" and spec.image is None
@@ -138,28 +138,33 @@ def test_without_docker_a_task_runs_in_the_local_backend(tasks_root: Path, monke
 
 
 def test_with_docker_the_task_image_is_built_once(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[list[str]] = []
+    calls: list[tuple[Path, str, str, float]] = []
 
-    def run(args: list[str], **kwargs: object) -> DockerResult:
-        calls.append(list(args))
-        return DockerResult(0, "", "")
+    def build(context: Path, tag: str, purpose: str, timeout_s: float) -> RunResult:
+        calls.append((context, tag, purpose, timeout_s))
+        return RunResult(exit_code=0, output="", output_size=0)
 
-    monkeypatch.setattr(dirbench, "docker_problem", lambda binary: None)
-    bench = Terminal2Benchmark(data_path=str(tasks_root))
-    monkeypatch.setattr(bench.docker, "require", lambda: None)
-    monkeypatch.setattr(bench.docker, "run", run)
+    monkeypatch.setattr(dirbench, "docker_problem", lambda purpose: None)
+    monkeypatch.setattr(dirbench, "build_image", build)
+    bench = Terminal2Benchmark(data_path=str(tasks_root), build_timeout=90)
     specs = [bench.environment(Task(id="count-lines", input="")) for _ in range(2)]
     assert specs[0] == specs[1] and specs[0].backend == "docker" and specs[0].workdir == "/app"
     assert specs[0].image == "agent-evolve/count-lines:latest" and specs[0].source_dir is None
-    context = str(tasks_root / "count-lines" / "environment")
-    assert calls == [["build", "-t", "agent-evolve/count-lines:latest", context]]
+    context = tasks_root / "count-lines" / "environment"
+    assert calls == [(context, "agent-evolve/count-lines:latest", "terminal2 tasks", 90)]
 
 
-def test_a_failed_build_is_an_error(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
-    monkeypatch.setattr(bench.docker, "require", lambda: None)
-    monkeypatch.setattr(bench.docker, "run", lambda args, **kw: DockerResult(1, "", "no space left"))
-    with pytest.raises(AgentEvolveError, match=r"(?s)count-lines: `docker build` failed.*no space left"):
+@pytest.mark.parametrize(("built", "said"), [
+    (RunResult(exit_code=1, output="Step 2/3 : RUN apt-get\nno space left", output_size=35), "exit 1"),
+    (RunResult(exit_code=None, output="Step 2/3 : RUN sleep 99", output_size=23, timed_out=True),
+     "timed out after 60 s"),
+])
+def test_a_failed_build_is_an_error(tasks_root: Path, monkeypatch: pytest.MonkeyPatch, built: RunResult,
+                                    said: str) -> None:
+    monkeypatch.setattr(dirbench, "build_image", lambda *args: built)
+    bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker", build_timeout=60)
+    last_line = re.escape(built.output.splitlines()[-1])
+    with pytest.raises(AgentEvolveError, match=rf"(?s)count-lines: `docker build` failed \({said}\).*{last_line}"):
         bench.environment(Task(id="count-lines", input=""))
 
 
@@ -182,25 +187,24 @@ def test_a_text_answer_is_replayed_in_a_fresh_environment() -> None:
     assert not wrong.success and wrong.raw["agent_exit_code"] == 0
 
 
-def test_forced_docker_without_a_daemon_is_named(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: None)
+def test_forced_docker_without_the_sdk_names_the_extra(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "docker", None)
     bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
-    with pytest.raises(MissingDependencyError, match=r"Docker CLI `docker` not found: install Docker.*terminal2"):
+    with pytest.raises(MissingDependencyError,
+                       match=r"docker SDK is needed for terminal2 tasks: pip install 'agent-evolve\[docker\]'"):
         bench.check_ready()
     Terminal2Benchmark(data_path=str(tasks_root)).check_ready()
 
 
 def test_stopped_daemon_is_named(tasks_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-        return subprocess.CompletedProcess(args, 1, "", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock")
-
-    monkeypatch.setattr("shutil.which", lambda name: "/usr/bin/docker")
-    monkeypatch.setattr("subprocess.run", fake_run)
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     bench = Terminal2Benchmark(data_path=str(tasks_root), backend="docker")
     with pytest.raises(MissingDependencyError) as err:
         bench.check_ready()
-    assert "Docker daemon not reachable: start Docker" in str(err.value)
-    assert "Cannot connect to the Docker daemon" in str(err.value) and "run terminal2 tasks" in str(err.value)
+    assert "a running Docker daemon is needed for terminal2 tasks" in str(err.value)
+    assert "DOCKER_HOST=unix:///nonexistent/docker.sock" in str(err.value) and "start it" in str(err.value)
+    assert Terminal2Benchmark(data_path=str(tasks_root)).backend_for(parse_task_dir(tasks_root / "count-lines")) \
+        == "local", "without a daemon, auto runs the task in the local backend"
 
 
 def test_missing_data_says_where_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:

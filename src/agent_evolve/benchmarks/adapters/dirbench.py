@@ -4,21 +4,25 @@ tests run there and decide. A text answer's shell blocks are replayed in a fresh
 
 from __future__ import annotations
 
+import re
 import shlex
-from dataclasses import replace
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
-from agent_evolve.benchmarks.support.docker import DockerCLI, ImageBuilder, docker_problem
 from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, extract_commands, feedback_from_test_run,
                                                          folder_files, in_container, prepare_command, put_files,
                                                          split_reward, tests_command)
 from agent_evolve.benchmarks.support.taskdir import TaskDir, find_task_dirs, local_tree, skills_tree, workdir_of
 from agent_evolve.environments.detect import backend_for_untrusted_code
+from agent_evolve.environments.docker_task_client import build_image, connect_docker, docker_problem
 from agent_evolve.environments.errors import ConfinementUnavailable
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment, open_environment
-from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.errors import AgentEvolveError, ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 BACKEND_CHOICES = ("auto", "local", "docker")
@@ -31,6 +35,52 @@ def choose_backend(requested: str, has_image: bool, docker_missing: str | None) 
     return "docker" if has_image and docker_missing is None else "local"
 
 
+def _slug(text: str) -> str:
+    """A Docker-safe lower-case name."""
+    return re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-.") or "task"
+
+
+@dataclass
+class TaskImages:
+    """A task's prebuilt `docker_image`, or one built from its Dockerfile as `agent-evolve/<task>:latest` (`:noskills`
+    without its skills folder), built once for the benchmark's life."""
+
+    purpose: str
+    build_timeout: float = 1800.0
+    exclude_skills: bool = False
+    _built: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def image_for(self, task: TaskDir) -> str:
+        """The prebuilt image, else the built one (built once); AgentEvolveError when the task has neither."""
+        if task.docker_image:
+            return task.docker_image
+        if task.dockerfile is None:
+            raise AgentEvolveError(f"{task.id}: no Dockerfile or docker_image to start its container from")
+        with self._lock:
+            if task.id not in self._built:
+                self._built[task.id] = self._build(task, task.dockerfile)
+            return self._built[task.id]
+
+    def _build(self, task: TaskDir, dockerfile: Path) -> str:
+        """Build the Dockerfile's folder (a copy without the skills folder when asked); AgentEvolveError with the
+        log's end when the build fails."""
+        tag = f"agent-evolve/{_slug(task.id)}:{'noskills' if self.exclude_skills else 'latest'}"
+        with tempfile.TemporaryDirectory(prefix="ae-build-", ignore_cleanup_errors=True) as scratch:
+            context = dockerfile.parent
+            if self.exclude_skills and (context / "skills").is_dir():
+                context = Path(scratch) / "context"
+                shutil.copytree(dockerfile.parent, context)
+                shutil.rmtree(context / "skills")
+                (context / "skills").mkdir()
+            built = build_image(context, tag, self.purpose, self.build_timeout)
+        if built.exit_code != 0:
+            tail = "\n".join(built.output.strip().splitlines()[-12:])
+            ending = f"timed out after {self.build_timeout:g} s" if built.timed_out else f"exit {built.exit_code}"
+            raise AgentEvolveError(f"{task.id}: `docker build` failed ({ending}):\n{tail}")
+        return tag
+
+
 class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
     """Tasks are folders under data_path; each is solved and graded in its own environment."""
 
@@ -38,16 +88,15 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
     source_hint: str = ""
 
     def __init__(self, data_path: str | None, seed: int, test_fraction: float, *, build_timeout: float,
-                 exclude_skills: bool, docker_binary: str = "docker", backend: str = "auto") -> None:
+                 exclude_skills: bool, backend: str = "auto") -> None:
         if backend not in BACKEND_CHOICES:
             raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
         super().__init__(seed, test_fraction)
         self.data_path = resolve_path(data_path, self.env_var)
         self.backend = backend
         self.with_skills = not exclude_skills
-        self.docker = DockerCLI(purpose=f"run {self.name} tasks", binary=docker_binary)
-        self.images = ImageBuilder(self.docker, build_timeout=build_timeout, exclude_skills=exclude_skills)
-        self._docker_missing = Lazy(lambda: docker_problem(self.docker.binary))  # why Docker is unusable (None: it is)
+        self.images = TaskImages(f"{self.name} tasks", build_timeout=build_timeout, exclude_skills=exclude_skills)
+        self._docker_missing = Lazy(lambda: docker_problem(self.images.purpose))  # why Docker is unusable (None: it is)
 
     def _load(self) -> dict[str, TaskDir]:
         """Find the task folders; a clear error when there is no data."""
@@ -125,7 +174,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
         """The task folders exist; Docker answers when forced; the local backend confines when a task runs there."""
         tasks = list(self._index.items().values())
         if self.backend == "docker":
-            self.docker.require()
+            connect_docker(self.images.purpose).close()
             return
         local = [t for t in tasks if self.backend_for(t) == "local"]
         if not local:

@@ -20,10 +20,9 @@ class SkillBenchBenchmark(TaskDirBenchmark):
                    "and pass its tasks/ folder.")
 
     def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
-                 with_skills: bool = True, backend: str = "auto", build_timeout: float = 1800.0,
-                 docker_binary: str = "docker") -> None:
+                 with_skills: bool = True, backend: str = "auto", build_timeout: float = 1800.0) -> None:
         super().__init__(data_path, seed, test_fraction, build_timeout=build_timeout,
-                         exclude_skills=not with_skills, docker_binary=docker_binary, backend=backend)
+                         exclude_skills=not with_skills, backend=backend)
 
     def skills_of(self, task_dir: TaskDir) -> list[dict[str, str]]:
         """Name, description and in-environment path of each bundled skill (none in the no-skills condition)."""

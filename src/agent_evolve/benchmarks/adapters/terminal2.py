@@ -17,6 +17,6 @@ class Terminal2Benchmark(TaskDirBenchmark):
                    "and pass that folder.")
 
     def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
-                 backend: str = "auto", build_timeout: float = 1800.0, docker_binary: str = "docker") -> None:
+                 backend: str = "auto", build_timeout: float = 1800.0) -> None:
         super().__init__(data_path, seed, test_fraction, build_timeout=build_timeout, exclude_skills=False,
-                         docker_binary=docker_binary, backend=backend)
+                         backend=backend)

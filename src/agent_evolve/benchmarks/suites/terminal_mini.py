@@ -18,6 +18,6 @@ class TerminalMiniBenchmark(TaskDirBenchmark):
     source_hint = "The suite ships with the package (agent_evolve/benchmarks/suites/data/terminal_mini)."
 
     def __init__(self, backend: str = "local", seed: int = 0, test_fraction: float = 0.3, *,
-                 data_path: str | None = None, build_timeout: float = 1800.0, docker_binary: str = "docker") -> None:
+                 data_path: str | None = None, build_timeout: float = 1800.0) -> None:
         super().__init__(data_path or str(DATA_DIR), seed, test_fraction, build_timeout=build_timeout,
-                         exclude_skills=False, docker_binary=docker_binary, backend=backend)
+                         exclude_skills=False, backend=backend)
