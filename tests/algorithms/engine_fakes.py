@@ -28,9 +28,9 @@ def add_skill(ws: AgentWorkspace, name: str, description: str, body: str) -> Non
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under the workspace except the run records."""
+    """Every file under the workspace except the run records and git."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and "evolution" not in p.relative_to(root).parts}
+            if p.is_file() and not {"evolution", ".git"} & set(p.relative_to(root).parts)}
 
 
 def gsm_obs(task_id: str, question: str, output: str, *, expected: str = "18", extracted: str | None = None,

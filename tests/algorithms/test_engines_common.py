@@ -81,7 +81,9 @@ def test_one_gated_cycle_through_the_loop(cls, tmp_path: Path):
     (root / "prompts" / "system.md").write_text("You solve math problems.\n")
     (root / "manifest.yaml").write_text(MANIFEST)
     config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.25, concurrency=1)
-    engine = cls(llm=ScriptedLLM([responder] * 12))
-    result = ae.Evolver(AnswerLineAgent(root), AnswerLineBenchmark(), config, engine).run(cycles=1)
+    llm = ScriptedLLM([responder] * 12)
+    result = ae.Evolver(AnswerLineAgent(root), AnswerLineBenchmark(), config, cls(llm=llm)).run(cycles=1)
     assert result.details["accepted"] == 1 and result.final_score == 1.0
     assert not validate_workspace(root)
+    offered = {tool.name for call in llm.calls for tool in call.tools or []}
+    assert ("bash" in offered) == (cls is AEvolveEngine)  # the loop's step starts committed: git can undo bash

@@ -11,11 +11,11 @@ from agent_evolve.algorithms.common.edits import (
     Edit,
     EditBatch,
     EditError,
-    LayerSnapshot,
     cap_prompt,
     learned_rules,
 )
 from agent_evolve.algorithms.common.memory_ops import dedup_entries
+from agent_evolve.algorithms.skillforge.engine import AEvolveEngine
 from agent_evolve.algorithms.common.skill_ops import (
     draft_to_skill,
     make_skill,
@@ -24,7 +24,10 @@ from agent_evolve.algorithms.common.skill_ops import (
     slugify,
 )
 from agent_evolve.contract.skills import parse_skill, render_skill, validate_skill
+from agent_evolve.engine.stepping import guarded_step
+from agent_evolve.engine.versioning import VersionControl, pre_evolution_tag
 from agent_evolve.errors import SkillFormatError
+from agent_evolve.types import StepResult
 
 UNITS = "Write each quantity with its unit.\nConvert everything to one unit before computing.\nCheck the final unit."
 
@@ -93,8 +96,11 @@ def test_batch_refuses_disabled_layers_and_duplicates(ws):
         limited.add(Edit("add_memory", entry={"content": "b"}))
 
 
-def test_failed_write_restores_every_file(ws, monkeypatch):
+def test_a_write_that_fails_fails_the_step_and_git_restores_every_file(ws, make_context, monkeypatch):
     add_skill(ws, "old", "TRIGGER when: x.", "old body")
+    vc = VersionControl(ws.path)
+    vc.init()
+    vc.commit("the workspace before the step", tag=pre_evolution_tag(1))
     before = snapshot(ws.path)
     batch = EditBatch(ws, {"prompts", "skills", "memory"})
     batch.add(Edit("add_rule", text="Re-read the question first."))
@@ -106,19 +112,14 @@ def test_failed_write_restores_every_file(ws, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(ws, "write_skill", boom)
-    with pytest.raises(OSError):
-        batch.apply()
-    assert snapshot(ws.path) == before
 
+    def step(ctx: object) -> StepResult:
+        return StepResult(True, "; ".join(batch.apply()))
 
-def test_layer_snapshot_restores_added_and_changed_files(ws):
-    snap = LayerSnapshot.take(ws.path)
-    (ws.path / "skills" / "junk").mkdir()
-    (ws.path / "skills" / "junk" / "SKILL.md").write_text("junk")
-    ws.write_prompt("changed")
-    assert snap.changed() == ["prompts/system.md", "skills/junk/SKILL.md"]
-    snap.restore()
-    assert ws.read_prompt() == PROMPT and not (ws.path / "skills" / "junk").exists()
+    outcome = guarded_step(AEvolveEngine(), step, make_context(ws), vc, ["prompts", "skills", "memory"],
+                           pre_evolution_tag(1))
+    assert outcome.status == "failed" and "OSError: disk full" in outcome.summary
+    assert snapshot(ws.path) == before and ws.read_prompt() == PROMPT
 
 
 def test_cap_prompt_drops_oldest_rules_first():

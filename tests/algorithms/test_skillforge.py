@@ -1,20 +1,47 @@
-"""skillforge: tool conversation, bash confinement inside the engine, fallback, hidden feedback, layer flags."""
+"""skillforge: tool conversation, bash confinement inside the engine, bash edits undone with git, fallback, hidden
+feedback, layer flags."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from engine_fakes import PROMPT, snapshot
 
-from agent_evolve.algorithms.skillforge.engine import AEvolveEngine
+from agent_evolve.algorithms.skillforge.bash_tool import ConfinedBash
+from agent_evolve.algorithms.skillforge.engine import NO_GIT, AEvolveEngine
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.validate import validate_workspace
+from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.llm.base import Completion, ToolCall
 from agent_evolve.testing import ScriptedLLM, ScriptExhaustedError
 
+WRITE_SKILL = ("mkdir -p skills/answer-line && printf -- '---\\nname: answer-line\\n"
+               "description: \"TRIGGER when: always.\"\\n---\\n\\nEnd with Answer: <number>.\\n' "
+               "> skills/answer-line/SKILL.md")
 SKILL_ARGS = {"name": "final-answer-line", "description": "TRIGGER when: the task asks for an Answer: line.",
               "body": "End with one last line `Answer: <number>`."}
+
+
+@pytest.fixture
+def ws(ws: AgentWorkspace) -> AgentWorkspace:
+    """The engine tests' workspace as the loop hands it to a step: committed in git, which undoes bash edits."""
+    vc = VersionControl(ws.path)
+    vc.init()
+    vc.commit("the workspace before the step")
+    return ws
+
+
+@pytest.fixture
+def unconfined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bash commands run in the workspace with no confinement: edits outside the layers reach the disk."""
+    def run(bash: ConfinedBash, command: str) -> str:
+        done = subprocess.run(["bash", "-c", command], cwd=bash.root, capture_output=True, text=True, check=False)
+        return f"exit code {done.returncode}\n{done.stdout}{done.stderr}"
+
+    monkeypatch.setattr(ConfinedBash, "run", run)
 
 
 def calls(*tool_calls: tuple[str, dict]) -> Completion:
@@ -91,10 +118,11 @@ def test_prompt_flag_off_keeps_the_prompt_untouched(ws, failing_batch):
 
 def test_bash_edit_that_breaks_the_workspace_is_undone(ws, failing_batch):
     before = snapshot(ws.path)
-    llm = ScriptedLLM([calls(("bash", {"command": "mkdir -p skills/bad && echo nonsense > skills/bad/SKILL.md"})),
-                       "DONE"])
+    llm = ScriptedLLM([calls(("bash", {"command": "rm memory/episodic.jsonl && mkdir -p skills/bad "
+                                                  "&& echo nonsense > skills/bad/SKILL.md"})), "DONE"])
     result = AEvolveEngine(llm=llm, fallback=False).step(ws, failing_batch, None)
-    assert not result.mutated and snapshot(ws.path) == before
+    assert not result.mutated and snapshot(ws.path) == before  # the deleted memory is back
+    assert not (ws.path / "skills" / "bad").exists() and not validate_workspace(ws.path)
 
 
 def test_invalid_tool_arguments_are_reported_to_the_model_not_written(ws, failing_batch):
@@ -122,13 +150,35 @@ def test_bash_changes_outside_the_enabled_layers_are_undone(ws, failing_batch):
 
 
 def test_valid_bash_edit_in_an_enabled_layer_is_kept(ws, failing_batch):
-    write = ("mkdir -p skills/answer-line && printf -- '---\\nname: answer-line\\n"
-             "description: \"TRIGGER when: always.\"\\n---\\n\\nEnd with Answer: <number>.\\n' "
-             "> skills/answer-line/SKILL.md && touch notes.txt")
-    llm = ScriptedLLM([calls(("bash", {"command": write})), "DONE"])
+    llm = ScriptedLLM([calls(("bash", {"command": f"{WRITE_SKILL} && touch notes.txt"})), "DONE"])
     result = AEvolveEngine(llm=llm, fallback=False).step(ws, failing_batch, None)
     assert result.mutated and [s.name for s in ws.list_skills()] == ["answer-line"]
     assert not (ws.path / "notes.txt").exists()
+
+
+def test_edits_escaping_the_confinement_are_undone_by_git_and_layer_edits_kept(ws, failing_batch, unconfined):
+    (ws.path / "tools").mkdir()
+    (ws.path / "tools" / "helper.py").write_text("print('help')\n")
+    VersionControl(ws.path).commit("a tool outside the enabled layers")
+    before = snapshot(ws.path)
+    escape = ("echo x >> manifest.yaml && touch notes.txt && rm tools/helper.py && mkdir -p tools/new "
+              "&& echo y > tools/new/t.py && rm memory/episodic.jsonl")
+    llm = ScriptedLLM([calls(("bash", {"command": f"{escape} && {WRITE_SKILL}"})), "DONE"])
+    result = AEvolveEngine(llm=llm, fallback=False).step(ws, failing_batch, None)
+    after = snapshot(ws.path)
+    assert result.mutated and [s.name for s in ws.list_skills()] == ["answer-line"]
+    assert "bash changed memory/episodic.jsonl; bash changed skills/answer-line/SKILL.md" in result.summary
+    assert {p for p in after if after[p] != before.get(p)} == {"skills/answer-line/SKILL.md"}
+    assert set(before) - set(after) == {"memory/episodic.jsonl"}  # deleted inside a layer: kept
+    assert not (ws.path / "tools" / "new").exists()
+
+
+def test_a_step_on_uncommitted_changes_offers_no_bash_and_keeps_them(ws, failing_batch):
+    (ws.path / "notes.txt").write_text("a person's notes, not committed\n")
+    llm = ScriptedLLM(["DONE"])
+    result = AEvolveEngine(llm=llm, fallback=False).step(ws, failing_batch, None)
+    assert "bash" not in [t.name for t in llm.calls[0].tools or []] and result.metadata["isolation"] == NO_GIT
+    assert (ws.path / "notes.txt").read_text() == "a person's notes, not committed\n"
 
 
 def test_a_crashing_model_leaves_no_bash_edit_behind(ws, failing_batch):

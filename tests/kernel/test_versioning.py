@@ -158,6 +158,23 @@ def test_restore_paths_restores_and_removes_in_one_batch(tmp_path: Path) -> None
     assert vc.changed_paths("evo-0") == []
 
 
+def test_discard_undoes_uncommitted_changes_without_moving_head(tmp_path: Path) -> None:
+    vc = repo(tmp_path)
+    assert vc.is_committed()
+    head = vc.head()
+    (vc.path / "manifest.yaml").unlink()
+    (vc.path / "prompts" / "system.md").write_text("edited\n")
+    (vc.path / "skills" / "junk").mkdir()
+    (vc.path / "skills" / "junk" / "SKILL.md").write_text("junk\n")
+    assert not vc.is_committed()
+    vc.discard(vc.changed_paths("HEAD"))
+    assert (vc.path / "manifest.yaml").is_file() and (vc.path / "prompts" / "system.md").read_text() == "baseline\n"
+    assert not (vc.path / "skills" / "junk").exists()  # a folder the removed file left empty goes too
+    assert vc.is_committed() and vc.head() == head
+    assert (vc.path / "evolution" / "journal.jsonl").read_text() == "{}\n"  # ignored run records untouched
+    assert not VersionControl(tmp_path / "elsewhere").is_committed()
+
+
 def test_tag_many_writes_all_tags_or_none(tmp_path: Path) -> None:
     vc = repo(tmp_path)
     vc.tag_many({"pre-evo-1": "evo-0", "cand-1": "HEAD"})

@@ -12,7 +12,7 @@ import agent_evolve as ae
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, summarize
 from agent_evolve.lift.run import MeteredBenchmark, usage_totals
-from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_key
+from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_files, workspace_key
 from agent_evolve.types import Trajectory
 
 BASELINE = {f"s{i}": float(i < 5) for i in range(10)}  # 0.5
@@ -73,6 +73,21 @@ def test_workspace_key_follows_content_not_run_records(tmp_path: Path) -> None:
     assert workspace_key(ws) == key
     (ws / "prompts" / "system.md").write_text("changed\n")
     assert workspace_key(ws) != key
+
+
+def test_workspace_key_is_the_key_committed_ledgers_hold(tmp_path: Path) -> None:
+    """The same files give the same key as ever (experiment ledgers store these keys): records, git, caches and
+    temporary files do not count; a folder named like the records below the top does."""
+    files = {"manifest.yaml": "name: w\n", "prompts/system.md": "Solve it.\n", "skills/a/SKILL.md": "body\n",
+             "notes/evolution/kept.txt": "nested records name is content\n", "tools/m.py": "print(1)\n",
+             ".hidden": "h", "evolution/journal.jsonl": "{}\n", ".git/HEAD": "ref\n", "tools/.git/x": "x",
+             "tools/__pycache__/m.pyc": "c", "tools/m.pyc": "c", "prompts/.system.md.tmp": "half"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert sorted(workspace_files(tmp_path)) == [".hidden", "manifest.yaml", "notes/evolution/kept.txt",
+                                                 "prompts/system.md", "skills/a/SKILL.md", "tools/m.py"]
+    assert workspace_key(tmp_path) == "89c63b9957c3d302"
 
 
 def test_scoring_solves_only_missing_tasks_after_a_torn_write(tmp_path: Path, monkeypatch) -> None:

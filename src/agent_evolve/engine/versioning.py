@@ -194,8 +194,16 @@ class VersionControl:
         out = self._git("diff", "--cached", "--name-only", "-z", "--no-renames", ref)
         return sorted(p for p in out.split("\0") if p)
 
+    def is_committed(self) -> bool:
+        """True for a repository whose working tree is its HEAD commit: git can undo whatever changes next."""
+        return self.is_repo() and self.has_commits() and not self.changed_paths("HEAD")
+
+    def discard(self, paths: list[str]) -> None:
+        """Undo uncommitted changes to `paths` (back as HEAD has them, new files removed); HEAD does not move."""
+        self.restore_paths("HEAD", paths)
+
     def restore_paths(self, ref: str, paths: list[str]) -> None:
-        """Put `paths` back as they are at `ref`; paths absent at `ref` are removed."""
+        """Put `paths` back as they are at `ref`; paths absent at `ref` are removed, with the folders they empty."""
         if not paths:
             return
         listed = self._run("ls-tree", "-r", "-z", "--name-only", ref, "--", *paths)
@@ -210,11 +218,19 @@ class VersionControl:
                 target = self.path / rel
                 if target.is_file() or target.is_symlink():
                     target.unlink()
+                    _prune_empty(target.parent, self.path)
 
     def reset_to(self, ref: str) -> None:
         """Make the branch and the working tree exactly `ref`; ignored run records are left alone."""
         self._git("reset", "-q", "--hard", ref)
         self._git("clean", "-q", "-f", "-d")
+
+
+def _prune_empty(folder: Path, root: Path) -> None:
+    """Remove `folder` and its parents below `root` while they are empty (git keeps no empty folder)."""
+    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def _tag_sort_key(tag: str) -> tuple[str, int, str]:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_evolve.algorithms.common.edits import LayerSnapshot
 from agent_evolve.api import RoleClient, RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.paths import RECORDS_DIR, is_temp_file
+from agent_evolve.contract.regular_files import read_regular_bytes
 from agent_evolve.engine.loop import TEST_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.solving import is_infrastructure_failure, model_usage, solve_all
@@ -24,10 +26,23 @@ AgentMaker = Callable[[Path, EvolveConfig, RoleClient], BaseAgent]
 """Builds the agent that scores a workspace (default: the workspace's own agent)."""
 
 
+def workspace_files(root: Path) -> dict[str, bytes]:
+    """The workspace's content: its files by relative path, but run records, git, caches and temporary files."""
+    files: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        top = Path(dirpath) == root
+        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__") and not (top and d == RECORDS_DIR)]
+        for filename in filenames:
+            path = Path(dirpath) / filename
+            if not (is_temp_file(filename) or filename.endswith(".pyc")) and path.is_file():
+                files[path.relative_to(root).as_posix()] = read_regular_bytes(path)
+    return files
+
+
 def workspace_key(path: Path) -> str:
-    """A short hash of every file of the workspace but its run records and git."""
+    """A short hash of every file of the workspace but its run records and git (`workspace_files`)."""
     digest = hashlib.sha256()
-    for rel, data in sorted(LayerSnapshot.take(path, None).files.items()):
+    for rel, data in sorted(workspace_files(Path(path)).items()):
         digest.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
     return digest.hexdigest()[:16]
 

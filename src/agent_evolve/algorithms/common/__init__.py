@@ -1,2 +1,2 @@
 """Machinery the built-in engines share: evidence analysis, bounded summaries, skill and memory operations,
-schema-checked generation, edit batches that write all or nothing, and the prompt texts."""
+schema-checked generation, edit batches checked in full before any is written, and the prompt texts."""

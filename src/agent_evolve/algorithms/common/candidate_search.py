@@ -15,8 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_evolve.algorithms.common.edits import RECORD_DIRS
-from agent_evolve.contract.paths import atomic_write
+from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.engine.curtailment import StopRule
 from agent_evolve.engine.trial import TrialRunner, trial_mean
@@ -97,7 +96,7 @@ def write_files(root: Path, files: Mapping[str, str]) -> None:
 
 def copy_with_files(workspace: Path, target: Path, files: Mapping[str, str]) -> None:
     """Copy the workspace to `target` (without run records, git or bytecode) and write `files` in the copy."""
-    copy_tree(workspace, target, ignore=shutil.ignore_patterns(*RECORD_DIRS, "__pycache__"))
+    copy_tree(workspace, target, ignore=shutil.ignore_patterns(RECORDS_DIR, ".git", "__pycache__"))
     write_files(target, files)
 
 

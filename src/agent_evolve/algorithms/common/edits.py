@@ -1,20 +1,16 @@
-"""Edits to a workspace: staged and checked one by one (`EditBatch.add`), then written together, or not at all.
+"""Edits to a workspace: staged and checked one by one (`EditBatch.add`), then written together (`apply`).
 
-`apply` restores every layer file byte for byte if a write fails; `LayerSnapshot` gives the same guarantee around
-edits made by other means (the bash tool).
+A write that fails fails the step, and the loop undoes a failed step with the workspace's git (back to pre-evo-N).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP
-from agent_evolve.contract.paths import RECORDS_DIR, check_category, is_temp_file
-from agent_evolve.contract.regular_files import read_regular_bytes
+from agent_evolve.contract.paths import check_category
 from agent_evolve.contract.skills import Skill, render_skill, validate_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import AgentEvolveError, WorkspaceError
@@ -31,9 +27,6 @@ RULES_HEADING = "## Learned rules"
 RULE_MIN, RULE_MAX = 8, 300
 MEMORY_MAX = 500
 DUPLICATE_RULE = 0.85
-LAYER_DIRS: tuple[str, ...] = ("prompts", "skills", "memory", "tools")
-RECORD_DIRS: tuple[str, ...] = (RECORDS_DIR, ".git")
-_SKIP_DIRS = {".git", "__pycache__"}
 UNCOUNTED = ("clear_drafts", "rewrite_memory")  # housekeeping edits that `max_edits` does not count
 
 
@@ -242,18 +235,7 @@ class EditBatch:
             raise EditError(str(exc)) from None
 
     def apply(self) -> list[str]:
-        """Write every staged edit; on any failure restore all layer files and re-raise. Returns descriptions."""
-        if not self.edits:
-            return []
-        snapshot = LayerSnapshot.take(self.workspace.path)
-        try:
-            self._write()
-        except BaseException:
-            snapshot.restore()
-            raise
-        return [e.describe() for e in self.edits]
-
-    def _write(self) -> None:
+        """Write every staged edit; returns their descriptions. A failed write raises (the loop undoes the step)."""
         if self._prompt is not None:
             self.workspace.write_prompt(self._prompt)
         for edit in self.edits:
@@ -267,54 +249,4 @@ class EditBatch:
                 self.workspace.add_memory(dict(edit.entry), edit.category)
         for category in sorted(self._rewritten):
             self.workspace.rewrite_memories(category, self._memory[category])
-
-
-@dataclass
-class LayerSnapshot:
-    """The bytes of every file in the layer folders (or the whole workspace), to see what changed and undo it."""
-
-    root: Path
-    files: dict[str, bytes]
-    layers: tuple[str, ...] | None = LAYER_DIRS
-
-    @classmethod
-    def take(cls, root: Path, layers: tuple[str, ...] | None = LAYER_DIRS) -> LayerSnapshot:
-        """Snapshot the layer folders, or with `layers=None` every file but the run records and git."""
-        return cls(Path(root), _read_files(Path(root), layers), layers)
-
-    def changed(self) -> list[str]:
-        """Relative paths added, modified or deleted since the snapshot."""
-        now = _read_files(self.root, self.layers)
-        return sorted(p for p in set(now) | set(self.files) if now.get(p) != self.files.get(p))
-
-    def restore(self, paths: list[str] | None = None) -> None:
-        """Put `paths` (default: every changed path) back as they were; files that did not exist are removed."""
-        for rel in self.changed() if paths is None else paths:
-            target = self.root / rel
-            if rel in self.files:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(self.files[rel])
-            elif target.is_file() or target.is_symlink():
-                target.unlink()
-                _prune_empty(target.parent, self.root)
-
-
-def _read_files(root: Path, layers: tuple[str, ...] | None) -> dict[str, bytes]:
-    """The files of the layer folders (None: of the whole workspace but the run records and git)."""
-    files: dict[str, bytes] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        top = Path(dirpath) == root
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not (top and (
-            d in RECORD_DIRS or (layers is not None and d not in layers)))]
-        for filename in filenames if not (top and layers is not None) else []:
-            path = Path(dirpath) / filename
-            if is_temp_file(filename) or filename.endswith(".pyc") or not path.is_file():
-                continue
-            files[path.relative_to(root).as_posix()] = read_regular_bytes(path)
-    return files
-
-
-def _prune_empty(folder: Path, root: Path) -> None:
-    while folder != root and folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
-        folder = folder.parent
+        return [e.describe() for e in self.edits]

@@ -2,11 +2,13 @@
 
 Each step shows the model a bounded digest of the batch; it inspects files with bash and stages edits with the
 write tools, each checked when called. Bash changes outside the enabled layers, or that break the workspace, are
-undone; if no valid edit came of it (small models often call tools badly) one schema-checked proposal is asked.
+undone with the workspace's git; if no valid edit came of it (small models often call tools badly) one
+schema-checked proposal is asked.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,7 +19,6 @@ from agent_evolve.algorithms.common.edits import (
     Edit,
     EditBatch,
     EditError,
-    LayerSnapshot,
     proposable_kinds,
 )
 from agent_evolve.algorithms.common.generation import edit_from_action, plan_targets, propose, propose_edits
@@ -26,6 +27,7 @@ from agent_evolve.algorithms.common.skill_ops import read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
 from agent_evolve.algorithms.skillforge.bash_tool import ConfinedBash
 from agent_evolve.contract.validate import validate_workspace
+from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.llm.base import Message, ToolSpec
 from agent_evolve.llm.errors import ContextLengthError, StructuredOutputError
 from agent_evolve.llm.tool_loop import Tool, run_tool_loop
@@ -33,6 +35,10 @@ from agent_evolve.types import StepResult, StepStatus
 
 if TYPE_CHECKING:
     from agent_evolve.contract.workspace import AgentWorkspace
+
+log = logging.getLogger(__name__)
+NO_GIT = "no bash: git could not undo its edits (the workspace is not a repository at a clean commit)"
+
 
 def _texts(*names: str) -> dict[str, Any]:
     """The parameters schema of a tool whose arguments are all required strings."""
@@ -79,16 +85,17 @@ class AEvolveEngine(ModelEngine):
         request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
                                   self.params["prompt_chars"])
         batch = EditBatch(workspace, layers, prompt_cap=self.params["prompt_cap"], max_edits=self.params["max_edits"])
-        snapshot = LayerSnapshot.take(workspace.path, layers=None)
+        git = self._undo(workspace)
         problems_before = set(validate_workspace(workspace.path))
         bash = ConfinedBash(workspace.path, self.params["bash_timeout_s"], self.params["output_limit"],
-                            self.params["allow_network"], layers=sorted(layers))
+                            self.params["allow_network"], layers=sorted(layers)) if git else None
         try:
             turns = self._converse(request, batch, layers, bash)
         except BaseException:
-            snapshot.restore()  # a crashed conversation leaves no bash edit behind
+            if git:
+                git.discard(git.changed_paths("HEAD"))  # a crashed conversation leaves no bash edit behind
             raise
-        kept = self._settle_bash(workspace, snapshot, layers, problems_before)
+        kept = self._settle_bash(workspace, git, layers, problems_before) if git else []
         fallback = not batch.edits and not kept and self.params["fallback"]
         if fallback:
             try:
@@ -99,11 +106,22 @@ class AEvolveEngine(ModelEngine):
                 status: StepStatus = "done" if isinstance(exc, DuplicateEditError) else "failed"
                 return StepResult(False, f"skillforge: no edit ({type(exc).__name__}: {exc})",
                                   {"edits": batch.tally()}, status=status)
-        metadata = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback,
-                    "isolation": bash.isolation if self.params["bash"] else "no bash"}
+        isolation = bash.isolation if bash else NO_GIT if self.params["bash"] else "no bash"
+        metadata = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback, "isolation": isolation}
         return self.written(batch, metadata, [f"bash changed {path}" for path in kept])
 
-    def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> list[Tool]:
+    def _undo(self, workspace: AgentWorkspace) -> VersionControl | None:
+        """The workspace's git, which undoes bash edits; None (no bash tool) when bash is off or the tree is not
+        committed (an engine run outside the loop: the loop starts every step at a commit)."""
+        if not self.params["bash"]:
+            return None
+        git = VersionControl(workspace.path)
+        if git.is_committed():
+            return git
+        log.warning("skillforge: %s (%s)", NO_GIT, workspace.path)
+        return None
+
+    def _tools(self, batch: EditBatch, layers: set[str], bash: ConfinedBash | None) -> list[Tool]:
         names = [n for n in proposable_kinds(layers) if n != "write_prompt" or self.params["free_form"]]
 
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
@@ -121,11 +139,11 @@ class AEvolveEngine(ModelEngine):
             return call
 
         tools = [Tool(TOOL_SPECS[n], stage(n)) for n in names]
-        if self.params["bash"]:
+        if bash is not None:
             tools.insert(0, Tool(TOOL_SPECS["bash"], lambda arguments: bash.run(str(arguments["command"]))))
         return tools
 
-    def _converse(self, request: str, batch: EditBatch, layers: set[str], bash: ConfinedBash) -> int:
+    def _converse(self, request: str, batch: EditBatch, layers: set[str], bash: ConfinedBash | None) -> int:
         """The tool conversation; returns the number of turns (0 when the context was too small)."""
         tools = self._tools(batch, layers, bash)
         system = prompts.FORGE_SYSTEM.format(tools="; ".join(prompts.TOOL_LINES[t.name] for t in tools),
@@ -141,15 +159,15 @@ class AEvolveEngine(ModelEngine):
                 batch.count_unparsed()
         return result.turns
 
-    def _settle_bash(self, workspace: AgentWorkspace, snapshot: LayerSnapshot, layers: set[str],
+    def _settle_bash(self, workspace: AgentWorkspace, git: VersionControl, layers: set[str],
                      problems_before: set[str]) -> list[str]:
-        """Undo bash changes outside the enabled layers, and all of them if they broke the workspace."""
-        changed = snapshot.changed()
+        """Undo changes since HEAD (bash's) outside the enabled layers, and all of them if they broke the workspace."""
+        changed = git.changed_paths("HEAD")
         outside = [p for p in changed if "/" not in p or p.split("/", 1)[0] not in layers]
-        snapshot.restore(outside)
+        git.discard(outside)
         kept = [p for p in changed if p not in outside]
         if kept and set(validate_workspace(workspace.path)) - problems_before:
-            snapshot.restore(kept)
+            git.discard(kept)
             return []
         return kept
 
