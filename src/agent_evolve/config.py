@@ -215,6 +215,20 @@ def type_ok(value: Any, annotation: Any) -> bool:
     return isinstance(value, annotation)
 
 
+_TYPE_WORDS: dict[Any, str] = {int: "a whole number", float: "a number", str: "text", bool: "true or false",
+                               type(None): "null", list: "a list", dict: "a mapping", Any: "any value"}
+
+
+def type_words(annotation: Any) -> str:
+    """A settings annotation as a YAML user reads it: `int | None` is "a whole number or null"."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(type_words(arg) for arg in typing.get_args(annotation))
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(arg) for arg in typing.get_args(annotation))
+    return _TYPE_WORDS.get(origin or annotation, getattr(annotation, "__name__", str(annotation)))
+
+
 def with_reply_cache(config: EvolveConfig, folder: Path | None) -> EvolveConfig:
     """`config` caching replies in `folder` unless caching is off or a folder is named: asking again adds churn no edit
     caused (greedy decoding is not bit-stable across batches), so a run keeps one cache for all it asks."""
@@ -229,8 +243,7 @@ def validate_config(config: EvolveConfig) -> None:
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
         if not type_ok(value, hints[f.name]):
-            expected = "a mapping" if typing.get_origin(hints[f.name]) is dict else f"of type {hints[f.name]}"
-            raise ConfigError(f"key '{f.name}' must be {expected}, got {type(value).__name__} ({value!r})")
+            raise ConfigError(f"key '{f.name}' must be {type_words(hints[f.name])}, got {value!r}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"key '{f.name}' must be a finite number, got {value!r}")
         if f.name in _RULES and value is not None:

@@ -52,7 +52,10 @@ def test_bad_skill_frontmatter_stops_the_run_before_any_change(tmp_path: Path) -
 def test_ill_typed_yaml_config_names_file_and_key(tmp_path: Path) -> None:
     config = tmp_path / "evolve.yaml"
     config.write_text("batch_size: ten\n")
-    with pytest.raises(ConfigError, match=r"evolve\.yaml.*batch_size"):
+    with pytest.raises(ConfigError, match=r"evolve\.yaml.*batch_size' must be a whole number, got 'ten'"):
+        ae.EvolveConfig.from_yaml(config)
+    config.write_text("llm_cache_dir: 5\n")  # says what a YAML user writes, not a Python annotation
+    with pytest.raises(ConfigError, match=r"llm_cache_dir' must be text or null, got 5"):
         ae.EvolveConfig.from_yaml(config)
     config.write_text("holdout_ratio: 1.5\n")
     with pytest.raises(ConfigError, match=r"evolve\.yaml.*holdout_ratio"):
