@@ -3,7 +3,9 @@ choices, and examples of every answer kind."""
 
 from __future__ import annotations
 
-from agent_evolve.algorithms.common.demos import Demo
+import json
+
+from agent_evolve.algorithms.common.demos import Demo, verified_demos
 from agent_evolve.algorithms.experience import (
     compact_trajectory,
     contributions,
@@ -14,7 +16,14 @@ from agent_evolve.algorithms.experience import (
     settings_candidate,
     without_near_duplicates,
 )
-from agent_evolve.contract.experience import EXPERIENCE_FILE, EXPERIENCE_SETTINGS, ExperienceSettings, example
+from agent_evolve.contract.experience import (
+    EXPERIENCE_FILE,
+    EXPERIENCE_SETTINGS,
+    ExperienceSettings,
+    example,
+    experience_text,
+    parse_examples,
+)
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
 
@@ -114,3 +123,12 @@ def test_the_short_form_keeps_the_opening_and_the_answer_line() -> None:
     long = example("x", "q", "step\n" * 100 + "Answer: 42")
     assert len(long.short) <= 240 and long.short.startswith("step") and long.short.endswith("Answer: 42")
     assert example("y", "q", "negative").short == "negative"
+
+
+def test_a_task_without_input_text_never_becomes_an_example_the_reader_would_refuse() -> None:
+    blank = Observation(Task("blank", "  \n"), Trajectory("blank", "Answer: 3"), Feedback(True, 1.0))
+    batch = [blank, solve("q1", [], True, output="Answer: 4")]
+    found = new_examples(batch, verified_demos(batch))
+    assert [e.task_id for e in found] == ["q1"], "an example with no problem text can never be retrieved"
+    text = experience_text(found, {"blank", "q1"})
+    assert parse_examples([json.loads(line) for line in text.splitlines()]) == found

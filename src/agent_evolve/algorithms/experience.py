@@ -115,13 +115,15 @@ def compact_trajectory(observation: Observation) -> str | None:
 
 
 def new_examples(observations: Sequence[Observation], pool: Sequence[Demo]) -> list[Example]:
-    """The pool's verified solutions as examples; a verified acting solve of this batch as its compact trajectory."""
+    """The pool's verified solutions as examples; a verified acting solve of this batch as its compact trajectory. A
+    task without input text gives none: nothing can retrieve it, and the file needs the text."""
     verified = {d.task_id for d in verified_demos(observations, TRAJECTORY_CHARS)}
     acted = {o.task.id: (o, text) for o in observations
              if o.task.id in verified and (text := compact_trajectory(o)) is not None}
     examples = [example(d.task_id, d.question, d.solution) for d in pool if d.task_id not in acted]
-    return examples + [example(i, str(o.task.metadata.get("question") or o.task.input), text)
-                       for i, (o, text) in acted.items()]
+    examples += [example(i, str(o.task.metadata.get("question") or o.task.input), text)
+                 for i, (o, text) in acted.items()]
+    return [e for e in examples if e.input]
 
 
 def memory_candidate(current: Sequence[Example], curated: Sequence[Example], settings: ExperienceSettings,
