@@ -151,6 +151,13 @@ def test_a_malformed_example_names_the_file_and_line(make_ws) -> None:
         "a line that is not JSON is reported once"
 
 
+def test_the_line_named_is_the_files_own_line_after_blank_lines(make_ws) -> None:
+    root = make_ws({"skill_mode": "none"})
+    (root / EXPERIENCE_FILE).write_text(json.dumps(EXAMPLES[0].to_dict()) + "\n\n" + json.dumps({"task_id": "t2"}) + "\n")
+    with pytest.raises(WorkspaceError, match=f"{EXPERIENCE_FILE}:3: "):
+        ReferenceAgent(root, llm=ScriptedLLM([]))
+
+
 PROGRAM = "Count them.\n```python\nprint(200)\n```"
 
 

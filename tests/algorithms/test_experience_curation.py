@@ -22,7 +22,7 @@ from agent_evolve.contract.experience import (
     ExperienceSettings,
     example,
     experience_text,
-    parse_examples,
+    parse_example,
 )
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
@@ -131,4 +131,4 @@ def test_a_task_without_input_text_never_becomes_an_example_the_reader_would_ref
     found = new_examples(batch, verified_demos(batch))
     assert [e.task_id for e in found] == ["q1"], "an example with no problem text can never be retrieved"
     text = experience_text(found, {"blank", "q1"})
-    assert parse_examples([json.loads(line) for line in text.splitlines()]) == found
+    assert [parse_example(json.loads(line)) for line in text.splitlines()] == found

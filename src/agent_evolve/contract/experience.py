@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_evolve.contract.jsonl import dump_line, jsonl_problems, read_jsonl
+from agent_evolve.contract.jsonl import dump_line, jsonl_problems, numbered_jsonl
 from agent_evolve.contract.regular_files import read_text_if_present
 from agent_evolve.contract.settings_rules import Rules, check_settings, is_int
 from agent_evolve.errors import WorkspaceError
@@ -100,24 +100,20 @@ def read_experience_settings(root: Path) -> ExperienceSettings:
     return ExperienceSettings() if text is None else parse_experience_settings(load_yaml(text, str(path)), str(path))
 
 
-def parse_examples(entries: Sequence[dict[str, Any]], where: str = EXPERIENCE_FILE) -> list[Example]:
-    """Examples from the file's entries; a WorkspaceError names the line whose entry is not an example."""
-    examples = []
-    for line, entry in enumerate(entries, 1):
-        fields = {key: entry.get(key) for key in ("task_id", "input", "solution")}
-        missing = [key for key, value in fields.items() if not isinstance(value, str) or not value.strip()]
-        if missing:
-            raise WorkspaceError(f"{where}:{line}: an example needs non-empty text in {', '.join(missing)}")
-        short = entry.get("short", "")
-        examples.append(Example(fields["task_id"], fields["input"], fields["solution"],
-                                short if isinstance(short, str) else ""))
-    return examples
+def parse_example(entry: dict[str, Any], where: str = EXPERIENCE_FILE) -> Example:
+    """The example of one file entry; a WorkspaceError names ``where`` (the file and line) when it is not one."""
+    fields = {key: entry.get(key) for key in ("task_id", "input", "solution")}
+    missing = [key for key, value in fields.items() if not isinstance(value, str) or not value.strip()]
+    if missing:
+        raise WorkspaceError(f"{where}: an example needs non-empty text in {', '.join(missing)}")
+    short = entry.get("short", "")
+    return Example(fields["task_id"], fields["input"], fields["solution"], short if isinstance(short, str) else "")
 
 
 def read_experience(root: Path) -> list[Example]:
     """The examples of ``memory/experience.jsonl`` under the workspace ``root`` ([] when it is absent)."""
     path = root / EXPERIENCE_FILE
-    return parse_examples(read_jsonl(path), str(path))
+    return [parse_example(entry, f"{path}:{line}") for line, entry in numbered_jsonl(path)]
 
 
 def experience_problems(root: Path) -> list[str]:

@@ -34,6 +34,11 @@ def _rows(path: Path, text: str) -> list[tuple[int, str, bool]]:
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Every object of a JSONL file, in order; blank lines and a torn last line are skipped, a missing file gives []."""
+    return [record for _, record in numbered_jsonl(path)]
+
+
+def numbered_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each object :func:`read_jsonl` reads: a later check can name the file's line."""
     path = Path(path)
     text = read_text_if_present(path)
     if text is None:
@@ -41,7 +46,7 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     records = []
     for number, line, last in _rows(path, text):
         try:
-            records.append(_parse_line(path, number, line))
+            records.append((number, _parse_line(path, number, line)))
         except WorkspaceError:
             if not last:
                 raise
