@@ -132,3 +132,10 @@ def test_a_task_without_input_text_never_becomes_an_example_the_reader_would_ref
     assert [e.task_id for e in found] == ["q1"], "an example with no problem text can never be retrieved"
     text = experience_text(found, {"blank", "q1"})
     assert [parse_example(json.loads(line)) for line in text.splitlines()] == found
+
+
+def test_the_short_form_of_a_long_last_line_keeps_its_end_where_the_answer_is() -> None:
+    one_line = " ".join(f"step {i} adds {i} apples," for i in range(60)) + " so Answer: 42"
+    short = example("z", "q", one_line).short
+    assert len(short) <= 240 and short.startswith("step 0") and short.endswith("Answer: 42")
+    assert short.count("step 0 adds") == 1, "the opening is not shown twice"

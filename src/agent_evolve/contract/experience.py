@@ -50,11 +50,12 @@ class Example:
 
 
 def short_form(solution: str, limit: int = SHORT_CHARS) -> str:
-    """The solution itself when it fits ``limit``, else its opening and its last line joined by an ellipsis."""
+    """The solution itself when it fits ``limit``, else its opening and its last line joined by an ellipsis (a long
+    last line keeps its end, where the answer is)."""
     text = solution.strip()
     if len(text) <= limit:
         return text
-    last = text.splitlines()[-1].strip()[: limit // 2]
+    last = text.splitlines()[-1].strip()[-(limit // 2):]
     head = text[: max(0, limit - len(last) - 5)].rstrip()
     return f"{head}\n...\n{last}"
 
