@@ -273,6 +273,16 @@ def test_the_check_is_kept_when_it_wins_on_trial_tasks_that_include_the_caught_o
     assert "t17" in search["task_ids"] and len(search["task_ids"]) == 3
 
 
+def test_a_bundle_with_the_check_is_also_trialled_on_the_caught_tasks(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=1, demos_per_set=1, fixes=0, trial_tasks=2, candidates="check+demos")
+    engine.context = context(ws)
+    bench = CodeBenchmark()
+    trial = TrialRunner({t.id: t for t in bench.get_tasks(limit=None)}, bench, CheckingAgent, Path(ws.path))
+    result = engine.step(ws, [code_obs("t17", WRONG_CODE), code_obs("t3", RIGHT_CODE)], None, trial)  # type: ignore[arg-type]
+    search = result.metadata["search"]
+    assert list(search["scores"]) == ["check+demos"] and "t17" in search["task_ids"]
+
+
 def test_candidates_narrows_the_search_to_the_named_kinds(ws) -> None:
     engine = DemoSearchEngine(demo_sets=2, demos_per_set=1, fixes=1, candidates="cross-check,rule")
     found = engine.candidates(ws, wrong_numbers(2) + batch(), verified_demos(batch()))

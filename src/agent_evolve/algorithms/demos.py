@@ -135,7 +135,7 @@ class DemoSearchEngine(ModelEngine):
             return StepResult(mutated=True, summary=f"{candidates[0].summary} (no trial: the gate decides)")
         ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], self.trial_tasks,
                         f"{self.config.seed}:{self.cycle}")
-        if any(c.name == "check" for c in candidates):
+        if any("check" in bundle_parts(c.name) for c in candidates):  # the check alone or in a bundle
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids))
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]),
                         curtail=self.config.gate_curtail)
