@@ -283,6 +283,18 @@ def test_a_bundle_with_the_check_is_also_trialled_on_the_caught_tasks(ws) -> Non
     assert list(search["scores"]) == ["check+demos"] and "t17" in search["task_ids"]
 
 
+def test_a_caught_task_that_is_a_demos_source_stays_out_of_the_trial(ws) -> None:
+    engine = DemoSearchEngine(demo_sets=1, demos_per_set=1, fixes=0, trial_tasks=2)
+    engine.context = context(ws)
+    engine.save_state({"pool": [Demo("t17", code_obs("t17", "").task.input, RIGHT_CODE).to_dict()]})  # an earlier solve
+    bench = CodeBenchmark()
+    trial = TrialRunner({t.id: t for t in bench.get_tasks(limit=None)}, bench, CheckingAgent, Path(ws.path))
+    result = engine.step(ws, [code_obs("t17", WRONG_CODE), code_obs("t3", RIGHT_CODE)], None, trial)  # type: ignore[arg-type]
+    search = result.metadata["search"]
+    assert set(search["cost"]) == {"current", "check", "demos-1"}, "both trialled (demos-1 may be curtailed)"
+    assert "t17" not in search["task_ids"], "a demos candidate showing t17's solution would be scored on t17"
+
+
 def test_candidates_narrows_the_search_to_the_named_kinds(ws) -> None:
     engine = DemoSearchEngine(demo_sets=2, demos_per_set=1, fixes=1, candidates="cross-check,rule")
     found = engine.candidates(ws, wrong_numbers(2) + batch(), verified_demos(batch()))

@@ -7,8 +7,8 @@ edit. Each step:
 2. analyse: classify the batch's failures deterministically;
 3. propose: demo sets, one rule per recurring failure kind, program answers, a cross-check and a redraw on failures
    the agent can check itself, each only for the tasks whose answer kind it applies to (`common.techniques`);
-4. measure: score the working copy and every candidate on the same `trial_tasks` train tasks (none a demo's
-   source), plus the tasks whose failures the check caught;
+4. measure: score the working copy and every candidate on the same `trial_tasks` train tasks, plus the tasks whose
+   failures the check caught (none a demo's source);
 5. keep: write the best candidate only when it beats the working copy; the loop's gate then decides.
 
 `candidates` picks and orders the kinds (experience and notes only when named; kinds joined by + are one
@@ -133,10 +133,10 @@ class DemoSearchEngine(ModelEngine):
         if self.trial_tasks == 0:
             write_files(root, candidates[0].files)
             return StepResult(mutated=True, summary=f"{candidates[0].summary} (no trial: the gate decides)")
-        ids = trial_ids(list(trial.train_tasks), [d.task_id for d in pool], self.trial_tasks,
-                        f"{self.config.seed}:{self.cycle}")
+        sources = [d.task_id for d in pool]
+        ids = trial_ids(list(trial.train_tasks), sources, self.trial_tasks, f"{self.config.seed}:{self.cycle}")
         if any("check" in bundle_parts(c.name) for c in candidates):  # the check alone or in a bundle
-            ids += sorted(set(caught) & set(trial.train_tasks) - set(ids))
+            ids += sorted(set(caught) & set(trial.train_tasks) - set(ids) - set(sources))
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]),
                         curtail=self.config.gate_curtail)
         self.record(result.to_dict())
