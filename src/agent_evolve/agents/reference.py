@@ -1,5 +1,5 @@
 """`ReferenceAgent`: the built-in agent that reads everything it does from its workspace. Per task it selects skills,
-assembles a capped system prompt (prompt, fragments, skills, memories, then the nearest worked examples), answers
+assembles a capped system prompt (prompt, the nearest worked examples, fragments, skills, memories), answers
 through a chain of strategies (`agents.answering`, picked by `_chain`) and may propose a draft skill. Its settings
 (`AgentSettings`) are the manifest's `agent.config` over `EvolveConfig.extra["agent"]`, under the config's
 explicit `agent_max_tokens` / `agent_temperature`.
