@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from agent_evolve.errors import AgentEvolveError
 from agent_evolve.lift.claims import check, lift_files, quotes, results_table, triples, with_table
+from agent_evolve.lift.engine_table import registered_runs
 
 REPO = Path(__file__).resolve().parents[2]
 EXPERIMENTS = REPO / "experiments"
@@ -45,3 +49,18 @@ def test_a_quote_that_differs_from_its_file_is_caught(tmp_path: Path) -> None:
     found = [str(m) for m in check(doc, bad, files, tmp_path)]
     assert len(found) == 2 and "README.md:1: +0.125" in found[0] and "experiments/run/lift.json" in found[0]
     assert "+0.135" in found[1] and "any committed lift.json" in found[1]
+
+
+def test_a_damaged_lift_json_or_plan_json_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "experiments" / "run").mkdir(parents=True)
+    lift = tmp_path / "experiments" / "run" / "lift.json"
+    lift.write_text('{"plan": ')
+    with pytest.raises(AgentEvolveError, match=rf"{lift}: not valid JSON"):
+        results_table(tmp_path / "experiments")
+    with pytest.raises(AgentEvolveError, match=rf"{lift}: not valid JSON"):
+        list(check(tmp_path / "README.md", "", lift_files(tmp_path / "experiments"), tmp_path))
+    lift.unlink()
+    plan = lift.with_name("plan.json")
+    plan.write_text('{"id": ')
+    with pytest.raises(AgentEvolveError, match=rf"{plan}: not valid JSON"):
+        registered_runs(tmp_path / "experiments")

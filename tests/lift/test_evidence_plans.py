@@ -179,3 +179,11 @@ def test_a_plan_registered_alone_is_the_plan_the_run_then_keeps_and_scores_nothi
     assert not (out / LEDGER_FILE).exists(), "no test task was scored before the plan could be committed"
     ran = run_lift(plan_of(agent), KeywordBenchmark(test=40), CONFIG, out)
     assert ran["registration"]["plan_id"] == registered["registration"]["plan_id"]
+
+
+def test_an_agent_workspace_changed_after_registration_is_another_plan(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    run_lift(plan_of(agent), KeywordBenchmark(test=40), CONFIG, tmp_path / "out", register_only=True)
+    (agent / "prompts" / "system.md").write_text("baseline k0\n")
+    with pytest.raises(ConfigError, match=r"agent_workspace: '\w+' -> '\w+'"):
+        run_lift(plan_of(agent), KeywordBenchmark(test=40), CONFIG, tmp_path / "out")

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from lift_fakes import KeywordBenchmark, make_workspace
 
 import agent_evolve as ae
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, summarize
+from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, run_lift, summarize
+from agent_evolve.lift import run as run_module
+from agent_evolve.lift.opening import DrawScorer
 from agent_evolve.lift.run import MeteredBenchmark, usage_totals
 from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_files, workspace_key
+from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import Trajectory
 
 BASELINE = {f"s{i}": float(i < 5) for i in range(10)}  # 0.5
@@ -155,3 +160,22 @@ def test_usage_totals_count_engine_calls_apart_from_the_agent() -> None:
     usage = {"agent": {"calls": 10, "input_tokens": 100, "output_tokens": 50},
              "engine": {"calls": 3, "input_tokens": 30, "output_tokens": 20}}
     assert usage_totals({"usage": usage}) == {"engine_calls": 3, "tokens": 200}
+
+
+def test_an_arms_seconds_count_its_test_scoring_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test scoring's time is its solves' seconds; the evolution clock stops before it, not after."""
+    clock = [0.0]
+    monkeypatch.setattr(run_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    scored = DrawScorer.score
+
+    def slow(self: DrawScorer, *args: Any, **kwargs: Any) -> Any:
+        clock[0] += 1000.0
+        return scored(self, *args, **kwargs)
+
+    monkeypatch.setattr(DrawScorer, "score", slow)
+    plan = LiftPlan(str(make_workspace(tmp_path / "agent")), "keywords", "keyword", seeds=(0,), cycles=1,
+                    test_limit=10, allow_small_test=True, draws=1, matched=False, control=False)
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    report = run_lift(plan, KeywordBenchmark(test=10), ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1),
+                      tmp_path / "out")
+    assert report["runs"][0]["cost"]["seconds"] < 1000.0

@@ -3,12 +3,12 @@ controls), generated from the committed plans and lift.json files, and the engin
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.engine.records import read_json
 from agent_evolve.lift.claims import completion, fmt_lift
 
 ENGINE_MARKERS = ("<!-- engine-table:start (generated: agent-evolve experiment table --engines) -->",
@@ -34,13 +34,13 @@ def registered_runs(root: Path) -> list[RegisteredRun]:
     that file reports the same plan; folders are named relative to `root`'s parent, as documents link them."""
     runs = []
     for plan_path in sorted(root.glob("*/plan.json")):
-        plan = json.loads(plan_path.read_text(encoding="utf-8"))
+        plan = read_json(plan_path, {})
         if not plan.get("id") or not plan.get("registered"):
             continue
         lift_path = plan_path.with_name("lift.json")
         headline, progress = None, None
         if lift_path.is_file():
-            report = json.loads(lift_path.read_text(encoding="utf-8"))
+            report = read_json(lift_path, {})
             if (report.get("registration") or {}).get("plan_id") == plan["id"]:
                 done, planned = completion(report)
                 if done == planned:

@@ -103,6 +103,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash), split_hash)
     path = out_dir / PLAN_FILE
     saved = read_json(path, None)
+    source = Path(plan.agent) if Path(plan.agent).is_dir() else seed_path(plan.agent)  # a workspace path or a seed name
     legacy = saved is not None and not is_registered(saved)
     tests = split[: plan.test_limit] if legacy else choose_tests(plan, split, saved, views)
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
@@ -111,7 +112,8 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
         check_legacy_plan(path, saved, plan, config)
         registration = {"plan_id": legacy_id(saved), "registered": False, "draws": 1}
     else:
-        record = register(path, plan_record(plan.to_dict(), config, [t.id for t in tests], split_hash))
+        record = register(path, plan_record(plan.to_dict(), config, [t.id for t in tests], split_hash,
+                                            workspace_key(source)))
         registration = {"plan_id": record["id"], "registered": True, "draws": plan.draws, "code": record["code"],
                         "test_ids_hash": record["test"]["ids_hash"], "registered_at": record["registered"]}
     ignore = out_dir / ".gitignore"
@@ -122,7 +124,6 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     cached = with_reply_cache(config, out_dir / REPLIES_DIR)
     layout = DrawLayout(out_dir, registration["draws"], legacy)
     scorer = DrawScorer(benchmark, tests, cached, layout, views, registration["plan_id"], progress)
-    source = Path(plan.agent) if Path(plan.agent).is_dir() else seed_path(plan.agent)  # a workspace path or a seed name
     return Experiment(source, tests, cached, scorer, registration)
 
 

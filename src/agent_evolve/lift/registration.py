@@ -49,11 +49,14 @@ def git_state(where: Path = PACKAGE) -> dict[str, Any]:
     return {"commit": commit.strip() if commit else None, "dirty": None if status is None else bool(status.strip())}
 
 
-def plan_record(plan: Mapping[str, Any], config: EvolveConfig, test_ids: list[str], split_hash: str) -> dict[str, Any]:
-    """plan.json's content, its id included; `split_hash` names the benchmark's whole test split (its ledger)."""
+def plan_record(plan: Mapping[str, Any], config: EvolveConfig, test_ids: list[str], split_hash: str,
+                agent_key: str) -> dict[str, Any]:
+    """plan.json's content, its id included; `split_hash` names the benchmark's whole test split (its ledger),
+    `agent_key` the seed workspace's content (its prompts are no Python file of the code hash)."""
     record: dict[str, Any] = {
         "format": PLAN_FORMAT,
         "code": {"source": source_hash(), **git_state()},
+        "agent_workspace": agent_key,
         "plan": json.loads(json.dumps(dict(plan))),
         "config": json.loads(json.dumps(config.to_dict())),
         "test": {"ids_hash": ids_hash(test_ids), "count": len(test_ids), "split_hash": split_hash,

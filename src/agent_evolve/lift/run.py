@@ -65,6 +65,7 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchma
     finally:
         meter.flush()
         save_checkpoint(folder)
+    evolution = {"solves": meter.solves, "seconds": meter.seconds}  # its clock stops before the test scoring
     drawn = experiment.scorer.score(workspace, folder.relative_to(out_dir).as_posix())
     return ArmRun(
         arm=arm,
@@ -80,7 +81,7 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchma
         rejected=int(result.details.get("rejected", 0)),
         cycles=result.cycles_completed,
         score_curve=list(result.score_history),
-        cost=arm_cost(meter, result.details, drawn.cost),
+        cost=arm_cost(evolution, result.details, drawn.cost),
         finished=True,
         edits=dict(result.details.get("edits") or {}),
     )
@@ -221,14 +222,14 @@ def usage_totals(metrics: dict[str, Any]) -> dict[str, float]:
     return {"engine_calls": engine_calls, "tokens": tokens}
 
 
-def arm_cost(evolution: MeteredBenchmark, metrics: dict[str, Any], test: dict[str, float]) -> dict[str, float]:
+def arm_cost(evolution: dict[str, float], metrics: dict[str, Any], test: dict[str, float]) -> dict[str, float]:
     """One arm's cost: evolution solves and time, the model usage its run recorded, and its test scoring."""
     usage = usage_totals(metrics)
     return {
-        "evolution_solves": evolution.solves,
+        "evolution_solves": evolution["solves"],
         "test_solves": test.get("solves", 0),
-        "solves": evolution.solves + test.get("solves", 0),
+        "solves": evolution["solves"] + test.get("solves", 0),
         "engine_calls": usage["engine_calls"],
         "tokens": usage["tokens"] + test.get("tokens", 0),
-        "seconds": round(evolution.seconds + test.get("seconds", 0), 1),
+        "seconds": round(evolution["seconds"] + test.get("seconds", 0), 1),
     }
