@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agent_evolve.algorithms.common.demos import Demo, verified_demos
 from agent_evolve.algorithms.experience import (
     compact_trajectory,
@@ -24,6 +26,7 @@ from agent_evolve.contract.experience import (
     experience_text,
     parse_example,
 )
+from agent_evolve.errors import WorkspaceError
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
 
@@ -103,6 +106,15 @@ def test_an_unchanged_memory_is_no_candidate_and_a_new_one_names_what_changed() 
     found = memory_candidate(current, [ex("b"), ex("c")], ExperienceSettings(), {"a", "b", "c"}, write_settings=True)
     assert found is not None and set(found.files) == {EXPERIENCE_FILE, EXPERIENCE_SETTINGS}
     assert "added c; dropped a" in found.summary
+
+
+def test_examples_the_workspace_already_held_may_stay_but_only_train_tasks_are_added() -> None:
+    held = [ex("other-split")]  # a seed's own example, or one from a run with another split
+    found = memory_candidate(held, [*held, ex("t1")], ExperienceSettings(), {"t1"}, write_settings=False)
+    assert found is not None
+    assert [json.loads(line)["task_id"] for line in found.files[EXPERIENCE_FILE].splitlines()] == ["other-split", "t1"]
+    with pytest.raises(WorkspaceError, match="only train tasks"):
+        memory_candidate(held, [*held, ex("holdout-1")], ExperienceSettings(), {"t1"}, write_settings=False)
 
 
 def test_examples_come_from_every_answer_kind() -> None:

@@ -121,17 +121,18 @@ def new_examples(observations: Sequence[Observation], pool: Sequence[Demo]) -> l
     acted = {o.task.id: (o, text) for o in observations
              if o.task.id in verified and (text := compact_trajectory(o)) is not None}
     examples = [example(d.task_id, d.question, d.solution) for d in pool if d.task_id not in acted]
-    examples += [example(i, str(o.task.metadata.get("question") or o.task.input), text)
+    examples += [example(i, o.task.question, text)
                  for i, (o, text) in acted.items()]
     return [e for e in examples if e.input]
 
 
 def memory_candidate(current: Sequence[Example], curated: Sequence[Example], settings: ExperienceSettings,
                      train_ids: Collection[str], write_settings: bool) -> CandidateEdit | None:
-    """The curated memory as a candidate, or None when it is the current memory."""
+    """The curated memory as a candidate, or None when it is the current memory. Only train tasks may be added;
+    examples the workspace already held (a seed's own, or another run's split) may stay."""
     if [e.to_dict() for e in curated] == [e.to_dict() for e in current] or not curated:
         return None
-    files = {EXPERIENCE_FILE: experience_text(curated, train_ids)}
+    files = {EXPERIENCE_FILE: experience_text(curated, {*train_ids, *(e.task_id for e in current)})}
     if write_settings:
         files[EXPERIENCE_SETTINGS] = settings.to_yaml()
     kept, before = {e.task_id for e in curated}, {e.task_id for e in current}
