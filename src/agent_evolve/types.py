@@ -17,6 +17,12 @@ class Task:
     input: str
     metadata: dict = field(default_factory=dict)
 
+    @property
+    def question(self) -> str:
+        """The task's own text without the instruction a benchmark wraps it in (``metadata["question"]``), else
+        its input: what worked examples store and retrieval compares."""
+        return str(self.metadata.get("question") or self.input)
+
 
 @dataclass
 class Trajectory:

@@ -64,6 +64,16 @@ def test_the_agent_shows_the_nearest_examples_in_their_form_and_records_them(mak
     assert "# Memory" not in system, "the experience file is not read as memory lines"
 
 
+def test_retrieval_compares_the_tasks_question_not_the_instruction_around_it(make_ws) -> None:
+    root = memory(make_ws({"skill_mode": "none"}), settings="k: 1\n")
+    question = "A bus travels 30 km per hour for 5 hours. How far does the bus go?"
+    instruction = ("Classify the sentiment of the review: write a Python function that reverses a list of strings, "
+                   "then classify the sentiment of the review and reverse the strings of the review.")
+    wrapped = Task("t8", f"{instruction}\n\n{question}", {"question": question})  # as GSM8K wraps its questions
+    llm = ScriptedLLM(["Answer: 150"])
+    assert ReferenceAgent(root, llm=llm).solve(wrapped).steps[0]["experience"] == ["t4"]
+
+
 def test_a_task_is_never_shown_its_own_example() -> None:
     memory_of = retrieval.Experience(EXAMPLES, ExperienceSettings(k=2))
     assert memory_of.demonstrations(EXAMPLES[0].input, "t1")[1] == ["t4"]

@@ -190,7 +190,7 @@ class ReferenceAgent(BaseAgent):
         cross_checked = (program is not None and state.check is not None and state.check.cross_check > 0
                          and kind in (None, *CROSS_CHECK_KINDS))
         shows_examples = not program or cross_checked  # never in the program prompt: its replies must be code
-        section, shown = state.experience.demonstrations(task.input, task.id) if shows_examples else ("", [])
+        section, shown = state.experience.demonstrations(task.question, task.id) if shows_examples else ("", [])
         text_base = with_demonstrations(state.system_prompt, section)
         prompt = _assemble(state, program or text_base, selected)
         question = Question(task, client, prompt.text, settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS,

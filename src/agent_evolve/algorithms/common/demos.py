@@ -44,7 +44,7 @@ def verified_demos(observations: Sequence[Observation], max_chars: int = DEMO_CH
             continue
         solution = (obs.trajectory.output or "").strip()
         if solution and len(solution) <= max_chars:
-            question = str(obs.task.metadata.get("question") or obs.task.input).strip()
+            question = obs.task.question.strip()
             demos.append(Demo(obs.task.id, question, solution))
     return demos
 

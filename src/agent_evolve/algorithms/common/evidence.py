@@ -253,7 +253,7 @@ def analyse(observations: list[Observation], hidden: bool | None = None) -> Evid
             entry = stats.setdefault(name, SkillStats(name))
             entry.uses += 1
             entry.solved += int(bool(solved))
-        question = str(obs.task.metadata.get("question") or obs.task.input)
+        question = obs.task.question
         findings.append(Finding(obs.task.id, question, obs.trajectory.output or "", solved,
                                 None if hidden else float(obs.feedback.score), kind,
                                 "" if hidden else obs.feedback.detail or "", problems, skills))

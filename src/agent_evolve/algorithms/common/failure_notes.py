@@ -108,7 +108,7 @@ def note_for(cluster: Cluster, observations: Sequence[Observation], marker: str 
     if not shown:
         return None
     failed, fix = min(shown, key=lambda pair: (len(pair[0].task.input), pair[0].task.id))
-    problem = str(failed.task.metadata.get("question") or failed.task.input)
+    problem = failed.task.question
     lines = [line for line in (failed.trajectory.output or "").strip().splitlines() if line.strip()]
     ending = one_line(lines[-1], REPLY_CHARS) if lines else "(nothing)"
     about = f" (tasks mention: {', '.join(cluster.keywords)})" if cluster.keywords else ""
