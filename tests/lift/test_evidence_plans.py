@@ -74,6 +74,18 @@ def test_a_rewritten_or_dropped_ledger_row_fails_verify_naming_it(tmp_path: Path
     assert result.exit_code != 0 and "row 2" in result.output
 
 
+def test_rows_cut_from_the_ledgers_end_fail_verify_against_the_per_user_store(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    out = tmp_path / "out"
+    run_lift(plan_of(agent, control=True), KeywordBenchmark(test=40), CONFIG, out)
+    ledger = out / LEDGER_FILE
+    lines = ledger.read_text().splitlines()
+    ledger.write_text("\n".join(lines[:2]) + "\n")  # the chain of what is left still holds
+    assert first_bad_row(read_rows(ledger)) is None
+    result = CliRunner().invoke(cli, ["experiment", "verify", str(out)])
+    assert result.exit_code != 0 and "1 scoring(s)" in result.output and "control" in result.output
+
+
 def test_a_ledger_row_chains_to_the_one_before_and_the_same_scoring_is_written_once(tmp_path: Path) -> None:
     path = tmp_path / "views.jsonl"
     view = View("p1", "baseline", "key", 0, ("a", "b"), 0.5)

@@ -157,6 +157,14 @@ def scored_ids(rows: Iterable[Mapping[str, Any]], except_plan: str = "") -> set[
     return {str(t) for row in rows if row.get("plan") != except_plan for t in row.get("task_ids", [])}
 
 
+def missing_scorings(folder: Iterable[Mapping[str, Any]], store: Iterable[Mapping[str, Any]], plan_id: str) -> list[str]:
+    """The scorings of `plan_id` that the per-user store records and the folder's ledger lacks: rows cut from the end
+    of the folder's ledger, which its own chain cannot show."""
+    held = {(r.get("who"), r.get("draw"), r.get("tasks")) for r in folder if r.get("plan") == plan_id}
+    return [f"{r.get('who')} draw {r.get('draw')}" for r in store
+            if r.get("plan") == plan_id and (r.get("who"), r.get("draw"), r.get("tasks")) not in held]
+
+
 def reserve(split_ids: Sequence[str], rows: Iterable[Mapping[str, Any]], size: int, where: str) -> list[str]:
     """The first `size` ids of the test split (in its order) that no plan in the ledger has scored; a ConfigError
     when fewer are left."""

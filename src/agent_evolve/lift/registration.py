@@ -17,7 +17,7 @@ from typing import Any
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift.ledger import LEDGER_FILE, first_bad_row, ids_hash, read_rows, user_store
+from agent_evolve.lift.ledger import LEDGER_FILE, first_bad_row, ids_hash, missing_scorings, read_rows, user_store
 
 PLAN_FILE = "plan.json"
 PLAN_FORMAT = 2
@@ -146,6 +146,11 @@ def verify_folder(out_dir: Path) -> tuple[list[str], list[str]]:
     problems = [problem for path in paths if (problem := verify_ledger(path)) is not None]
     checked = [f"{path}: {len(read_rows(path))} row(s), chain intact" for path in paths
                if verify_ledger(path) is None]
+    if is_registered(plan) and len(paths) == 2:
+        missing = missing_scorings(read_rows(ledger), read_rows(paths[1]), plan["id"])
+        if missing:
+            problems.append(f"{ledger}: {len(missing)} scoring(s) of plan {plan['id']} recorded in {paths[1]} are not in "
+                            f"this ledger (rows removed from its end?): {', '.join(missing[:5])}")
     if is_registered(plan):
         early = [n for n, row in enumerate(read_rows(ledger), 1)
                  if row.get("plan") == plan["id"] and str(row.get("time", "")) < plan["registered"]]
