@@ -53,6 +53,13 @@ def test_the_nearest_examples_are_chosen_by_similarity_best_first() -> None:
     assert retrieval.Experience(EXAMPLES).nearest("zzz qqq") == [], "nothing in common: nothing shown"
 
 
+def test_questions_in_chinese_get_their_nearest_examples() -> None:
+    examples = [example("c1", "一列火车每小时行驶60公里，行驶3小时，火车走了多远？", "60 * 3 = 180\nAnswer: 180"),
+                example("c2", "这篇评论的情感是什么：汤又冷又淡。", "negative")]
+    found = retrieval.Experience(examples, ExperienceSettings(k=1)).nearest("一列火车每小时行驶50公里，行驶4小时，走了多远？")
+    assert [e.task_id for e, _ in found] == ["c1"], "a script without spaces is compared by its character pairs"
+
+
 def test_the_agent_shows_the_nearest_examples_in_their_form_and_records_them(make_ws) -> None:
     root = memory(make_ws({"skill_mode": "none"}), settings="k: 1\nform: short\n")
     llm = ScriptedLLM(["Answer: 200"])

@@ -41,6 +41,7 @@ def test_make_skill_validates_normalises_and_caps():
     with pytest.raises(SkillFormatError):
         make_skill("ok", "x", "   ")
     assert slugify("Check the Units!!") == "check-the-units"
+    assert slugify("Проверка единиц") == "learned-skill", "a skill name holds ASCII letters and digits only"
 
 
 def test_near_duplicates_find_rewordings_only():

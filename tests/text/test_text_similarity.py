@@ -17,6 +17,19 @@ def test_words_keep_everything_and_terms_keep_content() -> None:
     assert {"the", "which", "would", "those"} <= STOP_WORDS and "unit" not in STOP_WORDS
 
 
+def test_words_of_other_scripts_keep_their_letters_and_marks() -> None:
+    assert words("Привет, мир! café naïve") == ["привет", "мир", "café", "naïve"]
+    assert words("नमस्ते दुनिया") == ["नमस्ते", "दुनिया"], "Devanagari vowel signs stay in their word"
+    assert words("苹果价格 x2") == ["苹果", "果价", "价格", "x2"], "Han text has no spaces: character pairs"
+    assert words("東") == ["東"]
+
+
+def test_questions_in_scripts_without_spaces_are_similar_when_they_share_words() -> None:
+    assert text_similarity("一个苹果多少钱", "三个苹果多少钱") > 0.5
+    assert text_similarity("一个苹果多少钱", "火车几点出发") == 0.0
+    assert text_similarity("Сколько стоит яблоко", "яблоко стоит") > 0.5
+
+
 def test_tfidf_vectors_use_the_smoothed_idf_and_are_normalised() -> None:
     a, b = tfidf_vectors(["apple apple pear", "pear"])
     idf_apple, idf_pear = math.log(3 / 2) + 1, 1.0

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-_WORD = re.compile(r"[a-z0-9]+")
+_UNSPACED = re.compile(  # scripts written without spaces between words: Han, kana, Thai, Lao, Myanmar, Khmer
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 STOP_WORDS = frozenset(
     "a about after all also an and any are as at be been before being between both but by can could did do does "
@@ -20,9 +24,35 @@ STOP_WORDS = frozenset(
 """The one stop-word list: function words that say nothing about what a task or a skill is about."""
 
 
+@functools.cache
+def _word_pattern() -> re.Pattern[str]:
+    """Runs of letters, digits and combining marks (vowel signs and accents of Devanagari, Thai or decomposed Latin
+    belong to their word), built once from the Unicode tables of the basic plane."""
+    marks = "".join(re.escape(chr(c)) for c in range(0x10000) if unicodedata.category(chr(c)) in ("Mn", "Mc"))
+    return re.compile(rf"(?:[^\W_]|[{marks}])+")
+
+
 def words(text: str) -> list[str]:
-    """Every lower-case run of letters and digits, in order (no word is dropped)."""
-    return _WORD.findall(text.lower())
+    """Every lower-case run of letters and digits of any script, in order (no word is dropped); a run in a script
+    written without spaces gives its character pairs instead, so Chinese or Thai questions can share terms."""
+    found: list[str] = []
+    for run in _word_pattern().findall(text.lower()):
+        if run.isascii():
+            found.append(run)
+            continue
+        at = 0
+        for unspaced in _UNSPACED.finditer(run):
+            found.extend(filter(None, [run[at:unspaced.start()]]))
+            chars = unspaced.group()
+            found.extend([chars] if len(chars) == 1 else [chars[i:i + 2] for i in range(len(chars) - 1)])
+            at = unspaced.end()
+        found.extend(filter(None, [run[at:]]))
+    return found
+
+
+def ascii_words(text: str) -> list[str]:
+    """The lower-case runs of ASCII letters and digits (what names and slugs may hold)."""
+    return _ASCII_WORD.findall(text.lower())
 
 
 def terms(text: str) -> list[str]:

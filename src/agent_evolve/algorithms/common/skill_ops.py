@@ -19,7 +19,7 @@ from agent_evolve.contract.skills import (
 )
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError, WorkspaceError
-from agent_evolve.text import cosine, tfidf_vectors, words
+from agent_evolve.text import ascii_words, cosine, tfidf_vectors, words
 
 SKILL_CHAR_CAP = 1500
 DUPLICATE_THRESHOLD = 0.85
@@ -27,7 +27,7 @@ DUPLICATE_THRESHOLD = 0.85
 
 def slugify(text: str, fallback: str = "learned-skill") -> str:
     """A valid skill name from any text: lowercase words joined by single hyphens, at most 48 characters."""
-    name = "-".join(words(text))[:48].strip("-")
+    name = "-".join(ascii_words(text))[:48].strip("-")
     return name or fallback
 
 
