@@ -15,7 +15,17 @@ import agent_evolve as ae
 from agent_evolve.cli.main import cli
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import LiftPlan, run_lift
-from agent_evolve.lift.ledger import LEDGER_FILE, View, append_view, first_bad_row, read_rows, reserve
+from agent_evolve.lift.ledger import (
+    CLAIM,
+    LEDGER_FILE,
+    View,
+    append_view,
+    earlier_plans,
+    first_bad_row,
+    read_rows,
+    reserve,
+)
+from agent_evolve.lift.report import registration_lines
 from agent_evolve.registry import ENGINE_REGISTRY
 
 CONFIG = ae.EvolveConfig(batch_size=4, holdout_limit=6, concurrency=1, max_cycles=1)
@@ -63,15 +73,15 @@ def test_a_rewritten_or_dropped_ledger_row_fails_verify_naming_it(tmp_path: Path
     assert CliRunner().invoke(cli, ["experiment", "verify", str(out)]).exit_code == 0
     ledger = out / LEDGER_FILE
     lines = ledger.read_text().splitlines()
-    assert len(lines) == 3, "baseline, evolved and control each scored once"
-    row = json.loads(lines[1])
+    assert [json.loads(line)["who"] for line in lines] == [CLAIM, "baseline", "evolved/seed-0", "control/seed-0"]
+    row = json.loads(lines[2])
     row["score"] = 1.0
-    ledger.write_text("\n".join([lines[0], json.dumps(row), lines[2]]) + "\n")
+    ledger.write_text("\n".join([lines[0], lines[1], json.dumps(row), lines[3]]) + "\n")
     result = CliRunner().invoke(cli, ["experiment", "verify", str(out)])
-    assert result.exit_code != 0 and "row 2" in result.output and "rewritten" in result.output
-    ledger.write_text("\n".join([lines[0], lines[2]]) + "\n")
+    assert result.exit_code != 0 and "row 3" in result.output and "rewritten" in result.output
+    ledger.write_text("\n".join([lines[0], lines[1], lines[3]]) + "\n")
     result = CliRunner().invoke(cli, ["experiment", "verify", str(out)])
-    assert result.exit_code != 0 and "row 2" in result.output
+    assert result.exit_code != 0 and "row 3" in result.output
 
 
 def test_rows_cut_from_the_ledgers_end_fail_verify_against_the_per_user_store(tmp_path: Path) -> None:
@@ -80,7 +90,7 @@ def test_rows_cut_from_the_ledgers_end_fail_verify_against_the_per_user_store(tm
     run_lift(plan_of(agent, control=True), KeywordBenchmark(test=40), CONFIG, out)
     ledger = out / LEDGER_FILE
     lines = ledger.read_text().splitlines()
-    ledger.write_text("\n".join(lines[:2]) + "\n")  # the chain of what is left still holds
+    ledger.write_text("\n".join(lines[:3]) + "\n")  # the claim and the baseline: the chain of what is left holds
     assert first_bad_row(read_rows(ledger)) is None
     result = CliRunner().invoke(cli, ["experiment", "verify", str(out)])
     assert result.exit_code != 0 and "1 scoring(s)" in result.output and "control" in result.output
@@ -112,6 +122,35 @@ def test_a_reserve_never_holds_a_task_an_earlier_plan_scored(tmp_path: Path) -> 
     assert {row["task_id"] for row in again["tasks"]} == seen_second, "a resume keeps its registered reserve"
     with pytest.raises(ConfigError, match="only 10 of the 50 test tasks.*reserve is exhausted"):
         run_lift(plan_of(agent, test_reserve=20), bench, dataclasses.replace(CONFIG, batch_size=2), tmp_path / "c")
+
+
+def test_a_plan_stopped_in_its_first_scoring_still_holds_its_tasks_from_a_later_reserve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = make_workspace(tmp_path / "agent")
+    bench = KeywordBenchmark(test=50)
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # killed mid-scoring: no scoring of the plan completes
+
+    with monkeypatch.context() as patched, pytest.raises(KeyboardInterrupt):
+        patched.setattr("agent_evolve.lift.opening.score_tasks", stopped)
+        run_lift(plan_of(agent, test_reserve=20), bench, CONFIG, tmp_path / "a")
+    held = [row for row in read_rows(tmp_path / "a" / LEDGER_FILE)]
+    assert [(row["who"], row["score"], len(row["task_ids"])) for row in held] == [(CLAIM, None, 20)]
+    later = run_lift(plan_of(agent, test_reserve=20), bench, dataclasses.replace(CONFIG, batch_size=3), tmp_path / "b")
+    assert not set(held[0]["task_ids"]) & {row["task_id"] for row in later["tasks"]}
+    resumed = run_lift(plan_of(agent, test_reserve=20), bench, CONFIG, tmp_path / "a")
+    assert {row["task_id"] for row in resumed["tasks"]} == set(held[0]["task_ids"]), "a resume keeps its reserve"
+    assert [row["who"] for row in read_rows(tmp_path / "a" / LEDGER_FILE)].count(CLAIM) == 1
+
+
+def test_a_claimed_plan_is_counted_and_reported_without_a_score(tmp_path: Path) -> None:
+    rows = [{"plan": "early", "who": CLAIM, "draw": 0, "time": "t0", "task_ids": ["s1", "s2"], "score": None}]
+    found = earlier_plans(rows, ["s1", "s2", "s3"], "now")
+    assert found == {"plans": 2, "earlier": [{"plan": "early", "first": "t0", "tasks": 2, "scores": {}}]}
+    lines = registration_lines({"registered": True, "plan_id": "now", **found})
+    assert any("early" in line and "claimed" in line for line in lines)
 
 
 def test_reserve_skips_every_scored_id_and_refuses_when_short() -> None:

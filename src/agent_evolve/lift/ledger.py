@@ -26,6 +26,7 @@ from agent_evolve.types import Observation
 LEDGER_FILE = "test-views.jsonl"
 VIEWS_ENV = "AGENT_EVOLVE_TEST_VIEWS"  # the per-user store's folder (default ~/.cache/agent-evolve/test-views)
 GENESIS = "0" * 64
+CLAIM = "claim"  # the `who` of a row that holds a plan's test tasks from its first scoring on (it has no score)
 
 
 def ids_hash(task_ids: Iterable[str]) -> str:
@@ -78,14 +79,15 @@ def first_bad_row(rows: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
 
 @dataclass(frozen=True)
 class View:
-    """One scoring of test tasks: which plan, who, which workspace content and draw, the tasks and the score."""
+    """One scoring of test tasks: which plan, who, which workspace content and draw, the tasks and the score (None
+    in a claim, written before the scoring starts)."""
 
     plan: str
     who: str
     workspace: str
     draw: int
     task_ids: tuple[str, ...]
-    score: float
+    score: float | None
     split: str = ""  # the hash of the benchmark's whole test split
 
     def same_scoring(self, row: Mapping[str, Any]) -> bool:
@@ -119,7 +121,7 @@ def _chained(path: Path, view: View) -> dict[str, Any] | None:
         "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
         "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
-        "score": round(view.score, 6)}
+        "score": None if view.score is None else round(view.score, 6)}
     row["hash"] = row_hash(row)
     return row
 
@@ -138,6 +140,12 @@ class ViewLedgers:
         view = dataclasses.replace(view, split=self.split)
         append_view(self.folder, view)
         append_view(self.store, view)
+
+    def claim(self, plan: str, task_ids: Sequence[str]) -> None:
+        """Hold `plan`'s test tasks before its first scoring, so a run stopped mid-scoring (which completes no row)
+        still counts as having looked and `--test-reserve` never hands its tasks out again."""
+        if not any(row.get("plan") == plan for row in [*read_rows(self.folder), *read_rows(self.store)]):
+            self.record(View(plan, CLAIM, "", 0, tuple(task_ids), None))
 
     def neighbours(self) -> list[dict[str, Any]]:
         """The rows of the ledgers in the folders next to this one that scored the same test split."""
@@ -177,8 +185,8 @@ def reserve(split_ids: Sequence[str], rows: Iterable[Mapping[str, Any]], size: i
 
 
 def earlier_plans(rows: Iterable[Mapping[str, Any]], test_ids: Iterable[str], plan_id: str) -> dict[str, Any]:
-    """The plans that scored any of `test_ids`: how many (this one included) and, for each other plan, when it
-    first did, how many of these tasks, and the mean score of each scoring."""
+    """The plans that scored (or claimed) any of `test_ids`: how many (this one included) and, for each other plan,
+    when it first did, how many of these tasks, and the mean score of each completed scoring."""
     wanted = set(test_ids)
     plans: dict[str, dict[str, Any]] = {}
     for row in rows:
@@ -188,7 +196,8 @@ def earlier_plans(rows: Iterable[Mapping[str, Any]], test_ids: Iterable[str], pl
         entry = plans.setdefault(str(row.get("plan")), {"plan": str(row.get("plan")), "first": row.get("time"),
                                                          "tasks": 0, "scores": {}})
         entry["tasks"] = max(entry["tasks"], len(overlap))
-        entry["scores"][f"{row.get('who')} draw {row.get('draw')}"] = row.get("score")
+        if row.get("who") != CLAIM:
+            entry["scores"][f"{row.get('who')} draw {row.get('draw')}"] = row.get("score")
     others = [entry for key, entry in plans.items() if key != plan_id]
     return {"plans": len(others) + 1, "earlier": others}
 

@@ -176,6 +176,8 @@ class DrawScorer:
 
     def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
         """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""
+        if not self.layout.legacy:
+            self.views.claim(self.plan_id, [t.id for t in self.tests])
         key = workspace_key(workspace)
         drawn = Drawn(key)
         totals = {"solves": 0.0, "tokens": 0.0, "seconds": 0.0}

@@ -134,7 +134,8 @@ def registration_lines(registration: dict[str, Any]) -> list[str]:
                  + (":" if registration["earlier"] else "."))
     for entry in registration["earlier"]:
         scores = ", ".join(f"{who} {score:.3f}" for who, score in sorted(entry["scores"].items()))
-        lines.append(f"- plan {entry['plan']} (first {entry['first']}, {entry['tasks']} of these tasks): {scores}")
+        lines.append(f"- plan {entry['plan']} (first {entry['first']}, {entry['tasks']} of these tasks): "
+                     f"{scores or 'claimed; stopped before completing a scoring'}")
     return [*lines, ""]
 
 
