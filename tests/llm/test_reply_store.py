@@ -112,3 +112,15 @@ def test_a_resumed_run_finds_its_packed_replies_without_a_call(tmp_path: Path) -
     assert client.complete(QUESTION, max_tokens=64).text == "42"
     assert model.calls == [], "a cached key is a hit: no call made"
     assert ledger.total() == Usage(1, 30, 7, 0.002), "the reply counts the usage of the call that made it"
+
+
+def test_a_store_file_replaced_under_an_open_connection_is_opened_again(tmp_path: Path) -> None:
+    store = ReplyStore(tmp_path / STORE_NAME)
+    store.put("a", "first")
+    saved = tmp_path / "saved.sqlite"
+    saved.write_bytes(store.path.read_bytes())
+    store.put("b", "second")
+    saved.replace(store.path)  # a git checkout or stash puts another copy of the file at the path
+    store.put("c", "third")
+    assert dict(store.items()) == {"a": "first", "c": "third"}, "the file now at the path is read and written"
+    assert dict(ReplyStore(store.path).items()) == {"a": "first", "c": "third"}

@@ -46,18 +46,29 @@ class ReplyStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
-        self._pid = 0
+        self._opened: tuple[int, int, int] = (0, 0, 0)  # the process and the file (device, inode) it opened
+
+    def _file(self) -> tuple[int, int]:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return (0, 0)
+        return (stat.st_dev, stat.st_ino)
 
     def _connect(self, create: bool) -> sqlite3.Connection | None:
-        """This process's connection; None when the file is absent and ``create`` is false."""
-        if self._connection is not None and self._pid == os.getpid():
+        """This process's connection to the file now at the path (a file replaced under an open connection, say by a
+        git checkout, is opened again: SQLite refuses writes to the moved one); None when absent and not ``create``."""
+        if self._connection is not None and self._opened == (os.getpid(), *self._file()):
             return self._connection
+        if self._connection is not None and self._opened[0] == os.getpid():
+            self._connection.close()
+        self._connection = None
         if not create and not self.path.is_file():
             return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         connection.execute(_SCHEMA)
-        self._connection, self._pid = connection, os.getpid()
+        self._connection, self._opened = connection, (os.getpid(), *self._file())
         return connection
 
     def get(self, key: str) -> str | None:
@@ -98,7 +109,7 @@ class ReplyStore:
     def close(self) -> None:
         """Close this process's connection (a later call opens a new one)."""
         with self._lock:
-            if self._connection is not None and self._pid == os.getpid():
+            if self._connection is not None and self._opened[0] == os.getpid():
                 self._connection.close()
             self._connection = None
 
