@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.api import EMBEDDED_DEFAULT_ENGINE, REMOTE_DEFAULT_ENGINE, default_engine
+from agent_evolve.config import EvolveConfig
 from agent_evolve.lift.claims import check, lift_files, table_row, with_table
 from agent_evolve.lift.engine_table import ENGINE_MARKERS, best_engine, engine_table, registered_runs
+from agent_evolve.lift.plan import ComparisonPlan
+from agent_evolve.lift.registration import plan_record
 
 REPO = Path(__file__).resolve().parents[2]
 EXPERIMENTS = REPO / "experiments"
@@ -98,3 +101,19 @@ def test_a_run_still_scoring_its_seeds_has_no_headline_and_cannot_be_best(tmp_pa
                   matched=[{"seed": s} for s in range(3)])
     lift_path.write_text(json.dumps(report))
     assert best_engine(registered_runs(root)) == "solo"
+
+
+def test_a_comparison_folder_is_left_out_of_the_engine_table(tmp_path: Path) -> None:
+    root = tmp_path / "experiments"
+    _register(root, "solo", "a", "1", 0.10)
+    folder = root / "compare-a"
+    (folder / "x").mkdir(parents=True)
+    record = plan_record(ComparisonPlan("agent", "a", ("x", "y")).to_dict(), EvolveConfig(), ["s0"], "split", "key")
+    (folder / "plan.json").write_text(json.dumps(record))
+    headline = {"against": "control", "n": 120, "mean_difference": 0.9, "ci_low": 0.8, "ci_high": 1.0, "wins": 90,
+                "losses": 0}
+    (folder / "x" / "lift.json").write_text(json.dumps({"registration": {"plan_id": record["id"], "registered": True},
+                                                        "evidence": {"headline": headline}}))
+    runs = registered_runs(root)
+    assert [(run.engine, run.benchmark) for run in runs] == [("solo", "a")]
+    assert best_engine(runs) == "solo" and "`x`" not in engine_table(runs) and "`y`" not in engine_table(runs)

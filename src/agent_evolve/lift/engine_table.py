@@ -30,12 +30,14 @@ class RegisteredRun:
 
 
 def registered_runs(root: Path) -> list[RegisteredRun]:
-    """Every registered plan under `root` (`<folder>/plan.json` with an id), with its lift.json's headline when
-    that file reports the same plan; folders are named relative to `root`'s parent, as documents link them."""
+    """Every registered plan of one engine under `root` (`<folder>/plan.json` with an id), with its lift.json's
+    headline when that file reports the same plan; folders are named relative to `root`'s parent, as documents link
+    them. A comparison's folder is left out: its engines ran without the compute-matched control, so their headlines
+    are not the one this table ranks engines by."""
     runs = []
     for plan_path in sorted(root.glob("*/plan.json")):
         plan = read_json(plan_path, {})
-        if not plan.get("id") or not plan.get("registered"):
+        if not plan.get("id") or not plan.get("registered") or "engines" in plan["plan"]:
             continue
         lift_path = plan_path.with_name("lift.json")
         headline, progress = None, None
