@@ -37,7 +37,7 @@ def test_the_experiments_results_table_is_generated_from_the_files() -> None:
 def test_a_quote_that_differs_from_its_file_is_caught(tmp_path: Path) -> None:
     (tmp_path / "experiments" / "run").mkdir(parents=True)
     lift = tmp_path / "experiments" / "run" / "lift.json"
-    lift.write_text(json.dumps({"runs": [{"lift": 0.125, "ci_low": 0.058, "ci_high": 0.2}],
+    lift.write_text(json.dumps({"runs": [{"seed": 0, "lift": 0.125, "ci_low": 0.058, "ci_high": 0.2}],
                                 "arms": {"evolved": {"mean_lift": 0.1, "pooled": {"ci_low": 0.01, "ci_high": 0.2}}}}))
     assert triples(json.loads(lift.read_text())) == {(0.125, 0.058, 0.2), (0.1, 0.01, 0.2)}
     files = lift_files(tmp_path / "experiments")

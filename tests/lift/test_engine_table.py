@@ -23,8 +23,9 @@ def _register(root: Path, engine: str, benchmark: str, when: str, lift: float | 
     folder = root / f"lift-{engine}-{benchmark}-{when}"
     folder.mkdir(parents=True)
     plan_id = plan_id or f"{engine}{benchmark}{when}"
-    (folder / "plan.json").write_text(json.dumps({"id": plan_id, "registered": when,
-                                                  "plan": {"engine": engine, "benchmark": benchmark}}))
+    (folder / "plan.json").write_text(json.dumps({"id": plan_id, "registered": when, "config": {},
+                                                  "plan": {"engine": engine, "benchmark": benchmark},
+                                                  "test": {"ids": ["s0"], "ids_hash": "h"}}))
     if lift is not None:
         headline = {"against": "matched", "n": 120, "mean_difference": lift, "ci_low": lift - 0.05,
                     "ci_high": lift + 0.05, "wins": 20, "losses": 10}
@@ -63,7 +64,8 @@ def test_a_rerun_under_a_later_plan_replaces_the_earlier_and_a_foreign_result_is
     assert "-0.100" in engine_table(registered_runs(root)) and "+0.200" not in engine_table(registered_runs(root))
     _register(root, "y", "a", "2026-03-01", None, plan_id="p1")
     (root / "lift-y-a-2026-03-01" / "lift.json").write_text(json.dumps(
-        {"registration": {"plan_id": "another"}, "evidence": {"headline": {"mean_difference": 0.9}}}))
+        {"registration": {"plan_id": "another"}, "evidence": {"headline": {
+            "mean_difference": 0.9, "ci_low": 0.8, "ci_high": 1.0, "wins": 90, "losses": 0, "n": 120}}}))
     assert [run.headline for run in registered_runs(root) if run.engine == "y"] == [None]
 
 

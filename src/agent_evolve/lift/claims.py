@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.engine.records import read_json
+from agent_evolve.lift.shapes import read_lift
 
 NUMBER = r"[+\-−]\d+\.\d{3}"
 QUOTE = re.compile(rf"({NUMBER})(?:(?!{NUMBER}).){{0,60}}?95% CI \[({NUMBER}), ({NUMBER})\]", re.S)
@@ -73,13 +73,13 @@ def check(document: Path, text: str, files: dict[str, Path], repo: Path, *,
           every_quote: bool = True) -> Iterator[Mismatch]:
     """The quotes of `text` that their lift.json files do not hold: linked quotes against the file they link to,
     and (with `every_quote`) any other quote against every file in `files`."""
-    cache = {key: triples(read_json(path, {})) for key, path in files.items()}
+    cache = {key: triples(read_lift(path)) for key, path in files.items()}
     every: set[Triple] = set().union(*cache.values())
     linked_spans = []
     for link in LINKED.finditer(text):
         path = next((p for p in (document.parent / link[2], repo / link[2]) if p.is_file()), repo / link[2])
         cited = path.resolve().relative_to(repo.resolve()).as_posix() if path.is_file() else link[2]
-        held = cache.get(cited) or triples(read_json(path, {}))
+        held = cache.get(cited) or triples(read_lift(path))
         linked_spans.append((link.start(), link.end()))
         for quote, _ in quotes(link[1]):
             if quote not in held:
@@ -140,7 +140,7 @@ def results_table(root: Path) -> str:
     """The generated table of every lift.json under `root`, between its markers."""
     head = ("| experiment | benchmark | test tasks | seeds | plan | draws | mean lift, pooled 95% CI "
             "| headline (smaller against the controls) |")
-    rows = [table_row(Path(key).parent.name + "/lift.json", read_json(path, {}))
+    rows = [table_row(Path(key).parent.name + "/lift.json", read_lift(path) or {})
             for key, path in lift_files(root).items()]
     return "\n".join([START, head, "|---|---|---:|---:|---|---:|---|---|", *rows, END])
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.engine.records import read_json
 from agent_evolve.lift.claims import completion, fmt_lift
+from agent_evolve.lift.shapes import read_lift, read_plan
 
 ENGINE_MARKERS = ("<!-- engine-table:start (generated: agent-evolve experiment table --engines) -->",
                   "<!-- engine-table:end -->")
@@ -36,19 +36,17 @@ def registered_runs(root: Path) -> list[RegisteredRun]:
     are not the one this table ranks engines by."""
     runs = []
     for plan_path in sorted(root.glob("*/plan.json")):
-        plan = read_json(plan_path, {})
+        plan = read_plan(plan_path) or {}
         if not plan.get("id") or not plan.get("registered") or "engines" in plan["plan"]:
             continue
-        lift_path = plan_path.with_name("lift.json")
+        report = read_lift(plan_path.with_name("lift.json")) or {}
         headline, progress = None, None
-        if lift_path.is_file():
-            report = read_json(lift_path, {})
-            if (report.get("registration") or {}).get("plan_id") == plan["id"]:
-                done, planned = completion(report)
-                if done == planned:
-                    headline = (report.get("evidence") or {}).get("headline")
-                else:
-                    progress = (done, planned)
+        if (report.get("registration") or {}).get("plan_id") == plan["id"]:
+            done, planned = completion(report)
+            if done == planned:
+                headline = (report.get("evidence") or {}).get("headline")
+            else:
+                progress = (done, planned)
         runs.append(RegisteredRun(plan_path.parent.relative_to(root.parent).as_posix(), plan["plan"]["engine"],
                                   plan["plan"]["benchmark"], plan["id"], plan["registered"], headline, progress))
     return runs

@@ -20,7 +20,6 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
-from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.lift.analysis import task_means
 from agent_evolve.lift.draws import DrawLayout
@@ -28,6 +27,7 @@ from agent_evolve.lift.ledger import LEDGER_FILE, View, ViewLedgers, earlier_pla
 from agent_evolve.lift.plan import BASELINE, MATCHED, ComparisonPlan, LiftPlan, check_test_split
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
+from agent_evolve.lift.shapes import read_plan
 from agent_evolve.registry import seed_path
 from agent_evolve.stats import mean
 from agent_evolve.types import Task
@@ -75,8 +75,7 @@ def legacy_plan(plan: LiftPlan | ComparisonPlan) -> dict[str, Any]:
 def check_legacy_plan(path: Path, saved: dict[str, Any], plan: LiftPlan | ComparisonPlan,
                       config: EvolveConfig) -> None:
     """Refuse to resume an unregistered folder under another experiment (settings added since keep defaults)."""
-    if isinstance(saved.get("config"), dict):
-        saved = {**saved, "config": {**json.loads(json.dumps(EvolveConfig().to_dict())), **saved["config"]}}
+    saved = {**saved, "config": {**json.loads(json.dumps(EvolveConfig().to_dict())), **saved["config"]}}
     if saved != json.loads(json.dumps({"plan": legacy_plan(plan), "config": config.to_dict()})):
         raise ConfigError(f"{path}: this folder holds another experiment (other plan or config); "
                           "use another --out or remove the folder")
@@ -102,7 +101,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     split_hash = ids_hash([t.id for t in split])
     views = ViewLedgers(out_dir / LEDGER_FILE, user_store(split_hash), split_hash)
     path = out_dir / PLAN_FILE
-    saved = read_json(path, None)
+    saved = read_plan(path)
     source = Path(plan.agent) if Path(plan.agent).is_dir() else seed_path(plan.agent)  # a workspace path or a seed name
     legacy = saved is not None and not is_registered(saved)
     tests = split[: plan.test_limit] if legacy else choose_tests(plan, split, saved, views)

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.config import EvolveConfig
-from agent_evolve.engine.records import read_json
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.ledger import LEDGER_FILE, first_bad_row, ids_hash, missing_scorings, read_rows, user_store
+from agent_evolve.lift.shapes import read_plan
 
 PLAN_FILE = "plan.json"
 PLAN_FORMAT = 2
@@ -110,7 +110,7 @@ def differences(saved: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str
 def register(path: Path, wanted: dict[str, Any]) -> dict[str, Any]:
     """The folder's registered plan: `wanted` written when the folder has none, the saved one when `wanted` is the
     same plan; a ConfigError listing the differences when it is not."""
-    saved = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    saved = read_plan(path)
     if saved is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(wanted, indent=1), encoding="utf-8")
@@ -138,7 +138,7 @@ def verify_folder(out_dir: Path) -> tuple[list[str], list[str]]:
     ledger = out_dir / LEDGER_FILE
     if not ledger.is_file():
         return [f"{ledger}: no test-view ledger (nothing was scored on test under a registered plan here)"], []
-    plan = read_json(out_dir / PLAN_FILE, None)
+    plan = read_plan(out_dir / PLAN_FILE)
     paths = [ledger]
     if is_registered(plan) and plan["test"].get("split_hash"):
         store = user_store(plan["test"]["split_hash"])
