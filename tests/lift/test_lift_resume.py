@@ -17,6 +17,7 @@ import agent_evolve as ae
 from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import LiftPlan, run_lift
+from agent_evolve.lift.ledger import LEDGER_FILE, read_rows
 from agent_evolve.registry import ENGINE_REGISTRY
 
 HERE = Path(__file__).parent
@@ -207,3 +208,35 @@ def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path: Path) -> None
         restore_checkpoint(folder)
     assert (folder / CHECKPOINT).read_bytes().startswith(b"\x1f\x8b"), "the file is left as it was"
     assert sorted(p.name for p in folder.iterdir()) == [CHECKPOINT], "nothing half-unpacked is left behind"
+
+
+def test_an_arm_whose_last_test_task_failed_for_infrastructure_solves_it_on_resume(tmp_path: Path,
+                                                                                  monkeypatch) -> None:
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+
+    class FlakyGrader(KeywordBenchmark):
+        down = {"s119"}  # the last test task: every scoring ends with an infrastructure failure
+
+        def evaluate(self, task: ae.types.Task, trajectory: ae.types.Trajectory) -> ae.types.Feedback:
+            if task.id in self.down:
+                raise RuntimeError("grader down")
+            return super().evaluate(task, trajectory)
+
+    plan = LiftPlan(str(make_workspace(tmp_path / "agent")), "keywords", "keyword", seeds=(0,), cycles=1,
+                    test_limit=120, draws=1, control=False, matched=False)
+    out, log, bench = tmp_path / "out", tmp_path / "solves.log", FlakyGrader()
+    arm = lambda: json.loads((out / "evolved" / "seed-0" / "arm.json").read_text())  # noqa: E731
+    views = lambda: [(r["who"], len(r["task_ids"])) for r in read_rows(out / LEDGER_FILE)]  # noqa: E731
+    run_lift(plan, bench, CONFIG, out)
+    first = arm()
+    assert "s119" not in first["test_scores"] and len(first["test_scores"]) == 119 and views() == []
+    bench.down = set()
+    monkeypatch.setenv("SOLVE_LOG", str(log))
+    report = run_lift(plan, bench, CONFIG, out)
+    solved = sorted(line.split("\t")[1] for line in log.read_text().splitlines())
+    assert solved == ["s119", "s119"], "the baseline and the arm solve only the task they lack; no evolution again"
+    again = arm()
+    assert len(again["test_scores"]) == 120 and again["test_scores"]["s119"] == 0.0
+    assert {k: again[k] for k in ("accepted", "cycles", "score_curve")} == {
+        k: first[k] for k in ("accepted", "cycles", "score_curve")}
+    assert sorted(views()) == [("baseline", 120), ("evolved/seed-0", 120)] and report["mean_lift"] == 0.5

@@ -162,9 +162,13 @@ class DrawScorer:
         folder's file shared by content, the rows the arm made (the baseline's, older than that mark, are all)."""
         return who if self.layout.legacy and who != BASELINE else None
 
+    def complete(self, scores: Mapping[str, float]) -> bool:
+        """Whether `scores` hold every test task (an infrastructure failure leaves its task out, to solve again)."""
+        return bool(scores) and set(scores) == {t.id for t in self.tests}
+
     def record(self, who: str, key: str, draw: int, scores: Mapping[str, float]) -> None:
         """A complete scoring of the test tasks into the ledgers (each skips a scoring it holds already)."""
-        if scores and len(scores) == len(self.tests):
+        if self.complete(scores):
             self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
 
     def record_run(self, who: str, key: str, draws: Sequence[Mapping[str, float]]) -> None:

@@ -115,11 +115,14 @@ def run_matched(seed: int, evolved: ArmRun, experiment: Experiment, out_dir: Pat
 
 
 def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[[], ArmRun]) -> ArmRun:
-    """A finished arm read back from `folder/arm.json`, else run and recorded there (so a rerun skips it); either way
-    its test draws go into the ledgers under the folder's name (a folder from before the ledger counts its views)."""
+    """A finished arm read back from `folder/arm.json`, else run and recorded there (so a rerun skips it); one whose
+    test draws lack a task (left out after an infrastructure failure) is run again, which solves only the tasks its
+    score files lack. Either way its test draws go into the ledgers under the folder's name (a folder from before
+    the ledger counts its views)."""
     saved = read_json(folder / "arm.json", None)
-    result = ArmRun.from_dict(saved) if saved else run()
-    if not saved:
+    result = ArmRun.from_dict(saved) if saved else None
+    if result is None or not all(experiment.scorer.complete(scores) for scores in result.draws):
+        result = run()
         atomic_write(folder / "arm.json", json.dumps(result.to_dict(), indent=1))
     experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), result.test_key, result.draws)
     return result
