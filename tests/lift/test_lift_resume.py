@@ -17,7 +17,7 @@ import agent_evolve as ae
 from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift import LiftPlan, run_lift
-from agent_evolve.lift.ledger import LEDGER_FILE, read_rows
+from agent_evolve.lift.ledger import CLAIM, LEDGER_FILE, read_rows
 from agent_evolve.registry import ENGINE_REGISTRY
 
 HERE = Path(__file__).parent
@@ -229,7 +229,7 @@ def test_an_arm_whose_last_test_task_failed_for_infrastructure_solves_it_on_resu
     views = lambda: [(r["who"], len(r["task_ids"])) for r in read_rows(out / LEDGER_FILE)]  # noqa: E731
     run_lift(plan, bench, CONFIG, out)
     first = arm()
-    assert "s119" not in first["test_scores"] and len(first["test_scores"]) == 119 and views() == []
+    assert "s119" not in first["test_scores"] and len(first["test_scores"]) == 119 and views() == [(CLAIM, 120)]
     bench.down = set()
     monkeypatch.setenv("SOLVE_LOG", str(log))
     report = run_lift(plan, bench, CONFIG, out)
@@ -239,4 +239,4 @@ def test_an_arm_whose_last_test_task_failed_for_infrastructure_solves_it_on_resu
     assert len(again["test_scores"]) == 120 and again["test_scores"]["s119"] == 0.0
     assert {k: again[k] for k in ("accepted", "cycles", "score_curve")} == {
         k: first[k] for k in ("accepted", "cycles", "score_curve")}
-    assert sorted(views()) == [("baseline", 120), ("evolved/seed-0", 120)] and report["mean_lift"] == 0.5
+    assert sorted(views()) == [("baseline", 120), (CLAIM, 120), ("evolved/seed-0", 120)] and report["mean_lift"] == 0.5
