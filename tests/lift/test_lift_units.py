@@ -123,7 +123,8 @@ def test_a_test_scoring_spread_over_sittings_is_charged_in_full_to_the_arm_that_
     assert store_cost(store, "control/seed-0")["solves"] == 0 and store_cost(store)["solves"] == 5
 
 
-def test_an_infrastructure_failure_is_not_stored_as_a_score_and_is_retried(tmp_path: Path, monkeypatch) -> None:
+def test_an_infrastructure_failure_is_stored_without_a_score_charged_and_retried(tmp_path: Path,
+                                                                                monkeypatch) -> None:
     monkeypatch.delenv("SOLVE_LOG", raising=False)
 
     class FlakyGrader(KeywordBenchmark):
@@ -139,11 +140,15 @@ def test_an_infrastructure_failure_is_not_stored_as_a_score_and_is_retried(tmp_p
     tasks = bench.get_tasks("test", limit=None)
     store = tmp_path / "scores.jsonl"
     scores = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1), "evolved/seed-0")
-    assert store_cost(store, "evolved/seed-0")["solves"] == 3 and sorted(scores) == ["s0", "s2", "s3"]
-    assert "s1" not in store.read_text()
+    assert sorted(scores) == ["s0", "s2", "s3"], "the failed task has no score"
+    cost = store_cost(store, "evolved/seed-0")
+    assert (cost["solves"], cost["scored"]) == (4, 3), "the failed solve spent compute and is charged"
+    failed = [row for row in map(json.loads, store.read_text().splitlines()) if row["task_id"] == "s1"]
+    assert len(failed) == 1 and "score" not in failed[0] and "grader down" in failed[0]["failed"]
     bench.crashes = set()
     again = score_tasks(ws, bench, tasks, store, ae.EvolveConfig(concurrency=1), "evolved/seed-0")
-    assert store_cost(store, "evolved/seed-0")["solves"] == 4 and again == {**scores, "s1": 0.0}
+    cost = store_cost(store, "evolved/seed-0")
+    assert (cost["solves"], cost["scored"]) == (5, 4) and again == {**scores, "s1": 0.0}
 
 
 def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None:

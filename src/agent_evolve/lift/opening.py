@@ -193,7 +193,7 @@ class DrawScorer:
             made = store_cost(store, self.charged(who))
             every = store_cost(store)
             drawn.draws.append(scores)
-            drawn.tokens_per_task.append(every["tokens"] / every["solves"] if every["solves"] else 0.0)
+            drawn.tokens_per_task.append(every["tokens"] / every["scored"] if every["scored"] else 0.0)
             totals = {k: totals[k] + made[k] for k in totals}
         drawn.cost = totals
         return drawn

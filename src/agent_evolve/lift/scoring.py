@@ -53,14 +53,17 @@ def own_agent(workspace: Path, config: EvolveConfig, roles: RoleClient) -> BaseA
 
 
 def stored_scores(path: Path) -> dict[str, float]:
-    return {str(row["task_id"]): float(row["score"]) for row in read_jsonl(path)}
+    """Each scored task's score (a row that records an infrastructure failure holds no score)."""
+    return {str(row["task_id"]): float(row["score"]) for row in read_jsonl(path) if "score" in row}
 
 
 def store_cost(path: Path, made_by: str | None = None) -> dict[str, float]:
-    """What the scores in a store cost to make (only the rows `made_by` made, when given): solves, tokens and the
-    sum of the solves' own seconds. Read from the rows, so a scoring spread over sittings counts every sitting."""
+    """What the scores in a store cost to make (only the rows `made_by` made, when given): solves (failed ones
+    too: they spent compute), scored tasks, tokens and the sum of the solves' own seconds. Read from the rows, so a
+    scoring spread over sittings counts every sitting."""
     rows = [r for r in read_jsonl(path) if made_by is None or r.get("by") == made_by]
-    return {"solves": len(rows), "tokens": sum(float(r.get("tokens", 0)) for r in rows),
+    return {"solves": len(rows), "scored": sum(1 for r in rows if "score" in r),
+            "tokens": sum(float(r.get("tokens", 0)) for r in rows),
             "seconds": round(sum(float(r.get("seconds", 0.0)) for r in rows), 1)}
 
 
@@ -78,7 +81,8 @@ def score_tasks(
     made_by: str, progress: Progress | None = None, *, sampling_seed: int = 0, make_agent: AgentMaker | None = None,
 ) -> dict[str, float]:
     """Per-task scores of the workspace's agent, solving only tasks `store` lacks (each row names `made_by`, for
-    `store_cost`); an infrastructure failure is not stored, so the task is solved again next run."""
+    `store_cost`); an infrastructure failure is stored without a score (its cost counts), so the task is solved
+    again next run."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
     if todo:
@@ -95,14 +99,14 @@ def score_tasks(
 
             def keep(obs: Observation) -> None:
                 nonlocal finished
-                row = None if is_infrastructure_failure(obs) else {
-                    "task_id": obs.task.id, "score": obs.feedback.score, "success": obs.feedback.success,
-                    "tokens": model_usage(obs.trajectory).total_tokens,
-                    "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
+                outcome = ({"failed": obs.feedback.detail[:300]}
+                           if is_infrastructure_failure(obs) else
+                           {"score": obs.feedback.score, "success": obs.feedback.success})
+                row = {"task_id": obs.task.id, **outcome, "tokens": model_usage(obs.trajectory).total_tokens,
+                       "seconds": float(obs.feedback.raw.get("seconds", 0.0)), "by": made_by}
                 with lock:
-                    if row is not None:
-                        sink.write(json.dumps(row) + "\n")
-                        sink.flush()
+                    sink.write(json.dumps(row) + "\n")
+                    sink.flush()
                     finished += 1
                     tell(ProgressEvent(0, TEST_PHASE, done=finished, total=len(todo)))
 
