@@ -230,6 +230,7 @@ def test_an_arm_whose_last_test_task_failed_for_infrastructure_solves_it_on_resu
     run_lift(plan, bench, CONFIG, out)
     first = arm()
     assert "s119" not in first["test_scores"] and len(first["test_scores"]) == 119 and views() == [(CLAIM, 120)]
+    assert "**Incomplete**" in (out / "lift.md").read_text() and "evolved 119" in (out / "lift.md").read_text()
     bench.down = set()
     monkeypatch.setenv("SOLVE_LOG", str(log))
     report = run_lift(plan, bench, CONFIG, out)
@@ -240,3 +241,4 @@ def test_an_arm_whose_last_test_task_failed_for_infrastructure_solves_it_on_resu
     assert {k: again[k] for k in ("accepted", "cycles", "score_curve")} == {
         k: first[k] for k in ("accepted", "cycles", "score_curve")}
     assert sorted(views()) == [("baseline", 120), (CLAIM, 120), ("evolved/seed-0", 120)] and report["mean_lift"] == 0.5
+    assert "Incomplete" not in (out / "lift.md").read_text()

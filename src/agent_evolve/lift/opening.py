@@ -60,8 +60,8 @@ class Experiment:
 
     def evidence(self) -> dict[str, Any]:
         """The registration with the test tasks' view count, read from the ledgers now."""
-        return {**self.registration, **earlier_plans(self.scorer.views.rows(), [t.id for t in self.tests],
-                                                      self.registration["plan_id"])}
+        return {**self.registration, "planned_tasks": len(self.tests),
+                **earlier_plans(self.scorer.views.rows(), [t.id for t in self.tests], self.registration["plan_id"])}
 
 
 def legacy_plan(plan: LiftPlan | ComparisonPlan) -> dict[str, Any]:

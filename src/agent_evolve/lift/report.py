@@ -61,6 +61,20 @@ def _arm_lines(title: str, rows: list[dict[str, Any]], arm: dict[str, Any]) -> l
     ]
 
 
+def shortfall_lines(report: dict[str, Any]) -> list[str]:
+    """A warning for each arm whose lift pairs fewer test tasks than the plan scores: tasks whose every solve so
+    far failed outside the answer (model server, timeout, grader), solved again when the run is resumed."""
+    planned = int(report["registration"].get("planned_tasks") or report["test_tasks"])
+    paired = {"baseline": report["test_tasks"], **{name: arm["pooled"]["n"] for name, arm in report["arms"].items()}}
+    short = {name: n for name, n in paired.items() if n < planned}
+    if not short:
+        return []
+    arms = ", ".join(f"{name} {n}" for name, n in short.items())
+    return [f"**Incomplete**: some of the {planned} test tasks have no score yet (their solves failed outside the "
+            f"answer; see the `failed` rows of `scores/`), so these scored or paired fewer: {arms}. Run the same "
+            "command again to solve them.", ""]
+
+
 def markdown_table(report: dict[str, Any]) -> str:
     """lift.md: a table per arm, the pooled lift with its CI and p-value, the control check and the cost."""
     plan = report["plan"]
@@ -71,6 +85,7 @@ def markdown_table(report: dict[str, Any]) -> str:
         f"Seeds {seeds}, {plan['cycles']} cycle(s) each. Baseline test score {report['baseline_test']:.3f}; every "
         "arm is scored on the same test tasks and compared with the baseline task by task.", "",
         *evidence_lines(report),
+        *shortfall_lines(report),
     ]
     arms = report["arms"]
     if "evolved" in arms:
