@@ -19,7 +19,7 @@ from agent_evolve.lift.claims import check, lift_files, results_table
 from agent_evolve.lift.engine_table import registered_runs
 from agent_evolve.lift.ledger import LEDGER_FILE
 from agent_evolve.lift.registration import register, verify_folder
-from agent_evolve.lift.shapes import check_fields
+from agent_evolve.lift.shapes import check_shape
 
 REGISTERED = {"format": 2, "id": "p1", "registered": "2026-01-01T00:00:00Z", "config": {}, "code": {"source": "c"},
               "plan": {"engine": "e", "benchmark": "b"}, "test": {"ids": ["s0"], "ids_hash": "h", "split_hash": "x"}}
@@ -39,7 +39,8 @@ BAD_LIFTS: list[tuple[Any, str]] = [
     ({"plan": {"seeds": [0, "1"]}}, r"the field 'plan.seeds\[1\]' is a string, expected an integer"),
     ({"arms": {"evolved": {"mean_lift": 0.1, "pooled": {"ci_low": 0.0}}}},
      "the field 'arms.evolved.pooled.ci_high' is missing"),
-    ({"registration": {"plan_id": "p1"}, "evidence": {"headline": {"mean_difference": True}}},
+    ({"registration": {"plan_id": "p1"}, "evidence": {"headline": {
+        "mean_difference": True, "ci_low": 0.0, "ci_high": 0.1, "wins": 1, "losses": 0, "n": 2}}},
      "the field 'evidence.headline.mean_difference' is true or false, expected a number"),
 ]
 
@@ -93,5 +94,9 @@ def test_a_damaged_file_stays_a_config_error_and_a_sound_one_passes(tmp_path: Pa
     path = _folder(tmp_path, "plan.json", '{"id": ')
     with pytest.raises(ConfigError, match=rf"{path}: not valid JSON"):
         registered_runs(tmp_path / "experiments")
-    check_fields({"a": {"b": [1, 2.5]}, "c": None}, "x", {"a": dict, "a.b": list, "a.b[]": (int, float), "c?": str,
-                                                          "c.d": int, "e?": dict, "e.f": int})
+    schema = {"type": "object", "required": ["a"], "properties": {
+        "a": {"type": "object", "properties": {"b": {"type": "array", "items": {"type": "number"}}}},
+        "c": {"type": ["string", "null"]}, "e": {"type": "object", "required": ["f"]}}}
+    check_shape({"a": {"b": [1, 2.5]}, "c": None}, "x", schema)
+    with pytest.raises(ConfigError, match=r"x: the field 'a.b\[1\]' is a string, expected a number"):
+        check_shape({"a": {"b": [1, "2"]}}, "x", schema)
