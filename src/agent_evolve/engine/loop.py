@@ -45,7 +45,8 @@ from agent_evolve.types import EvolutionResult, Observation, Usage
 log = logging.getLogger(__name__)
 
 # the progress names stay importable from here, where the page and the callers import them
-__all__ = ["ARM_PHASE", "BASELINE_SCORED", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent"]
+__all__ = ["ARM_PHASE", "BASELINE_SCORED", "TEST_PHASE", "EvolutionLoop", "Progress", "ProgressEvent",
+           "_is_score_converged"]  # the last is where the A-Evolve API page imports it from
 
 ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran every cycle it was asked for
 
