@@ -37,6 +37,7 @@ BAD_LIFTS: list[tuple[Any, str]] = [
     ({"registration": "p1"}, "the field 'registration' is a string, expected an object"),
     ({"runs": [{"seed": 0}, {"lift": 0.1}]}, r"the field 'runs\[1\].seed' is missing"),
     ({"plan": {"seeds": [0, "1"]}}, r"the field 'plan.seeds\[1\]' is a string, expected an integer"),
+    ({"plan": {"arms": ["evolved", "plan"]}}, r"the field 'plan.arms\[1\]' is 'plan', expected one of evolved, "),
     ({"arms": {"evolved": {"mean_lift": 0.1, "pooled": {"ci_low": 0.0}}}},
      "the field 'arms.evolved.pooled.ci_high' is missing"),
     ({"registration": {"plan_id": "p1"}, "evidence": {"headline": {

@@ -52,7 +52,8 @@ _ARM_ROWS = _optional(_list(_object(["seed"], seed=INTEGER)))
 _HEADLINE_KEYS = {"mean_difference": NUMBER, "ci_low": NUMBER, "ci_high": NUMBER, "wins": INTEGER,
                   "losses": INTEGER, "n": INTEGER}
 LIFT_SCHEMA: Schema = _object(
-    plan=_optional(_object(seeds=_optional(_list(INTEGER)), arms=_optional(_list(STRING)))),
+    plan=_optional(_object(seeds=_optional(_list(INTEGER)),
+                           arms=_optional(_list({"type": "string", "enum": ["evolved", "control", "matched"]})))),
     runs=_ARM_ROWS, control=_ARM_ROWS, matched=_ARM_ROWS, mean_lift=_optional(NUMBER),
     arms=_optional(_object(evolved=_optional(_object(
         ["mean_lift", "pooled"], mean_lift=NUMBER, pooled=_object(["ci_low", "ci_high"], ci_low=NUMBER,
@@ -85,6 +86,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
             f"the field {field!r} is {found}, expected {expected}"
     if error.validator == "anyOf":
         return f"the field {field!r} names no engine ('engine' or 'engines')"
+    if error.validator == "enum":
+        return f"the field {field!r} is {error.instance!r}, expected one of {', '.join(error.validator_value)}"
     return f"the field {field!r}: {error.message}"
 
 
