@@ -20,6 +20,7 @@ from agent_evolve.lift.engine_table import registered_runs
 from agent_evolve.lift.ledger import LEDGER_FILE
 from agent_evolve.lift.registration import register, verify_folder
 from agent_evolve.lift.shapes import check_shape
+from agent_evolve.registry import ENGINE_REGISTRY
 
 REGISTERED = {"format": 2, "id": "p1", "registered": "2026-01-01T00:00:00Z", "config": {}, "code": {"source": "c"},
               "plan": {"engine": "e", "benchmark": "b"}, "test": {"ids": ["s0"], "ids_hash": "h", "split_hash": "x"}}
@@ -101,3 +102,23 @@ def test_a_damaged_file_stays_a_config_error_and_a_sound_one_passes(tmp_path: Pa
     check_shape({"a": {"b": [1, 2.5]}, "c": None}, "x", schema)
     with pytest.raises(ConfigError, match=r"x: the field 'a.b\[1\]' is a string, expected a number"):
         check_shape({"a": {"b": [1, "2"]}}, "x", schema)
+
+
+@pytest.mark.parametrize(("name", "damage", "problem"), [
+    ("arm.json", lambda saved: {**saved, "lift": 0.1}, r"unexpected field\(s\) in the object: .*'lift'"),
+    ("arm.json", lambda saved: {**saved, "seed": "0"}, "the field 'seed' is a string, expected an integer"),
+    ("cost.json", lambda saved: [saved], "expected a JSON object, found a list"),
+])
+def test_an_arm_file_of_the_wrong_shape_stops_a_resume_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  name: str, damage: Any, problem: str) -> None:
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    plan = LiftPlan(str(make_workspace(tmp_path / "agent")), "keywords", "keyword", seeds=(0,), cycles=1,
+                    test_limit=120, draws=1, matched=False, control=False)
+    out = tmp_path / "out"
+    run_lift(plan, KeywordBenchmark(), ae.EvolveConfig(), out)
+    path = out / "evolved" / "seed-0" / name
+    path.write_text(json.dumps(damage(json.loads(path.read_text()))))
+    if name == "cost.json":
+        (path.parent / "arm.json").unlink()  # an arm stopped before it finished reads its cost so far
+    with pytest.raises(ConfigError, match=rf"{path}: {problem}"):
+        run_lift(plan, KeywordBenchmark(), ae.EvolveConfig(), out)

@@ -22,13 +22,13 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
-from agent_evolve.engine.records import read_json
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.matched import matched_agent
 from agent_evolve.lift.opening import Drawn, Experiment, open_experiment, restore_checkpoint, save_checkpoint
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
+from agent_evolve.lift.shapes import read_arm, read_cost
 from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[
     test draws lack a task (left out after an infrastructure failure) is run again, which solves only the tasks its
     score files lack. Either way its test draws go into the ledgers under the folder's name (a folder from before
     the ledger counts its views)."""
-    saved = read_json(folder / "arm.json", None)
+    saved = read_arm(folder / "arm.json")
     result = ArmRun.from_dict(saved) if saved else None
     if result is None or not all(experiment.scorer.complete(scores) for scores in result.draws):
         result = run()
@@ -180,7 +180,7 @@ class MeteredBenchmark(BenchmarkAdapter):
         self.score_range = inner.score_range  # class attributes of the base, so __getattr__ never sees them
         self.answer_kind = inner.answer_kind
         self.ledger = ledger
-        saved = read_json(ledger, {}) if ledger.is_file() else {}
+        saved = read_cost(ledger)
         self.solves = int(saved.get("solves", 0))
         self._seconds = float(saved.get("seconds", 0.0))
         self._started = time.monotonic()

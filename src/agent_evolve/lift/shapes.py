@@ -63,6 +63,18 @@ LIFT_SCHEMA: Schema = _object(
 )
 """What the results and engine tables read of a lift.json."""
 
+_SCORES = {"type": "object", "additionalProperties": NUMBER}
+ARM_SCHEMA: Schema = {**_object(
+    ["arm", "seed", "workspace"], arm=STRING, seed=INTEGER, workspace=STRING, test_key=STRING, test_scores=_SCORES,
+    draw_scores=_list(_SCORES), test_tokens=_list(NUMBER), baseline_holdout=NUMBER, final_holdout=NUMBER,
+    accepted=INTEGER, rejected=INTEGER, cycles=INTEGER, score_curve=_list(NUMBER),
+    cost={"type": "object", "additionalProperties": NUMBER}, finished={"type": "boolean"},
+    edits={"type": "object", "additionalProperties": INTEGER}), "additionalProperties": False}
+"""A finished arm's arm.json: every field of `ArmRun`, and nothing else (the record is rebuilt from it)."""
+
+COST_SCHEMA: Schema = _object(solves=INTEGER, seconds=NUMBER)
+"""An arm's cost.json: the grader's solves and their wall seconds so far."""
+
 
 def _field(path: Iterable[str | int]) -> str:
     """`a.b[1].c` for the path ('a', 'b', 1, 'c')."""
@@ -86,6 +98,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
             f"the field {field!r} is {found}, expected {expected}"
     if error.validator == "anyOf":
         return f"the field {field!r} names no engine ('engine' or 'engines')"
+    if error.validator == "additionalProperties":
+        return f"unexpected field(s) in {field or 'the object'}: {error.message}"
     if error.validator == "enum":
         return f"the field {field!r} is {error.instance!r}, expected one of {', '.join(error.validator_value)}"
     return f"the field {field!r}: {error.message}"
@@ -120,3 +134,13 @@ def read_plan(path: Path) -> dict[str, Any] | None:
 def read_lift(path: Path) -> dict[str, Any] | None:
     """A folder's lift.json (None when there is none)."""
     return read_checked(path, LIFT_SCHEMA)
+
+
+def read_arm(path: Path) -> dict[str, Any] | None:
+    """A finished arm's arm.json (None when there is none)."""
+    return read_checked(path, ARM_SCHEMA)
+
+
+def read_cost(path: Path) -> dict[str, Any]:
+    """An arm's cost.json ({} when there is none)."""
+    return read_checked(path, COST_SCHEMA) or {}
