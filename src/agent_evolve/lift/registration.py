@@ -127,14 +127,9 @@ def register(path: Path, wanted: dict[str, Any]) -> dict[str, Any]:
     return saved
 
 
-def verify_ledger(path: Path) -> str | None:
-    """Why the ledger at `path` is broken, naming its first bad row; None when its chain holds."""
-    bad = first_bad_row(read_rows(path))
-    return None if bad is None else f"{path}: row {bad[0]} is bad: {bad[1]}"
-
-
 def verify_folder(out_dir: Path) -> tuple[list[str], list[str]]:
-    """The problems found (empty: all is well) and a line for each ledger that was checked."""
+    """The problems found (empty: all is well) and a line for each ledger that was checked; each ledger is read
+    once."""
     ledger = out_dir / LEDGER_FILE
     if not ledger.is_file():
         return [f"{ledger}: no test-view ledger (nothing was scored on test under a registered plan here)"], []
@@ -143,16 +138,21 @@ def verify_folder(out_dir: Path) -> tuple[list[str], list[str]]:
     if is_registered(plan) and plan["test"].get("split_hash"):
         store = user_store(plan["test"]["split_hash"])
         paths += [store] if store.is_file() else []
-    problems = [problem for path in paths if (problem := verify_ledger(path)) is not None]
-    checked = [f"{path}: {len(read_rows(path))} row(s), chain intact" for path in paths
-               if verify_ledger(path) is None]
+    rows = {path: read_rows(path) for path in paths}
+    problems, checked = [], []
+    for path, held in rows.items():
+        bad = first_bad_row(held)
+        if bad is None:
+            checked.append(f"{path}: {len(held)} row(s), chain intact")
+        else:
+            problems.append(f"{path}: row {bad[0]} is bad: {bad[1]}")
     if is_registered(plan) and len(paths) == 2:
-        missing = missing_scorings(read_rows(ledger), read_rows(paths[1]), plan["id"])
+        missing = missing_scorings(rows[ledger], rows[paths[1]], plan["id"])
         if missing:
             problems.append(f"{ledger}: {len(missing)} scoring(s) of plan {plan['id']} recorded in {paths[1]} are not in "
                             f"this ledger (rows removed from its end?): {', '.join(missing[:5])}")
     if is_registered(plan):
-        early = [n for n, row in enumerate(read_rows(ledger), 1)
+        early = [n for n, row in enumerate(rows[ledger], 1)
                  if row.get("plan") == plan["id"] and str(row.get("time", "")) < plan["registered"]]
         if early:
             problems.append(f"{ledger}: row {early[0]} scored test tasks under plan {plan['id']} before the plan was "
