@@ -1,5 +1,7 @@
 """Which draw of a sampled request this is: the n-th identical request is draw n (the first draw 0), so sampled
-requests repeated get new seeds and cache keys, reproducibly whatever order they run in."""
+requests repeated get new seeds and cache keys, reproducibly whatever order they run in. The metered client counts
+draws and hands each one to the client it wraps (`drawing`), so a draw's seed follows its cache key: a draw served
+from the cache does not shift the seeds of the draws after it."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 KEPT_REQUESTS = 4096  # distinct sampled requests remembered; the oldest is forgotten first
@@ -34,3 +39,21 @@ class DrawCounter:
 def draw_seed(seed: int, draw: int) -> int:
     """The sampler seed of draw `draw` for a client seeded `seed` (draw 0 keeps `seed`)."""
     return (seed + draw * 7919) % 2**32
+
+
+_current_draw: ContextVar[int | None] = ContextVar("agent_evolve_draw", default=None)
+
+
+@contextmanager
+def drawing(draw: int) -> Iterator[None]:
+    """Within the block, this thread's model call is draw `draw` of its request (set by the metered client)."""
+    token = _current_draw.set(draw)
+    try:
+        yield
+    finally:
+        _current_draw.reset(token)
+
+
+def current_draw() -> int | None:
+    """The draw the metered client handed to this call, or None for a call made outside it."""
+    return _current_draw.get()

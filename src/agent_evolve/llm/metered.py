@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from agent_evolve.llm.base import Completion, LLMClient, Message, ToolSpec
 from agent_evolve.llm.cache import ResponseCache, cache_key
-from agent_evolve.llm.draws import DrawCounter
+from agent_evolve.llm.draws import DrawCounter, drawing
 from agent_evolve.llm.errors import LLMError
 from agent_evolve.llm.usage import UsageLedger, cost_of, default_ledger
 
@@ -135,11 +135,12 @@ class MeteredClient:
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         """Complete through the inner client once the ledger admits the call (BudgetExceededError when spent)."""
         with self.ledger.admit(max_tokens):
-            key = None
+            key, draw = None, 0
+            params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
+            if temperature > 0:  # a repeated sampled request is a new draw: its own seed, cached apart from the first
+                draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params])
             if self.cache is not None:
-                params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop}
-                if temperature > 0:  # a repeated sampled request is a new draw, cached apart from the first
-                    draw = self._draws.next([self.model, [m.to_dict() for m in messages], tools, params])
+                if temperature > 0:
                     params["seed"] = self.seed
                     if draw:
                         params["draw"] = draw
@@ -150,7 +151,7 @@ class MeteredClient:
                     return hit
 
             def attempt() -> Completion:
-                with concurrency_limit().slot():
+                with concurrency_limit().slot(), drawing(draw):
                     return self.inner.complete(messages, tools=tools, max_tokens=max_tokens, temperature=temperature,
                                                stop=stop)
 

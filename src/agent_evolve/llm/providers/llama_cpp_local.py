@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError, optional_module
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.draws import DrawCounter, draw_seed
+from agent_evolve.llm.draws import DrawCounter, current_draw, draw_seed
 from agent_evolve.llm.errors import ContextLengthError, LLMTimeoutError, ModelChecksumError
 from agent_evolve.llm.local_settings import EngineSettings
 from agent_evolve.llm.models import LLAMA_INSTALL_HINT, LocalModelSpec
@@ -219,10 +219,14 @@ class LocalLlamaClient:
         self._draws = DrawCounter()
 
     def _seed(self, prompt: list[int], max_tokens: int | None, stop: list[str] | None, temperature: float) -> int:
-        """The client's seed, moved on for each repeat of one sampled request (greedy requests ignore it)."""
+        """The client's seed, moved on for each draw of one sampled request (greedy requests ignore it): the draw the
+        metered client handed over, else this client's own count of the request's repeats."""
         if temperature <= 0:
             return self.seed
-        return draw_seed(self.seed, self._draws.next([prompt, max_tokens, stop, temperature]))
+        draw = current_draw()
+        if draw is None:
+            draw = self._draws.next([prompt, max_tokens, stop, temperature])
+        return draw_seed(self.seed, draw)
 
     def __repr__(self) -> str:
         return f"LocalLlamaClient(model={self.model!r}, n_ctx={self.n_ctx})"
