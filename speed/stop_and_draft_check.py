@@ -1,11 +1,12 @@
 """Do stop rules and prompt-lookup drafts keep the embedded model's greedy replies, and what do they save?
 
 On the fixed prompts of ``stop_and_draft_ids.json`` (50 GSM8K, 30 HumanEval, each with its seed workspace's system
-prompt and max_tokens) every prompt is answered three ways, one request at a time, greedy: plain; with the answer
-kind's stop rule (``llm.stops``: "number" for GSM8K, "code" for HumanEval); with prompt-lookup drafts. The prompt
-is read once beforehand, so all three start from the same cached prompt and only the rule or the draft differs.
-Checked per prompt: the drafted reply equals the plain one; the cut reply is a prefix of the plain one with the
-same graded result. Reported: tokens generated per solve with and without the rule, drafted tokens accepted, and
+prompt and max_tokens) every prompt is answered four ways, one request at a time, greedy: plain; with the answer
+kind's stop rule (``llm.stops``: "number" for GSM8K, "code" for HumanEval); with prompt-lookup drafts; plain again.
+The prompt is read once beforehand, so all four start from the same cached prompt and only the rule or the draft
+differs. Checked per prompt: the drafted reply equals the plain one; the cut reply is a prefix of the plain one with
+the same graded result; the second plain reply equals the first (the control: how often greedy replies differ with
+nothing changed). Reported: tokens generated per solve with and without the rule, drafted tokens accepted, and
 seconds per reply (timings only mean something on quiet cores: the load average is printed).
 
     PYTHONPATH=src python -u speed/stop_and_draft_check.py [--only gsm8k] [--offset 0] [--limit 5]
@@ -66,23 +67,26 @@ def check(engine: LlamaEngine, bench: Any, task: Task, system: str, max_tokens: 
     plain, plain_s = answer(engine, prompt, template_stops, max_tokens, None, draft=False)
     cut, cut_s = answer(engine, prompt, template_stops, max_tokens, kind, draft=False)
     drafted, drafted_s = answer(engine, prompt, template_stops, max_tokens, None, draft=True)
+    again, _ = answer(engine, prompt, template_stops, max_tokens, None, draft=False)
     graded = [bench.evaluate(task, Trajectory(task.id, g.text)).success for g in (plain, cut)]
     return {
         "task_id": task.id, "kind": kind,
-        "draft_identical": drafted.text == plain.text,
+        "draft_identical": drafted.text == plain.text, "plain_repeat_identical": again.text == plain.text,
         "cut_is_prefix": plain.text.startswith(cut.text), "same_grade": graded[0] == graded[1],
         "solved": graded[0], "plain_tokens": plain.completion_tokens, "cut_tokens": cut.completion_tokens,
         "drafted_tokens": drafted.drafted_tokens, "accepted_drafts": drafted.accepted_drafts,
         "plain_s": round(plain_s, 2), "cut_s": round(cut_s, 2), "drafted_s": round(drafted_s, 2),
         "plain_finish": plain.finish, "cut_finish": cut.finish,
-        "draft_differs_at": None if drafted.text == plain.text else differs_at(plain.text, drafted.text),
+        "draft_differs_at": None if drafted.text == plain.text else differs_at(plain.text, drafted.text, "drafted"),
+        "repeat_differs_at": None if again.text == plain.text else differs_at(plain.text, again.text, "again"),
     }
 
 
-def differs_at(a: str, b: str) -> dict[str, object]:
-    """Where two replies part: the character index and each reply's next 40 characters from a little before."""
+def differs_at(a: str, b: str, other: str) -> dict[str, object]:
+    """Where the plain reply `a` and the `other` reply `b` part: the character index and each reply's next 40
+    characters from a little before."""
     index = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return {"char": index, "plain": a[max(index - 20, 0):index + 40], "drafted": b[max(index - 20, 0):index + 40]}
+    return {"char": index, "plain": a[max(index - 20, 0):index + 40], other: b[max(index - 20, 0):index + 40]}
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
@@ -90,9 +94,11 @@ def summary(rows: list[dict[str, Any]]) -> str:
     n = len(rows)
     total = {key: sum(r[key] for r in rows) for key in
              ("plain_tokens", "cut_tokens", "drafted_tokens", "accepted_drafts", "plain_s", "cut_s", "drafted_s")}
-    counts = {key: sum(bool(r[key]) for r in rows) for key in
-              ("draft_identical", "cut_is_prefix", "same_grade", "solved")}
-    return (f"{n} prompts: drafted reply identical {counts['draft_identical']}/{n}, cut reply a prefix "
+    counts = {key: sum(bool(r.get(key)) for r in rows) for key in
+              ("draft_identical", "plain_repeat_identical", "cut_is_prefix", "same_grade", "solved")}
+    repeated = sum("plain_repeat_identical" in r for r in rows)
+    return (f"{n} prompts: plain reply repeated identically {counts['plain_repeat_identical']}/{repeated}, "
+            f"drafted reply identical {counts['draft_identical']}/{n}, cut reply a prefix "
             f"{counts['cut_is_prefix']}/{n}, same grade {counts['same_grade']}/{n} (solved {counts['solved']}); "
             f"tokens per solve {total['plain_tokens'] / n:.1f} plain, {total['cut_tokens'] / n:.1f} cut "
             f"({total['cut_tokens'] / max(total['plain_tokens'], 1):.0%}); drafts accepted "
