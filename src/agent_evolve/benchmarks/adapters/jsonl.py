@@ -124,11 +124,14 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
 
 
 def default_kind(grader: GraderFunction | str, answers: list[Any]) -> AnswerKind:
-    """The kind of a file's tasks that declare none: `number` with the numeric grader or when every reference
-    answer is a number, `text` with the exact grader, `free` otherwise."""
+    """The kind of a file's tasks that declare none: `number` with the numeric grader, `text` with the exact grader
+    (it compares the whole reply, which a number task's program answer, `Answer: <n>` after the code, never
+    matches), `number` with other graders when every reference answer is a number, `free` otherwise."""
+    if grader == "exact":
+        return "text"
     if grader == "numeric" or (answers and all(parse_number(str(a).strip()) is not None for a in answers)):
         return "number"
-    return "text" if grader == "exact" else "free"
+    return "free"
 
 
 def to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:
