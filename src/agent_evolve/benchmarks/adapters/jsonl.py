@@ -6,6 +6,7 @@ reach the agent; a Python grader gets them in the task's metadata."""
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import string
 from collections.abc import Callable
@@ -78,6 +79,9 @@ def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction |
     answer = data.get("answer", data.get("expected"))
     if answer is None and isinstance(grader, str):
         raise fail(f"missing 'answer' (or 'expected'), which the {grader!r} grader needs")
+    if isinstance(grader, str) and (isinstance(answer, bool) or not isinstance(answer, str | int | float)):
+        raise fail(f"'answer' must be a string or a number for the {grader!r} grader, got {_short(json.dumps(answer))}"
+                   "; write a list as one string of its items, e.g. \"apple, fig, pear\"")
     split = data.get("split")
     if split is not None and split not in SPLITS:
         raise fail(f"'split' must be one of {SPLITS}, got {split!r}")
