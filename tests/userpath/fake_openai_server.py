@@ -1,8 +1,9 @@
 """A deterministic OpenAI-compatible chat-completions model for a user's own task files, on the llm tests' loopback
 server (`tests/llm/wire_servers.py`). It answers a task it knows from the files it was given: right when the task
-is `easy` or the system prompt holds worked examples or rules an engine added, else a fixed wrong answer; an
-engine's request for JSON gets the smallest value its schema accepts, a skill router `NONE`. Run it as a script
-(`python fake_openai_server.py tasks.jsonl ... --port 8765`) to point the command line at it by hand."""
+is `easy` or the system prompt holds worked examples or rules an engine added, else a fixed wrong answer; asked for
+a Python program, always with one that prints the right answer. An engine's request for JSON gets the smallest
+value its schema accepts, a skill router `NONE`. As a script (`python fake_openai_server.py tasks.jsonl ...`) it
+prints its base URL and serves until stopped, to point the command line at it by hand."""
 
 from __future__ import annotations
 
@@ -73,6 +74,9 @@ def rule_model(tasks: dict[str, dict[str, Any]]) -> Callable[[Request], Reply]:
         if "Reply with only its name, or NONE" in last:
             return Reply(body=openai_body("NONE", []))
         row = tasks.get(last.strip()) or next((r for text, r in tasks.items() if text in last), None)
+        if row is not None and "Python program" in system:  # a program computes the answer exactly
+            right = str(row.get("answer", row.get("expected", "")))
+            return Reply(body=openai_body(f"```python\nprint({right!r})\n```", []))
         if row is not None:
             return Reply(body=openai_body(task_answer(row, system), []))
         return Reply(body=openai_body("I have nothing to add.", []))
