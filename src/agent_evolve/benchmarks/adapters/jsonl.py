@@ -117,7 +117,14 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
         if not text.strip():
             continue
         where = f"{path}, line {number}"
-        row = parse_row(parse_json(text, where, ConfigError), where, number, grader, flags)
+        try:
+            data = parse_json(text, where, ConfigError)
+        except ConfigError as exc:
+            if text.strip() not in ("[", "{"):
+                raise
+            raise ConfigError(f"{exc}; a tasks file holds one whole JSON object per line (JSONL), not one JSON "
+                              "value spread over several lines") from None
+        row = parse_row(data, where, number, grader, flags)
         if row.task.id in first_line:
             raise ConfigError(f"{where}: duplicate id {row.task.id!r} (first on line {first_line[row.task.id]})")
         first_line[row.task.id] = number
