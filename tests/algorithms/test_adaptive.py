@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from engine_fakes import PROMPT, add_skill, gsm_obs, snapshot
 
@@ -12,6 +13,7 @@ from agent_evolve.algorithms.common.edits import RULES_HEADING, learned_rules
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.testing import ScriptedLLM
+from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
 UNITS = "Convert every quantity to one unit before computing.\nWrite the unit next to each number.\nCheck the unit."
 RULE = json.dumps({"rule": "Finish with one last line `Answer: <number>` and nothing after it."})
@@ -133,3 +135,27 @@ def test_a_trigger_that_names_the_outcome_is_replaced(ws, failing_batch):
     engine.step(ws, failing_batch[2:], None)  # one wrong answer
     text = ws.read_skill("final-answer-is-wrong")
     assert "TRIGGER when: a problem needs several arithmetic steps." in text and "is wrong" not in text
+
+
+def label_obs(task_id: str, review: str, got: str, want: str) -> Observation:
+    """A failed sentiment label of an exact-match text task file."""
+    task = Task(task_id, f"Classify the sentiment as positive, negative or neutral: {review}", {"answer_kind": "text"})
+    return Observation(task, Trajectory(task_id, got), Feedback(False, 0.0, f"expected {want!r}, got {got!r}",
+                                                                {"expected": want}))
+
+
+def test_wrong_labels_of_text_tasks_get_no_arithmetic_skill(ws):
+    """A wrong answer's seed skill is about arithmetic: seeded, and suggested to the model, for number tasks only."""
+    labels = [label_obs(f"s{i}", f"review {i} of the shop", "positive", "neutral") for i in range(3)]
+    skill = json.dumps({"name": "read-the-tone", "description": "TRIGGER when: the final answer is wrong.",
+                        "body": "Name the tone the review states."})
+    llm = ScriptedLLM([skill])
+    result = AdaptiveSkillEngine(llm=llm, max_edits=1).step(ws, labels, None)
+    request = llm.calls[0].messages[-1].content
+    assert result.metadata["seeded"] == [] and "arithmetic" not in request and "check-each-step" not in request
+    assert [s.name for s in ws.list_skills()] == ["read-the-tone"]
+    assert "arithmetic" not in ws.read_skill("read-the-tone"), "the fallback trigger is the failures' focus"
+    shutil.rmtree(ws.path / "skills" / "read-the-tone")  # it covers wrong answers now
+    wrong = [gsm_obs(f"g{i}", f"question {i}", "Answer: 5", expected="7", extracted="5") for i in range(3)]
+    assert AdaptiveSkillEngine(llm=ScriptedLLM([]), max_edits=0).step(ws, wrong, None).metadata["seeded"] == [
+        "check-each-step"]

@@ -66,10 +66,27 @@ def test_a_task_file_line_declares_its_kind_and_the_file_argument_covers_the_res
 def test_a_task_files_default_kind_follows_its_grader_and_answers(tmp_path: Path) -> None:
     numbers = write(tmp_path / "n.jsonl", [{"input": "q", "answer": "42"}, {"input": "q", "answer": 3.5}])
     words = write(tmp_path / "w.jsonl", [{"input": "q", "answer": "42"}, {"input": "q", "answer": "Paris"}])
-    assert set(kinds(JsonlBenchmark(numbers, test_fraction=0.0)).values()) == {"number"}, "all answers numbers"
+    dates = write(tmp_path / "d.jsonl", [{"input": "q", "answer": "03/05/2021"}, {"input": "q", "answer": "3/4"}])
+    assert set(kinds(JsonlBenchmark(numbers, grader="regex", test_fraction=0.0)).values()) == {"number"}, "all numbers"
     assert set(kinds(JsonlBenchmark(words, test_fraction=0.0)).values()) == {"text"}, "exact grader"
     assert set(kinds(JsonlBenchmark(words, grader="regex", test_fraction=0.0)).values()) == {"free"}
     assert set(kinds(JsonlBenchmark(numbers, grader="numeric", test_fraction=0.0)).values()) == {"number"}
+    assert set(kinds(JsonlBenchmark(dates, grader="regex", test_fraction=0.0)).values()) == {"free"}, "a date"
+
+
+def test_an_exact_task_file_of_numbers_is_text_so_a_program_answer_can_match(tmp_path: Path) -> None:
+    """The exact grader compares the whole reply: a number task's program answer (its code, then `Answer: 42`)
+    never matches, a text task's (the printed answer alone) does."""
+    from agent_evolve.agents.answering.program import answer_with_program
+    from agent_evolve.types import Trajectory
+
+    bench = JsonlBenchmark(write(tmp_path / "n.jsonl", [{"id": "a", "input": "6*7?", "answer": "42"},
+                                                         {"id": "b", "input": "1+1?", "answer": 2}]),
+                           test_fraction=0.0)
+    assert set(kinds(bench).values()) == {"text"}
+    task = bench.get_tasks("train", None)[0]
+    output, _ = answer_with_program("```python\nprint(6 * 7)\n```", kind=bench.kind_of(task))
+    assert bench.evaluate(task, Trajectory(task.id, output)).success, output
 
 
 def test_bad_kinds_in_a_task_file_name_the_file_and_line(tmp_path: Path) -> None:

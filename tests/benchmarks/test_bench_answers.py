@@ -93,3 +93,5 @@ def test_numbers_equal(a: str | None, b: str, equal: bool) -> None:
 def test_parse_number() -> None:
     assert parse_number("1,234") == 1234
     assert parse_number(None) is None
+    assert parse_number("3/4") == parse_number("0.75")
+    assert parse_number("03/05/2021") is None, "a date is not 3 / (5/2021)"

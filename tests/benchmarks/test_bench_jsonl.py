@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -153,6 +154,10 @@ GOOD = '{"id": "ok", "input": "q", "answer": "1"}'
         ('{"id": null, "input": "q", "answer": "a"}', "exact", "'id' must be"),
         ('{"input": "q", "answer": "(unclosed"}', "regex", "'answer' is not a valid regular expression"),
         ('{"input": "q", "answer": "many"}', "numeric", "'answer' 'many' is not a number"),
+        ('{"input": "q", "answer": ["fig", "pear"]}', "exact",
+         "'answer' must be a string or a number for the 'exact' grader, got \\[\"fig\", \"pear\"\\]; write a list"),
+        ('{"input": "q", "answer": true}', "exact", "'answer' must be a string or a number .*, got true"),
+        ('{"input": "q", "answer": {"a": 1}}', "regex", "'answer' must be a string or a number for the 'regex'"),
         ('{"input": "q", "answer": "a", "metadata": {"x": ' + "[" * 200 + "]" * 200 + "}}", "exact", "JSON nested deeper"),
         ('{"input": "q", "answer": ' + "9" * 5000 + "}", "exact", "not valid JSON"),
     ],
@@ -162,6 +167,13 @@ def test_bad_lines_name_the_file_and_line(tmp_path: Path, bad_line: str, grader:
     with pytest.raises(ConfigError, match=f"tasks.jsonl, line 3: {message}") as caught:
         JsonlBenchmark(path, grader=grader)
     assert str(path) in str(caught.value)
+
+
+def test_a_pretty_printed_json_file_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([{"input": "q", "answer": "a"}], indent=2))
+    with pytest.raises(ConfigError, match=r"tasks\.json, line 1: not valid JSON: .*one whole JSON object per line"):
+        JsonlBenchmark(path)
 
 
 def test_duplicate_ids_are_rejected_with_both_lines(tmp_path: Path) -> None:

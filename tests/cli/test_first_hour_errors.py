@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
-from agent_evolve.cli.start import holdout_warning, tasks_to_accept
+from agent_evolve.cli.start import RunPlan, holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import ENGINE_REGISTRY
@@ -178,6 +178,11 @@ def test_the_gate_reach_follows_the_acceptance_strategy() -> None:
     assert "never" in holdout_warning(EvolveConfig(gate_strategy="paired"), 5)
     assert "mostly chance" in holdout_warning(EvolveConfig(), 2)
     assert holdout_warning(EvolveConfig(), 50) == ""
+
+
+def test_the_plan_counts_the_loops_solves_and_says_the_engines_trials_come_on_top() -> None:
+    line = RunPlan(cycles=2, batch_size=4, holdout_size=2, gate_repeats=1, local_model=False).describe("demos")
+    assert "at most 14 agent solves for the baseline, batches and gates" in line and "trial solves" in line
 
 
 def test_paris_with_a_full_stop_passes_when_the_grader_strips_punctuation(home: Path) -> None:

@@ -15,7 +15,7 @@ from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError, cap
 from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.generation import covering_skill, plan_targets, propose
 from agent_evolve.algorithms.common.memory_ops import dedup_entries
-from agent_evolve.algorithms.common.prompts import SEED_SKILLS
+from agent_evolve.algorithms.common.prompts import seed_skill
 from agent_evolve.algorithms.common.skill_ops import cap_skill, make_skill, most_similar, near_duplicates, read_skills
 from agent_evolve.algorithms.common.summaries import evidence_prompt
 from agent_evolve.contract.skills import Skill, render_skill
@@ -92,14 +92,15 @@ class AdaptiveEvolutionEngine(ModelEngine):
         return True
 
     def _seed(self, batch: EditBatch, evidence: Evidence, skills: dict[str, Skill]) -> list[str]:
-        """A template skill for each recurring failure kind that no skill covers yet."""
+        """A template skill for each recurring failure kind that no skill covers yet (an arithmetic one only for
+        failures of number tasks)."""
         seeded = []
         marker = evidence.answer_marker or "Answer:"
         for cluster in evidence.clusters:
-            recurring = cluster.size >= self.params["seed_min_failures"] and cluster.kind in SEED_SKILLS
-            if not recurring or covering_skill(cluster.kind, skills):
+            seed = seed_skill(cluster.kind, cluster.about_numbers)
+            if seed is None or cluster.size < self.params["seed_min_failures"] or covering_skill(cluster.kind, skills):
                 continue
-            name, when, lines = SEED_SKILLS[cluster.kind]
+            name, when, lines = seed
             body = "\n".join(f"- {line.format(marker=marker)}" for line in lines)
             skill = make_skill(name, f"TRIGGER when: {when}.", body,
                                {"kind": cluster.kind, "source": self.engine_name, "seeded": True},

@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from agent_evolve.config import EvolveConfig
     from agent_evolve.contract.check_settings import AnswerForm
     from agent_evolve.contract.workspace import AgentWorkspace
-    from agent_evolve.llm.base import LLMClient
 
 FRAGMENTS = "prompts/fragments"
 KINDS = ("program", "cross-check", "check", "demos", "rule", "experience", "notes")
@@ -105,8 +104,10 @@ class DemoSearchEngine(ModelEngine):
         "min_gain": 0.0,       # a candidate must beat the working copy by more than this on the trial tasks
     }
 
-    def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
-        super().__init__(config, llm, **params)
+    def __init__(self, config: EvolveConfig | None = None, **params: Any) -> None:
+        """No `llm`: the engine calls no model, so a run builds and pre-flights no engine model for it (the embedded
+        one, by default, would be loaded for nothing, or refuse a run that has no `[local]` extra)."""
+        super().__init__(config, None, **params)
         self.kinds = parse_kinds(self.params["candidates"])
         self.trial_tasks = int(self.params["trial_tasks"])
         if self.trial_tasks < 0:

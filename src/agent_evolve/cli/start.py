@@ -150,7 +150,8 @@ class RunPlan:
             f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")
         cycles = f"{self.cycles} cycle{'s' if self.cycles != 1 else ''}"
         line = (f"plan: {cycles} of {engine}; each solves {self.batch_size} train tasks and {gate}: "
-                f"at most {self.solves:,} agent solves plus the engine's own model calls")
+                f"at most {self.solves:,} agent solves for the baseline, batches and gates, plus the engine's "
+                "own trial solves and model calls")
         if self.local_model:
             hours = self.solves * LOCAL_SECONDS_PER_SOLVE / 3600
             line += (f"; on the embedded local model (about {LOCAL_SECONDS_PER_SOLVE} s a solve on 2 cores) "

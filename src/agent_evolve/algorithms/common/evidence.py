@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from agent_evolve.benchmarks.answer_kinds import kind_of
 from agent_evolve.text import STOP_WORDS
 from agent_evolve.types import Observation
 
@@ -61,6 +62,7 @@ class Finding:
     detail: str = ""
     format_problems: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)
+    number: bool = False  # the task's answer kind is number
 
 
 @dataclass
@@ -70,10 +72,16 @@ class Cluster:
     kind: str
     task_ids: list[str]
     keywords: list[str]
+    numbers: int = 0  # how many of its tasks are number tasks
 
     @property
     def size(self) -> int:
         return len(self.task_ids)
+
+    @property
+    def about_numbers(self) -> bool:
+        """Whether most of its tasks are number tasks, so arithmetic advice fits them."""
+        return 2 * self.numbers > self.size
 
     def describe(self) -> str:
         words = f" (tasks mention: {', '.join(self.keywords)})" if self.keywords else ""
@@ -231,7 +239,8 @@ def cluster_failures(findings: list[Finding], limit: int = 5) -> list[Cluster]:
     for kind, members in groups.items():
         counts = Counter(w for f in members for w in task_words(f.task_input) - everywhere)
         shared = [w for w, n in counts.most_common() if n >= 2]
-        clusters.append(Cluster(kind, [f.task_id for f in members], sorted(shared[:limit])))
+        clusters.append(Cluster(kind, [f.task_id for f in members], sorted(shared[:limit]),
+                                sum(f.number for f in members)))
     return sorted(clusters, key=lambda c: (-c.size, c.kind))
 
 
@@ -256,5 +265,6 @@ def analyse(observations: list[Observation], hidden: bool | None = None) -> Evid
         question = obs.task.question
         findings.append(Finding(obs.task.id, question, obs.trajectory.output or "", solved,
                                 None if hidden else float(obs.feedback.score), kind,
-                                "" if hidden else obs.feedback.detail or "", problems, skills))
+                                "" if hidden else obs.feedback.detail or "", problems, skills,
+                                kind_of(obs.task) == "number"))
     return Evidence(findings, hidden, marker, cluster_failures(findings), stats)

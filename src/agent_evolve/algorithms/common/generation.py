@@ -13,7 +13,7 @@ from typing import Any, Literal
 from agent_evolve.algorithms.common import prompts
 from agent_evolve.algorithms.common.edits import PROPOSABLE, Edit, EditError
 from agent_evolve.algorithms.common.evidence import KIND_TEXT, Cluster, Evidence
-from agent_evolve.algorithms.common.prompts import SEED_SKILLS, advice
+from agent_evolve.algorithms.common.prompts import SEED_SKILLS, advice, seed_skill
 from agent_evolve.algorithms.common.skill_ops import SKILL_CHAR_CAP, make_skill, merge_skills, slugify
 from agent_evolve.contract.skills import Skill, render_skill
 from agent_evolve.errors import SkillFormatError
@@ -164,6 +164,7 @@ class Target:
     kind: str
     name_hint: str = ""
     skill: str | None = None
+    when: str = ""  # a new skill's trigger when its failures' seed skill has one (else the focus)
 
 
 def covering_skill(kind: str, skills: dict[str, Skill]) -> str | None:
@@ -195,8 +196,9 @@ def plan_targets(evidence: Evidence, layers: set[str], skills: dict[str, Skill],
         elif "skills" in layers and covered:
             targets.append(Target("refine_skill", focus, cluster.kind, skill=covered))
         elif "skills" in layers:
-            hint = SEED_SKILLS.get(cluster.kind, (slugify(focus),))[0]
-            targets.append(Target("write_skill", focus, cluster.kind, name_hint=hint))
+            name, when = (seed[0], seed[1]) if (seed := seed_skill(cluster.kind, cluster.about_numbers)) else (
+                slugify(focus), "")
+            targets.append(Target("write_skill", focus, cluster.kind, name_hint=name, when=when))
     if "skills" in layers and not evidence.hidden:
         refined = {t.skill for t in targets}
         for stats in sorted(evidence.skill_stats.values(), key=lambda s: (s.rate, -s.uses)):
@@ -213,9 +215,8 @@ def propose(target: Target, client: LLMClient, evidence: Evidence, request_text:
         return propose_rule(client, request_text, target.focus, hint, max_tokens)
     if target.action == "write_skill":
         metadata = {"kind": target.kind, **source}
-        when = SEED_SKILLS[target.kind][1] if target.kind in SEED_SKILLS else target.focus
         return propose_skill(client, request_text, target.focus, hint, target.name_hint,
-                                        f"TRIGGER when: {when}.", max_tokens, metadata, cap)
+                             f"TRIGGER when: {target.when or target.focus}.", max_tokens, metadata, cap)
     skill = skills[str(target.skill)]
     stats = evidence.skill_stats.get(skill.name)
     uses = stats.uses if stats else 0

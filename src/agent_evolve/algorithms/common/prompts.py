@@ -148,3 +148,13 @@ SEED_SKILLS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "Make sure every loop ends.",
     )),
 }
+ARITHMETIC_SEEDS = frozenset({"wrong_answer", "reported_intermediate", "unit_scale", "rounding"})
+"""Failure kinds whose seed skill is about arithmetic: it fits failures of number tasks only."""
+
+
+def seed_skill(kind: str, numbers: bool) -> tuple[str, str, tuple[str, ...]] | None:
+    """The seed skill for failures of `kind` (name, when it applies, body lines); None when there is none, or when
+    it is about arithmetic and the failed tasks are not mostly number tasks (`numbers`)."""
+    if kind in ARITHMETIC_SEEDS and not numbers:
+        return None
+    return SEED_SKILLS.get(kind)

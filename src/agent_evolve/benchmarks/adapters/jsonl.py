@@ -6,6 +6,7 @@ reach the agent; a Python grader gets them in the task's metadata."""
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import string
 from collections.abc import Callable
@@ -78,6 +79,9 @@ def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction |
     answer = data.get("answer", data.get("expected"))
     if answer is None and isinstance(grader, str):
         raise fail(f"missing 'answer' (or 'expected'), which the {grader!r} grader needs")
+    if isinstance(grader, str) and (isinstance(answer, bool) or not isinstance(answer, str | int | float)):
+        raise fail(f"'answer' must be a string or a number for the {grader!r} grader, got {_short(json.dumps(answer))}"
+                   "; write a list as one string of its items, e.g. \"apple, fig, pear\"")
     split = data.get("split")
     if split is not None and split not in SPLITS:
         raise fail(f"'split' must be one of {SPLITS}, got {split!r}")
@@ -113,7 +117,14 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
         if not text.strip():
             continue
         where = f"{path}, line {number}"
-        row = parse_row(parse_json(text, where, ConfigError), where, number, grader, flags)
+        try:
+            data = parse_json(text, where, ConfigError)
+        except ConfigError as exc:
+            if text.strip() not in ("[", "{"):
+                raise
+            raise ConfigError(f"{exc}; a tasks file holds one whole JSON object per line (JSONL), not one JSON "
+                              "value spread over several lines") from None
+        row = parse_row(data, where, number, grader, flags)
         if row.task.id in first_line:
             raise ConfigError(f"{where}: duplicate id {row.task.id!r} (first on line {first_line[row.task.id]})")
         first_line[row.task.id] = number
@@ -124,11 +135,14 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
 
 
 def default_kind(grader: GraderFunction | str, answers: list[Any]) -> AnswerKind:
-    """The kind of a file's tasks that declare none: `number` with the numeric grader or when every reference
-    answer is a number, `text` with the exact grader, `free` otherwise."""
+    """The kind of a file's tasks that declare none: `number` with the numeric grader, `text` with the exact grader
+    (it compares the whole reply, which a number task's program answer, `Answer: <n>` after the code, never
+    matches), `number` with other graders when every reference answer is a number, `free` otherwise."""
+    if grader == "exact":
+        return "text"
     if grader == "numeric" or (answers and all(parse_number(str(a).strip()) is not None for a in answers)):
         return "number"
-    return "text" if grader == "exact" else "free"
+    return "free"
 
 
 def to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:

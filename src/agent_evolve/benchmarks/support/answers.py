@@ -92,10 +92,13 @@ def grade_number(output: str, expected: str) -> tuple[bool, str | None, str]:
 
 
 def parse_number(text: str | None) -> Fraction | None:
-    """An exact value for a normalised number ("-1234.5", "3/4"); None when it is not one."""
+    """An exact value for a normalised number ("-1234.5", "3/4"); None when it is not one (a date "03/05/2021" has
+    two slashes)."""
     if text is None:
         return None
     numerator, _, denominator = text.replace(",", "").replace(MINUS, "-").strip().partition("/")
+    if "/" in denominator:
+        return None
     try:
         return Fraction(numerator) / Fraction(denominator or 1)
     except (ValueError, ZeroDivisionError):
