@@ -122,3 +122,28 @@ def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() ->
     assert estimate.total == 16 + 3 * (8 + 16)
     small = estimate_solves(config, 10)
     assert (small.baseline, small.batch) == (3, 7)
+
+
+def program_model(messages: list[Message]) -> str:
+    """Wrong in prose; right when its prompt asks for a Python program (it prints the product)."""
+    question = messages[-1].content
+    if "Which one skill helps most" in question or "Reply with OK" in question:
+        return "NONE"
+    a, b = (int(n) for n in question.removeprefix("What is ").removesuffix("?").split(" times "))
+    if "Python program" in messages[0].content:
+        return f"```python\nfirst = {a}\nsecond = {b}\nprint(first * second)\n```"
+    return f"It is about {a * b + 1}."
+
+
+def test_numeric_answers_get_program_answers_that_an_exact_metric_accepts(tmp_path: Path) -> None:
+    tasks = [{"input": f"What is {a} times {a + 7}?", "expected": str(a * (a + 7))} for a in range(3, 17)]
+
+    def metric(example: dict, output: str) -> bool:
+        return output.strip() == example["expected"]
+
+    run = ae.evolve(tasks, metric, llm=ScriptedLLM([program_model] * 2000), budget="light",
+                    workspace=tmp_path / "run", progress=False)
+
+    assert run.baseline_score == 0.0 and run.final_score == 1.0, "the program candidate won the gate"
+    assert (run.workspace / "prompts" / "program.md").is_file()
+    assert run.agent()("What is 20 times 30?") == "600", "the bare number the program printed, as the metric expects"

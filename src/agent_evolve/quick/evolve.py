@@ -23,8 +23,11 @@ from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun
 
 DEFAULT_AGENT = "jsonl"  # the built-in agent that answers a task's input in text from its workspace
-DEMOS_NUMERIC_CANDIDATES = "cross-check,program,check,demos,rule"
-DEMOS_TEXT_CANDIDATES = "check,demos,rule"
+DEMOS_NUMERIC_CANDIDATES = "program,demos,rule"
+DEMOS_TEXT_CANDIDATES = "demos,rule"
+NUMBER_ANSWERS_KIND = "text"
+"""The kind of tasks whose expected answers are all numbers: the metric sees the answer as written, and a program
+answer to a text task prints the bare answer (a `number` task's would end its code with `Answer: <n>`)."""
 NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")
 
 
@@ -61,7 +64,10 @@ def evolve(
       True (print to stdout), "log", False, or your own function of each ProgressEvent.
     """
     benchmark = TaskList(tasks, metric, test=test)
-    settings = run_config(config, budget, model, engine, numbers_expected(benchmark))
+    numeric = numbers_expected(benchmark)
+    if numeric:
+        benchmark.answer_kind = NUMBER_ANSWERS_KIND  # a task's own "answer_kind" still wins
+    settings = run_config(config, budget, model, engine, numeric)
     engine = engine if engine is not None else default_engine(settings.evolver_model)
     folder = Path(workspace) if workspace is not None else Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
     where = workspace_target(agent, str(folder)) or folder

@@ -16,7 +16,7 @@ from agent_evolve.errors import WorkspaceError
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task
 
-TASK = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?")
+TASK = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?", {"answer_kind": "number"})
 WHOLE = AnswerForm(whole=True, min=0.0)
 
 

@@ -25,9 +25,15 @@ def test_the_last_block_is_the_program_even_when_a_stop_cut_its_closing_fence() 
 
 
 def test_the_printed_result_becomes_the_answer_the_grader_reads() -> None:
-    output, run = answer_with_program(PROGRAM_REPLY)
+    output, run = answer_with_program(PROGRAM_REPLY, kind="number")
     assert run.printed == "288.0" and run.error == ""
     assert output.startswith(PROGRAM_REPLY) and extract_number(output) == "288.0"
+
+
+def test_a_task_that_declares_no_kind_gets_the_printed_answer_alone() -> None:
+    """An evolved agent asked a question directly (no benchmark declares its kind) answers what the program printed."""
+    output, run = answer_with_program(PROGRAM_REPLY)
+    assert output == run.printed == "288.0"
 
 
 def test_a_failing_or_silent_program_leaves_the_text_answer_and_says_why() -> None:

@@ -118,7 +118,7 @@ def test_an_answer_is_checked_against_its_form() -> None:
     assert answer_failure("Answer: -2.5", AnswerForm()) is None, "an empty form only asks for a number"
 
 
-GSM = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?")
+GSM = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?", {"answer_kind": "number"})
 
 
 def program_reply(printed: str) -> str:

@@ -10,7 +10,7 @@ from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task
 
-TASK = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?")
+TASK = Task("gsm8k/x", "Tom has 3 bags of 4 apples. How many apples?", {"answer_kind": "number"})
 FORM = AnswerForm(whole=True, min=0.0)
 
 
@@ -40,7 +40,7 @@ def test_a_program_answer_is_redrawn_until_its_answer_keeps_the_form() -> None:
     settings = CheckSettings(redraws=2, answer=FORM)
     check = reply_check(TASK, settings)
     assert check is not None and check.kind == "answer_check"
-    first = ProgramAnswer()
+    first = ProgramAnswer("number")
     answer = run([first, Redraw(check, settings, list(PROGRAM_STOP), first.finish)], llm)
     assert answer.output.endswith("Answer: 12") and answer.conversation[-1].content == answer.output
     assert [s["type"] for s in answer.steps] == ["skills", "answer", "program", "answer_check"]
@@ -49,7 +49,7 @@ def test_a_program_answer_is_redrawn_until_its_answer_keeps_the_form() -> None:
 
 def test_a_cross_check_that_agrees_keeps_the_program_answer() -> None:
     llm = ScriptedLLM([program("3 * 4"), "Answer: 12"])
-    answer = run([ProgramAnswer(), CrossCheck("Reason in prose.", CheckSettings(cross_check=2, answer=FORM))], llm)
+    answer = run([ProgramAnswer("number"), CrossCheck("Reason in prose.", CheckSettings(cross_check=2, answer=FORM))], llm)
     assert "```python" in answer.output and answer.output.endswith("Answer: 12")
     assert answer.steps[-1] == {"type": "cross_check", "answers": ["12", "12"], "drawn": 0, "kept": 0,
                                 "usage": answer.steps[-1]["usage"]}

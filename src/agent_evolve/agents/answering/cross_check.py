@@ -14,7 +14,7 @@ from agent_evolve.agents.answering.base import Answer, Question
 from agent_evolve.agents.answering.checks import answer_value, value_failure
 from agent_evolve.agents.answering.program import PROGRAM_STOP, finish_program
 from agent_evolve.agents.prompting import build_messages
-from agent_evolve.benchmarks.answer_kinds import AnswerKind
+from agent_evolve.benchmarks.answer_kinds import AnswerKind, declared_kind
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
 
 # Answers compared and voted on as numbers; other kinds are not cross-checked
@@ -43,14 +43,14 @@ class CrossCheck:
         client, check = question.client, self.settings
         text = client.complete(build_messages(self.text_system, question.task.input),
                                max_tokens=question.max_tokens, temperature=question.temperature)
-        replies, usage = [so_far.output, text.text], text.usage
+        replies, usage, kind = [so_far.output, text.text], text.usage, declared_kind(question.task)
         values = [answer_value(r) for r in replies]
         if values[0] is None or values[0] != values[1]:
             for _ in range(check.cross_check):
                 completion = client.complete(question.messages, max_tokens=question.max_tokens,
                                              temperature=check.temperature, stop=list(PROGRAM_STOP))
                 usage += completion.usage
-                replies.append(finish_program(completion.text))
+                replies.append(finish_program(completion.text, kind))
                 values.append(answer_value(replies[-1]))
         kept = settle(values, check.answer)
         step = {"type": "cross_check", "answers": [None if v is None else format_value(v) for v in values],

@@ -1,7 +1,8 @@
 """Program-of-thought answers: the model writes a Python program, the agent runs it confined like graded code, and what
 it prints is the answer (`prompts/program.md` turns this on; whether it helps is for the gate to measure). A reply
 whose program is missing, fails or prints nothing stands as text. A number is appended as `Answer: <printed>`; a text
-or choice answer is the printed line alone (a printed list as comma-separated items); other kinds get no program.
+or choice answer, and one of a task that declares no kind (an evolved agent asked a question directly), is the printed
+line alone (a printed list as comma-separated items); other kinds get no program.
 """
 
 from __future__ import annotations
@@ -90,15 +91,15 @@ def printed_answer(printed: str) -> str:
 
 def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS,
                         kind: AnswerKind | None = None) -> tuple[str, ProgramRun]:
-    """The answer when the reply's program ran and printed: for a number (or an undeclared kind) the reply with
-    ``Answer: <printed>`` appended, for other kinds the printed answer alone; else the reply as it is."""
+    """The answer when the reply's program ran and printed: for a number the reply with ``Answer: <printed>``
+    appended, for other kinds (and an undeclared one) the printed answer alone; else the reply as it is."""
     code = last_program(reply)
     if code is None:
         return reply, ProgramRun(None, None, "the reply has no Python block")
     run = run_program(code, limits)
     if run.printed is None:
         return reply, run
-    if kind is None or kind == "number":
+    if kind == "number":
         return f"{reply.rstrip()}\n{ANSWER_PREFIX}{run.printed}", run
     return printed_answer(run.printed), run
 
