@@ -239,6 +239,36 @@ def test_usage_already_metered_is_not_charged_twice(tmp_path: Path) -> None:
     assert reported_charge(metered, metered) == Usage() and reported_charge(outside, metered) == outside
 
 
+class Interrupted(Exception):
+    """Stands for a crash after a cycle's phases were journaled and before it was recorded."""
+
+
+def test_a_resumed_run_keeps_the_usage_of_the_phases_it_does_not_repeat(tmp_path: Path) -> None:
+    """Usage is accounted once, across a restart too: a cycle cut off after its gate resumes without solving or
+    stepping again, so the restored ledger must hold what those phases spent (metered and reported)."""
+    class Spends(PlanEngine):
+        def __init__(self, ledger: UsageLedger, crash: bool):
+            super().__init__([])
+            self.ledger, self.crash = ledger, crash
+
+        def step(self, workspace, observations, history, trial=None):
+            self.ledger.record("engine", Usage(1, 50, 10))
+            return StepResult(False, "spent", usage=Usage(2, 7, 3))
+
+        def on_cycle_end(self, accepted, score):
+            if self.crash:
+                raise Interrupted
+
+    first = UsageLedger()
+    with pytest.raises(Interrupted):
+        evolve(tmp_path, Spends(first, crash=True), 1, ledger=first)
+    resumed = UsageLedger()
+    result, workspace = evolve(tmp_path, Spends(resumed, crash=False), 1, ledger=resumed)
+    assert resumed.total("engine") == Usage(1, 50, 10) and resumed.total(ENGINE_REPORTED_ROLE) == Usage(2, 7, 3)
+    assert result.details["spent"]["input_tokens"] == 57
+    assert records(workspace)[0]["metadata"]["usage"]["engine"]["input_tokens"] == 50
+
+
 # -- context -------------------------------------------------------------------------------------------------
 
 def test_step_context_fields_are_filled(tmp_path: Path) -> None:
