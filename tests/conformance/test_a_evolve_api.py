@@ -344,3 +344,23 @@ def test_memory_promotion_is_measured_through_the_gate(tmp_path: Path) -> None:
     assert "skills/k-words/SKILL.md" in record["metadata"]["changed_paths"], "the agent's draft was reviewed"
     candidate = ae.VersionControl(workspace).show_file_at("cand-1", "memory/semantic.jsonl")
     assert "full test suite" in candidate
+
+
+# -- deviations kept on purpose ------------------------------------------------------------------------------------
+
+def test_kept_deviations_behave_as_documented(tmp_path: Path) -> None:
+    """Where we differ from the page on purpose, docs/deviations.md says so, and the code does what it says."""
+    from agent_evolve.api import default_engine
+    from agent_evolve.engine.run_metrics import accepted_score_plateaued
+
+    section = (Path(__file__).parents[2] / "docs" / "deviations.md").read_text().split("## A-Evolve")[1].split("## ")[0]
+    for point in ("`AEvolveEngine`", "`_is_score_converged(", "`run(cycles)`", "`read_all_memories(limit)`"):
+        assert point in section, point
+    assert default_engine("anthropic/claude-x") == "skillforge"
+    assert default_engine(ae.EvolveConfig().evolver_model) == "demos"
+    assert _is_score_converged([0.2, 0.2, 0.2]) and not accepted_score_plateaued([0.2, 0.2, 0.2], 3, 0.05)
+    workspace = ae.AgentWorkspace(str(make_workspace(tmp_path / "ws")))
+    for category in ("episodic", "semantic"):
+        for i in range(3):
+            workspace.add_memory({"content": f"{category} {i}"}, category=category)
+    assert len(workspace.read_all_memories(limit=2)) == 4, "the limit applies to each category"

@@ -157,6 +157,16 @@ def test_every_command_and_flag_the_readme_names() -> None:
             "--skill-retire-contribution-threshold", "--skill-retire-min-tasks", "--skill-bank-max"} <= flags
 
 
+def test_doctor_checks_git_as_the_readme_doctor_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`skillevo doctor --suite swebench  # + Docker / git`: ours checks both on every run (no --suite)."""
+    from agent_evolve.cli.doctor import _git_row
+
+    assert _git_row().status == "ok"
+    monkeypatch.setenv("PATH", "")
+    missing = _git_row()
+    assert missing.status == "missing" and "install git" in missing.fix
+
+
 def test_a_round_is_the_whole_train_set_and_an_eval_pass() -> None:
     config = document_round(60, 40)   # the paper's MBPP+ hard-100: 60 train / 40 eval
     assert (config["batch_size"], config["holdout_limit"], config["task_pool_limit"]) == (60, 40, 100)
@@ -174,5 +184,6 @@ def test_ablations_named_as_the_paper_names_them() -> None:
 def test_kept_deviations_are_documented() -> None:
     text = DEVIATIONS.read_text()
     section = text[text.index("## Ratchet"):].lower()
-    for point in ("embedder", "bank cap", "critic", "eval capsules", "intent", "a2", "reply cache", "rollback"):
+    for point in ("embedder", "bank cap", "critic", "eval capsules", "intent", "a2", "reply cache", "rollback",
+                  "doctor` takes no `--suite"):
         assert point in section, point
