@@ -157,6 +157,16 @@ def test_every_command_and_flag_the_readme_names() -> None:
             "--skill-retire-contribution-threshold", "--skill-retire-min-tasks", "--skill-bank-max"} <= flags
 
 
+def test_skill_load_reads_the_yaml_dropped_into_the_run_skills_folder(tmp_path: Path) -> None:
+    """Bringing your own skill bank: "Drop the files into the run dir's skills/ folder, then load:
+    skillevo --db RUN skill load" (no path); ours is `agent-evolve skill load -w W`."""
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "sliding_window.yaml").write_text(README_SKILL)
+    result = CliRunner().invoke(cli, ["skill", "load", "-w", str(tmp_path)])
+    assert result.exit_code == 0 and "loaded 1 skills" in result.output, result.output
+    assert (tmp_path / "skills" / "sliding-window" / "SKILL.md").is_file()
+
+
 def test_doctor_checks_git_as_the_readme_doctor_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """`skillevo doctor --suite swebench  # + Docker / git`: ours checks both on every run (no --suite)."""
     from agent_evolve.cli.doctor import _git_row
