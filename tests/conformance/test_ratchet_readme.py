@@ -151,7 +151,7 @@ def test_every_command_and_flag_the_readme_names() -> None:
     assert "--limit" in runner.invoke(cli, ["audit", "--help"]).output
     assert "--keep-days" in runner.invoke(cli, ["capsule", "prune", "--help"]).output
     run_help = runner.invoke(cli, ["run", "--help"]).output
-    assert "--n-train" in run_help and "--n-eval" in run_help and "--subset" in run_help
+    assert "--n-train" in run_help and "--n-eval" in run_help and "--subset" in run_help and "--rounds" in run_help
     flags = {flag for flag, _, _ in RUN_FLAGS.values()}
     assert {"--no-synth", "--meta-every", "--rollback-threshold", "--rollback-consecutive",
             "--skill-retire-contribution-threshold", "--skill-retire-min-tasks", "--skill-bank-max"} <= flags
