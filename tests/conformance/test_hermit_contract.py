@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace, reference_manifest
 
 import agent_evolve as ae
 from agent_evolve.api import resolve_engine
@@ -23,6 +23,7 @@ from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, reported_charge
 from agent_evolve.engine.trial import TrialResult
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import STEP_STATUSES, StepResult, Usage
 
 
@@ -237,6 +238,24 @@ def test_usage_already_metered_is_not_charged_twice(tmp_path: Path) -> None:
     assert ledger.total("engine") == Usage(2, 100, 20)
     assert ledger.total(ENGINE_REPORTED_ROLE) == outside
     assert reported_charge(metered, metered) == Usage() and reported_charge(outside, metered) == outside
+
+
+def test_a_client_given_for_a_role_is_metered_into_the_run(tmp_path: Path) -> None:
+    """One meter: an agent's calls through the client a user gives for its role (`clients=`, `ae.evolve(llm=)`)
+    are the run's usage and under its budget, as a built client's are (they were not counted at all)."""
+    workspace = make_workspace(tmp_path / "ws", manifest=reference_manifest("given-client"))
+    llm = ScriptedLLM([lambda messages: "k0"] * 100)
+    ledger = UsageLedger()
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1, preflight=False, llm_cache=False)
+    result = ae.Evolver(str(workspace), KeywordBenchmark(n=10), config, PlanEngine([("noop",)]), ledger=ledger,
+                        clients={"agent": llm}).run(1)
+    assert ledger.total("agent").calls == len(llm.calls) == result.details["spent"]["calls"] > 0
+    spent = ledger.total().total_tokens
+    workspace = make_workspace(tmp_path / "capped", manifest=reference_manifest("given-client"))
+    capped = dataclasses.replace(config, max_total_tokens=spent // 2)
+    stopped = ae.Evolver(str(workspace), KeywordBenchmark(n=10), capped, PlanEngine([("noop",)]),
+                         clients={"agent": ScriptedLLM([lambda messages: "k0"] * 100)}).run(1)
+    assert stopped.details["stop_reason"] == "out_of_budget"
 
 
 class Interrupted(Exception):
