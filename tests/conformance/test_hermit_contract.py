@@ -27,6 +27,9 @@ from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import STEP_STATUSES, StepResult, Usage
 
 
+DEVIATIONS = Path(__file__).parents[2] / "docs" / "deviations.md"
+
+
 def evolve(tmp_path: Path, engine: ae.EvolutionEngine, cycles: int, *, agent: Any = None,
            ledger: UsageLedger | None = None, **config: Any) -> tuple[ae.EvolutionResult, Path]:
     workspace = tmp_path / "ws"
@@ -125,6 +128,17 @@ def test_a_wrong_return_type_is_a_failed_step(tmp_path: Path, returned: Any) -> 
     record = records(workspace)[0]
     assert record["metadata"]["status"] == "failed" and "not StepResult" in record["summary"]
     assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
+
+
+def test_done_with_an_invalid_workspace_fails_instead_of_being_repaired(tmp_path: Path) -> None:
+    """`done`: "check changed files, repair if necessary"; ours reverts paths outside the enabled layers and fails
+    a step that leaves an invalid workspace (docs/deviations.md)."""
+    engine = PlanEngine([("file", "skills/broken/SKILL.md", "no frontmatter")])
+    result, workspace = evolve(tmp_path, engine, 1)
+    record = records(workspace)[0]
+    assert record["metadata"]["status"] == "failed" and "invalid workspace" in record["summary"]
+    assert not (workspace / "skills" / "broken").exists()
+    assert "repair" in DEVIATIONS.read_text().split("## Hermit")[1].split("## ")[0]
 
 
 def test_an_exception_is_a_failed_step(tmp_path: Path) -> None:
