@@ -94,6 +94,18 @@ def test_retirement_rule_and_contribution() -> None:
     assert actions == {"at-rule": "retire", "above": "keep", "young": "keep", "locked": "protected"}
 
 
+def test_the_meta_skill_prompt_states_the_contribution_it_reports() -> None:
+    """The meta-synthesizer is shown each skill's contribution as the curator computes it: the document's
+    (successes - failures) / trials by default (it was described to the model as (helped - hurt) / trials)."""
+    from agent_evolve.testing import ScriptedLLM
+
+    llm = ScriptedLLM(["Write skills about edge cases."] * 2)
+    meta.refresh(llm, meta.default_meta("code"), ["s: +0.50 over 10 trials"], 10, 50)
+    meta.refresh(llm, meta.default_meta("code"), ["s: +0.50 over 10 trials"], 10, 50, "critic")
+    prompts = [call.messages[-1].content for call in llm.calls]
+    assert "(successes - failures) / routed trials" in prompts[0] and "(helped - hurt)" in prompts[1]
+
+
 def test_bank_cap_evicts_the_lowest_contribution_and_never_a_locked_skill() -> None:
     """skill_bank_max: when full, the lowest-contribution ACTIVE is demoted; do_not_retire exempts from eviction.
     The default is the paper's 50 (the README's code default of 100 is our arm ours-cap100)."""

@@ -237,7 +237,7 @@ class RatchetEngine(ModelEngine):
         s = self.settings
         outcomes = [f"{st.name}: {st.contribution:+.2f} over {st.trials} trials"
                     for st in self._stats(ledger, ledger.skills())]
-        new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, s.role_max_tokens)
+        new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, s.role_max_tokens, s.credit_weighting)
         if new is None:
             ledger.audit("meta_failed", {"error": "empty reply"}, round_)
             return None
