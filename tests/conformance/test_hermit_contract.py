@@ -94,8 +94,19 @@ def test_config_defaults_of_the_contract() -> None:
     assert config.allow_early_stop is True and config.engine_resume is False
 
 
-def test_codex_and_claude_are_engine_names() -> None:
-    assert {"codex", "claude"} <= set(ae.ENGINE_REGISTRY)
+def test_skillopt_learning_rate_decays_only_when_total_steps_is_set() -> None:
+    """Built-in Evolvers: skillopt's edits are bounded by its learning rate, "decaying when `total_steps` is set"
+    (it decayed over `max_cycles` otherwise, a schedule a shorter `run(cycles)` never finished)."""
+    from agent_evolve.algorithms.skillopt import SkillOptEngine
+
+    config = ae.EvolveConfig(max_cycles=4)
+    assert [SkillOptEngine(config, ScriptedLLM([])).learning_rate(n) for n in (1, 4)] == [4, 4]
+    assert [SkillOptEngine(config, ScriptedLLM([]), total_steps=4).learning_rate(n) for n in (1, 4)] == [4, 2]
+
+
+def test_the_built_in_evolvers_are_engine_names() -> None:
+    assert {"codex", "claude", "gepa", "skillopt"} <= set(ae.ENGINE_REGISTRY)
+    assert "mwm" not in ae.ENGINE_REGISTRY and "No `mwm` Evolver" in DEVIATIONS.read_text()
 
 
 def test_trial_results_carry_cost_time_and_a_log_path() -> None:
