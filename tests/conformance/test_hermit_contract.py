@@ -337,12 +337,15 @@ def test_params_are_the_engine_defaults_merged_with_the_run_parameters() -> None
     assert step_progress(cycle=2, cursor_after=8, batch_size=4, train_size=7) == StepProgress(1, 2, True)
 
 
-def test_trial_reports_time_cost_and_a_log_of_train_tasks(tmp_path: Path) -> None:
-    class Trier(PlanEngine):
-        def step(self, workspace, observations, history, trial=None):
-            self.report = self.context.tools["run_agent"]()
-            return StepResult(False, "tried")
+class Trier(PlanEngine):
+    """Runs `run_agent` on its batch once a cycle and keeps the report."""
 
+    def step(self, workspace, observations, history, trial=None):
+        self.report = self.context.tools["run_agent"]()
+        return StepResult(False, "tried")
+
+
+def test_trial_reports_time_cost_and_a_log_of_train_tasks(tmp_path: Path) -> None:
     engine = Trier([])
     evolve(tmp_path, engine, 1)
     results = engine.report.results
@@ -350,6 +353,22 @@ def test_trial_reports_time_cost_and_a_log_of_train_tasks(tmp_path: Path) -> Non
     logged = json.loads(Path(results[0].log_path).read_text())
     assert logged["task_id"] == results[0].task_id and "score" not in logged
     assert engine.report.usage == Usage() and engine.report.time_s >= 0
+
+
+class Costly(KeywordAgent):
+    """Reports one model call's usage in its trajectory, as the reference agent does."""
+
+    def solve(self, task):
+        trajectory = super().solve(task)
+        trajectory.steps = [{"usage": {"calls": 1, "input_tokens": 10, "output_tokens": 2, "cost": 0.01}}]
+        return trajectory
+
+
+def test_trial_cost_per_task_comes_from_its_trajectory_at_any_concurrency(tmp_path: Path) -> None:
+    engine = Trier([])
+    evolve(tmp_path, engine, 1, agent=Costly, concurrency=2)
+    assert [(r.calls, r.tokens, r.cost) for r in engine.report.results] == [(1, 12, 0.01)] * 4
+    assert "what the task's trajectory reports" in DEVIATIONS.read_text()
 
 
 # -- session resume -------------------------------------------------------------------------------------------
