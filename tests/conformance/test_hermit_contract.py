@@ -324,6 +324,7 @@ def test_step_context_fields_are_filled(tmp_path: Path) -> None:
     assert first.task_info["benchmark"] == "KeywordBenchmark" and first.task_info["train_tasks"] == 7
     assert "holdout" not in json.dumps(first.task_info.get("description", ""))
     assert set(first.tools) == {"run_agent", "check_spec"} and first.tools["check_spec"]() == []
+    assert "No `llm` tool" in DEVIATIONS.read_text(), "Hermit's metered `llm` tool is a documented deviation"
     assert "cycle 1" in first.message and "run_agent" in first.message
     assert isinstance(first.cancel, threading.Event) and first.session is None
     assert [c.progress for c in engine.contexts] == [StepProgress(1, 1, False), StepProgress(1, 2, True),
