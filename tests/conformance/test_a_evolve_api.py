@@ -133,6 +133,20 @@ def test_config_from_the_page_yaml(tmp_path: Path) -> None:
     assert config.evolver_model == "us.anthropic.claude-opus-4-6-v1" and config.extra == {"solver_proposed": True}
 
 
+def test_evolver_max_tokens_bounds_every_built_in_engine(tmp_path: Path) -> None:
+    """`evolver_max_tokens` is the engine's output limit: Ratchet's roles answered with their own 400 regardless."""
+    from agent_evolve.algorithms.ratchet.engine import RatchetEngine
+    from agent_evolve.algorithms.ratchet.ledger import Ledger
+    from agent_evolve.testing import ScriptedLLM
+
+    llm = ScriptedLLM(["Write skills about edge cases."])
+    engine = RatchetEngine(config=ae.EvolveConfig(evolver_max_tokens=100), llm=llm)
+    with Ledger.open(tmp_path / "ratchet.sqlite") as ledger:
+        engine.refresh_meta(ledger, 1)
+    assert llm.calls[0].max_tokens == 100
+    assert RatchetEngine(llm=ScriptedLLM([])).max_tokens == 400, "below the limit, role_max_tokens applies"
+
+
 # -- workspace -----------------------------------------------------------------------------------------------
 
 WORKSPACE_METHODS: dict[str, list[tuple[str, Any]]] = {
