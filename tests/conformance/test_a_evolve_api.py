@@ -145,6 +145,7 @@ def test_evolver_max_tokens_bounds_every_built_in_engine(tmp_path: Path) -> None
         engine.refresh_meta(ledger, 1)
     assert llm.calls[0].max_tokens == 100
     assert RatchetEngine(llm=ScriptedLLM([])).max_tokens == 400, "below the limit, role_max_tokens applies"
+    assert RatchetEngine(llm=ScriptedLLM([]), max_tokens=200).max_tokens == 200, "the param it accepts counts too"
 
 
 # -- workspace -----------------------------------------------------------------------------------------------

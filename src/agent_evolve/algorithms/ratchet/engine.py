@@ -61,9 +61,9 @@ class RatchetEngine(ModelEngine):
 
     @property
     def max_tokens(self) -> int:
-        """The critic's, synthesizer's and meta-synthesizer's answer length: `role_max_tokens`, within the config's
-        evolver_max_tokens (the engine's output limit, as for every built-in engine)."""
-        return min(self.settings.role_max_tokens, self.config.evolver_max_tokens)
+        """The critic's, synthesizer's and meta-synthesizer's answer length: `role_max_tokens`, within the limits
+        every built-in engine keeps (its `max_tokens` param and the config's evolver_max_tokens)."""
+        return min(self.settings.role_max_tokens, super().max_tokens)
 
     @property
     def embedder(self) -> Embedder:
