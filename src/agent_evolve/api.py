@@ -26,7 +26,7 @@ from agent_evolve.engine.loop import EvolutionLoop, ProgressEvent
 from agent_evolve.engine.preflight import preflight
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import LLMClient
-from agent_evolve.llm.factory import client_from_config
+from agent_evolve.llm.factory import client_from_config, metered_on
 from agent_evolve.llm.models import parse_model
 from agent_evolve.llm.usage import UsageLedger, require_prices
 from agent_evolve.protocol.base_agent import BaseAgent
@@ -55,7 +55,8 @@ def default_engine(evolver_model: str) -> str:
 class Evolver:
     """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`. It owns its run's `UsageLedger`
     (`ledger=` shares yours); the clients it builds per model role record into it and are what the pre-flight
-    checks. `clients` gives your own client for a role ("agent", "engine", "judge"), used instead of a built one."""
+    checks. `clients` gives your own client for a role ("agent", "engine", "judge"), used instead of a built one
+    and metered like one (its usage counts toward the run's budgets)."""
 
     def __init__(
         self,
@@ -115,8 +116,8 @@ RoleClient = Callable[[str], LLMClient]
 
 
 class RunClients:
-    """A run's model-role clients, each built once from the config into one ledger (`given` ones used as they are),
-    sampling with `seed` (default `config.seed`) so runs of other seeds draw other replies."""
+    """A run's model-role clients, each built once from the config into one ledger (`given` ones metered into it as
+    they are), sampling with `seed` (default `config.seed`) so runs of other seeds draw other replies."""
 
     def __init__(self, config: EvolveConfig, ledger: UsageLedger, *, seed: int | None = None,
                  given: Mapping[str, LLMClient] | None = None) -> None:
@@ -129,8 +130,8 @@ class RunClients:
     def __call__(self, role: str) -> LLMClient:
         if role not in self.clients:
             given = self.given.get(role)
-            self.clients[role] = given if given is not None else client_from_config(
-                self.config, role, ledger=self.ledger, seed=self.seed)
+            self.clients[role] = metered_on(given, role, self.ledger, self.config.prices) if given is not None \
+                else client_from_config(self.config, role, ledger=self.ledger, seed=self.seed)
         return self.clients[role]
 
 

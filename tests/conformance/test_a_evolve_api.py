@@ -133,6 +133,21 @@ def test_config_from_the_page_yaml(tmp_path: Path) -> None:
     assert config.evolver_model == "us.anthropic.claude-opus-4-6-v1" and config.extra == {"solver_proposed": True}
 
 
+def test_evolver_max_tokens_bounds_every_built_in_engine(tmp_path: Path) -> None:
+    """`evolver_max_tokens` is the engine's output limit: Ratchet's roles answered with their own 400 regardless."""
+    from agent_evolve.algorithms.ratchet.engine import RatchetEngine
+    from agent_evolve.algorithms.ratchet.ledger import Ledger
+    from agent_evolve.testing import ScriptedLLM
+
+    llm = ScriptedLLM(["Write skills about edge cases."])
+    engine = RatchetEngine(config=ae.EvolveConfig(evolver_max_tokens=100), llm=llm)
+    with Ledger.open(tmp_path / "ratchet.sqlite") as ledger:
+        engine.refresh_meta(ledger, 1)
+    assert llm.calls[0].max_tokens == 100
+    assert RatchetEngine(llm=ScriptedLLM([])).max_tokens == 400, "below the limit, role_max_tokens applies"
+    assert RatchetEngine(llm=ScriptedLLM([]), max_tokens=200).max_tokens == 200, "the param it accepts counts too"
+
+
 # -- workspace -----------------------------------------------------------------------------------------------
 
 WORKSPACE_METHODS: dict[str, list[tuple[str, Any]]] = {
@@ -344,3 +359,23 @@ def test_memory_promotion_is_measured_through_the_gate(tmp_path: Path) -> None:
     assert "skills/k-words/SKILL.md" in record["metadata"]["changed_paths"], "the agent's draft was reviewed"
     candidate = ae.VersionControl(workspace).show_file_at("cand-1", "memory/semantic.jsonl")
     assert "full test suite" in candidate
+
+
+# -- deviations kept on purpose ------------------------------------------------------------------------------------
+
+def test_kept_deviations_behave_as_documented(tmp_path: Path) -> None:
+    """Where we differ from the page on purpose, docs/deviations.md says so, and the code does what it says."""
+    from agent_evolve.api import default_engine
+    from agent_evolve.engine.run_metrics import accepted_score_plateaued
+
+    section = (Path(__file__).parents[2] / "docs" / "deviations.md").read_text().split("## A-Evolve")[1].split("## ")[0]
+    for point in ("`AEvolveEngine`", "`_is_score_converged(", "`run(cycles)`", "`read_all_memories(limit)`"):
+        assert point in section, point
+    assert default_engine("anthropic/claude-x") == "skillforge"
+    assert default_engine(ae.EvolveConfig().evolver_model) == "demos"
+    assert _is_score_converged([0.2, 0.2, 0.2]) and not accepted_score_plateaued([0.2, 0.2, 0.2], 3, 0.05)
+    workspace = ae.AgentWorkspace(str(make_workspace(tmp_path / "ws")))
+    for category in ("episodic", "semantic"):
+        for i in range(3):
+            workspace.add_memory({"content": f"{category} {i}"}, category=category)
+    assert len(workspace.read_all_memories(limit=2)) == 4, "the limit applies to each category"

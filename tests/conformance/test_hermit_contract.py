@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace, reference_manifest
 
 import agent_evolve as ae
 from agent_evolve.api import resolve_engine
@@ -23,7 +23,11 @@ from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, reported_charge
 from agent_evolve.engine.trial import TrialResult
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
+from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import STEP_STATUSES, StepResult, Usage
+
+
+DEVIATIONS = Path(__file__).parents[2] / "docs" / "deviations.md"
 
 
 def evolve(tmp_path: Path, engine: ae.EvolutionEngine, cycles: int, *, agent: Any = None,
@@ -90,8 +94,19 @@ def test_config_defaults_of_the_contract() -> None:
     assert config.allow_early_stop is True and config.engine_resume is False
 
 
-def test_codex_and_claude_are_engine_names() -> None:
-    assert {"codex", "claude"} <= set(ae.ENGINE_REGISTRY)
+def test_skillopt_learning_rate_decays_only_when_total_steps_is_set() -> None:
+    """Built-in Evolvers: skillopt's edits are bounded by its learning rate, "decaying when `total_steps` is set"
+    (it decayed over `max_cycles` otherwise, a schedule a shorter `run(cycles)` never finished)."""
+    from agent_evolve.algorithms.skillopt import SkillOptEngine
+
+    config = ae.EvolveConfig(max_cycles=4)
+    assert [SkillOptEngine(config, ScriptedLLM([])).learning_rate(n) for n in (1, 4)] == [4, 4]
+    assert [SkillOptEngine(config, ScriptedLLM([]), total_steps=4).learning_rate(n) for n in (1, 4)] == [4, 2]
+
+
+def test_the_built_in_evolvers_are_engine_names() -> None:
+    assert {"codex", "claude", "gepa", "skillopt"} <= set(ae.ENGINE_REGISTRY)
+    assert "mwm" not in ae.ENGINE_REGISTRY and "No `mwm` Evolver" in DEVIATIONS.read_text()
 
 
 def test_trial_results_carry_cost_time_and_a_log_path() -> None:
@@ -124,6 +139,17 @@ def test_a_wrong_return_type_is_a_failed_step(tmp_path: Path, returned: Any) -> 
     record = records(workspace)[0]
     assert record["metadata"]["status"] == "failed" and "not StepResult" in record["summary"]
     assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
+
+
+def test_done_with_an_invalid_workspace_fails_instead_of_being_repaired(tmp_path: Path) -> None:
+    """`done`: "check changed files, repair if necessary"; ours reverts paths outside the enabled layers and fails
+    a step that leaves an invalid workspace (docs/deviations.md)."""
+    engine = PlanEngine([("file", "skills/broken/SKILL.md", "no frontmatter")])
+    result, workspace = evolve(tmp_path, engine, 1)
+    record = records(workspace)[0]
+    assert record["metadata"]["status"] == "failed" and "invalid workspace" in record["summary"]
+    assert not (workspace / "skills" / "broken").exists()
+    assert "repair" in DEVIATIONS.read_text().split("## Hermit")[1].split("## ")[0]
 
 
 def test_an_exception_is_a_failed_step(tmp_path: Path) -> None:
@@ -239,6 +265,54 @@ def test_usage_already_metered_is_not_charged_twice(tmp_path: Path) -> None:
     assert reported_charge(metered, metered) == Usage() and reported_charge(outside, metered) == outside
 
 
+def test_a_client_given_for_a_role_is_metered_into_the_run(tmp_path: Path) -> None:
+    """One meter: an agent's calls through the client a user gives for its role (`clients=`, `ae.evolve(llm=)`)
+    are the run's usage and under its budget, as a built client's are (they were not counted at all)."""
+    workspace = make_workspace(tmp_path / "ws", manifest=reference_manifest("given-client"))
+    llm = ScriptedLLM([lambda messages: "k0"] * 100)
+    ledger = UsageLedger()
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1, preflight=False, llm_cache=False)
+    result = ae.Evolver(str(workspace), KeywordBenchmark(n=10), config, PlanEngine([("noop",)]), ledger=ledger,
+                        clients={"agent": llm}).run(1)
+    assert ledger.total("agent").calls == len(llm.calls) == result.details["spent"]["calls"] > 0
+    spent = ledger.total().total_tokens
+    workspace = make_workspace(tmp_path / "capped", manifest=reference_manifest("given-client"))
+    capped = dataclasses.replace(config, max_total_tokens=spent // 2)
+    stopped = ae.Evolver(str(workspace), KeywordBenchmark(n=10), capped, PlanEngine([("noop",)]),
+                         clients={"agent": ScriptedLLM([lambda messages: "k0"] * 100)}).run(1)
+    assert stopped.details["stop_reason"] == "out_of_budget"
+
+
+class Interrupted(Exception):
+    """Stands for a crash after a cycle's phases were journaled and before it was recorded."""
+
+
+def test_a_resumed_run_keeps_the_usage_of_the_phases_it_does_not_repeat(tmp_path: Path) -> None:
+    """Usage is accounted once, across a restart too: a cycle cut off after its gate resumes without solving or
+    stepping again, so the restored ledger must hold what those phases spent (metered and reported)."""
+    class Spends(PlanEngine):
+        def __init__(self, ledger: UsageLedger, crash: bool):
+            super().__init__([])
+            self.ledger, self.crash = ledger, crash
+
+        def step(self, workspace, observations, history, trial=None):
+            self.ledger.record("engine", Usage(1, 50, 10))
+            return StepResult(False, "spent", usage=Usage(2, 7, 3))
+
+        def on_cycle_end(self, accepted, score):
+            if self.crash:
+                raise Interrupted
+
+    first = UsageLedger()
+    with pytest.raises(Interrupted):
+        evolve(tmp_path, Spends(first, crash=True), 1, ledger=first)
+    resumed = UsageLedger()
+    result, workspace = evolve(tmp_path, Spends(resumed, crash=False), 1, ledger=resumed)
+    assert resumed.total("engine") == Usage(1, 50, 10) and resumed.total(ENGINE_REPORTED_ROLE) == Usage(2, 7, 3)
+    assert result.details["spent"]["input_tokens"] == 57
+    assert records(workspace)[0]["metadata"]["usage"]["engine"]["input_tokens"] == 50
+
+
 # -- context -------------------------------------------------------------------------------------------------
 
 def test_step_context_fields_are_filled(tmp_path: Path) -> None:
@@ -250,6 +324,7 @@ def test_step_context_fields_are_filled(tmp_path: Path) -> None:
     assert first.task_info["benchmark"] == "KeywordBenchmark" and first.task_info["train_tasks"] == 7
     assert "holdout" not in json.dumps(first.task_info.get("description", ""))
     assert set(first.tools) == {"run_agent", "check_spec"} and first.tools["check_spec"]() == []
+    assert "No `llm` tool" in DEVIATIONS.read_text(), "Hermit's metered `llm` tool is a documented deviation"
     assert "cycle 1" in first.message and "run_agent" in first.message
     assert isinstance(first.cancel, threading.Event) and first.session is None
     assert [c.progress for c in engine.contexts] == [StepProgress(1, 1, False), StepProgress(1, 2, True),
@@ -263,12 +338,15 @@ def test_params_are_the_engine_defaults_merged_with_the_run_parameters() -> None
     assert step_progress(cycle=2, cursor_after=8, batch_size=4, train_size=7) == StepProgress(1, 2, True)
 
 
-def test_trial_reports_time_cost_and_a_log_of_train_tasks(tmp_path: Path) -> None:
-    class Trier(PlanEngine):
-        def step(self, workspace, observations, history, trial=None):
-            self.report = self.context.tools["run_agent"]()
-            return StepResult(False, "tried")
+class Trier(PlanEngine):
+    """Runs `run_agent` on its batch once a cycle and keeps the report."""
 
+    def step(self, workspace, observations, history, trial=None):
+        self.report = self.context.tools["run_agent"]()
+        return StepResult(False, "tried")
+
+
+def test_trial_reports_time_cost_and_a_log_of_train_tasks(tmp_path: Path) -> None:
     engine = Trier([])
     evolve(tmp_path, engine, 1)
     results = engine.report.results
@@ -276,6 +354,22 @@ def test_trial_reports_time_cost_and_a_log_of_train_tasks(tmp_path: Path) -> Non
     logged = json.loads(Path(results[0].log_path).read_text())
     assert logged["task_id"] == results[0].task_id and "score" not in logged
     assert engine.report.usage == Usage() and engine.report.time_s >= 0
+
+
+class Costly(KeywordAgent):
+    """Reports one model call's usage in its trajectory, as the reference agent does."""
+
+    def solve(self, task):
+        trajectory = super().solve(task)
+        trajectory.steps = [{"usage": {"calls": 1, "input_tokens": 10, "output_tokens": 2, "cost": 0.01}}]
+        return trajectory
+
+
+def test_trial_cost_per_task_comes_from_its_trajectory_at_any_concurrency(tmp_path: Path) -> None:
+    engine = Trier([])
+    evolve(tmp_path, engine, 1, agent=Costly, concurrency=2)
+    assert [(r.calls, r.tokens, r.cost) for r in engine.report.results] == [(1, 12, 0.01)] * 4
+    assert "what the task's trajectory reports" in DEVIATIONS.read_text()
 
 
 # -- session resume -------------------------------------------------------------------------------------------

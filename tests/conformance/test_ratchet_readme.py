@@ -94,6 +94,18 @@ def test_retirement_rule_and_contribution() -> None:
     assert actions == {"at-rule": "retire", "above": "keep", "young": "keep", "locked": "protected"}
 
 
+def test_the_meta_skill_prompt_states_the_contribution_it_reports() -> None:
+    """The meta-synthesizer is shown each skill's contribution as the curator computes it: the document's
+    (successes - failures) / trials by default (it was described to the model as (helped - hurt) / trials)."""
+    from agent_evolve.testing import ScriptedLLM
+
+    llm = ScriptedLLM(["Write skills about edge cases."] * 2)
+    meta.refresh(llm, meta.default_meta("code"), ["s: +0.50 over 10 trials"], 10, 50)
+    meta.refresh(llm, meta.default_meta("code"), ["s: +0.50 over 10 trials"], 10, 50, "critic")
+    prompts = [call.messages[-1].content for call in llm.calls]
+    assert "(successes - failures) / routed trials" in prompts[0] and "(helped - hurt)" in prompts[1]
+
+
 def test_bank_cap_evicts_the_lowest_contribution_and_never_a_locked_skill() -> None:
     """skill_bank_max: when full, the lowest-contribution ACTIVE is demoted; do_not_retire exempts from eviction.
     The default is the paper's 50 (the README's code default of 100 is our arm ours-cap100)."""
@@ -151,10 +163,30 @@ def test_every_command_and_flag_the_readme_names() -> None:
     assert "--limit" in runner.invoke(cli, ["audit", "--help"]).output
     assert "--keep-days" in runner.invoke(cli, ["capsule", "prune", "--help"]).output
     run_help = runner.invoke(cli, ["run", "--help"]).output
-    assert "--n-train" in run_help and "--n-eval" in run_help and "--subset" in run_help
+    assert "--n-train" in run_help and "--n-eval" in run_help and "--subset" in run_help and "--rounds" in run_help
     flags = {flag for flag, _, _ in RUN_FLAGS.values()}
     assert {"--no-synth", "--meta-every", "--rollback-threshold", "--rollback-consecutive",
             "--skill-retire-contribution-threshold", "--skill-retire-min-tasks", "--skill-bank-max"} <= flags
+
+
+def test_skill_load_reads_the_yaml_dropped_into_the_run_skills_folder(tmp_path: Path) -> None:
+    """Bringing your own skill bank: "Drop the files into the run dir's skills/ folder, then load:
+    skillevo --db RUN skill load" (no path); ours is `agent-evolve skill load -w W`."""
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "sliding_window.yaml").write_text(README_SKILL)
+    result = CliRunner().invoke(cli, ["skill", "load", "-w", str(tmp_path)])
+    assert result.exit_code == 0 and "loaded 1 skills" in result.output, result.output
+    assert (tmp_path / "skills" / "sliding-window" / "SKILL.md").is_file()
+
+
+def test_doctor_checks_git_as_the_readme_doctor_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`skillevo doctor --suite swebench  # + Docker / git`: ours checks both on every run (no --suite)."""
+    from agent_evolve.cli.doctor import _git_row
+
+    assert _git_row().status == "ok"
+    monkeypatch.setenv("PATH", "")
+    missing = _git_row()
+    assert missing.status == "missing" and "install git" in missing.fix
 
 
 def test_a_round_is_the_whole_train_set_and_an_eval_pass() -> None:
@@ -174,5 +206,7 @@ def test_ablations_named_as_the_paper_names_them() -> None:
 def test_kept_deviations_are_documented() -> None:
     text = DEVIATIONS.read_text()
     section = text[text.index("## Ratchet"):].lower()
-    for point in ("embedder", "bank cap", "critic", "eval capsules", "intent", "a2", "reply cache", "rollback"):
+    for point in ("embedder", "bank cap", "critic", "eval capsules", "intent", "a2", "reply cache", "rollback",
+                  "doctor` takes no `--suite", "custom suite is a benchmark",
+                  "also skip a meta-skill refresh"):
         assert point in section, point

@@ -1,4 +1,4 @@
-"""`agent-evolve doctor`: a table of which providers, local models, Docker, the confinement that grading
+"""`agent-evolve doctor`: a table of which providers, local models, git, Docker, the confinement that grading
 untrusted code needs and the bundled data sets are usable here, with fixes."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 import os
 import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_backend
 from agent_evolve.environments.docker_task_client import DockerUnavailable, connect_docker
+from agent_evolve.engine.versioning import run_git
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
 from agent_evolve.llm.providers.llama_cpp_local import cache_dir, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import DEFAULT_MODEL, LLAMA_INSTALL_HINT, LOCAL_MODELS, PROVIDERS, LocalModelSpec
@@ -167,6 +169,18 @@ def _docker_row(timeout_s: float) -> CheckRow:
         return CheckRow("docker", "daemon reachable", "ok", f"server {client.version().get('Version', '?')}")
 
 
+def _git_row() -> CheckRow:
+    """Whether the git command runs: every run versions its workspace with it (Ratchet's doctor checks it too)."""
+    try:
+        done = run_git(Path.cwd(), "--version")
+        ok = done.returncode == 0
+        detail = (done.stdout if ok else done.stderr).decode(errors="replace").strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        ok, detail = False, f"{type(exc).__name__}: {exc}"
+    return CheckRow("git", "git runs", "ok" if ok else "missing", detail[:160],
+                    "" if ok else "install git: every run versions its workspace with it")
+
+
 def _confinement_row() -> CheckRow:
     """Whether untrusted code (humaneval tests, tool commands) can run confined here, as grading requires."""
     backend, why = confining_backend()
@@ -208,6 +222,7 @@ def run_checks(
     override = env.get("AGENT_EVOLVE_CACHE")
     directory = cache_dir(Path(override) / "models" if override else None)
     rows += [_local_model_row(spec, directory, verify) for spec in LOCAL_MODELS.values()]
+    rows.append(_git_row())
     rows.append(_docker_row(max(timeout_s, 5.0)))
     rows.append(_confinement_row())
     rows += _data_rows()
@@ -230,6 +245,6 @@ def render(rows: list[CheckRow], console: Console) -> None:
 @click.option("--no-verify", is_flag=True, help="Skip hashing the local model parts.")
 @click.option("--timeout", "timeout_s", default=2.0, show_default=True, help="Seconds per network probe.")
 def doctor(no_probe: bool, no_verify: bool, timeout_s: float) -> None:
-    """Show which model providers, local models, Docker, confinement and data sets are usable here, and how to
-    fix what is not."""
+    """Show which model providers, local models, git, Docker, confinement and data sets are usable here, and how
+    to fix what is not."""
     render(run_checks(probe=not no_probe, verify=not no_verify, timeout_s=timeout_s), Console())

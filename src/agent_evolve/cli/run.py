@@ -146,7 +146,8 @@ engine_options = stacked(  # of the commands that run an evolution engine
 @click.option("--agent", default="gsm8k", show_default=True, help="Seed workspace name or workspace path.")
 @click.option("--benchmark", default="gsm8k", show_default=True, help="Benchmark name (or jsonl:PATH).")
 @click.option("--engine", help="Evolution engine name (default: demos with the embedded model, else skillforge).")
-@click.option("--cycles", type=click.IntRange(min=1), help="Total cycles for the workspace (default: config max_cycles).")
+@click.option("--cycles", "--rounds", "cycles", type=click.IntRange(min=1),
+              help="Total cycles for the workspace (default: config max_cycles); --rounds is Ratchet's name.")
 @click.option("-w", "--workspace", type=click.Path(file_okay=False), help="Working directory of the evolved workspace.")
 @click.option("--batch-size", type=int)
 @click.option("--holdout-ratio", type=float)

@@ -65,6 +65,10 @@ class Journal:
         """The most recent entry of any of `phases`."""
         return next(reversed(self.entries(*phases)), None)
 
+    def last_usage(self) -> dict[str, Any]:
+        """The usage the latest entry holding one recorded ({} when none did)."""
+        return next((dict(e["usage"]) for e in reversed(self._entries) if e.get("usage")), {})
+
     def last_recorded_cycle(self) -> int:
         """The last cycle whose record is complete (0 when only the baseline exists, -1 for a fresh run)."""
         done = [e["cycle"] for e in self._entries if e["phase"] in CLOSING_PHASES]

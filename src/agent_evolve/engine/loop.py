@@ -28,7 +28,7 @@ from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWo
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
 from agent_evolve.engine.run_metrics import (_is_score_converged, accepted_score_plateaued, cycle_record, run_metrics,
                                              run_result)
-from agent_evolve.engine.run_usage import ENGINE_REPORTED_ROLE, UsageMeter
+from agent_evolve.engine.run_usage import UsageMeter
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Announcer, Progress, ProgressEvent,
                                          batch_failure, graded_mean, graded_only, reload_agent, solve_all)
@@ -40,7 +40,7 @@ from agent_evolve.errors import AgentEvolveError, BudgetExceededError, Workspace
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import EvolutionResult, Observation, Usage
+from agent_evolve.types import EvolutionResult, Observation
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,8 @@ class EvolutionLoop:
             self.session = session
             if session.fresh:
                 self._start_fresh()
+            else:
+                self._restore_usage()
             self.executor = make_executor(self.config, self.agent_factory, self.ledger)
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self.agent_factory, self.progress, self.executor)
@@ -126,7 +128,8 @@ class EvolutionLoop:
         transitions.record_baseline(session.vc, outcome.summary)
         session.files.snapshot("0")
         session.journal.record(0, Phase.STARTED, summary=outcome.summary, status=outcome.status,
-                               charged_usage=outcome.charged_usage, session=outcome.session)
+                               charged_usage=outcome.charged_usage, session=outcome.session,
+                               usage=self.ledger.to_dict())
 
     def _baseline(self) -> RunState:
         """Measure the starting version (after any bootstrap) on the holdout; the first accepted score."""
@@ -143,11 +146,16 @@ class EvolutionLoop:
         session.journal.record(0, Phase.BASELINE, **state.accepted_fields())
         return state
 
+    def _restore_usage(self) -> None:
+        """Put the ledger back as the journal last saw it: every journaled phase, of an unfinished cycle too, holds
+        the usage so far, so a resumed run keeps what the phases it does not repeat spent (budgets included)."""
+        spent = self.session.journal.last_usage()
+        if spent:
+            self.ledger.restore(spent)
+
     def _resume(self) -> RunState:
         state = self.session.resume_state()
-        if state.usage:
-            self.ledger.restore(state.usage)
-        self.meter = UsageMeter(self.ledger)
+        self.meter = UsageMeter(self.ledger, since=state.usage)  # the open cycle's record counts its earlier phases
         self.agent = self._reload_agent()
         metrics = read_json(self.records.metrics, {})  # a resumed run is no longer ended
         if isinstance(metrics, dict) and metrics.pop("ended", None) is not None:
@@ -185,17 +193,15 @@ class EvolutionLoop:
             self._context(cycle)
             outcome = StepOutcome.from_journal(phases[Phase.STEPPED])
             transitions.to_candidate(session.vc, cycle)
-            if any(outcome.charged_usage.values()):  # the ledger was restored from before this step's charge
-                self.ledger.record(ENGINE_REPORTED_ROLE, Usage(**outcome.charged_usage))
         else:
             at_pre = Phase.SOLVED not in phases  # solved just now: the tree is pre-evo-N, as it was just tagged
             outcome = self._step(cycle, observations, len(observations) - len(graded), at_pre)
-            journal.record(cycle, Phase.STEPPED, **asdict(outcome))
+            journal.record(cycle, Phase.STEPPED, **asdict(outcome), usage=self.ledger.to_dict())
         if Phase.GATED in phases:
             verdict = GateOutcome.from_dict(phases[Phase.GATED])
         else:
             verdict = self._gate(cycle, outcome, observations)
-            journal.record(cycle, Phase.GATED, **verdict.to_dict())
+            journal.record(cycle, Phase.GATED, **verdict.to_dict(), usage=self.ledger.to_dict())
         accepted = self._apply(cycle, verdict)
         self.agent = self._reload_agent()
         score = math.nan if self.config.trajectory_only else state.accepted_score
@@ -230,7 +236,7 @@ class EvolutionLoop:
         batch_rel = os.path.relpath(path, self.workspace.path)  # '../<ws>.sealed/...' when scores are sealed
         state.cursor = cursor
         session.journal.record(cycle, Phase.SOLVED, batch=batch_rel, cursor=cursor, batch_ids=batch_ids,
-                               score=graded_mean(graded))
+                               score=graded_mean(graded), usage=self.ledger.to_dict())
         return observations, batch_rel
 
     def _load_batch(self, solved: dict) -> tuple[list[Observation], str]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import Usage
 
@@ -11,9 +14,10 @@ ENGINE_REPORTED_ROLE = "engine_reported"  # the ledger role of usage an engine r
 class UsageMeter:
     """Reads a run's ledger cycle by cycle: what each cycle used, by role."""
 
-    def __init__(self, ledger: UsageLedger):
+    def __init__(self, ledger: UsageLedger, since: Mapping[str, Any] | None = None):
+        """Count from `since` (a `UsageLedger.to_dict()`, as a journal holds it), else from the ledger now."""
         self.ledger = ledger
-        self._mark = ledger.by_role()
+        self._mark = UsageLedger.from_dict(since).by_role() if since else ledger.by_role()
 
     def take(self) -> dict[str, dict[str, float]]:
         """Usage since the last call, by role (engine-reported usage is a role of the ledger like the others)."""

@@ -42,7 +42,7 @@ class StepOutcome:
 
     @classmethod
     def from_journal(cls, entry: dict[str, Any]) -> StepOutcome:
-        return cls(**{k: v for k, v in entry.items() if k not in ("cycle", "phase")})
+        return cls(**{k: v for k, v in entry.items() if k not in ("cycle", "phase", "usage")})
 
 
 def workspace_problems(path: Path) -> list[str]:

@@ -61,6 +61,15 @@ def make_client(model: str, *, role: str = "agent", base_url: str | None = None,
                          cache=ResponseCache(cache_dir) if cache_dir else None)
 
 
+def metered_on(client: LLMClient, role: str, ledger: UsageLedger, prices: Mapping[str, Any] | None = None
+               ) -> MeteredClient:
+    """`client` recording into `ledger` under `role`: one already metered there as it is, any other wrapped without
+    retries or a cache (it keeps its own), so a user's own client counts toward the run's usage and budgets."""
+    if isinstance(client, MeteredClient) and client.ledger is ledger:
+        return client
+    return MeteredClient(client, role=role, ledger=ledger, retry=RetryPolicy(max_retries=0), prices=prices)
+
+
 @dataclass(frozen=True)
 class RoleSettings:
     """The model settings of one role: the agent's come from agent_*, the engine's and judge's from evolver_*."""

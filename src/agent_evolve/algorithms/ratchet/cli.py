@@ -109,10 +109,12 @@ def skill_show(name: str, workspace: str) -> None:
 
 
 @skill_group.command("load")
-@click.argument("bank", type=click.Path(exists=True, path_type=Path))
+@click.argument("bank", required=False, type=click.Path(exists=True, path_type=Path))
 @_WORKSPACE
-def skill_load(bank: Path, workspace: str) -> None:
-    """Import a Ratchet-style YAML bank (a file or a folder of .yaml files) into the ledger and skills/."""
+def skill_load(bank: Path | None, workspace: str) -> None:
+    """Import a Ratchet-style YAML bank (a file or a folder of .yaml files; default: the .yaml files dropped into
+    the workspace's skills/, as Ratchet's `skill load` reads them) into the ledger and skills/."""
+    bank = bank if bank is not None else Path(workspace) / "skills"
     skills = load_yaml_bank(bank)
     with _ledger(workspace, create=True) as ledger:
         round_ = ledger.last_round()

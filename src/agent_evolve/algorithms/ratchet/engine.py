@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -58,6 +58,12 @@ class RatchetEngine(ModelEngine):
     def __init__(self, config: EvolveConfig | None = None, llm: LLMClient | None = None, **params: Any) -> None:
         super().__init__(config, llm, **params)
         self.settings = RatchetSettings.from_params({k: self.params[k] for k in RatchetSettings.keys()})
+
+    @property
+    def max_tokens(self) -> int:
+        """The critic's, synthesizer's and meta-synthesizer's answer length: `role_max_tokens`, within the limits
+        every built-in engine keeps (its `max_tokens` param and the config's evolver_max_tokens)."""
+        return min(self.settings.role_max_tokens, super().max_tokens)
 
     @property
     def embedder(self) -> Embedder:
@@ -150,7 +156,7 @@ class RatchetEngine(ModelEngine):
             skill = ledger.skill(c.routed_skill) if c.routed_skill else None
             result = critic.judge(self.llm, cid, c, str(c.metadata.get("task", "")),
                                   to_agent_skill(skill).body if skill else "",
-                                  str(c.metadata.get("feedback", "")), self.settings.role_max_tokens)
+                                  str(c.metadata.get("feedback", "")), self.max_tokens)
             if result.verdict is not None:
                 ledger.add_verdict(result.verdict)
             else:
@@ -193,7 +199,8 @@ class RatchetEngine(ModelEngine):
         meta_body = self._meta(ledger).body if s.use_meta else ""
         outcome = synthesize(self.llm, found, examples, {k.name: k for k in active},
                              bank_io.cover_texts(ledger, active),
-                             self.embedder.embed, s, meta_body, round_, {k.name for k in ledger.skills()}, room)
+                             self.embedder.embed, replace(s, role_max_tokens=self.max_tokens), meta_body, round_,
+                             {k.name for k in ledger.skills()}, room)
         evicted, _ = evictions(stats, s.bank_cap, len(outcome.created))
         for d in evicted:
             if d.action == "evict":
@@ -237,7 +244,7 @@ class RatchetEngine(ModelEngine):
         s = self.settings
         outcomes = [f"{st.name}: {st.contribution:+.2f} over {st.trials} trials"
                     for st in self._stats(ledger, ledger.skills())]
-        new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, s.role_max_tokens)
+        new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, self.max_tokens, s.credit_weighting)
         if new is None:
             ledger.audit("meta_failed", {"error": "empty reply"}, round_)
             return None

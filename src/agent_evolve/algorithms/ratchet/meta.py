@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib.resources import files
 
+from agent_evolve.algorithms.ratchet.curator import CreditWeighting
 from agent_evolve.algorithms.ratchet.records import MetaSkill
 from agent_evolve.llm.base import LLMClient, Message
 
@@ -38,13 +39,17 @@ def refresh_due(round_: int, every: int, every_tasks: int = 0, tasks_since: int 
     return by_rounds or (every_tasks > 0 and tasks_since >= every_tasks)
 
 
+CONTRIBUTION = {"outcome": "(successes - failures) / routed trials", "critic": "(helped - hurt) / routed trials"}
+"""How each credit weighting computes the contribution the meta-skill prompt reports."""
+
+
 def refresh(client: LLMClient, current: MetaSkill, outcomes: Sequence[str], round_: int,
-            max_tokens: int) -> MetaSkill | None:
-    """A new active meta-skill for the suite, asked with the current advice and one line per skill's contribution;
-    None when the reply is empty."""
+            max_tokens: int, weighting: CreditWeighting = "outcome") -> MetaSkill | None:
+    """A new active meta-skill for the suite, asked with the current advice and one line per skill's contribution
+    (computed by `weighting`, named in the prompt as it is); None when the reply is empty."""
     lines = "\n".join(f"- {line}" for line in outcomes) or "- (no skill has been routed yet)"
     user = (f"Current advice:\n{current.body}\n\nHow the skills written with it fared (contribution = "
-            f"(helped - hurt) / routed trials):\n{lines}\n\nRewrite the advice so future skills help more. "
+            f"{CONTRIBUTION[weighting]}):\n{lines}\n\nRewrite the advice so future skills help more. "
             f"Reply with only the new advice, at most {META_CHARS} characters.")
     messages = [Message("system", SYSTEM), Message("user", user)]
     text = client.complete(messages, max_tokens=max_tokens).text.strip()

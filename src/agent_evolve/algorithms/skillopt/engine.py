@@ -46,7 +46,7 @@ class SkillOptEngine(ModelEngine):
         "max_lr": 4,                        # edits per step at the start
         "min_lr": 2,                        # edits per step at the end of the schedule
         "lr_schedule": "cosine",            # constant | linear | cosine
-        "total_steps": None,                # steps of the schedule; none: the config's max_cycles
+        "total_steps": None,                # steps of the schedule; none: no decay (max_lr throughout)
         "steps_per_epoch": None,            # none: train tasks / batch size, rounded up
         "examples": 8,                      # batch results shown to the proposer
         "buffer_size": 8,                   # rejected edits remembered for the next proposals
@@ -56,6 +56,12 @@ class SkillOptEngine(ModelEngine):
         "max_tokens": 1024,
     }
 
+    def learning_rate(self, number: int) -> int:
+        """The edit cap of step `number`: decaying from `max_lr` to `min_lr` when `total_steps` is set (Hermit's
+        SkillOpt), else `max_lr` (a schedule over `max_cycles` would not end where a `run(cycles)` does)."""
+        return LearningRate(int(self.params["max_lr"]), int(self.params["min_lr"]), self.params["total_steps"],
+                            self.params["lr_schedule"]).at(number)
+
     def _step(self, step: StepInput) -> StepResult:
         """One SkillOpt step; an accepted edit leaves the new skill in the workspace."""
         trial, observations = validation_runner(self.engine_name, step.trial), step.observations
@@ -64,9 +70,7 @@ class SkillOptEngine(ModelEngine):
         current = Candidate({path: self._current_text(root, path)})
         start = current.id
         number = int(state.get("step", 0)) + 1
-        total = self.params["total_steps"] or self.config.max_cycles
-        lr = LearningRate(int(self.params["max_lr"]), int(self.params["min_lr"]), total,
-                          self.params["lr_schedule"]).at(number)
+        lr = self.learning_rate(number)
         scores = state.setdefault("scores", {})
         current_score = self._validate(current, root, trial, scores)
         best = max(scores.values())
