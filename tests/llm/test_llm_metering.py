@@ -9,6 +9,7 @@ from wire_servers import ok_reply
 
 from agent_evolve.errors import BudgetExceededError
 from agent_evolve.llm.base import Message
+from agent_evolve.llm.factory import metered_on
 from agent_evolve.llm.metered import concurrency_limit, set_concurrency_limit
 from agent_evolve.llm.usage import UsageLedger
 
@@ -41,6 +42,25 @@ def test_sixteen_threads_never_exceed_the_shared_limit_of_four(serve, client_for
     assert server.max_in_flight == 4  # reached, never exceeded
     assert ledger.total().calls == 160
     assert ledger.by_role()["agent"].calls == 80 and ledger.by_role()["judge"].calls == 80
+    assert concurrency_limit().in_flight == 0
+
+
+def test_a_metered_client_wrapped_in_another_meter_takes_one_slot_and_never_waits_on_itself(
+        serve, client_for, restore_concurrency):
+    """A user's own metered client given to a run is metered again into the run's ledger; with every slot held by
+    the outer meter, the inner one must not wait for a second slot (it would wait forever)."""
+    set_concurrency_limit(2)
+    server = serve(lambda request: ok_reply("openai"), delay_s=0.05)
+    users, runs = UsageLedger(), UsageLedger()
+    wrapped = metered_on(client_for("openai", server, ledger=users, role="agent"), "agent", runs)
+    threads = [threading.Thread(target=lambda: [wrapped.complete(HELLO) for _ in range(3)]) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert not any(thread.is_alive() for thread in threads), "nested meters deadlocked on the shared limit"
+    assert server.max_in_flight == 2 and len(server.requests) == 12
+    assert users.total().calls == runs.total().calls == 12, "both ledgers count every call"
     assert concurrency_limit().in_flight == 0
 
 

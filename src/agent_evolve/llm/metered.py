@@ -25,11 +25,13 @@ DEFAULT_LIMIT = 4
 
 
 class ConcurrencyLimit:
-    """A resizable counting semaphore."""
+    """A resizable counting semaphore; a thread that holds a slot takes no second one (a metered client wrapping
+    another is one request, and nesting must not wait on itself)."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self._cond = threading.Condition()
         self._in_flight = 0
+        self._held = threading.local()
         self.set_limit(limit)
 
     @property
@@ -50,13 +52,18 @@ class ConcurrencyLimit:
 
     @contextmanager
     def slot(self) -> Iterator[None]:
-        """Hold one of the limited slots for the duration of the with-block."""
+        """Hold one of the limited slots for the duration of the with-block (the thread's own, when it has one)."""
+        if getattr(self._held, "slot", False):
+            yield
+            return
         with self._cond:
             self._cond.wait_for(lambda: self._in_flight < self._limit)
             self._in_flight += 1
+        self._held.slot = True
         try:
             yield
         finally:
+            self._held.slot = False
             with self._cond:
                 self._in_flight -= 1
                 self._cond.notify()
