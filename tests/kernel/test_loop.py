@@ -11,6 +11,7 @@ from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, holdout_ids
 
 import agent_evolve as ae
 from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import TrialError
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import StepResult, Usage
@@ -183,6 +184,40 @@ def test_budget_exhausted_mid_run_stops_with_out_of_budget(tmp_path: Path) -> No
     assert result.cycles_completed == 1 and outcomes(workspace) == ["out_of_budget"]
     assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
     assert "budget" in ae.EvolutionHistory(workspace).cycle_records()[0]["summary"]
+
+
+def test_budget_spent_while_scoring_the_baseline_stops_cleanly(tmp_path: Path) -> None:
+    ledger = UsageLedger()
+    finalized: list[int] = []
+
+    class MeteredAgent(KeywordAgent):
+        def solve(self, task):
+            ledger.record("agent", Usage(calls=1, input_tokens=400))
+            ledger.check_budget()
+            return super().solve(task)
+
+    class Finalizing(PlanEngine):
+        def finalize(self, ctx):
+            finalized.append(ctx.cycle)
+
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, max_total_tokens=1_000)
+    events: list[ProgressEvent] = []
+    engine = Finalizing([("prompt", "k0 k1")])
+    result = ae.Evolver(MeteredAgent(workspace), KeywordBenchmark(), config, engine, ledger=ledger,
+                        progress=events.append).run(3)
+    assert result.details["stop_reason"] == "out_of_budget" and result.cycles_completed == 0
+    assert math.isnan(result.final_score) and math.isnan(result.details["baseline_score"]), "nothing was measured"
+    assert engine.seen == [] and finalized == [0], "no cycle ran; the engine finalized as at any controlled stop"
+    assert any(e.phase == "out_of_budget" and "budget" in e.message for e in events)
+    metrics = json.loads(RunRecords(workspace).metrics.read_text())
+    assert metrics["ended"] == "out_of_budget"
+    assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
+
+    resumed = ae.Evolver(str(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=4, holdout_ratio=0.3),
+                         PlanEngine([("prompt", "k0 k1")])).run(1)
+    assert resumed.details["stop_reason"] == "" and resumed.cycles_completed == 1
+    assert resumed.details["baseline_score"] == 0.0, "a rerun scores the baseline it never finished"
 
 
 def test_bootstrap_is_committed_as_cycle_zero(tmp_path: Path) -> None:

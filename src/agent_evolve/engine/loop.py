@@ -90,8 +90,11 @@ class EvolutionLoop:
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self.agent_factory, self.progress, self.executor)
             self.meter = UsageMeter(self.ledger)  # a fresh run's baseline usage counts in cycle 1
-            self.state = self._resume() if session.journal.has(0, Phase.BASELINE) else self._baseline()
             stop_reason, converged = "", False
+            try:
+                self.state = self._resume() if session.journal.has(0, Phase.BASELINE) else self._baseline()
+            except BudgetExceededError as exc:
+                self.state, stop_reason = self._baseline_out_of_budget(str(exc)), "out_of_budget"
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
                 try:
@@ -145,6 +148,13 @@ class EvolutionLoop:
         state.usage = self.ledger.to_dict()
         session.journal.record(0, Phase.BASELINE, **state.accepted_fields())
         return state
+
+    def _baseline_out_of_budget(self, message: str) -> RunState:
+        """A budget ran out while scoring the baseline: nothing was measured (scores NaN) and nothing is journaled,
+        so a rerun scores it again; the run then stops as at any budget stop."""
+        self.emit(0, "out_of_budget", message=message)
+        return RunState(plan=self.session.plan, accepted_score=math.nan, baseline_score=math.nan,
+                        usage=self.ledger.to_dict())
 
     def _restore_usage(self) -> None:
         """Put the ledger back as the journal last saw it: every journaled phase, of an unfinished cycle too, holds
@@ -341,7 +351,7 @@ class EvolutionLoop:
     def _finalize(self) -> None:
         """Let the engine pick the final version among accepted ones; journal the choice."""
         session, state = self.session, self.state
-        last = session.journal.last_recorded_cycle()
+        last = max(session.journal.last_recorded_cycle(), 0)  # -1: stopped before the baseline was scored
         try:
             chosen = self.engine.finalize(self._context(last))
         except Exception as exc:  # noqa: BLE001 - a failing finalize keeps the accepted version
