@@ -132,6 +132,13 @@ def test_lists_folders_and_missing_optional_fields(tmp_path: Path) -> None:
     assert skills[0].signals_match == [] and skills[0].common_pitfalls == [] and skills[0].applies_when == ""
 
 
+def test_a_skill_with_both_is_keyed_by_its_id_as_in_ratchet(tmp_path: Path) -> None:
+    """Ratchet keys skills by `id`; `name` is a label that two skills may share."""
+    (tmp_path / "bank.yaml").write_text("- {id: sliding_window, name: Windows, intent: i, description: d}\n"
+                                        "- {id: two_pointers, name: Windows, intent: i, description: d}\n")
+    assert [s.name for s in load_yaml_bank(tmp_path / "bank.yaml")] == ["sliding-window", "two-pointers"]
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("- {id: a, intent: i, description: d}\n- {id: b, description: d}\n",
      r"bank.yaml: skill 2 \('b'\): missing required field 'intent'"),

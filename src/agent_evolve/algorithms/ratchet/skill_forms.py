@@ -154,7 +154,7 @@ def _bank_entries(file: Path) -> list[Any]:
 def _bank_skill(entry: Any, where: str) -> RatchetSkill:
     if not isinstance(entry, dict):
         raise SkillFormatError(f"{where}: must be a mapping, got {type(entry).__name__}")
-    raw = entry.get("name") or entry.get("id")
+    raw = entry.get("id") or entry.get("name")  # Ratchet keys skills by id; name is a label, used without one
     if not isinstance(raw, str) or not skill_name(raw):
         raise SkillFormatError(f"{where}: needs an 'id' or 'name' with letters or digits")
     name = skill_name(raw)
