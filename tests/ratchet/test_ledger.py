@@ -161,10 +161,23 @@ def test_decisions_audit_and_bank_snapshots(ledger: Ledger) -> None:
         ledger.audit("synth", {"n": n}, round=n)
     assert [e["payload"]["n"] for e in ledger.audit_events()] == [2, 1, 0]
     assert [e["round"] for e in ledger.audit_events(limit=2)] == [2, 1]
+    assert [e["payload"]["n"] for e in ledger.audit_events(event="synth", round=1)] == [1]
     ledger.snapshot_bank(1, ["a"])
     ledger.snapshot_bank(3, ["a", "b"])
     assert ledger.bank_at(0) == [] and ledger.bank_at(1) == ["a"]
     assert ledger.bank_at(2) == ["a"] and ledger.bank_at(9) == ["a", "b"]
+
+
+def test_a_transaction_records_all_of_its_writes_or_none(ledger: Ledger) -> None:
+    with pytest.raises(RuntimeError), ledger.transaction():
+        ledger.put_skill(skill("a"), 1, "new")
+        ledger.add_decision(Decision(1, "synth", "a", {}))
+        raise RuntimeError("killed")
+    assert ledger.skills() == [] and ledger.decisions() == []
+    with ledger.transaction():
+        ledger.put_skill(skill("a"), 1, "new")
+        ledger.add_decision(Decision(1, "synth", "a", {}))
+    assert [s.name for s in ledger.skills()] == ["a"] and len(ledger.decisions()) == 1
 
 
 def test_a_new_ledger_gets_the_one_schema_at_its_version(tmp_path: Path) -> None:

@@ -12,6 +12,10 @@ holdout (Ratchet's eval pass). Each step:
 7. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
 8. the active bank written to skills/ as Agent Skills, snapshotted with its state, the round's records written.
 
+Steps 1-3 are idempotent; 4-8 make their model calls first, then record everything in one ledger transaction
+closed by the round's audit event, so a step the loop re-runs after a crash inside it leaves the ledger as
+one run would.
+
 Ratchet governs its own bank (curator, rollback), so its runs use `gate_strategy: keep`.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -106,23 +111,41 @@ class RatchetEngine(ModelEngine):
             ids = self._capsules(ledger, observations, round_)
             critic_errors = self._critic(ledger, ids, round_)
             report: dict[str, Any] = {"round": round_, "capsules": len(ids), "critic_errors": critic_errors,
-                                      "rollback": asdict(decision) if decision else None}
-            if decision is not None and decision.restore:
-                report["restored"] = self._restore(ledger, int(decision.restore_round or 0), round_)
+                                      "rollback": asdict(decision) if decision else None,
+                                      "train": _train_summary(observations)}
+            recorded = ledger.audit_events(limit=1, event="round", round=round_)
+            if recorded:  # a re-run step: the round was recorded whole before the crash
+                report.update(recorded[0]["payload"])
+                bank_io.write_bank(root, ledger)
             else:
-                report["meta"] = self._meta_refresh(ledger, round_)
-                report["synth"] = self._synth(ledger, round_) if not self.settings.no_synth else {"skipped": "no_synth"}
-                report["curate"] = self._curate(ledger, round_)
-            active = bank_io.write_bank(root, ledger)
-            ledger.snapshot_bank(round_, active)
-            report.update(bank=[s.name for s in active], train=_train_summary(observations))
-            ledger.audit("round", {k: report[k] for k in ("capsules", "bank", "train")}, round_)
+                self._govern(ledger, root, decision, report)
         self.save_state(state)
         if self.context is not None:
             atomic_write(self.context.output_dir / "round.json", json.dumps(report, indent=1, default=str))
         edits = (report.get("synth") or {}).get("edits")
         return StepResult(mutated=True, summary=_summary(report),
                           metadata={"ratchet": report, **({"edits": edits} if edits else {})})
+
+    def _govern(self, ledger: Ledger, root: Path, decision: rollback.RollbackDecision | None,
+                report: dict[str, Any]) -> None:
+        """Steps 4-8 into `report`: the model calls first, then every write in one transaction closed by the round's
+        `round` audit event (the report), so a step re-run after a crash finds its round recorded whole or not at all."""
+        round_ = self.cycle
+        restore = decision.restore_round if decision is not None and decision.restore else None
+        due = restore is None and self._meta_due(ledger, round_)
+        new_meta = self._draft_meta(ledger, round_) if due else None
+        synth = None if restore is not None or self.settings.no_synth else self._synth(ledger, round_, new_meta)
+        with ledger.transaction():
+            if restore is not None:
+                report["restored"] = self._restore(ledger, int(restore), round_)
+            else:
+                report["meta"] = self._record_meta(ledger, new_meta, round_) if due else None
+                report["synth"] = synth() if synth else {"skipped": "no_synth"}
+                report["curate"] = self._curate(ledger, round_)
+            active = bank_io.write_bank(root, ledger)
+            ledger.snapshot_bank(round_, active)
+            report["bank"] = [k.name for k in active]
+            ledger.audit("round", {k: v for k, v in report.items() if k != "round"}, round_)
 
     def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
         """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""
@@ -179,8 +202,9 @@ class RatchetEngine(ModelEngine):
         ledger.add_decision(Decision(round_, "curate", "bank", {"decisions": [d.to_dict() for d in decided]}))
         return [d.to_dict() for d in decided]
 
-    def _synth(self, ledger: Ledger, round_: int) -> dict[str, Any]:
-        """New skills from this window's failure clusters, making room under the cap."""
+    def _synth(self, ledger: Ledger, round_: int, new_meta: MetaSkill | None) -> Callable[[], dict[str, Any]]:
+        """New skills drafted (model calls) from this window's failure clusters, with `new_meta` when this round
+        refreshed the meta-skill; the call returned records them, making room under the cap, and reports."""
         s = self.settings
         capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
         failures = evidence.recent_failures(capsules, verdicts, round_, s.cluster_window)
@@ -188,33 +212,37 @@ class RatchetEngine(ModelEngine):
         vectors = self.embedder.embed(distinct_patterns(patterns)) if s.canonicalise and patterns else None
         mapping = canonical_map(patterns, vectors, float(s.canonical_threshold or 0.0))
         found = clusters(failures, mapping, s.min_cluster)
-        for pattern, canonical in mapping.items():
-            if pattern != canonical:
-                ledger.add_decision(Decision(round_, "canonicalise", pattern, {"canonical": canonical}))
         active = ledger.skills("ACTIVE")
         stats = self._stats(ledger, active)
         _, room = evictions(stats, s.bank_cap, min(s.max_new_skills, len(found)))
         by_id = dict(capsules)
         examples = {c.pattern: [by_id[f.capsule_id] for f in c.failures] for c in found}
-        meta_body = self._meta(ledger).body if s.use_meta else ""
+        meta_body = (new_meta or self._meta(ledger)).body if s.use_meta else ""
         outcome = synthesize(self.llm, found, examples, {k.name: k for k in active},
                              bank_io.cover_texts(ledger, active),
                              self.embedder.embed, replace(s, role_max_tokens=self.max_tokens), meta_body, round_,
                              {k.name for k in ledger.skills()}, room)
         evicted, _ = evictions(stats, s.bank_cap, len(outcome.created))
-        for d in evicted:
-            if d.action == "evict":
-                ledger.set_status(d.name, "DEPRECATED", round_, d.reason)
-            ledger.add_decision(Decision(round_, d.action, d.name, d.to_dict()))
-        for d in outcome.decisions:
-            ledger.add_decision(d)
-        for skill in outcome.created:
-            ledger.put_skill(skill, round_, f"synthesised from a cluster of failures in round {round_}")
-        return {"clusters": [{"pattern": c.pattern, "size": c.size} for c in found],
-                "created": [k.name for k in outcome.created], "edits": draft_tally(outcome.decisions),
-                "evicted": [d.name for d in evicted if d.action == "evict"],
-                "skipped": [{"kind": d.kind, "subject": d.subject, **d.payload} for d in outcome.decisions
-                            if d.kind != "synth"]}
+
+        def record() -> dict[str, Any]:
+            for pattern, canonical in mapping.items():
+                if pattern != canonical:
+                    ledger.add_decision(Decision(round_, "canonicalise", pattern, {"canonical": canonical}))
+            for d in evicted:
+                if d.action == "evict":
+                    ledger.set_status(d.name, "DEPRECATED", round_, d.reason)
+                ledger.add_decision(Decision(round_, d.action, d.name, d.to_dict()))
+            for d in outcome.decisions:
+                ledger.add_decision(d)
+            for skill in outcome.created:
+                ledger.put_skill(skill, round_, f"synthesised from a cluster of failures in round {round_}")
+            return {"clusters": [{"pattern": c.pattern, "size": c.size} for c in found],
+                    "created": [k.name for k in outcome.created], "edits": draft_tally(outcome.decisions),
+                    "evicted": [d.name for d in evicted if d.action == "evict"],
+                    "skipped": [{"kind": d.kind, "subject": d.subject, **d.payload} for d in outcome.decisions
+                                if d.kind != "synth"]}
+
+        return record
 
     def _meta(self, ledger: Ledger) -> MetaSkill:
         """The suite's active meta-skill; the shipped default on first use."""
@@ -227,24 +255,29 @@ class RatchetEngine(ModelEngine):
         ledger.put_meta_skill(default)
         return default
 
-    def _meta_refresh(self, ledger: Ledger, round_: int) -> str | None:
-        """A new active meta-skill when a refresh is due (`meta.refresh_due`)."""
+    def _meta_due(self, ledger: Ledger, round_: int) -> bool:
+        """Whether this round refreshes the meta-skill (`meta.refresh_due`; never with meta-skills off)."""
         s = self.settings
         if not s.use_meta:
-            return None
+            return False
         since = self._meta(ledger).created_round
         tasks = sum(1 for _, c in ledger.capsules(split="train") if c.round > since)
-        if not meta.refresh_due(round_, s.meta_every, s.meta_every_tasks, tasks):
-            return None
-        return self.refresh_meta(ledger, round_)
+        return meta.refresh_due(round_, s.meta_every, s.meta_every_tasks, tasks)
 
     def refresh_meta(self, ledger: Ledger, round_: int) -> str | None:
         """A new active meta-skill from how the bank's skills fared (also `synth metaskills`): its name, or None
         when the model's reply is unusable (audited)."""
-        s = self.settings
+        return self._record_meta(ledger, self._draft_meta(ledger, round_), round_)
+
+    def _draft_meta(self, ledger: Ledger, round_: int) -> MetaSkill | None:
+        """The model's new meta-skill, not yet recorded; None when its reply is unusable."""
         outcomes = [f"{st.name}: {st.contribution:+.2f} over {st.trials} trials"
                     for st in self._stats(ledger, ledger.skills())]
-        new = meta.refresh(self.llm, self._meta(ledger), outcomes, round_, self.max_tokens, s.credit_weighting)
+        return meta.refresh(self.llm, self._meta(ledger), outcomes, round_, self.max_tokens,
+                            self.settings.credit_weighting)
+
+    def _record_meta(self, ledger: Ledger, new: MetaSkill | None, round_: int) -> str | None:
+        """Record a drafted meta-skill as the suite's active one (an unusable reply audited); its name or None."""
         if new is None:
             ledger.audit("meta_failed", {"error": "empty reply"}, round_)
             return None

@@ -132,9 +132,19 @@ class Ledger:
         return connection
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group the writes made inside (on this thread) into one transaction: a crash leaves all or none of them."""
+        with self._write():
+            yield
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taking the write lock up front so concurrent writers queue, never deadlock."""
+        """One write transaction, taking the write lock up front so concurrent writers queue, never deadlock; inside
+        `transaction()`, a part of that one."""
         db = self._db()
+        if db.in_transaction:  # autocommit connections: only an open `transaction()` is one
+            yield db
+            return
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -287,10 +297,12 @@ class Ledger:
         with self._write() as db:
             _insert(db, "audit", round=round, event=event, payload=_dumps(payload), created_at=time.time())
 
-    def audit_events(self, limit: int | None = None) -> list[dict[str, Any]]:
-        """Audit events newest first, each {id, round, event, payload, created_at}."""
-        rows = self._read("SELECT id, round, event, payload, created_at FROM audit ORDER BY id DESC LIMIT ?",
-                          (-1 if limit is None else limit,))
+    def audit_events(self, limit: int | None = None, event: str | None = None,
+                     round: int | None = None) -> list[dict[str, Any]]:
+        """Audit events newest first, each {id, round, event, payload, created_at}, filtered by event and round."""
+        where, params = _filters(event=event, round=round)
+        rows = self._read(f"SELECT id, round, event, payload, created_at FROM audit{where} ORDER BY id DESC LIMIT ?",
+                          (*params, -1 if limit is None else limit))
         return [dict(zip(("id", "round", "event", "payload", "created_at"), row), payload=json.loads(row[3]))
                 for row in rows]
 
