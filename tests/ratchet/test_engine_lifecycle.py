@@ -25,6 +25,18 @@ def test_synthesis_runs_before_the_curator_in_a_round(tmp_path: Path) -> None:
     assert kinds.index("synth") < kinds.index("curate"), kinds
 
 
+def test_the_round_report_counts_train_passes_as_ratchet_s_bench_result_does(tmp_path: Path) -> None:
+    """Ratchet's BenchResult is (total, resolved, pass@1); the round's report, record and audit event say so."""
+    workspace = make_workspace(tmp_path / "ws")
+    run(workspace, cycles=1)
+    [record] = ae.EvolutionHistory(workspace).cycle_records()
+    train = record["metadata"]["step_metadata"]["ratchet"]["train"]
+    assert set(train) == {"total", "resolved", "pass@1", "routed"}
+    assert train["pass@1"] == train["resolved"] / train["total"] and record["metadata"]["graded"] == train["total"]
+    with Ledger.open(ledger_path(workspace)) as ledger:
+        assert ledger.audit_events(event="round", round=1)[0]["payload"]["train"] == train
+
+
 def test_a_full_bank_evicts_its_lowest_contribution_for_a_new_skill(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "ws")
     run(workspace, cycles=1, bank_cap=1, retire_min_trials=1000)

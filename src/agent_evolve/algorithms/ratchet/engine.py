@@ -302,10 +302,11 @@ class RatchetEngine(ModelEngine):
 
 
 def _train_summary(observations: list[Observation]) -> dict[str, Any]:
+    """The train pass as Ratchet's BenchResult names it (total, resolved, pass@1), with the attempts routed."""
     graded = [o for o in observations if not is_infrastructure_failure(o)]
-    passed = sum(o.feedback.success for o in graded)
+    resolved = sum(o.feedback.success for o in graded)
     routed = sum(evidence.routed_skill(o) is not None for o in graded)
-    return {"total": len(graded), "passed": passed, "pass@1": passed / len(graded) if graded else 0.0,
+    return {"total": len(graded), "resolved": resolved, "pass@1": resolved / len(graded) if graded else 0.0,
             "routed": routed}
 
 
