@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import ratchet_world
 from ratchet_world import make_workspace
 from test_scripted_run import run
 
 import agent_evolve as ae
+from agent_evolve.algorithms.ratchet import critic
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
 
@@ -87,3 +89,24 @@ def test_a_step_rerun_after_a_crash_leaves_the_ledger_as_one_run(
     run(workspace, cycles=1, **PARAMS)
     assert rows(workspace) == ledger
     assert report(workspace) == round_report
+
+
+def test_a_rerun_step_asks_the_critic_again_about_no_capsule_it_failed_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unusable critic reply is audited once per capsule, however often the step runs."""
+    answer = ratchet_world._engine_reply
+    monkeypatch.setattr(ratchet_world, "_engine_reply", lambda messages: "not a verdict" if (
+        messages[0].content == critic.SYSTEM and "poison-helper" in messages[1].content) else answer(messages))
+    clean = make_workspace(tmp_path / "clean")
+    run(clean, cycles=1, **PARAMS)
+    failures = [r for r in rows(clean)["audit"] if r[1] == "critic_failed"]
+    assert failures, "the critic failed on the poison skill's capsules"
+    workspace = make_workspace(tmp_path / "ws")
+    with monkeypatch.context() as patch:
+        crash_after(patch, Ledger, "audit", 3)  # after the second critic failure (the first call: "start")
+        with pytest.raises(Crash):
+            run(workspace, cycles=1, **PARAMS)
+    run(workspace, cycles=1, **PARAMS)
+    assert rows(workspace) == rows(clean)
+    errors = report(workspace)["critic_errors"]
+    assert errors == report(clean)["critic_errors"] and len(errors) == len(failures)

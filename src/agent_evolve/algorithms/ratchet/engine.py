@@ -12,7 +12,7 @@ holdout (Ratchet's eval pass). Each step:
 7. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
 8. the active bank written to skills/ as Agent Skills, snapshotted with its state, the round's records written.
 
-Steps 1-3 are idempotent; 4-8 make their model calls first, then record everything in one ledger transaction
+Steps 1-3 write each row once; 4-8 make their model calls first, then record everything in one ledger transaction
 closed by the round's audit event, so a step the loop re-runs after a crash inside it leaves the ledger as
 one run would.
 
@@ -129,7 +129,7 @@ class RatchetEngine(ModelEngine):
     def _govern(self, ledger: Ledger, root: Path, decision: rollback.RollbackDecision | None,
                 report: dict[str, Any]) -> None:
         """Steps 4-8 into `report`: the model calls first, then every write in one transaction closed by the round's
-        `round` audit event (the report), so a step re-run after a crash finds its round recorded whole or not at all."""
+        `round` audit event (the report), so a step re-run after a crash finds its round recorded whole or not."""
         round_ = self.cycle
         restore = decision.restore_round if decision is not None and decision.restore else None
         due = restore is None and self._meta_due(ledger, round_)
@@ -169,12 +169,14 @@ class RatchetEngine(ModelEngine):
         return ledger.add_capsules([evidence.capsule(o, round_) for o in graded])
 
     def _critic(self, ledger: Ledger, ids: list[int], round_: int) -> list[str]:
-        """A verdict for each routed capsule and, when on, each unrouted failure; unusable replies are audited."""
+        """A verdict for each routed capsule and, when on, each unrouted failure; unusable replies are audited (once:
+        a re-run step asks about no capsule judged or failed on before); the audited errors, in capsule order."""
         judged = {v.capsule_id for v in ledger.verdicts(round=round_)}
-        errors = []
+        errors = {e["payload"]["capsule"]: e["payload"]["error"]
+                  for e in ledger.audit_events(event="critic_failed", round=round_)}
         for cid, c in ledger.capsules(round=round_, split="train"):
             wanted = c.routed_skill or (self.settings.critic_unrouted and not c.passed)
-            if cid not in ids or cid in judged or not wanted:
+            if cid not in ids or cid in judged or cid in errors or not wanted:
                 continue
             skill = ledger.skill(c.routed_skill) if c.routed_skill else None
             result = critic.judge(self.llm, cid, c, str(c.metadata.get("task", "")),
@@ -183,9 +185,9 @@ class RatchetEngine(ModelEngine):
             if result.verdict is not None:
                 ledger.add_verdict(result.verdict)
             else:
-                errors.append(result.error)
-                ledger.audit("critic_failed", {"capsule": cid, "error": result.error[:300]}, round_)
-        return errors
+                errors[cid] = result.error[:300]
+                ledger.audit("critic_failed", {"capsule": cid, "error": errors[cid]}, round_)
+        return [errors[cid] for cid in sorted(errors)]
 
     def _stats(self, ledger: Ledger, skills: list[RatchetSkill]) -> list[SkillTally]:
         return bank_io.bank_stats(ledger, skills, self.settings.credit_weighting)
