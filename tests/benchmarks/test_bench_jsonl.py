@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
+from agent_evolve.benchmarks.support.splits import load_subset
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.types import Feedback, Task, Trajectory
 
@@ -192,3 +193,15 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
     empty.write_text("\n\n")
     with pytest.raises(ConfigError, match=r"empty\.jsonl holds no tasks"):
         JsonlBenchmark(empty)
+
+
+def test_a_task_file_and_a_subset_file_saved_with_a_byte_order_mark_are_read(tmp_path: Path) -> None:
+    """Windows editors often save UTF-8 with a BOM; the files are read as if it were not there."""
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(GOOD + "\n" + '{"id": "two", "input": "q2", "answer": "b"}\n', encoding="utf-8-sig")
+    assert tasks.read_bytes().startswith(b"\xef\xbb\xbf")
+    bench = JsonlBenchmark(tasks, test_fraction=0.0)
+    assert sorted(t.id for t in bench.get_tasks("train", limit=None)) == ["ok", "two"]
+    subset = tmp_path / "subset.json"
+    subset.write_text(json.dumps({"train": ["ok"], "test": []}), encoding="utf-8-sig")
+    assert load_subset(subset).train == ("ok",)

@@ -169,6 +169,35 @@ def test_a_fresh_run_states_its_plan_and_warns_of_a_gate_that_cannot_accept(home
     assert "can never accept" in result.stderr
 
 
+def test_one_train_task_is_refused_naming_the_minimum_and_the_way_to_run_without_a_gate(home: Path) -> None:
+    """One train task leaves no holdout: a run that would keep every edit unmeasured is refused, not run silently."""
+    (home / "one.jsonl").write_text(json.dumps({"id": "q0", "input": "say word0", "answer": "WORD0"}) + "\n")
+    result = refused(["run", "--agent", "jsonl", "--benchmark", "jsonl:one.jsonl", "-w", "ws", "--cycles", "1"], home)
+    assert "1 train task leaves no holdout" in result.stderr and "at least 2" in result.stderr
+    assert "holdout_ratio to 0" in result.stderr
+
+
+def test_a_run_without_a_gate_says_so_and_counts_its_real_batch(home: Path) -> None:
+    """holdout_ratio 0 is the documented no-gate run: the plan and a warning say so; 3 tasks make a batch of 3."""
+    rows = [{"id": f"q{i}", "input": f"say word{i}", "answer": f"WORD{i}", "split": "train"} for i in range(3)]
+    (home / "three.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(cli, ["run", "--agent", "jsonl", "--benchmark", "jsonl:three.jsonl", "-w", "ws",
+                                      "--cycles", "2", "--holdout-ratio", "0"])
+    assert isinstance(result.exception, ModelCalled), "the plan and the warning come before any model call"
+    said = " ".join(result.stdout.split())
+    assert "each solves 3 train tasks and no gate" in said and "at most 12 agent solves" in said  # 2 x (3 + 3)
+    assert "warning: no gate" in result.stderr and "train scores" in result.stderr
+
+
+def test_the_plan_states_the_train_tasks_that_exist_not_the_batch_size(home: Path) -> None:
+    rows = [{"id": f"q{i}", "input": f"say word{i}", "answer": f"WORD{i}", "split": "train"} for i in range(5)]
+    (home / "five.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(cli, ["run", "--agent", "jsonl", "--benchmark", "jsonl:five.jsonl", "-w", "ws",
+                                      "--cycles", "1", "--batch-size", "10"])
+    said = " ".join(result.stdout.split())
+    assert "each solves 4 train tasks and the gate scores each candidate on 1 holdout tasks" in said, said
+
+
 def test_the_gate_reach_follows_the_acceptance_strategy() -> None:
     assert tasks_to_accept(EvolveConfig(), 2) == 1
     assert tasks_to_accept(EvolveConfig(gate_strategy="min_improvement", gate_min_improvement=0.05), 2) == 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_evolve.engine.acceptance import MinImprovement, StrictImprovement
 from agent_evolve.engine.gate import GateDecision, decide
-from agent_evolve.engine.tasks import next_batch, plan_tasks
+from agent_evolve.engine.tasks import TaskPlan, next_batch, plan_tasks
+from agent_evolve.errors import ConfigError
 
 
 def gate(candidate: float, incumbent: float, *, min_improvement: float = 0.0,
@@ -46,6 +48,12 @@ def test_holdout_is_disjoint_and_covers_the_pool(n: int, ratio: float, seed: int
     assert sorted(plan.train_ids + plan.holdout_ids) == sorted(ids)
     assert plan.train_ids, "at least one train task is kept"
     assert plan == plan_tasks(ids, ratio, seed), "same seed, same plan"
+
+
+def test_a_gate_on_a_pool_too_small_for_a_holdout_is_refused_and_no_gate_is_a_choice() -> None:
+    with pytest.raises(ConfigError, match="1 train task leaves no holdout.*at least 2"):
+        plan_tasks(["only"], 0.2, 0)
+    assert plan_tasks(["only"], 0.0, 0) == TaskPlan(train_ids=("only",), holdout_ids=())
 
 
 def test_holdout_limit_caps_the_holdout() -> None:

@@ -84,6 +84,17 @@ def test_refused_credentials_stop_the_run_before_anything_is_recorded(workspace,
     assert not (workspace / "evolution").exists(), "nothing is recorded"
 
 
+def test_a_problem_names_its_model_once(workspace, monkeypatch) -> None:
+    """The model's error already starts with its name; the pre-flight line does not say it twice."""
+    monkeypatch.setattr(factory, "make_provider", lambda ref, **kw: Rejecting(ref.full))
+    config = ae.EvolveConfig(agent_model="anthropic/claude", evolver_model="anthropic/claude")
+    with pytest.raises(PreflightError) as caught:
+        ae.Evolver(str(workspace), Bench(), config, "adaptive").run(1)
+    message = str(caught.value)
+    assert "agent model anthropic/claude: credentials rejected (401)" in message, message
+    assert message.count("anthropic/claude") == 2, "once per role"
+
+
 def test_every_problem_is_named_at_once(workspace, monkeypatch) -> None:
     monkeypatch.setattr(factory, "make_provider", lambda ref, **kw: Rejecting(ref.full))
     evolver = ae.Evolver(str(workspace), Bench("start Docker"), ae.EvolveConfig(), "adaptive")

@@ -127,3 +127,9 @@ def test_run_clients_share_one_ledger_and_build_each_role_once() -> None:
     roles = RunClients(ae.EvolveConfig(), ledger, seed=2)
     assert roles("agent") is roles("agent") and roles("agent").ledger is ledger
     assert roles("engine").inner.seed == 2
+
+
+def test_a_config_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "evolve.yaml"
+    path.write_text("batch_size: 4\n", encoding="utf-8-sig")
+    assert ae.EvolveConfig.from_yaml(path).batch_size == 4

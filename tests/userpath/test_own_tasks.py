@@ -81,3 +81,15 @@ def test_a_model_free_engine_builds_no_engine_model(url: str, tmp_path: Path) ->
     config = EvolveConfig(agent_model="openai/fake", agent_base_url=url)
     evolver = Evolver("jsonl", f"jsonl:{DATA / 'mcq.jsonl'}", config, "demos", str(tmp_path / "ws"))
     assert set(evolver.clients) == {"agent"}
+
+
+def test_a_run_without_a_gate_reports_train_scores_as_such(url: str, tmp_path: Path) -> None:
+    """holdout_ratio 0 keeps every edit unmeasured: the summary, the cycle lines and `history` say train, never a
+    holdout score of 0.000 on no holdout."""
+    workspace = tmp_path / "ws"
+    result = evolve(url, workspace, "dates.jsonl", "demos", "--holdout-ratio", "0")
+    assert result.exit_code == 0, result.output
+    assert "warning: no gate" in result.stderr and "accepted train score" in result.stdout
+    assert "baseline train score" in result.stdout and "holdout score" not in result.stdout
+    history = invoke("history", "-w", str(workspace)).output
+    assert "train" in history.splitlines()[1] and "holdout" not in history, history

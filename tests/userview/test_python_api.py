@@ -115,6 +115,15 @@ def test_test_tasks_are_kept_out_of_the_train_pool() -> None:
     assert [t.input for t in bench.get_tasks("test", None)] == ["c"]
 
 
+def test_one_task_is_refused_before_the_run_naming_the_minimum(tmp_path: Path) -> None:
+    """One task leaves no holdout: ae.evolve refuses before any solve, rather than keep every edit unmeasured."""
+    model = scripted()
+    with pytest.raises(ConfigError, match="1 train task leaves no holdout.*at least 2"):
+        ae.evolve([{"input": "What is the capital of France?", "expected": "Paris"}], lambda e, o: True, llm=model,
+                  workspace=tmp_path / "run", progress=False)
+    assert not model.calls and not (tmp_path / "run").exists()
+
+
 def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() -> None:
     config = BUDGETS["light"].apply(ae.EvolveConfig())
     estimate = estimate_solves(config, 100)

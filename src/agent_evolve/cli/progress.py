@@ -13,7 +13,7 @@ from rich.text import Text
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.loop import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, ProgressEvent
-from agent_evolve.engine.run_metrics import describe_edit_rates
+from agent_evolve.engine.run_metrics import describe_edit_rates, scored_on
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
 from agent_evolve.userview.learned import learned_line
@@ -68,8 +68,8 @@ class LiveProgress:
                                markup=False, highlight=False)
             return
         if event.phase == "recorded":
-            self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} recorded, accepted holdout "
-                               f"score {event.score:.3f}", markup=False, highlight=False)
+            self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} recorded, accepted "
+                               f"{event.message or 'holdout'} score {event.score:.3f}", markup=False, highlight=False)
             self._last = (event.cycle, event.phase)
             return
         self._event = event
@@ -116,8 +116,8 @@ def learned_note(result: EvolutionResult) -> str | None:
 
 
 def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLedger | None = None) -> Table:
-    """The closing summary: scores, accepted and rejected cycles, tokens (the `ledger`'s totals when given, else the
-    cycles' recorded usage), wall time, where things are."""
+    """The closing summary: scores (train scores, so named, in a run without a gate), accepted and rejected cycles,
+    tokens (the `ledger`'s totals when given, else the cycles' recorded usage), wall time, where things are."""
     details = result.details
     workspace = Path(details.get("workspace", "."))
     usage = {r: u.to_dict() for r, u in ledger.by_role().items()} if ledger is not None else details.get("usage", {})
@@ -125,10 +125,12 @@ def summary_table(result: EvolutionResult, wall_seconds: float, ledger: UsageLed
     table = Table(title="evolution summary", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
+    holdout = int(details.get("holdout_size", 0))
+    kind = scored_on(holdout)
     rows = [
-        ("baseline holdout score", f"{details.get('baseline_score', 0.0):.3f}"),
-        ("final holdout score", f"{result.final_score:.3f} ({details.get('accepted_tag', '')})"),
-        ("holdout tasks", str(details.get("holdout_size", 0))),
+        (f"baseline {kind} score", f"{details.get('baseline_score', 0.0):.3f}"),
+        (f"final {kind} score", f"{result.final_score:.3f} ({details.get('accepted_tag', '')})"),
+        ("holdout tasks", str(holdout) if holdout else "0 (no gate: every valid edit was kept)"),
         ("cycles", str(result.cycles_completed)),
         ("accepted / rejected", f"{details.get('accepted', 0)} / {details.get('rejected', 0)}"),
         ("unchanged / failed", f"{details.get('unchanged', 0)} / {details.get('failed', 0)}"),

@@ -205,7 +205,8 @@ def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAd
     plan = plan_tasks(pool, config.holdout_ratio, config.seed, config.holdout_limit, config.val_ratio, config.val_limit)
     holdout = len(plan.holdout_ids)
     local = config.agent_model.startswith("local/")
-    console.print(RunPlan(cycles, config.batch_size, holdout, config.gate_repeats, local).describe(engine),
+    batch = min(config.batch_size, len(plan.train_ids))
+    console.print(RunPlan(cycles, batch, holdout, config.gate_repeats, local).describe(engine),
                   markup=False, highlight=False, soft_wrap=True)
     warning = holdout_warning(config, holdout)
     if warning:

@@ -113,9 +113,11 @@ def tasks_to_accept(config: EvolveConfig, holdout_size: int) -> int | None:
 
 
 def holdout_warning(config: EvolveConfig, holdout_size: int) -> str:
-    """A warning when the gate on `holdout_size` tasks can never, or hardly, accept a change; "" when it can."""
+    """A warning when the run has no gate, or its gate on `holdout_size` tasks can never, or hardly, accept a change;
+    "" when it can."""
     if holdout_size == 0:
-        return ""
+        return ("no gate (holdout_ratio 0): every valid edit is kept without a held-out score, and the scores "
+                "reported are train scores; set holdout_ratio above 0 to gate edits on held-out tasks")
     needed = tasks_to_accept(config, holdout_size)
     how = f"gate_strategy {config.gate_strategy} on {holdout_size} holdout tasks"
     fix = "use more tasks, or raise holdout_ratio / holdout_limit"
@@ -131,7 +133,8 @@ def holdout_warning(config: EvolveConfig, holdout_size: int) -> str:
 
 @dataclass(frozen=True)
 class RunPlan:
-    """What a run will do, stated before it spends: cycles, tasks per cycle and agent solves in all."""
+    """What a run will do, stated before it spends: cycles, train tasks per cycle (the batch size, or the whole train
+    pool when it is smaller), holdout tasks per gate and agent solves in all."""
 
     cycles: int
     batch_size: int
@@ -141,15 +144,19 @@ class RunPlan:
 
     @property
     def solves(self) -> int:
-        """Baseline on the holdout, then each cycle's batch and its candidate on the holdout."""
+        """Baseline on the holdout, then each cycle's batch and its candidate on the holdout (without a gate, a kept
+        candidate re-solves its batch instead)."""
         gate = self.holdout_size * self.gate_repeats
-        return gate + self.cycles * (self.batch_size + gate)
+        return gate + self.cycles * (self.batch_size + (gate if self.holdout_size else self.batch_size))
 
     def describe(self, engine: str) -> str:
-        gate = f"the gate scores each candidate on {self.holdout_size} holdout tasks" + (
-            f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")
+        """The plan line: what each cycle solves and how its edit is judged, the solves in all and, locally, a time."""
+        gate = (f"the gate scores each candidate on {self.holdout_size} holdout tasks" + (
+            f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")) if self.holdout_size else (
+            "no gate (holdout_ratio 0): every valid edit is kept, scored only on the train tasks it learned from")
         cycles = f"{self.cycles} cycle{'s' if self.cycles != 1 else ''}"
-        line = (f"plan: {cycles} of {engine}; each solves {self.batch_size} train tasks and {gate}: "
+        tasks = f"{self.batch_size} train task{'s' if self.batch_size != 1 else ''}"
+        line = (f"plan: {cycles} of {engine}; each solves {tasks} and {gate}: "
                 f"at most {self.solves:,} agent solves for the baseline, batches and gates, plus the engine's "
                 "own trial solves and model calls")
         if self.local_model:

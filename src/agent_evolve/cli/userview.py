@@ -50,11 +50,11 @@ def workspace_option_or_argument(command: Callable[..., Any]) -> Callable[..., A
 _OUTCOME_STYLE = {"accepted": "green", "rejected": "red", "failed": "yellow", "out_of_budget": "yellow"}
 
 
-def history_table(rows: list[CycleRow], *, wide: bool = False) -> Table:
+def history_table(rows: list[CycleRow], *, wide: bool = False, scored_on: str = "holdout") -> Table:
     """Cycle, outcome, scores, version, tokens and cost in full at 80 columns; the changed files fold into what
-    width is left. `wide` adds each cycle's summary."""
+    width is left. `wide` adds each cycle's summary; `scored_on` heads the accepted score's column."""
     table = Table(title="evolution history", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for column in ("cycle", "outcome", "holdout", "batch", "version"):
+    for column in ("cycle", "outcome", scored_on, "batch", "version"):
         table.add_column(column, no_wrap=True)
     for column in ("tokens", "cost $"):
         table.add_column(column, no_wrap=True, justify="right")
@@ -76,14 +76,15 @@ def history_table(rows: list[CycleRow], *, wide: bool = False) -> Table:
 @click.option("--wide", is_flag=True, help="Add each cycle's summary (wider than 80 columns).")
 def history_command(workspace: str, as_json: bool, wide: bool) -> None:
     """One row per cycle of the run in WORKSPACE: outcome, scores, version, tokens, cost and what changed."""
-    rows = load_run(workspace).rows
+    view = load_run(workspace)
+    rows = view.rows
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in rows], indent=2))
         return
     console = Console()
     if wide:
         console.width = max(console.width, 160)
-    console.print(history_table(rows, wide=wide))
+    console.print(history_table(rows, wide=wide, scored_on=view.scored_on))
 
 
 def _print(text: str, lexer: str) -> None:

@@ -19,13 +19,14 @@ class PreflightError(AgentEvolveError):
 
 
 def preflight(clients: Mapping[str, LLMClient], benchmark: BenchmarkAdapter) -> None:
-    """Check every role's client (one one-token call) and the benchmark; PreflightError listing every problem."""
+    """Check every role's client (one one-token call) and the benchmark; PreflightError listing every problem, each
+    naming its model once (model errors already start with the model's name)."""
     problems = []
     for role, client in clients.items():
         try:
             client.complete(PROBE, max_tokens=1)
         except AgentEvolveError as exc:
-            problems.append(f"{role} model {client.model}: {exc}")
+            problems.append(f"{role} model {client.model}: {str(exc).removeprefix(f'{client.model}: ')}")
     _raise([*problems, *_benchmark_problem(benchmark)])
 
 

@@ -18,6 +18,11 @@ from agent_evolve.engine.stepping import StepOutcome
 from agent_evolve.types import CycleRecord, EvolutionResult, Observation
 
 
+def scored_on(holdout_size: int) -> str:
+    """What the accepted version's score was measured on: the holdout, or (a run without a gate) train tasks."""
+    return "holdout" if holdout_size else "train"
+
+
 def cycle_record(
     cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str, outcome: StepOutcome,
     verdict: GateOutcome, accepted: bool, state: RunState, engine_name: str, usage: dict[str, Any],

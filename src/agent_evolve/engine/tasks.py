@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent_evolve.errors import ConfigError
 from agent_evolve.task_order import is_dev, seeded_order
+
+MIN_GATED_POOL = 2  # a gate needs one task held out and one left to learn from
 
 
 @dataclass(frozen=True)
@@ -26,12 +29,15 @@ def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_lim
                val_ratio: float = 0.0, val_limit: int | None = None) -> TaskPlan:
     """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
     the rest (at most `val_limit`) as validation; keep >= 1 for train. The dev tasks stay in train: what designed
-    the agent never judges it."""
+    the agent never judges it. A positive `holdout_ratio` that leaves no holdout is a ConfigError, not a run
+    that silently keeps every edit."""
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("benchmark returned duplicate task ids")
     order = seeded_order(task_ids, seed)
     eligible = [item_id for item_id in order if not is_dev(item_id)]
     n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1), len(eligible))
+    if holdout_ratio > 0 and n_holdout == 0:
+        raise ConfigError(_no_holdout_message(len(order), len(eligible)))
     holdout = eligible[:n_holdout]
     rest = [item_id for item_id in order if item_id not in set(holdout)]
     rest_eligible = eligible[n_holdout:]
@@ -39,6 +45,15 @@ def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_lim
     val = set(rest_eligible[:n_val])
     return TaskPlan(train_ids=tuple(i for i in rest if i not in val), holdout_ids=tuple(holdout),
                     val_ids=tuple(rest_eligible[:n_val]))
+
+
+def _no_holdout_message(pool: int, eligible: int) -> str:
+    """Why no holdout could be carved from a pool of `pool` train tasks, `eligible` of them not dev tasks."""
+    why = (f"{pool} train task{' leaves' if pool == 1 else 's leave'} no holdout for the gate, which needs at least "
+           f"{MIN_GATED_POOL} (one held out, one to learn from)") if pool < MIN_GATED_POOL else (
+        f"none of the {pool} train tasks can be held out (all are dev tasks, which design the agent and never judge it)")
+    return (f"{why}: add train tasks, or set holdout_ratio to 0 (--holdout-ratio 0) to run without a gate, keeping "
+            "every valid edit unmeasured")
 
 
 def _share(size: int, ratio: float, limit: int | None) -> int:

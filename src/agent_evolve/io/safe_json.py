@@ -15,7 +15,10 @@ MAX_JSON_DEPTH = 100
 
 def parse_json(text: str | bytes, where: str, error: type[AgentEvolveError] = WorkspaceError,
                max_chars: int = MAX_JSON_CHARS) -> Any:
-    """The JSON value of ``text``; malformed, too large or too deep input raises ``error`` naming ``where``."""
+    """The JSON value of ``text``; malformed, too large or too deep input raises ``error`` naming ``where``. A leading
+    UTF-8 byte-order mark (which some Windows editors write) is ignored, as ``json.loads`` ignores it in bytes."""
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
     if len(text) > max_chars:
         raise error(f"{where}: JSON text is {len(text)} characters long; the limit is {max_chars}")
     try:

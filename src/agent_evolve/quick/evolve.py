@@ -14,6 +14,7 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.observer import EvolutionHistory
+from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.solving import expected_seconds
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
@@ -81,7 +82,8 @@ def evolve(
                           clients=clients)
         result = evolver.run()
         details = result.details
-        report.say(f"done: holdout score {details.get('baseline_score', 0.0):.3f} -> {result.final_score:.3f}; "
+        report.say(f"done: {scored_on(int(details.get('holdout_size', 0)))} score "
+                   f"{details.get('baseline_score', 0.0):.3f} -> {result.final_score:.3f}; "
                    f"{details.get('accepted', 0)} accepted, {details.get('rejected', 0)} rejected")
     return EvolvedRun(result, evolver.workspace.path, evolver.agent_factory)
 

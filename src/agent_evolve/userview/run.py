@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
 from agent_evolve.engine.records import RunRecords, read_json, read_jsonl, run_is_live
+from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.versioning import BASELINE_TAG
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.types import Observation
@@ -102,6 +103,11 @@ class RunView:
     @property
     def rows(self) -> list[CycleRow]:
         return [cycle_row(r) for r in self.records]
+
+    @property
+    def scored_on(self) -> str:
+        """`scored_on` of the recorded holdout size (a run that recorded none yet counts as gated)."""
+        return scored_on(int(self.metrics.get("holdout_size", 1)))
 
     @property
     def paths(self) -> RunRecords:
