@@ -6,6 +6,7 @@ worked examples, so the demos engine's candidate (two of the solved tasks as dem
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 import agent_evolve as ae
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import Message
-from agent_evolve.quick.budget import BUDGETS, estimate_solves
+from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
 from agent_evolve.testing import ScriptedLLM
 
 CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Italy": "Rome", "Spain": "Madrid", "Kenya": "Nairobi",
@@ -131,6 +132,9 @@ def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() ->
     assert estimate.total == 16 + 3 * (8 + 16)
     small = estimate_solves(config, 10)
     assert (small.baseline, small.batch) == (3, 7)
+    gateless = estimate_solves(dataclasses.replace(config, holdout_ratio=0.0), 100)
+    assert gateless.total == 3 * (8 + 8), "no gate: each cycle's batch, then its kept edit re-solving the batch"
+    assert "no gate" in estimate_line(gateless, None, 1) and "gate of 0" not in estimate_line(gateless, None, 1)
 
 
 def program_model(messages: list[Message]) -> str:

@@ -43,7 +43,8 @@ def budget_named(name: str) -> Budget:
 
 @dataclass(frozen=True)
 class Estimate:
-    """The most solves a run makes: the starting agent on the holdout, then per cycle a batch and a gate."""
+    """The most solves a run makes: the starting agent on the holdout, then per cycle a batch and a gate (without a
+    holdout, no gate: a kept candidate re-solves its batch instead)."""
 
     baseline: int
     batch: int
@@ -52,7 +53,7 @@ class Estimate:
 
     @property
     def per_cycle(self) -> int:
-        return self.batch + self.gate
+        return self.batch + (self.gate if self.baseline else self.batch)
 
     @property
     def total(self) -> int:
@@ -79,8 +80,9 @@ def duration(seconds: float) -> str:
 
 def estimate_line(estimate: Estimate, seconds_per_solve: float | None, concurrency: int) -> str:
     """The line printed before a run: its solves and, from a measured speed, its time."""
+    judged = f"a gate of {estimate.gate}" if estimate.baseline else "no gate (each kept edit re-solves its batch)"
     solves = (f"up to {estimate.total} solves: {estimate.baseline} to score the starting agent, then {estimate.cycles} "
-              f"cycles of {estimate.batch} train tasks and a gate of {estimate.gate}")
+              f"cycles of {estimate.batch} train tasks and {judged}")
     if seconds_per_solve is None:
         return f"{solves}; time unknown until the first cycle"
     return f"{solves}; about {duration(seconds_per_solve * estimate.total / max(1, concurrency))} at the measured speed"
