@@ -160,3 +160,31 @@ def test_numeric_answers_get_program_answers_that_an_exact_metric_accepts(tmp_pa
     assert run.baseline_score == 0.0 and run.final_score == 1.0, "the program candidate won the gate"
     assert (run.workspace / "prompts" / "program.md").is_file()
     assert run.agent()("What is 20 times 30?") == "600", "the bare number the program printed, as the metric expects"
+
+
+class ShoutingAgent(ae.BaseAgent):
+    """Answers a task's last word, upper-cased once its prompt says SHOUT."""
+
+    def solve(self, task: ae.Task) -> ae.Trajectory:
+        word = task.input.split()[-1]
+        return ae.Trajectory(task_id=task.id, output=word.upper() if "SHOUT" in self.system_prompt else word)
+
+
+class ShoutEngine(ae.EvolutionEngine):
+    def step(self, workspace, observations, history, trial=None) -> ae.StepResult:
+        workspace.write_prompt("SHOUT")
+        return ae.StepResult(mutated=True, summary="shout")
+
+
+def test_an_agent_instance_evolves_its_own_workspace_when_none_is_named(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mine" / "prompts").mkdir(parents=True)
+    (tmp_path / "mine" / "prompts" / "system.md").write_text("Repeat the last word.\n")
+    monkeypatch.chdir(tmp_path)
+    tasks = [{"input": f"say w{i}", "expected": f"W{i}"} for i in range(12)]
+
+    run = ae.evolve(tasks, lambda example, output: output == example["expected"], agent=ShoutingAgent("mine"),
+                    engine=ShoutEngine(), progress=False)
+
+    assert run.workspace.resolve() == (tmp_path / "mine").resolve() and not (tmp_path / "runs").exists()
+    assert (run.baseline_score, run.final_score) == (0.0, 1.0) and run.agent()("say hi") == "HI"

@@ -70,15 +70,17 @@ def evolve(
         benchmark.answer_kind = NUMBER_ANSWERS_KIND  # a task's own "answer_kind" still wins
     settings = run_config(config, budget, model, engine, numeric)
     engine = engine if engine is not None else default_engine(settings.evolver_model)
-    folder = Path(workspace) if workspace is not None else Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
-    where = workspace_target(agent, str(folder)) or folder
+    if workspace is None and not isinstance(agent, BaseAgent):  # an instance keeps its own workspace
+        workspace = Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
+    folder = str(workspace) if workspace is not None else None
+    where = workspace_target(agent, folder) or Path(str(folder))
     clients = {role: llm for role in ("agent", "engine")} if llm is not None else None
     estimate = estimate_solves(settings, len(benchmark.splits.train))
     ledger = UsageLedger()
     with RunReport(progress, estimate, ledger) as report:
         report.say(f"agent-evolve: {len(benchmark.splits.train)} tasks, workspace {where}")
         report.say(estimate_line(estimate, measured_seconds(where), settings.in_flight))
-        evolver = Evolver(agent, benchmark, settings, engine, str(folder), progress=report, ledger=ledger,
+        evolver = Evolver(agent, benchmark, settings, engine, folder, progress=report, ledger=ledger,
                           clients=clients)
         result = evolver.run()
         details = result.details
