@@ -8,7 +8,7 @@ import pytest
 from kernel_fakes import MANIFEST, KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
-from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError, UnknownNameError, WorkspaceError
+from agent_evolve.errors import AgentEvolveError, ConfigError, ManifestError, SkillFormatError, UnknownNameError, WorkspaceError
 
 
 def files(path: Path) -> dict[str, bytes]:
@@ -94,3 +94,44 @@ def test_negative_batch_size_is_refused() -> None:
 def test_unknown_names_list_the_known_ones() -> None:
     with pytest.raises(UnknownNameError, match="known benchmarks: .*gsm8k"):
         ae.Evolver(KeywordAgent.__new__(KeywordAgent), "no-such-benchmark")
+
+
+class DictTasks(KeywordBenchmark):
+    def get_tasks(self, split: str = "train", limit: int = 10) -> list:
+        return [{"id": task.id, "input": task.input} for task in super().get_tasks(split, limit)]
+
+
+class RepeatedIds(KeywordBenchmark):
+    def get_tasks(self, split: str = "train", limit: int = 10) -> list:
+        return [ae.Task(id="same", input=task.input, metadata=task.metadata) for task in super().get_tasks(split, limit)]
+
+
+@pytest.mark.parametrize(("benchmark", "named"), [(DictTasks(), r"DictTasks.*item 0 is a dict, not a Task"),
+                                                  (RepeatedIds(), r"RepeatedIds.*duplicate task ids: \['same'\]")])
+def test_a_benchmark_that_returns_no_task_list_is_named(tmp_path: Path, benchmark: ae.BenchmarkAdapter,
+                                                        named: str) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    with pytest.raises(AgentEvolveError, match=named):
+        ae.Evolver(KeywordAgent(workspace), benchmark, ae.EvolveConfig(batch_size=2), PlanEngine([("noop",)])).run(1)
+
+
+class TextAgent(KeywordAgent):
+    def solve(self, task: ae.Task) -> str:  # type: ignore[override]
+        return super().solve(task).output
+
+
+class BoolGrades(KeywordBenchmark):
+    def evaluate(self, task: ae.Task, trajectory: ae.Trajectory) -> bool:  # type: ignore[override]
+        return trajectory.output == task.metadata["keyword"]
+
+
+def test_a_solve_or_evaluate_that_returns_the_wrong_type_is_a_failure_naming_the_method(tmp_path: Path) -> None:
+    config = ae.EvolveConfig(batch_size=2, max_infra_failure_ratio=1.0)
+    agent_run = ae.Evolver(TextAgent(make_workspace(tmp_path / "a")), KeywordBenchmark(), config, PlanEngine([("noop",)]))
+    assert agent_run.run(1).details["errors"] == {"agent_error": 2}
+    details = ae.EvolutionHistory(tmp_path / "a").get_observations()[0].feedback.detail
+    assert "TextAgent.solve returned str, not a Trajectory" in details
+
+    with pytest.raises(AgentEvolveError, match="BoolGrades.evaluate returned bool, not a Feedback"):
+        ae.Evolver(KeywordAgent(make_workspace(tmp_path / "b")), BoolGrades(), ae.EvolveConfig(batch_size=2),
+                   PlanEngine([("noop",)])).run(1)

@@ -26,7 +26,7 @@ from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.solving import mean_score, solve_all
-from agent_evolve.engine.tasks import plan_tasks
+from agent_evolve.engine.tasks import plan_tasks, pool_ids
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.lift.ledger import record_eval
@@ -201,7 +201,7 @@ def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAd
     only once the benchmark passes its readiness check, so that is what an error names)."""
     if config.preflight:
         benchmark_preflight(adapter)
-    pool = [task.id for task in adapter.get_tasks("train", limit=config.task_pool_limit)]
+    pool = pool_ids(adapter.get_tasks("train", limit=config.task_pool_limit), type(adapter).__name__)
     plan = plan_tasks(pool, config.holdout_ratio, config.seed, config.holdout_limit, config.val_ratio, config.val_limit)
     holdout = len(plan.holdout_ids)
     local = config.agent_model.startswith("local/")

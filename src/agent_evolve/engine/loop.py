@@ -33,10 +33,10 @@ from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Announcer, Progress, ProgressEvent,
                                          batch_failure, graded_mean, graded_only, reload_agent, solve_all)
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call, workspace_problems
-from agent_evolve.engine.tasks import next_batch, plan_tasks
+from agent_evolve.engine.tasks import next_batch, plan_tasks, pool_ids
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import pre_evolution_tag
-from agent_evolve.errors import AgentEvolveError, BudgetExceededError, WorkspaceError
+from agent_evolve.errors import BudgetExceededError, WorkspaceError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
@@ -119,10 +119,9 @@ class EvolutionLoop:
         if problems:
             raise WorkspaceError("workspace is invalid:\n  " + "\n  ".join(problems))
         pool = self.benchmark.get_tasks("train", limit=self.config.task_pool_limit)
-        if not pool:
-            raise AgentEvolveError(f"benchmark {type(self.benchmark).__name__} returned no train tasks")
+        ids = pool_ids(pool, type(self.benchmark).__name__)
         cfg = self.config
-        session.begin(plan_tasks([t.id for t in pool], cfg.holdout_ratio, cfg.seed, cfg.holdout_limit, cfg.val_ratio,
+        session.begin(plan_tasks(ids, cfg.holdout_ratio, cfg.seed, cfg.holdout_limit, cfg.val_ratio,
                                  cfg.val_limit), pool)
         ctx = self._context(0)
         self.engine.setup(ctx)

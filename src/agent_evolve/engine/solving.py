@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.contract.manifest import load_manifest
@@ -80,7 +81,7 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
              started: float) -> Observation:
     """Solve and grade `task`, graded inside `environment` when the agent acted in one."""
     try:
-        trajectory = agent.solve(task)
+        trajectory = _checked(agent.solve(task), Trajectory, f"{type(agent).__name__}.solve")
     except Exception as exc:  # noqa: BLE001 - a crashing agent is evidence, recorded with its kind
         _raise_if_fatal(exc)
         kind = error_kind(exc)
@@ -88,8 +89,9 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
         error = f"{type(exc).__name__}: {exc}"
         return _failed(task, error, kind, started, {"error": error})
     try:
-        feedback = (benchmark.evaluate(task, trajectory) if environment is None
-                    else benchmark.evaluate_in(task, trajectory, environment))
+        feedback = _checked(benchmark.evaluate(task, trajectory) if environment is None
+                            else benchmark.evaluate_in(task, trajectory, environment),
+                            Feedback, f"{type(benchmark).__name__}.evaluate")
     except Exception as exc:  # noqa: BLE001 - a grader crash is an infrastructure fault, not a wrong answer
         _raise_if_fatal(exc)
         log.warning("grader failed on task %s: %s: %s", task.id, type(exc).__name__, exc)
@@ -97,6 +99,13 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
         raw = {"grader_error": error, ERROR_KIND_KEY: INFRASTRUCTURE}
         feedback = Feedback(False, 0.0, detail=f"grader error: {error}", raw=raw)
     return Observation(task, trajectory, _timed(feedback, started))
+
+
+def _checked(value: object, expected: type, call: str) -> Any:
+    """`value` when it is an `expected`; else a TypeError naming the user's `call` and what it returned."""
+    if not isinstance(value, expected):
+        raise TypeError(f"{call} returned {type(value).__name__}, not a {expected.__name__} (agent_evolve.types)")
+    return value
 
 
 def _raise_if_fatal(exc: Exception) -> None:

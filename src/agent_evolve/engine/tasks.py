@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_evolve.errors import ConfigError
+from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.task_order import is_dev, seeded_order
+from agent_evolve.types import Task
 
 MIN_GATED_POOL = 2  # a gate needs one task held out and one left to learn from
 
@@ -25,14 +26,28 @@ class TaskPlan:
         return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]), tuple(data.get("val_ids", ())))
 
 
+def pool_ids(pool: object, source: str) -> list[str]:
+    """The ids of the train pool `source` (a benchmark) returned; an AgentEvolveError naming it when the pool is
+    empty or not a list of Tasks with distinct ids."""
+    where = f"benchmark {source}: get_tasks('train')"
+    if not isinstance(pool, list) or not pool:
+        raise AgentEvolveError(f"{where} returned {pool!r:.80}, not a non-empty list of Task")
+    wrong = next((f"item {i} is a {type(t).__name__}" for i, t in enumerate(pool) if not isinstance(t, Task)), None)
+    if wrong:
+        raise AgentEvolveError(f"{where}: {wrong}, not a Task (agent_evolve.types.Task)")
+    ids = [t.id for t in pool]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise AgentEvolveError(f"{where} returned duplicate task ids: {repeated[:5]}")
+    return ids
+
+
 def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None,
                val_ratio: float = 0.0, val_limit: int | None = None) -> TaskPlan:
     """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
     the rest (at most `val_limit`) as validation; keep >= 1 for train. The dev tasks stay in train: what designed
     the agent never judges it. A positive `holdout_ratio` that leaves no holdout is a ConfigError, not a run
     that silently keeps every edit."""
-    if len(set(task_ids)) != len(task_ids):
-        raise ValueError("benchmark returned duplicate task ids")
     order = seeded_order(task_ids, seed)
     eligible = [item_id for item_id in order if not is_dev(item_id)]
     n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1), len(eligible))
