@@ -93,6 +93,13 @@ def test_a_built_in_switch_is_said_to_be_nothing_from_the_data_and_no_acceptance
     assert learned_note(EvolutionResult(1, 0.625, details={**details, "accepted": 0})) is None
 
 
+def test_an_engine_edit_is_named_as_a_change_not_claimed_to_be_a_built_in_switch(tmp_path: Path) -> None:
+    versions(tmp_path, {"prompts/system.md": "Solve it. Check the units.\n"})
+    details = {"accepted": 1, "accepted_tag": "evo-1", "workspace": str(tmp_path), "holdout_size": 16}
+    assert learned_note(EvolutionResult(1, 0.6875, details=details)) == (
+        "learned: changed prompts/system.md; holdout 10/16 -> 11/16 (evo-1)")
+
+
 def test_tasks_that_failed_to_run_are_not_counted_and_without_tables_the_scores_are_shown(tmp_path: Path) -> None:
     versions(tmp_path, {"prompts/program.md": "Write Python.\n"})
     records = RunRecords(tmp_path)

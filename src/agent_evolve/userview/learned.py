@@ -11,7 +11,9 @@ from typing import Any
 
 from agent_evolve.algorithms.common.demos import DEMO_FRAGMENT
 from agent_evolve.algorithms.common.failure_notes import NOTES_FRAGMENT
+from agent_evolve.contract.check_settings import CHECK_SETTINGS
 from agent_evolve.contract.experience import EXPERIENCE_FILE, EXPERIENCE_SETTINGS, parse_experience_settings
+from agent_evolve.contract.workspace import PROGRAM_PROMPT
 from agent_evolve.engine.records import RunRecords, read_json
 from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl
 from agent_evolve.errors import AgentEvolveError
@@ -20,6 +22,7 @@ from agent_evolve.io.safe_yaml import load_yaml
 DEMOS_PATH = f"prompts/fragments/{DEMO_FRAGMENT}"
 NOTES_PATH = f"prompts/fragments/{NOTES_FRAGMENT}"
 IDS_SHOWN = 4  # source tasks named before "..."
+SWITCHES = frozenset({PROGRAM_PROMPT, CHECK_SETTINGS})  # files the built-in engines write from templates, not data
 
 
 def _example_ids(text: str) -> list[str]:
@@ -107,4 +110,6 @@ def learned_line(details: Mapping[str, Any], final_score: float) -> str | None:
         changed = [p for p in vc.changed_between(BASELINE_TAG, str(tag)) if not p.startswith("evolution/")]
     except AgentEvolveError:
         changed = []
+    if changed and not SWITCHES.issuperset(changed):  # an engine's own edit: what it learned is not known here
+        return f"changed {', '.join(changed)}; {evidence}"
     return f"nothing from the data (a built-in switch: {', '.join(changed) or 'no file'}); {evidence}"
