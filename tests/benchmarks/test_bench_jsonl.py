@@ -205,3 +205,16 @@ def test_a_task_file_and_a_subset_file_saved_with_a_byte_order_mark_are_read(tmp
     subset = tmp_path / "subset.json"
     subset.write_text(json.dumps({"train": ["ok"], "test": []}), encoding="utf-8-sig")
     assert load_subset(subset).train == ("ok",)
+
+
+def test_the_python_grader_of_the_benchmarks_page_grades_as_it_says(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    (tmp_path / "my_graders.py").write_text(page.split("```python\n", 1)[1].split("```", 1)[0])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "my_graders", raising=False)
+    bench = JsonlBenchmark(FIXTURES / "tasks.jsonl", grader="python:my_graders:grade")
+    assert _grade(bench, "capital-fr", " paris").success
+    partial = _grade(bench, "capital-fr", "It is Paris, I think.")
+    assert (partial.success, partial.score, partial.detail) == (False, 0.5, "expected paris")
+    assert _grade(bench, "capital-fr", "Lyon").score == 0.0

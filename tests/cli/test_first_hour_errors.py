@@ -4,6 +4,7 @@ stderr, creates nothing and calls no model (the model-client factory raises if a
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,22 @@ def test_the_same_tasks_file_named_another_way_is_the_same_setting(started: Path
     args[args.index("jsonl:tasks.jsonl")] = f"jsonl:{started.parent / 'tasks.jsonl'}"
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
+
+
+def test_a_grader_and_an_agent_module_in_the_current_folder_are_found(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here_grader.py").write_text("def grade(task, output):\n    return output == task.metadata['answer']\n")
+    (tmp_path / "here_agent.py").write_text(
+        "import agent_evolve as ae\n\nclass Echo(ae.BaseAgent):\n    def solve(self, task):\n"
+        "        return ae.Trajectory(task_id=task.id, output=task.input.split()[-1])\n")
+    (tmp_path / "ws" / "prompts").mkdir(parents=True)
+    (tmp_path / "ws" / "prompts" / "system.md").write_text("Echo.\n")
+    (tmp_path / "ws" / "manifest.yaml").write_text('name: echo\ncontract_version: "1.0"\nagent:\n  entrypoint: '
+                                                   "here_agent.Echo\nevolvable_layers: [prompts]\n")
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps({"input": f"say w{i}", "answer": f"w{i}",
+                                                              "split": "test"}) + "\n" for i in range(3)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    result = CliRunner().invoke(cli, ["eval", "-w", "ws", "--benchmark", "jsonl:tasks.jsonl", "--grader",
+                                      "python:here_grader:grade"])
+    assert result.exit_code == 0 and "1.000 (3/3)" in result.output, result.output

@@ -69,6 +69,8 @@ def cli(verbose: int) -> None:
     """Evolve an LLM agent's workspace (prompts, skills, memory) from graded evidence."""
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if os.getcwd() not in sys.path:  # as `python -m` finds them: your grader and agent modules in this folder,
+        sys.path.append(os.getcwd())  # after every installed module
 
 
 for _command in [*engine_commands(), run_command, eval_command, doctor, experiment_command, ablate_command,
