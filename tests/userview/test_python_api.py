@@ -188,3 +188,19 @@ def test_an_agent_instance_evolves_its_own_workspace_when_none_is_named(tmp_path
 
     assert run.workspace.resolve() == (tmp_path / "mine").resolve() and not (tmp_path / "runs").exists()
     assert (run.baseline_score, run.final_score) == (0.0, 1.0) and run.agent()("say hi") == "HI"
+
+
+def test_a_rerun_resumes_only_with_the_same_tasks_and_settings(tmp_path: Path) -> None:
+    (tmp_path / "mine" / "prompts").mkdir(parents=True)
+    tasks = [{"input": f"say w{i}", "expected": f"W{i}"} for i in range(12)]
+
+    def again(items: list, budget: str = "light") -> ae.EvolvedRun:
+        return ae.evolve(items, lambda example, output: output == example["expected"], budget=budget,
+                         agent=ShoutingAgent(tmp_path / "mine"), engine=ShoutEngine(), progress=False)
+
+    assert again(tasks).result.cycles_completed == 3
+    assert again(tasks).result.cycles_completed == 3, "the same call finds the run finished"
+    with pytest.raises(ConfigError, match=r"other settings \(benchmark: 'tasks \w+' -> 'tasks \w+'\); .*new workspace"):
+        again([{**task, "expected": task["expected"].lower()} for task in tasks])
+    with pytest.raises(ConfigError, match="batch_size: 8 -> 10"):
+        again(tasks, budget="medium")

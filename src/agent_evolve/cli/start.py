@@ -59,17 +59,17 @@ def settings_differences(saved: dict[str, Any], current: dict[str, Any]) -> list
             for key in sorted(set(saved) | set(current)) if saved.get(key) != current.get(key)]
 
 
-def check_resume(workspace: Path, current: dict[str, Any], force: bool) -> list[str]:
-    """The differences between a started run's settings and `current`; ConfigError listing them unless `force`.
-    A workspace with no started run (or none recorded) has none."""
+def check_resume(workspace: Path, current: dict[str, Any], force: bool,
+                 hint: str = "run it with the same options, or pass --force to continue with the new ones") -> list[str]:
+    """The differences between a started run's settings and `current`; ConfigError listing them and `hint` unless
+    `force`. A workspace with no started run (or none recorded) has none."""
     records = RunRecords(workspace)
     saved = read_json(records.root / SETTINGS_FILE, None)
     if not records.journal.exists() or not isinstance(saved, dict):
         return []
     differences = settings_differences(saved, current)
     if differences and not force:
-        raise ConfigError(f"{workspace}: this run was started with other settings ({'; '.join(differences)}); "
-                          "run it with the same options, or pass --force to continue with the new ones")
+        raise ConfigError(f"{workspace}: this run was started with other settings ({'; '.join(differences)}); {hint}")
     return differences
 
 

@@ -3,6 +3,8 @@ function `metric(example, output)`, as in GEPA or DSPy (docs/python-api.md)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +67,11 @@ class TaskList(ServedBenchmark):
         self._tasks = {task_id: item.task for task_id, item in self._items.items()}
         self.splits = TaskSplits(train=tuple(i for i, item in self._items.items() if item.split == "train"),
                                  test=tuple(i for i, item in self._items.items() if item.split == "test"))
+
+    def fingerprint(self) -> str:
+        """A hash of every task's id, split, input, metadata and answer: a resumed run must be given the same list."""
+        rows = [[i, item.split, item.task.input, item.task.metadata, item.expected] for i, item in self._items.items()]
+        return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def example(self, task_id: str) -> Example:
         """The item `task_id` came from, as the metric receives it."""
