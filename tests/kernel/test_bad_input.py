@@ -106,7 +106,7 @@ class RepeatedIds(KeywordBenchmark):
         return [ae.Task(id="same", input=task.input, metadata=task.metadata) for task in super().get_tasks(split, limit)]
 
 
-@pytest.mark.parametrize(("benchmark", "named"), [(DictTasks(), r"DictTasks.*item 0 is a dict, not a Task"),
+@pytest.mark.parametrize(("benchmark", "named"), [(DictTasks(), r"DictTasks.*returned a dict, not a Task"),
                                                   (RepeatedIds(), r"RepeatedIds.*duplicate task ids: \['same'\]")])
 def test_a_benchmark_that_returns_no_task_list_is_named(tmp_path: Path, benchmark: ae.BenchmarkAdapter,
                                                         named: str) -> None:

@@ -23,10 +23,11 @@ from agent_evolve.cli.start import (RunPlan, check_names, check_resume, holdout_
                                     run_settings, save_settings)
 from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
+from agent_evolve.engine.loop import pool_ids
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.solving import mean_score, solve_all
-from agent_evolve.engine.tasks import plan_tasks, pool_ids
+from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
 from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.lift.ledger import record_eval

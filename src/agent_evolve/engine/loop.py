@@ -10,6 +10,7 @@ import logging
 import math
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -33,14 +34,14 @@ from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Announcer, Progress, ProgressEvent,
                                          batch_failure, graded_mean, graded_only, reload_agent, solve_all)
 from agent_evolve.engine.stepping import StepOutcome, guarded_step, step_call, workspace_problems
-from agent_evolve.engine.tasks import next_batch, plan_tasks, pool_ids
+from agent_evolve.engine.tasks import next_batch, plan_tasks
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import pre_evolution_tag
-from agent_evolve.errors import BudgetExceededError, WorkspaceError
+from agent_evolve.errors import AgentEvolveError, BudgetExceededError, WorkspaceError
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.types import EvolutionResult, Observation
+from agent_evolve.types import EvolutionResult, Observation, Task
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,19 @@ __all__ = ["ARM_PHASE", "BASELINE_SCORED", "TEST_PHASE", "EvolutionLoop", "Progr
            "_is_score_converged"]  # the last is where the A-Evolve API page imports it from
 
 ALL_CYCLES_DONE = "all cycles done"  # metrics.json `ended` of a run that ran every cycle it was asked for
+
+
+def pool_ids(pool: object, source: str) -> list[str]:
+    """The ids of the train pool a benchmark (`source`) returned; an AgentEvolveError naming it and the problem when
+    the pool is empty or not a list of Tasks with distinct ids."""
+    where = f"benchmark {source}: get_tasks('train') returned"
+    if not isinstance(pool, list) or not pool:
+        raise AgentEvolveError(f"{where} {pool!r:.80}, not a non-empty list of Task")
+    if wrong := [t for t in pool if not isinstance(t, Task)]:
+        raise AgentEvolveError(f"{where} a {type(wrong[0]).__name__}, not a Task (agent_evolve.types.Task)")
+    if repeated := sorted(i for i, n in Counter(t.id for t in pool).items() if n > 1):
+        raise AgentEvolveError(f"{where} duplicate task ids: {repeated[:5]}")
+    return [t.id for t in pool]
 
 
 class EvolutionLoop:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_evolve.errors import AgentEvolveError, ConfigError
+from agent_evolve.errors import ConfigError
 from agent_evolve.task_order import is_dev, seeded_order
-from agent_evolve.types import Task
 
 MIN_GATED_POOL = 2  # a gate needs one task held out and one left to learn from
 
@@ -24,22 +23,6 @@ class TaskPlan:
     def from_dict(cls, data: dict) -> TaskPlan:
         """A plan as the run records keep it (a plan saved before validation existed has no `val_ids`)."""
         return cls(tuple(data["train_ids"]), tuple(data["holdout_ids"]), tuple(data.get("val_ids", ())))
-
-
-def pool_ids(pool: object, source: str) -> list[str]:
-    """The ids of the train pool `source` (a benchmark) returned; an AgentEvolveError naming it when the pool is
-    empty or not a list of Tasks with distinct ids."""
-    where = f"benchmark {source}: get_tasks('train')"
-    if not isinstance(pool, list) or not pool:
-        raise AgentEvolveError(f"{where} returned {pool!r:.80}, not a non-empty list of Task")
-    wrong = next((f"item {i} is a {type(t).__name__}" for i, t in enumerate(pool) if not isinstance(t, Task)), None)
-    if wrong:
-        raise AgentEvolveError(f"{where}: {wrong}, not a Task (agent_evolve.types.Task)")
-    ids = [t.id for t in pool]
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise AgentEvolveError(f"{where} returned duplicate task ids: {repeated[:5]}")
-    return ids
 
 
 def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None,
