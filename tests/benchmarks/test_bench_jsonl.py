@@ -218,3 +218,10 @@ def test_the_python_grader_of_the_benchmarks_page_grades_as_it_says(tmp_path: Pa
     partial = _grade(bench, "capital-fr", "It is Paris, I think.")
     assert (partial.success, partial.score, partial.detail) == (False, 0.5, "expected paris")
     assert _grade(bench, "capital-fr", "Lyon").score == 0.0
+
+
+def test_a_line_of_the_readme_shape_input_and_expected_without_an_id_loads_and_grades(tmp_path: Path) -> None:
+    bench = JsonlBenchmark(_write(tmp_path, '{"input": "Capital of France?", "expected": "Paris"}',
+                                  '{"input": "17 * 3?", "expected": 51}'), test_fraction=0.0)
+    assert [t.id for t in bench.get_tasks("train", None)] == ["1", "2"]
+    assert _grade(bench, "1", "Paris").success and _grade(bench, "2", "51").success
