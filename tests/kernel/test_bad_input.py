@@ -8,7 +8,8 @@ import pytest
 from kernel_fakes import MANIFEST, KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
-from agent_evolve.errors import AgentEvolveError, ConfigError, ManifestError, SkillFormatError, UnknownNameError, WorkspaceError
+from agent_evolve.errors import (AgentEvolveError, ConfigError, ManifestError, SkillFormatError, UnknownNameError,
+                                 WorkspaceError)
 
 
 def files(path: Path) -> dict[str, bytes]:
@@ -103,7 +104,7 @@ class DictTasks(KeywordBenchmark):
 
 class RepeatedIds(KeywordBenchmark):
     def get_tasks(self, split: str = "train", limit: int = 10) -> list:
-        return [ae.Task(id="same", input=task.input, metadata=task.metadata) for task in super().get_tasks(split, limit)]
+        return [ae.Task(id="same", input=t.input, metadata=t.metadata) for t in super().get_tasks(split, limit)]
 
 
 @pytest.mark.parametrize(("benchmark", "named"), [(DictTasks(), r"DictTasks.*returned a dict, not a Task"),
@@ -127,7 +128,8 @@ class BoolGrades(KeywordBenchmark):
 
 def test_a_solve_or_evaluate_that_returns_the_wrong_type_is_a_failure_naming_the_method(tmp_path: Path) -> None:
     config = ae.EvolveConfig(batch_size=2, max_infra_failure_ratio=1.0)
-    agent_run = ae.Evolver(TextAgent(make_workspace(tmp_path / "a")), KeywordBenchmark(), config, PlanEngine([("noop",)]))
+    agent_run = ae.Evolver(TextAgent(make_workspace(tmp_path / "a")), KeywordBenchmark(), config,
+                           PlanEngine([("noop",)]))
     assert agent_run.run(1).details["errors"] == {"agent_error": 2}
     details = ae.EvolutionHistory(tmp_path / "a").get_observations()[0].feedback.detail
     assert "TextAgent.solve returned str, not a Trajectory" in details

@@ -20,6 +20,7 @@ from agent_evolve.registry import benchmark_class, engine_class, is_seed_name, k
 from agent_evolve.stats import PairedTable
 
 SETTINGS_FILE = "settings.json"  # in the workspace's records folder: what the run was started with
+RESUME_HINT = "run it with the same options, or pass --force to continue with the new ones"  # the CLI's way out
 # Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
 RESUMABLE_KEYS = frozenset({
     "max_cycles", "max_total_tokens", "max_cost_usd", "concurrency", "executor", "ray_address", "agent_timeout_s",
@@ -59,8 +60,7 @@ def settings_differences(saved: dict[str, Any], current: dict[str, Any]) -> list
             for key in sorted(set(saved) | set(current)) if saved.get(key) != current.get(key)]
 
 
-def check_resume(workspace: Path, current: dict[str, Any], force: bool,
-                 hint: str = "run it with the same options, or pass --force to continue with the new ones") -> list[str]:
+def check_resume(workspace: Path, current: dict[str, Any], force: bool, hint: str = RESUME_HINT) -> list[str]:
     """The differences between a started run's settings and `current`; ConfigError listing them and `hint` unless
     `force`. A workspace with no started run (or none recorded) has none."""
     records = RunRecords(workspace)

@@ -75,7 +75,7 @@ def evolve(
     if workspace is None and not isinstance(agent, BaseAgent):  # an instance keeps its own workspace
         workspace = Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
     folder = str(workspace) if workspace is not None else None
-    where = workspace_target(agent, folder) or Path(str(folder))
+    where = workspace_target(agent, folder) or Path(folder or ".")
     clients = {role: llm for role in ("agent", "engine")} if llm is not None else None
     current = run_settings(settings, f"tasks {benchmark.fingerprint()}", getattr(engine, "engine_name", engine))
     check_resume(where, current, False, "call it with the same tasks and settings, or give a new workspace")
