@@ -10,14 +10,19 @@ import pytest
 from conftest import ANTHROPIC_KEY, HTTP_PROVIDERS, OPENAI_KEY
 from wire_servers import ERRORS, Reply, ok_reply
 
+from agent_evolve.errors import is_fatal
 from agent_evolve.llm.base import Message
-from agent_evolve.llm.providers._common import MalformedReplyError
 from agent_evolve.llm.errors import (
+    AuthenticationError,
     ContextLengthError,
     LLMTimeoutError,
     ProviderRequestError,
     ProviderServerError,
+    ProviderSetupError,
 )
+from agent_evolve.llm.factory import make_client
+from agent_evolve.llm.providers._common import MalformedReplyError
+from agent_evolve.llm.usage import UsageLedger
 
 HELLO = [Message("user", "hello")]
 
@@ -179,3 +184,49 @@ def test_a_server_echoing_the_key_in_a_malformed_reply_leaks_nothing(provider, s
         client.complete(HELLO)
     rendered = "".join(traceback.format_exception(info.value)) + repr(info.value) + repr(client) + caplog.text
     assert key not in rendered
+
+
+NOT_FOUND = {
+    "openai": Reply(404, {"error": {"message": "The model `test-model` does not exist", "code": "model_not_found"}}),
+    "anthropic": Reply(404, {"type": "error", "error": {"type": "not_found_error", "message": "model: test-model"}}),
+    "bedrock": Reply(404, {"message": "model not found"}, headers={"x-amzn-ErrorType": "ResourceNotFoundException"}),
+}
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_a_wrong_model_is_one_fatal_error_naming_the_model(provider, serve, client_for):
+    server = serve(lambda request: NOT_FOUND[provider])
+    with pytest.raises(ProviderSetupError) as info:
+        client_for(provider, server, max_retries=3).complete(HELLO)
+    assert is_fatal(info.value) and len(server.requests) == 1
+    assert f"{provider}/test-model" in str(info.value) and "model name" in str(info.value)
+
+
+def test_a_base_url_without_v1_names_the_url_it_asked(serve, client_for):
+    server = serve(lambda request: Reply(404, {"detail": "Not Found"}))
+    with pytest.raises(ProviderSetupError) as info:
+        make_client("vllm/test-model", base_url=server.url, ledger=UsageLedger()).complete(HELLO)
+    assert f"{server.url}/chat/completions" in str(info.value) and "base URL" in str(info.value)
+
+
+@pytest.mark.parametrize("provider, reply", [
+    ("openai", Reply(429, {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
+                                     "code": "insufficient_quota"}})),
+    ("anthropic", ERRORS["anthropic"](400, "Your credit balance is too low to access the Anthropic API")),
+])
+def test_a_spent_quota_stops_at_once_instead_of_failing_every_task(provider, reply, serve, client_for):
+    server = serve(lambda request: reply)
+    with pytest.raises(ProviderSetupError) as info:
+        client_for(provider, server, max_retries=3).complete(HELLO)
+    assert is_fatal(info.value) and len(server.requests) == 1
+
+
+def test_missing_aws_credentials_are_fatal(serve, client_for, monkeypatch):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setattr("boto3.DEFAULT_SESSION", None)  # boto3's process-wide session keeps the credentials it found
+    server = serve(lambda request: ok_reply("bedrock"))
+    with pytest.raises(AuthenticationError) as info:
+        client_for("bedrock", server).complete(HELLO)
+    assert is_fatal(info.value) and "AWS_PROFILE" in str(info.value) and not server.requests

@@ -79,10 +79,15 @@ class ProviderRequestError(LLMError):
     """The provider rejected the request (4xx other than 429: bad request, auth, not found); not retried."""
 
 
-class AuthenticationError(ProviderRequestError):
-    """The provider refused the credentials (401) or the permission (403); fatal: no retry or task can fix it."""
+class ProviderSetupError(ProviderRequestError):
+    """No request can succeed as configured: no such model or endpoint (404), the account's quota or credit spent;
+    fatal: no retry or task can fix it."""
 
     fatal = True
+
+
+class AuthenticationError(ProviderSetupError):
+    """The provider refused the credentials (401) or the permission (403); fatal."""
 
 
 class ContextLengthError(ProviderRequestError):
@@ -105,10 +110,15 @@ class ModelChecksumError(AgentEvolveError):
     """A joined local model file does not have the expected sha256; the bad file was deleted."""
 
 
+_SPENT = ("current quota", "insufficient_quota", "credit balance")  # an account out of money
+
+
 def error_for_status(status: int | None, detail: str, *, provider: str, model: str) -> LLMError:
     """Map an HTTP status (None when unknown) and a provider message to the matching typed error."""
     lowered = detail.lower()
     where = {"provider": provider, "model": model, "status_code": status}
+    if status is not None and 400 <= status < 500 and any(k in lowered for k in _SPENT):
+        return ProviderSetupError(f"quota or credit spent ({status}): check the plan and billing: {detail}", **where)
     if status == 429:
         return RateLimitError(f"rate limited (429): {detail}", **where)
     if status is not None and (status >= 500 or status == 408):
@@ -118,6 +128,8 @@ def error_for_status(status: int | None, detail: str, *, provider: str, model: s
     if status in (401, 403):
         return AuthenticationError(f"credentials rejected ({status}): check the API key or permissions: {detail}",
                                    **where)
+    if status == 404:
+        return ProviderSetupError(f"not found (404): check the model name and the base URL: {detail}", **where)
     if status is not None and 400 <= status < 500:
         return ProviderRequestError(f"request rejected ({status}): {detail}", **where)
     return LLMError(detail, **where)

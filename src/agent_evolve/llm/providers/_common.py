@@ -188,7 +188,8 @@ class SdkClient:
         except sdk.APIConnectionError as exc:
             raise self.unreachable(exc) from None
         except sdk.APIStatusError as exc:
-            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
+            detail = f"{exc} ({exc.request.method} {exc.request.url})"  # the URL shows a base URL's missing /v1
+            error = error_for_status(exc.status_code, detail, provider=self.provider, model=self.name)
             raise with_retry_after(error, exc.response.headers) from None
         except ValueError as exc:
             raise malformed_body(exc, provider=self.provider, model=self.name) from None

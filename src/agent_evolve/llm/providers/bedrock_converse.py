@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError,
+from agent_evolve.llm.errors import (AuthenticationError, LLMError, LLMTimeoutError, ProviderServerError,
                                      RateLimitError, error_for_status)
 from agent_evolve.llm.providers._common import (SdkClient, decode_arguments, malformed_body, merged_turns, one_call,
                                                 with_retry_after)
@@ -82,7 +82,7 @@ class BedrockConverseClient(SdkClient):
         except (exceptions.EndpointConnectionError, exceptions.ConnectionClosedError) as exc:
             raise self.unreachable(exc, "the endpoint") from None
         except exceptions.NoCredentialsError:
-            raise ProviderRequestError(
+            raise AuthenticationError(
                 "no AWS credentials; set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
                 provider=self.provider, model=self.name) from None
         except exceptions.ClientError as exc:
