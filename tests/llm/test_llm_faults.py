@@ -16,6 +16,7 @@ from agent_evolve.llm.errors import (
     AuthenticationError,
     ContextLengthError,
     LLMTimeoutError,
+    ProviderConnectionError,
     ProviderRequestError,
     ProviderServerError,
     ProviderSetupError,
@@ -230,3 +231,21 @@ def test_missing_aws_credentials_are_fatal(serve, client_for, monkeypatch):
     with pytest.raises(AuthenticationError) as info:
         client_for("bedrock", server).complete(HELLO)
     assert is_fatal(info.value) and "AWS_PROFILE" in str(info.value) and not server.requests
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_refused_connection_names_the_url_and_why(provider, client_for):
+    client = make_client(f"{provider}/test-model", base_url="http://127.0.0.1:9/v1", ledger=UsageLedger(),
+                         max_retries=1, retry_base_delay_s=0.001)
+    with pytest.raises(ProviderConnectionError) as info:
+        client.complete(HELLO)
+    assert "http://127.0.0.1:9/v1" in str(info.value) and "refused" in str(info.value).lower()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_streaming_only_server_is_named_as_such(provider, serve, client_for):
+    stream = b'data: {"choices": [{"delta": {"content": "hi"}}]}\n\ndata: [DONE]\n\n'
+    server = serve(lambda request: Reply(raw=stream, headers={"Content-Type": "text/event-stream"}))
+    with pytest.raises(MalformedReplyError) as info:
+        client_for(provider, server, max_retries=0).complete(HELLO)
+    assert "streaming" in str(info.value) and "data: " in str(info.value)

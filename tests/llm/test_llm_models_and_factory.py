@@ -9,6 +9,7 @@ import pytest
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import apply_config_limits, client_from_config, make_client
 from agent_evolve.llm.models import DEFAULT_MODEL, ModelRef, parse_model
 from agent_evolve.llm.usage import UsageLedger
@@ -62,6 +63,16 @@ def test_a_missing_key_is_a_clear_error(monkeypatch):
     with pytest.raises(MissingDependencyError, match="OPENAI_API_KEY"):
         make_client("openai/gpt-4.1-mini")
     assert make_client("ollama/llama3").inner.base_url == "http://localhost:11434/v1"  # needs no key
+
+
+@pytest.mark.parametrize("model, sdk, extra", [("anthropic/claude-haiku-4-5", "anthropic", "anthropic"),
+                                                ("us.anthropic.claude-opus-4-6-v1", "boto3", "bedrock"),
+                                                ("openai/gpt-4.1-mini", "openai", "openai")])
+def test_a_missing_sdk_names_the_model_and_the_extra_to_install(model, sdk, extra, monkeypatch):
+    monkeypatch.setitem(sys.modules, sdk, None)
+    with pytest.raises(MissingDependencyError) as info:
+        make_client(model, ledger=UsageLedger(), max_retries=0).complete([Message("user", "hi")])
+    assert model in str(info.value) and f"agent-evolve[{extra}]" in str(info.value)
 
 
 def test_client_from_config_picks_the_model_by_role(tmp_path):

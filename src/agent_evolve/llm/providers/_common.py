@@ -49,6 +49,8 @@ def checked_completion(build: Callable[[Any], Completion], response: Any, *, pro
     """``build(response)`` with its text's lone surrogates replaced, or :class:`MalformedReplyError` when the reply
     does not have the API's shape."""
     try:
+        if isinstance(response, str):  # what the SDKs return for a body that is not JSON, such as an event stream
+            raise ValueError(f"the body is text, not JSON (a streaming-only server?): {response[:80]!r}")
         completion = build(response)
         problem = _completion_problem(completion)
     except _SHAPE_ERRORS as exc:
@@ -147,7 +149,7 @@ class SdkClient:
 
     def sdk_module(self, module: str = "") -> ModuleType:
         """The vendor SDK (or its `module`), or MissingDependencyError naming the extra that installs it."""
-        return optional_module(module or self.sdk[0], self.sdk[1], "this model")
+        return optional_module(module or self.sdk[0], self.sdk[1], self.model)
 
     def _connect(self) -> Any:
         """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""
@@ -158,9 +160,11 @@ class SdkClient:
         """The error for a request that got no answer within `timeout_s`."""
         return LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider, model=self.name)
 
-    def unreachable(self, exc: BaseException, what: str = "the server") -> ProviderConnectionError:
-        """The error for a request that could not reach `what`."""
-        return ProviderConnectionError(f"cannot reach {what}: {exc}", provider=self.provider, model=self.name)
+    def unreachable(self, exc: BaseException, what: str = "") -> ProviderConnectionError:
+        """The error for a request that could not reach `what` (the base URL by default), with the SDK's cause."""
+        cause = f" ({exc.__cause__})" if exc.__cause__ is not None and str(exc.__cause__) not in str(exc) else ""
+        return ProviderConnectionError(f"cannot reach {what or self.base_url or 'the provider'}: {exc}{cause}",
+                                       provider=self.provider, model=self.name)
 
     def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
