@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from agent_evolve.contract.paths import clean_text
 from agent_evolve.errors import AgentEvolveError, optional_module
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.base import UNPARSED_ARGUMENTS, Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderConnectionError, ProviderServerError,
                                      error_for_status)
 from agent_evolve.types import Usage
@@ -41,7 +41,7 @@ def decode_arguments(raw: Any) -> dict[str, Any]:
     try:
         value = parse_json(raw, "tool-call arguments", _Arguments, MAX_ARGUMENT_CHARS) if isinstance(raw, str) else raw
     except _Arguments:
-        return {"_raw": raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
+        return {UNPARSED_ARGUMENTS: raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
     return value if isinstance(value, dict) else {"_value": value}
 
 
