@@ -249,3 +249,13 @@ def test_a_streaming_only_server_is_named_as_such(provider, serve, client_for):
     with pytest.raises(MalformedReplyError) as info:
         client_for(provider, server, max_retries=0).complete(HELLO)
     assert "streaming" in str(info.value) and "data: " in str(info.value)
+
+
+def test_a_server_without_token_counts_is_warned_about_once(serve, client_for, caplog):
+    from wire_servers import openai_body
+
+    server = serve(lambda request: Reply(body={k: v for k, v in openai_body("hi", []).items() if k != "usage"}))
+    client = make_client("vllm/no-usage-model", base_url=server.url + "/v1", ledger=UsageLedger())
+    assert [client.complete(HELLO).text for _ in range(2)] == ["hi", "hi"]
+    assert client.ledger.total().calls == 2 and client.ledger.total().total_tokens == 0
+    assert caplog.text.count("reports no token usage") == 1 and "vllm/no-usage-model" in caplog.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from typing import Any
 
@@ -11,6 +12,8 @@ from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, T
 from agent_evolve.llm.errors import register_secret
 from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call
 
+log = logging.getLogger(__name__)
+_without_usage: set[str] = set()  # models whose server sent a reply without token counts (warned about once)
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
@@ -84,5 +87,9 @@ class OpenAIChatClient(SdkClient):
         if calls and finish == "stop":
             finish = "tool_calls"
         usage = response.usage
+        if usage is None and self.model not in _without_usage:
+            _without_usage.add(self.model)
+            log.warning("%s: the server reports no token usage; token and cost budgets cannot count its calls",
+                        self.model)
         return one_call(self.model, choice.message.content or "", calls, finish,
                         (usage.prompt_tokens or 0) if usage else 0, (usage.completion_tokens or 0) if usage else 0)
