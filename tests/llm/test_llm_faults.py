@@ -259,3 +259,16 @@ def test_a_server_without_token_counts_is_warned_about_once(serve, client_for, c
     assert [client.complete(HELLO).text for _ in range(2)] == ["hi", "hi"]
     assert client.ledger.total().calls == 2 and client.ledger.total().total_tokens == 0
     assert caplog.text.count("reports no token usage") == 1 and "vllm/no-usage-model" in caplog.text
+
+
+def test_a_model_that_refuses_a_temperature_is_asked_again_without_one(serve, client_for, caplog):
+    refusal = "Unsupported value: 'temperature' does not support 0.0 with this model. Only the default (1) value is"
+    server = serve(lambda request: ERRORS["openai"](400, refusal) if "temperature" in request.body
+                   else ok_reply("openai", "reasoned"))
+    client = client_for("openai", server, max_retries=0)
+    assert [client.complete(HELLO).text for _ in range(2)] == ["reasoned", "reasoned"]
+    assert len(server.requests) == 3 and caplog.text.count("only its default temperature") == 1
+    other = serve(lambda request: ERRORS["openai"](400, "Unsupported value: 'top_p'"))
+    with pytest.raises(ProviderRequestError):
+        client_for("openai", other, max_retries=0).complete(HELLO)
+    assert len(other.requests) == 1

@@ -9,7 +9,7 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import register_secret
+from agent_evolve.llm.errors import ProviderRequestError, register_secret
 from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,7 @@ class OpenAIChatClient(SdkClient):
     """An LLMClient over the openai SDK; the SDK's own retries are off so only ours count."""
 
     sdk = ("openai", "openai", "OpenAI")
+    default_temperature_only = False  # found true when the model refuses a temperature (OpenAI's reasoning models)
 
     def __init__(self, model: str, name: str, *, provider: str = "openai", base_url: str | None = None,
                  api_key: str | None = None, timeout_s: float = 120.0) -> None:
@@ -64,8 +65,9 @@ class OpenAIChatClient(SdkClient):
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
                  temperature: float, stop: list[str] | None) -> Any:
         """One chat-completions request, with SDK errors turned into our typed errors."""
-        params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages),
-                                  "temperature": temperature}
+        params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages)}
+        if not self.default_temperature_only:
+            params["temperature"] = temperature
         if tools:
             params["tools"] = to_wire_tools(tools)
         if max_tokens is not None:
@@ -74,8 +76,15 @@ class OpenAIChatClient(SdkClient):
             params[key] = max_tokens
         if stop:
             params["stop"] = stop
-        with self.api_errors():
-            return self._sdk_client().chat.completions.create(**params)
+        try:
+            with self.api_errors():
+                return self._sdk_client().chat.completions.create(**params)
+        except ProviderRequestError as exc:
+            if "temperature" not in params or exc.status_code != 400 or "'temperature'" not in str(exc):
+                raise
+        self.default_temperature_only = True
+        log.warning("%s takes only its default temperature; its requests no longer set one", self.model)
+        return self._request(messages, tools, max_tokens, temperature, stop)
 
     def _to_completion(self, response: Any) -> Completion:
         if not response.choices:
