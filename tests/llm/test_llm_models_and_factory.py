@@ -70,9 +70,10 @@ def test_a_missing_key_is_a_clear_error(monkeypatch):
                                                 ("openai/gpt-4.1-mini", "openai", "openai")])
 def test_a_missing_sdk_names_the_model_and_the_extra_to_install(model, sdk, extra, monkeypatch):
     monkeypatch.setitem(sys.modules, sdk, None)
+    client = make_client(model, ledger=UsageLedger(), max_retries=0)
     with pytest.raises(MissingDependencyError) as info:
-        make_client(model, ledger=UsageLedger(), max_retries=0).complete([Message("user", "hi")])
-    assert model in str(info.value) and f"agent-evolve[{extra}]" in str(info.value)
+        client.complete([Message("user", "hi")])
+    assert str(info.value).startswith(f"{client.model}: ") and f"agent-evolve[{extra}]" in str(info.value)
 
 
 def test_client_from_config_picks_the_model_by_role(tmp_path):

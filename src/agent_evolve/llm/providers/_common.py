@@ -149,7 +149,7 @@ class SdkClient:
 
     def sdk_module(self, module: str = "") -> ModuleType:
         """The vendor SDK (or its `module`), or MissingDependencyError naming the extra that installs it."""
-        return optional_module(module or self.sdk[0], self.sdk[1], self.model)
+        return optional_module(module or self.sdk[0], self.sdk[1], f"{self.model}: this model")
 
     def _connect(self) -> Any:
         """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""
