@@ -272,3 +272,18 @@ def test_a_model_that_refuses_a_temperature_is_asked_again_without_one(serve, cl
     with pytest.raises(ProviderRequestError):
         client_for("openai", other, max_retries=0).complete(HELLO)
     assert len(other.requests) == 1
+
+
+def test_a_password_in_the_base_url_is_never_shown(serve, caplog):
+    server = serve(lambda request: Reply(404, {"detail": "Not Found"}))
+    rendered = ""
+    for url in (server.url.replace("://", "://me:hunter2pass@"), "http://me:hunter2pass@127.0.0.1:9/v1"):
+        client = make_client("vllm/test-model", base_url=url, ledger=UsageLedger(), max_retries=0)
+        with pytest.raises(ProviderRequestError if "127.0.0.1:9/" not in url else ProviderConnectionError) as info:
+            client.complete(HELLO)
+        rendered += "".join(traceback.format_exception(info.value)) + repr(client)
+    from agent_evolve.cli.doctor import run_checks
+
+    rows = run_checks({"OPENAI_BASE_URL": server.url.replace("://", "://me:hunter2pass@")}, probe=True, verify=False)
+    rendered += " ".join(f"{r.detail} {r.fix}" for r in rows) + caplog.text
+    assert "hunter2pass" not in rendered and "[REDACTED]" in rendered

@@ -67,6 +67,7 @@ def test_redaction_hides_registered_and_key_shaped_secrets():
     text = redact("key my-very-own-secret-value and sk-abcdefghijklmnop and AKIAABCDEFGHIJKLMNOP Bearer abc.def-123456")
     assert "my-very-own" not in text and "sk-abc" not in text and "AKIA" not in text and "abc.def" not in text
     assert RateLimitError("used sk-live-123456789012", provider="openai", model="m").args[0].count("[REDACTED]") == 1
+    assert redact("POST http://me:hunter2@host:8000/v1/chat") == "POST http://[REDACTED]@host:8000/v1/chat"
 
 
 def test_ledger_totals_by_role_are_thread_safe():

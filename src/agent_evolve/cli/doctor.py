@@ -26,6 +26,7 @@ from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_bac
 from agent_evolve.environments.docker_task_client import DockerUnavailable, connect_docker
 from agent_evolve.engine.versioning import run_git
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.providers.llama_cpp_local import cache_dir, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import DEFAULT_MODEL, LLAMA_INSTALL_HINT, LOCAL_MODELS, PROVIDERS, LocalModelSpec
 from agent_evolve.registry import benchmark_class
@@ -92,7 +93,7 @@ def _key_provider_rows(component: str, module: str, env_var: str, url: str, env:
         return rows
     if probe:
         ok, detail = probe_http(url, timeout_s)
-        rows.append(CheckRow(component, "reachable", "ok" if ok else "missing", f"{url}: {detail}",
+        rows.append(CheckRow(component, "reachable", "ok" if ok else "missing", f"{redact(url)}: {detail}",
                              "" if ok else "check the network, proxy or base URL"))
     return rows
 

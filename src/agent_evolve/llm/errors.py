@@ -10,9 +10,10 @@ from agent_evolve.errors import AgentEvolveError
 
 REDACTED = "[REDACTED]"
 
-# Key shapes worth hiding even when we were never told the value (OpenAI, Anthropic, AWS, bearer tokens).
+# Key shapes worth hiding even when we were never told the value (OpenAI, Anthropic, AWS, bearer tokens, the
+# user:password of a URL such as a base URL with basic auth).
 _KEY_PATTERNS = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|(?<=Bearer )[A-Za-z0-9._\-]{8,})"
+    r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|(?<=Bearer )[A-Za-z0-9._\-]{8,}|(?<=://)[^/@\s]+(?=@))"
 )
 _SECRET_ENV_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 _secrets: set[str] = set()

@@ -17,7 +17,7 @@ from agent_evolve.errors import AgentEvolveError, optional_module
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.base import UNPARSED_ARGUMENTS, Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderConnectionError, ProviderServerError,
-                                     error_for_status)
+                                     error_for_status, redact)
 from agent_evolve.types import Usage
 
 MAX_ARGUMENT_CHARS = 1_000_000
@@ -139,7 +139,7 @@ class SdkClient:
         self.timeout_s = timeout_s
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})"
+        return redact(f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})")
 
     def _sdk_client(self) -> Any:
         """The SDK client, built on first use (so a client can be made without the SDK installed)."""
