@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.cache import ResponseCache
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.metered import MeteredClient, RetryPolicy, set_concurrency_limit
 from agent_evolve.llm.models import LOCAL_MODELS, OPENAI_COMPATIBLE, ModelRef, parse_model
 from agent_evolve.llm.usage import UsageLedger, default_ledger, validate_prices
@@ -29,6 +30,8 @@ def make_provider(
     """The raw (unmetered) client for a parsed model string (SDK imported on first use); `seed` is the local model's
     sampling seed, `timeout_s` None the provider kind's default (REMOTE_TIMEOUT_S or LOCAL_TIMEOUT_S)."""
     url = base_url or ref.default_base_url
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{ref.full}: base URL {redact(url)!r} must start with http:// or https://")
     if timeout_s is None:
         timeout_s = LOCAL_TIMEOUT_S if ref.provider == "local" else REMOTE_TIMEOUT_S
     if ref.provider in OPENAI_COMPATIBLE:
