@@ -9,6 +9,7 @@ import pytest
 
 from agent_evolve.errors import BudgetExceededError, ConfigError
 from agent_evolve.llm.errors import (
+    ContextLengthError,
     LLMTimeoutError,
     ProviderRequestError,
     RateLimitError,
@@ -60,6 +61,8 @@ def test_status_codes_map_to_typed_errors():
     assert isinstance(error_for_status(429, "x", provider="p", model="m"), RateLimitError)
     assert error_for_status(503, "x", provider="p", model="m").retryable
     assert not error_for_status(404, "x", provider="p", model="m").retryable
+    llama_server = "the request exceeds the available context size, try increasing it"  # llama.cpp's server
+    assert isinstance(error_for_status(400, llama_server, provider="p", model="m"), ContextLengthError)
 
 
 def test_redaction_hides_registered_and_key_shaped_secrets():

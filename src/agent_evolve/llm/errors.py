@@ -124,7 +124,7 @@ def error_for_status(status: int | None, detail: str, *, provider: str, model: s
         return RateLimitError(f"rate limited (429): {detail}", **where)
     if status is not None and (status >= 500 or status == 408):
         return ProviderServerError(f"server error ({status}): {detail}", **where)
-    if any(k in lowered for k in ("context length", "context_length", "too long", "context window")):
+    if any(k in lowered for k in ("context length", "context_length", "too long", "context window", "context size")):
         return ContextLengthError(f"prompt too long for the context window: {detail}", **where)
     if status in (401, 403):
         return AuthenticationError(f"credentials rejected ({status}): check the API key or permissions: {detail}",
