@@ -65,10 +65,12 @@ def test_a_missing_key_is_a_clear_error(monkeypatch):
     assert make_client("ollama/llama3").inner.base_url == "http://localhost:11434/v1"  # needs no key
 
 
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "http://localhost:abc/v1", "http:///v1", "http://a b/v1"])
 @pytest.mark.parametrize("model", ["vllm/m", "anthropic/claude-haiku-4-5", "bedrock/amazon.nova-lite-v1:0"])
-def test_a_base_url_without_a_scheme_is_a_config_error_before_any_call(model):
+def test_a_base_url_that_is_not_an_http_url_is_a_config_error_before_any_call(model, url):
     with pytest.raises(ConfigError, match="http://"):
-        make_client(model, base_url="localhost:8000/v1")
+        make_client(model, base_url=url)
+    assert make_client(model, base_url="https://proxy.example:8443/v1").inner.base_url.endswith("/v1")
 
 
 @pytest.mark.parametrize("model, sdk, extra", [("anthropic/claude-haiku-4-5", "anthropic", "anthropic"),
