@@ -222,15 +222,17 @@ def test_a_spent_quota_stops_at_once_instead_of_failing_every_task(provider, rep
     assert is_fatal(info.value) and len(server.requests) == 1
 
 
-def test_missing_aws_credentials_are_fatal(serve, client_for, monkeypatch):
+@pytest.mark.parametrize("setup, expected", [({}, "AWS_PROFILE"), ({"AWS_PROFILE": "nosuch"}, "nosuch")])
+def test_missing_aws_credentials_or_profile_are_one_fatal_error(setup, expected, serve, client_for, monkeypatch):
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    for name, value in {"AWS_EC2_METADATA_DISABLED": "true", **setup}.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setattr("boto3.DEFAULT_SESSION", None)  # boto3's process-wide session keeps the credentials it found
     server = serve(lambda request: ok_reply("bedrock"))
     with pytest.raises(AuthenticationError) as info:
         client_for("bedrock", server).complete(HELLO)
-    assert is_fatal(info.value) and "AWS_PROFILE" in str(info.value) and not server.requests
+    assert is_fatal(info.value) and expected in str(info.value) and not server.requests
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

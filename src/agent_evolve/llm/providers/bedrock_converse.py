@@ -87,6 +87,8 @@ class BedrockConverseClient(SdkClient):
                 provider=self.provider, model=self.name) from None
         except exceptions.ClientError as exc:
             raise self._client_error(exc) from None
+        except exceptions.BotoCoreError as exc:  # an unknown profile, no region, a credential source that failed
+            raise AuthenticationError(f"AWS configuration: {exc}", provider=self.provider, model=self.name) from None
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # botocore could not parse a 200 body
             raise malformed_body(exc, provider=self.provider, model=self.name) from None
 
