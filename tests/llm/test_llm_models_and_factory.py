@@ -84,6 +84,20 @@ def test_a_missing_sdk_names_the_model_and_the_extra_to_install(model, sdk, extr
     assert str(info.value).startswith(f"{client.model}: ") and f"agent-evolve[{extra}]" in str(info.value)
 
 
+@pytest.mark.parametrize("provider, env_var", [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")])
+def test_a_pasted_key_is_stripped_and_one_broken_inside_is_refused_unshown(provider, env_var, monkeypatch):
+    monkeypatch.setenv(env_var, " sk-pasted-0123456789abcdef\n")
+    assert make_client(f"{provider}/m").inner._api_key == "sk-pasted-0123456789abcdef"
+    for bad in ("sk-pasted-0123\n456789abcdef", "\u201csk-pasted-0123456789abcdef\u201d"):
+        monkeypatch.setenv(env_var, bad)
+        with pytest.raises(ConfigError, match=env_var) as info:
+            make_client(f"{provider}/m")
+        assert "0123" not in str(info.value)
+    monkeypatch.setenv(env_var, "")
+    with pytest.raises(MissingDependencyError, match=env_var):
+        make_client(f"{provider}/m")
+
+
 def test_client_from_config_picks_the_model_by_role(tmp_path):
     config = EvolveConfig(agent_model="openai/gpt-4.1-mini", evolver_model="anthropic/claude-sonnet-4-5",
                           llm_timeout_s=7.0, llm_max_retries=5, llm_cache_dir=str(tmp_path))

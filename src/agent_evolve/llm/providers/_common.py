@@ -4,6 +4,7 @@ base of the providers over a vendor SDK (the SDK imported and its client built o
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,11 +14,11 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from agent_evolve.contract.paths import clean_text
-from agent_evolve.errors import AgentEvolveError, optional_module
+from agent_evolve.errors import AgentEvolveError, ConfigError, optional_module
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.llm.base import UNPARSED_ARGUMENTS, Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderConnectionError, ProviderServerError,
-                                     error_for_status, redact)
+                                     error_for_status, redact, register_secret)
 from agent_evolve.types import Usage
 
 MAX_ARGUMENT_CHARS = 1_000_000
@@ -43,6 +44,17 @@ def decode_arguments(raw: Any) -> dict[str, Any]:
     except _Arguments:
         return {UNPARSED_ARGUMENTS: raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
     return value if isinstance(value, dict) else {"_value": value}
+
+
+def read_key(given: str | None, env_var: str, model: str) -> str | None:
+    """The API key given or in `env_var` (None when neither), stripped and registered for redaction; ConfigError when
+    it cannot travel in an HTTP header (a line break, space or quote pasted inside it)."""
+    key = (given or os.environ.get(env_var) or "").strip() or None
+    register_secret(key)
+    if key is not None and not (key.isascii() and key.isprintable() and " " not in key):
+        raise ConfigError(f"{model}: the API key in {env_var} has a space, line break or non-ASCII character inside; "
+                          "set it again without them")
+    return key
 
 
 def checked_completion(build: Callable[[Any], Completion], response: Any, *, provider: str, model: str) -> Completion:

@@ -9,8 +9,8 @@ from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import ProviderRequestError, register_secret
-from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call
+from agent_evolve.llm.errors import ProviderRequestError
+from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call, read_key
 
 log = logging.getLogger(__name__)
 _without_usage: set[str] = set()  # models whose server sent a reply without token counts (warned about once)
@@ -53,13 +53,12 @@ class OpenAIChatClient(SdkClient):
     def __init__(self, model: str, name: str, *, provider: str = "openai", base_url: str | None = None,
                  api_key: str | None = None, timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider=provider, base_url=base_url, timeout_s=timeout_s)
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        key = read_key(api_key, "OPENAI_API_KEY", model)
         if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
             raise MissingDependencyError(
                 f"{model}: no API key; set the OPENAI_API_KEY environment variable "
                 "(or give a base_url for a compatible server that needs none)"
             )
-        register_secret(key)
         self._api_key = key or "not-needed"  # compatible servers often need no key, but the SDK wants one
 
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
