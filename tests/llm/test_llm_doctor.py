@@ -77,3 +77,9 @@ def test_the_local_servers_are_probed_where_their_clients_go(monkeypatch):
     monkeypatch.setattr("agent_evolve.cli.doctor.probe_http", lambda url, timeout_s: probed.append(url) or (False, ""))
     run_checks({"VLLM_BASE_URL": "http://elsewhere:1/v1"}, probe=True, verify=False, timeout_s=0.1)
     assert "http://localhost:8000/v1/models" in probed and not any("elsewhere" in url for url in probed)
+
+
+def test_anthropic_is_probed_at_its_base_url_variable(serve):
+    server = serve(lambda request: Reply(401, {}))
+    rows = run_checks({"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": server.url}, probe=True, verify=False)
+    assert _row(rows, "anthropic", "reachable").status == "ok" and server.requests[0].path == "/v1/models"

@@ -222,7 +222,8 @@ def run_checks(
     openai_base = env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
     rows += _key_provider_rows("openai", "openai", "OPENAI_API_KEY", openai_base.rstrip("/") + "/models",
                                env, probe, timeout_s, own_server=bool(env.get("OPENAI_BASE_URL")))
-    rows += _key_provider_rows("anthropic", "anthropic", "ANTHROPIC_API_KEY", "https://api.anthropic.com/v1/models",
+    anthropic_base = env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"  # the SDK reads the variable too
+    rows += _key_provider_rows("anthropic", "anthropic", "ANTHROPIC_API_KEY", anthropic_base.rstrip("/") + "/v1/models",
                                env, probe, timeout_s)
     rows += _bedrock_rows(env, probe, timeout_s)
     rows += _server_rows(env, probe, timeout_s)
