@@ -1,5 +1,6 @@
-"""What every provider shares: argument decoding, reply checks, system-prompt splitting, and :class:`SdkClient`, the
-base of the providers over a vendor SDK (the SDK imported and its client built on first use, the repr, typed errors)."""
+"""What every provider shares: API keys, argument decoding, reply checks, system-prompt splitting, and
+:class:`SdkClient`, the base of the providers over a vendor SDK (the SDK imported and its client built on first use,
+the repr, typed errors)."""
 
 from __future__ import annotations
 

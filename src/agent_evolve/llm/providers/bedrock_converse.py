@@ -79,7 +79,7 @@ class BedrockConverseClient(SdkClient):
             return self._sdk_client().converse(modelId=self.name, inferenceConfig=inference, **request)
         except (exceptions.ReadTimeoutError, exceptions.ConnectTimeoutError):
             raise self.timed_out() from None
-        except (exceptions.EndpointConnectionError, exceptions.ConnectionClosedError) as exc:
+        except (exceptions.ConnectionError, exceptions.HTTPClientError) as exc:  # refused, reset, proxy, TLS
             raise self.unreachable(exc, "the endpoint") from None
         except exceptions.NoCredentialsError:
             raise AuthenticationError(
