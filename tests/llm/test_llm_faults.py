@@ -289,3 +289,13 @@ def test_a_password_in_the_base_url_is_never_shown(serve, caplog):
     rows = run_checks({"OPENAI_BASE_URL": server.url.replace("://", "://me:hunter2pass@")}, probe=True, verify=False)
     rendered += " ".join(f"{r.detail} {r.fix}" for r in rows) + caplog.text
     assert "hunter2pass" not in rendered and "[REDACTED]" in rendered
+
+
+@pytest.mark.parametrize("provider", HTTP_PROVIDERS)
+def test_a_tls_failure_is_a_connection_error(provider, serve):
+    server = serve(lambda request: ok_reply(provider))
+    url = server.url.replace("http://", "https://")  # the server speaks plain HTTP: the TLS handshake fails
+    client = make_client(f"{provider}/test-model", base_url=url, ledger=UsageLedger(), max_retries=0)
+    with pytest.raises(ProviderConnectionError) as info:
+        client.complete(HELLO)
+    assert f"{provider}/test-model" in str(info.value)
