@@ -60,3 +60,26 @@ def test_the_command_prints_a_table():
     result = CliRunner().invoke(doctor, ["--no-probe", "--no-verify"])
     assert result.exit_code == 0, result.output
     assert "agent-evolve doctor" in result.output and "docker" in result.output
+
+
+def test_a_base_url_without_v1_or_a_key_gets_the_right_advice(serve):
+    server = serve(lambda request: Reply(200, {"data": []}) if request.path.startswith("/v1/") else Reply(404, {}))
+    rows = run_checks({"OPENAI_BASE_URL": server.url}, probe=True, verify=False, timeout_s=2.0)
+    assert _row(rows, "openai", "credentials").status == "ok", "a compatible server at a base URL may need no key"
+    reach = _row(rows, "openai", "reachable")
+    assert reach.status == "missing" and "/v1" in reach.detail
+    good = run_checks({"OPENAI_BASE_URL": server.url + "/v1"}, probe=True, verify=False, timeout_s=2.0)
+    assert _row(good, "openai", "reachable").status == "ok"
+
+
+def test_the_local_servers_are_probed_where_their_clients_go(monkeypatch):
+    probed: list[str] = []
+    monkeypatch.setattr("agent_evolve.cli.doctor.probe_http", lambda url, timeout_s: probed.append(url) or (False, ""))
+    run_checks({"VLLM_BASE_URL": "http://elsewhere:1/v1"}, probe=True, verify=False, timeout_s=0.1)
+    assert "http://localhost:8000/v1/models" in probed and not any("elsewhere" in url for url in probed)
+
+
+def test_anthropic_is_probed_at_its_base_url_variable(serve):
+    server = serve(lambda request: Reply(401, {}))
+    rows = run_checks({"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": server.url}, probe=True, verify=False)
+    assert _row(rows, "anthropic", "reachable").status == "ok" and server.requests[0].path == "/v1/models"

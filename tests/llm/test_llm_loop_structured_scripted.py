@@ -80,6 +80,13 @@ def test_invalid_twice_raises_with_the_raw_text():
     assert info.value.raw_text == "still no JSON" and len(llm.calls) == 2
 
 
+def test_json_cut_at_the_length_limit_says_so():
+    llm = ScriptedLLM([Completion('{"score": ', finish_reason="length")] * 2)
+    with pytest.raises(StructuredOutputError, match="cut at its length limit, max_tokens=4"):
+        complete_json(llm, [Message("user", "rate it")], SCHEMA, max_tokens=4)
+    assert "cut at its length limit" in llm.calls[1].messages[-1].content
+
+
 def test_extract_json_finds_values_in_prose():
     assert extract_json('The answer is {"a": [1, 2]} as requested.') == {"a": [1, 2]}
     assert extract_json("```\n[1, 2]\n```") == [1, 2]

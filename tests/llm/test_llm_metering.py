@@ -118,3 +118,16 @@ def test_sampled_replies_of_clients_seeded_apart_are_cached_apart_and_greedy_one
     assert [c.complete(HELLO, max_tokens=50, temperature=0.8).text for c in seeded] == ["reply 1", "reply 2"]
     assert [c.complete(HELLO, max_tokens=50).text for c in seeded] == ["reply 3", "reply 3"]
     assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("bad", ["empty", "blank", "filtered"])
+def test_an_empty_or_failed_reply_is_not_cached_and_the_next_call_asks_again(bad, serve, client_for, tmp_path):
+    from wire_servers import Reply, openai_body
+
+    first = {"empty": openai_body(None, []), "blank": openai_body(" \n", []),
+             "filtered": openai_body("partial", [], finish="content_filter")}[bad]
+    server = serve(lambda request: Reply(body=first) if len(server.requests) == 1 else ok_reply("openai", "real"))
+    client = client_for("openai", server, cache_dir=str(tmp_path))
+    assert client.complete(HELLO).text != "real"
+    assert client.complete(HELLO).text == "real" and len(server.requests) == 2
+    assert client.complete(HELLO).text == "real" and len(server.requests) == 2, "a good reply is cached"

@@ -9,6 +9,7 @@ import pytest
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.errors import ConfigError, MissingDependencyError
+from agent_evolve.llm.base import Message
 from agent_evolve.llm.factory import apply_config_limits, client_from_config, make_client
 from agent_evolve.llm.models import DEFAULT_MODEL, ModelRef, parse_model
 from agent_evolve.llm.usage import UsageLedger
@@ -62,6 +63,39 @@ def test_a_missing_key_is_a_clear_error(monkeypatch):
     with pytest.raises(MissingDependencyError, match="OPENAI_API_KEY"):
         make_client("openai/gpt-4.1-mini")
     assert make_client("ollama/llama3").inner.base_url == "http://localhost:11434/v1"  # needs no key
+
+
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "http://localhost:abc/v1", "http:///v1", "http://a b/v1"])
+@pytest.mark.parametrize("model", ["vllm/m", "anthropic/claude-haiku-4-5", "bedrock/amazon.nova-lite-v1:0"])
+def test_a_base_url_that_is_not_an_http_url_is_a_config_error_before_any_call(model, url):
+    with pytest.raises(ConfigError, match="http://"):
+        make_client(model, base_url=url)
+    assert make_client(model, base_url="https://proxy.example:8443/v1").inner.base_url.endswith("/v1")
+
+
+@pytest.mark.parametrize("model, sdk, extra", [("anthropic/claude-haiku-4-5", "anthropic", "anthropic"),
+                                                ("us.anthropic.claude-opus-4-6-v1", "boto3", "bedrock"),
+                                                ("openai/gpt-4.1-mini", "openai", "openai")])
+def test_a_missing_sdk_names_the_model_and_the_extra_to_install(model, sdk, extra, monkeypatch):
+    monkeypatch.setitem(sys.modules, sdk, None)
+    client = make_client(model, ledger=UsageLedger(), max_retries=0)
+    with pytest.raises(MissingDependencyError) as info:
+        client.complete([Message("user", "hi")])
+    assert str(info.value).startswith(f"{client.model}: ") and f"agent-evolve[{extra}]" in str(info.value)
+
+
+@pytest.mark.parametrize("provider, env_var", [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")])
+def test_a_pasted_key_is_stripped_and_one_broken_inside_is_refused_unshown(provider, env_var, monkeypatch):
+    monkeypatch.setenv(env_var, " sk-pasted-0123456789abcdef\n")
+    assert make_client(f"{provider}/m").inner._api_key == "sk-pasted-0123456789abcdef"
+    for bad in ("sk-pasted-0123\n456789abcdef", "\u201csk-pasted-0123456789abcdef\u201d"):
+        monkeypatch.setenv(env_var, bad)
+        with pytest.raises(ConfigError, match=env_var) as info:
+            make_client(f"{provider}/m")
+        assert "0123" not in str(info.value)
+    monkeypatch.setenv(env_var, "")
+    with pytest.raises(MissingDependencyError, match=env_var):
+        make_client(f"{provider}/m")
 
 
 def test_client_from_config_picks_the_model_by_role(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from agent_evolve.errors import BudgetExceededError, ConfigError
 from agent_evolve.llm.errors import (
+    ContextLengthError,
     LLMTimeoutError,
     ProviderRequestError,
     RateLimitError,
@@ -60,6 +61,8 @@ def test_status_codes_map_to_typed_errors():
     assert isinstance(error_for_status(429, "x", provider="p", model="m"), RateLimitError)
     assert error_for_status(503, "x", provider="p", model="m").retryable
     assert not error_for_status(404, "x", provider="p", model="m").retryable
+    llama_server = "the request exceeds the available context size, try increasing it"  # llama.cpp's server
+    assert isinstance(error_for_status(400, llama_server, provider="p", model="m"), ContextLengthError)
 
 
 def test_redaction_hides_registered_and_key_shaped_secrets():
@@ -67,6 +70,7 @@ def test_redaction_hides_registered_and_key_shaped_secrets():
     text = redact("key my-very-own-secret-value and sk-abcdefghijklmnop and AKIAABCDEFGHIJKLMNOP Bearer abc.def-123456")
     assert "my-very-own" not in text and "sk-abc" not in text and "AKIA" not in text and "abc.def" not in text
     assert RateLimitError("used sk-live-123456789012", provider="openai", model="m").args[0].count("[REDACTED]") == 1
+    assert redact("POST http://me:hunter2@host:8000/v1/chat") == "POST http://[REDACTED]@host:8000/v1/chat"
 
 
 def test_ledger_totals_by_role_are_thread_safe():

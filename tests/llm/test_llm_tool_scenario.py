@@ -80,3 +80,22 @@ def test_tool_loop_scenario_on_bedrock_with_stubber():
         assert run_add_scenario(MeteredClient(inner, ledger=ledger)) == [{"a": 2, "b": 3}, {"a": 5, "b": 10}]
         stubber.assert_no_pending_responses()
     assert ledger.total().calls == 3
+
+
+def test_tool_arguments_that_are_not_json_are_sent_back_as_such_and_the_tool_is_not_run(serve, client_for):
+    from wire_servers import Reply, openai_body
+
+    def respond(request):
+        if len(server.requests) > 1:
+            return Reply(body=openai_body("gave up", []))
+        body = openai_body(None, [("c1", "note", {})])
+        body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = '{"text": "unterminated'
+        return Reply(body=body)
+
+    server = serve(respond)
+    ran: list[dict] = []
+    note = Tool(ToolSpec("note", "Keep a note."), lambda args: ran.append(args) or "kept")
+    result = run_tool_loop(client_for("openai", server), list(PROMPT), [note])
+    assert not ran and not result.executed[0].ran
+    sent = server.requests[1].body["messages"][-1]
+    assert sent["role"] == "tool" and "not valid JSON" in sent["content"] and "unterminated" in sent["content"]

@@ -26,6 +26,7 @@ from agent_evolve.environments.detect import ALLOW_UNCONFINED_ENV, confining_bac
 from agent_evolve.environments.docker_task_client import DockerUnavailable, connect_docker
 from agent_evolve.engine.versioning import run_git
 from agent_evolve.errors import AgentEvolveError, MissingDependencyError
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.providers.llama_cpp_local import cache_dir, hash_files, is_verified, part_paths
 from agent_evolve.llm.models import DEFAULT_MODEL, LLAMA_INSTALL_HINT, LOCAL_MODELS, PROVIDERS, LocalModelSpec
 from agent_evolve.registry import benchmark_class
@@ -54,7 +55,7 @@ def _sdk_row(component: str, module: str, extra: str) -> CheckRow:
 
 
 def probe_http(url: str, timeout_s: float) -> tuple[bool, str]:
-    """GET url without credentials; any HTTP answer (even 401) means the server is reachable."""
+    """GET url without credentials; any HTTP answer but 404 (even 401) means the server is reachable there."""
     started = time.perf_counter()
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as response:
@@ -63,6 +64,8 @@ def probe_http(url: str, timeout_s: float) -> tuple[bool, str]:
         status = exc.code
     except (OSError, ValueError) as exc:
         return False, f"unreachable ({type(exc).__name__})"
+    if status == 404:
+        return False, "HTTP 404: nothing there (does the base URL end in /v1?)"
     return True, f"HTTP {status} in {time.perf_counter() - started:.2f}s"
 
 
@@ -76,16 +79,21 @@ def probe_tcp(host: str, port: int, timeout_s: float) -> tuple[bool, str]:
 
 
 def _key_provider_rows(component: str, module: str, env_var: str, url: str, env: Mapping[str, str],
-                       probe: bool, timeout_s: float) -> list[CheckRow]:
+                       probe: bool, timeout_s: float, own_server: bool = False) -> list[CheckRow]:
+    """The SDK, key and reachability rows of a provider; `own_server`: a base URL is set, whose server may need no
+    key."""
     rows = [_sdk_row(component, module, component)]
-    if not env.get(env_var):
+    if env.get(env_var):
+        rows.append(CheckRow(component, "credentials", "ok", f"{env_var} is set"))
+    elif own_server:
+        rows.append(CheckRow(component, "credentials", "ok", f"{env_var} not set (a server of your own may need none)"))
+    else:
         rows.append(CheckRow(component, "credentials", "missing", f"{env_var} not set", f"export {env_var}=..."))
         rows.append(CheckRow(component, "reachable", "skip", "no credentials"))
         return rows
-    rows.append(CheckRow(component, "credentials", "ok", f"{env_var} is set"))
     if probe:
         ok, detail = probe_http(url, timeout_s)
-        rows.append(CheckRow(component, "reachable", "ok" if ok else "missing", f"{url}: {detail}",
+        rows.append(CheckRow(component, "reachable", "ok" if ok else "missing", f"{redact(url)}: {detail}",
                              "" if ok else "check the network, proxy or base URL"))
     return rows
 
@@ -120,8 +128,8 @@ def _server_rows(env: Mapping[str, str], probe: bool, timeout_s: float) -> list[
     if not probe:
         return []
     rows: list[CheckRow] = []
-    for name, env_var in (("ollama", "OLLAMA_BASE_URL"), ("vllm", "VLLM_BASE_URL")):
-        base = env.get(env_var) or PROVIDERS[name] or ""
+    for name in ("ollama", "vllm"):  # at the address a client of theirs uses unless given a base URL
+        base = PROVIDERS[name] or ""
         ok, detail = probe_http(base.rstrip("/") + "/models", timeout_s)
         rows.append(CheckRow(name, "server running", "ok" if ok else "skip", f"{base}: {detail}",
                              "" if ok else f"optional: start a {name} server, then use '{name}/<model>'"))
@@ -213,8 +221,9 @@ def run_checks(
     rows: list[CheckRow] = []
     openai_base = env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
     rows += _key_provider_rows("openai", "openai", "OPENAI_API_KEY", openai_base.rstrip("/") + "/models",
-                               env, probe, timeout_s)
-    rows += _key_provider_rows("anthropic", "anthropic", "ANTHROPIC_API_KEY", "https://api.anthropic.com/v1/models",
+                               env, probe, timeout_s, own_server=bool(env.get("OPENAI_BASE_URL")))
+    anthropic_base = env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"  # the SDK reads the variable too
+    rows += _key_provider_rows("anthropic", "anthropic", "ANTHROPIC_API_KEY", anthropic_base.rstrip("/") + "/v1/models",
                                env, probe, timeout_s)
     rows += _bedrock_rows(env, probe, timeout_s)
     rows += _server_rows(env, probe, timeout_s)

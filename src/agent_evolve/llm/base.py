@@ -11,6 +11,9 @@ Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "tool_calls", "error"]
 
 
+UNPARSED_ARGUMENTS = "_raw"  # the one key of a tool call's arguments when the model's were not JSON
+
+
 @dataclass
 class ToolCall:
     id: str

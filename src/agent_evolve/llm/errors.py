@@ -10,9 +10,10 @@ from agent_evolve.errors import AgentEvolveError
 
 REDACTED = "[REDACTED]"
 
-# Key shapes worth hiding even when we were never told the value (OpenAI, Anthropic, AWS, bearer tokens).
+# Key shapes worth hiding even when we were never told the value (OpenAI, Anthropic, AWS, bearer tokens, the
+# user:password of a URL such as a base URL with basic auth).
 _KEY_PATTERNS = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|(?<=Bearer )[A-Za-z0-9._\-]{8,})"
+    r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|(?<=Bearer )[A-Za-z0-9._\-]{8,}|(?<=://)[^/@\s]+(?=@))"
 )
 _SECRET_ENV_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 _secrets: set[str] = set()
@@ -79,10 +80,15 @@ class ProviderRequestError(LLMError):
     """The provider rejected the request (4xx other than 429: bad request, auth, not found); not retried."""
 
 
-class AuthenticationError(ProviderRequestError):
-    """The provider refused the credentials (401) or the permission (403); fatal: no retry or task can fix it."""
+class ProviderSetupError(ProviderRequestError):
+    """No request can succeed as configured: no such model or endpoint (404), the account's quota or credit spent;
+    fatal: no retry or task can fix it."""
 
     fatal = True
+
+
+class AuthenticationError(ProviderSetupError):
+    """The provider refused the credentials (401) or the permission (403); fatal."""
 
 
 class ContextLengthError(ProviderRequestError):
@@ -105,19 +111,26 @@ class ModelChecksumError(AgentEvolveError):
     """A joined local model file does not have the expected sha256; the bad file was deleted."""
 
 
+_SPENT = ("current quota", "insufficient_quota", "credit balance")  # an account out of money
+
+
 def error_for_status(status: int | None, detail: str, *, provider: str, model: str) -> LLMError:
     """Map an HTTP status (None when unknown) and a provider message to the matching typed error."""
     lowered = detail.lower()
     where = {"provider": provider, "model": model, "status_code": status}
+    if status is not None and 400 <= status < 500 and any(k in lowered for k in _SPENT):
+        return ProviderSetupError(f"quota or credit spent ({status}): check the plan and billing: {detail}", **where)
     if status == 429:
         return RateLimitError(f"rate limited (429): {detail}", **where)
     if status is not None and (status >= 500 or status == 408):
         return ProviderServerError(f"server error ({status}): {detail}", **where)
-    if any(k in lowered for k in ("context length", "context_length", "too long", "context window")):
+    if any(k in lowered for k in ("context length", "context_length", "too long", "context window", "context size")):
         return ContextLengthError(f"prompt too long for the context window: {detail}", **where)
     if status in (401, 403):
         return AuthenticationError(f"credentials rejected ({status}): check the API key or permissions: {detail}",
                                    **where)
+    if status == 404:
+        return ProviderSetupError(f"not found (404): check the model name and the base URL: {detail}", **where)
     if status is not None and 400 <= status < 500:
         return ProviderRequestError(f"request rejected ({status}): {detail}", **where)
     return LLMError(detail, **where)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.cache import ResponseCache
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.metered import MeteredClient, RetryPolicy, set_concurrency_limit
 from agent_evolve.llm.models import LOCAL_MODELS, OPENAI_COMPATIBLE, ModelRef, parse_model
 from agent_evolve.llm.usage import UsageLedger, default_ledger, validate_prices
@@ -29,6 +31,9 @@ def make_provider(
     """The raw (unmetered) client for a parsed model string (SDK imported on first use); `seed` is the local model's
     sampling seed, `timeout_s` None the provider kind's default (REMOTE_TIMEOUT_S or LOCAL_TIMEOUT_S)."""
     url = base_url or ref.default_base_url
+    if url is not None and not _is_http_url(url):
+        raise ConfigError(f"{ref.full}: base URL {redact(url)!r} is not an http:// or https:// URL with a host "
+                          "(and a numeric port, if any)")
     if timeout_s is None:
         timeout_s = LOCAL_TIMEOUT_S if ref.provider == "local" else REMOTE_TIMEOUT_S
     if ref.provider in OPENAI_COMPATIBLE:
@@ -46,6 +51,16 @@ def make_provider(
     from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
 
     return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx, timeout_s=timeout_s, seed=seed)
+
+
+def _is_http_url(url: str) -> bool:
+    """Whether url is http(s)://host[:port][/path]: the shape every provider's SDK can send to."""
+    try:
+        parts = urlsplit(url)
+        return (parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in url)
+                and (parts.port is None or parts.port > 0))
+    except ValueError:  # a port that is not a number in range
+        return False
 
 
 def make_client(model: str, *, role: str = "agent", base_url: str | None = None, timeout_s: float | None = None,

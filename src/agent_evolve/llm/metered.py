@@ -169,6 +169,12 @@ class MeteredClient:
             if completion.truncated and max_tokens != 1:  # a 1-token call is a probe: being cut is its point
                 log.warning("%s: reply cut at the length limit (max_tokens=%s); %d output tokens",
                             self.model, max_tokens, usage.output_tokens)
-            if self.cache is not None and key is not None:
+            if self.cache is not None and key is not None and _worth_replaying(completion):
                 self.cache.put(key, completion)
             return completion
+
+
+def _worth_replaying(completion: Completion) -> bool:
+    """Whether a reply may be cached: not an empty one (no text, no tool call) nor one the provider ended as an
+    error (a filter, a refusal), which are often transient and would otherwise be replayed forever."""
+    return completion.finish_reason != "error" and bool(completion.text.strip() or completion.tool_calls)

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from agent_evolve.llm.base import Message, ToolCall, ToolSpec
+from agent_evolve.llm.providers._common import decode_arguments
 from agent_evolve.text.fences import JSON_OBJECT_BLOCK, WHOLE_JSON_FENCE
 
 DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
@@ -82,14 +83,7 @@ def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
         return None  # e.g. a model echoing a call together with its "result" is not a new call
     if tool_names is not None and payload["name"] not in tool_names:
         return None
-    args = payload.get("arguments", payload.get("parameters", {}))
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except ValueError:
-            args = {"_raw": args}
-    if not isinstance(args, dict):
-        args = {"_value": args}
+    args = decode_arguments(payload.get("arguments", payload.get("parameters", {})))
     return ToolCall(id="call_" + uuid.uuid4().hex[:12], name=payload["name"], arguments=args)
 
 

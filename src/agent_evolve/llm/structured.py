@@ -71,6 +71,8 @@ def complete_json(client: LLMClient, messages: list[Message], schema: dict[str, 
         value, problem = _problem(completion.text, schema)
         if problem is None:
             return value
+        if completion.truncated:
+            problem += f" (the reply was cut at its length limit, max_tokens={max_tokens})"
         conversation += [
             Message("assistant", completion.text),
             Message("user", f"That reply was not valid: {problem}. Reply again with only the corrected JSON."),

@@ -10,7 +10,7 @@ from typing import Literal
 
 import jsonschema
 
-from agent_evolve.llm.base import Completion, LLMClient, Message, ToolCall, ToolSpec
+from agent_evolve.llm.base import UNPARSED_ARGUMENTS, Completion, LLMClient, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import ToolLoopError
 from agent_evolve.types import Usage
 
@@ -61,6 +61,10 @@ def _execute(call: ToolCall, tools: dict[str, Tool]) -> ToolExecution:
         known = ", ".join(sorted(tools)) or "none"
         return ToolExecution(call, f"Error: unknown tool {call.name!r}; available tools: {known}", error=True,
                              ran=False)
+    unparsed = call.arguments.get(UNPARSED_ARGUMENTS) if len(call.arguments) == 1 else None
+    if isinstance(unparsed, str):
+        return ToolExecution(call, f"Error: the arguments for {call.name} are not valid JSON: {unparsed[:200]!r}; "
+                                   "send them as one JSON object", error=True, ran=False)
     try:
         jsonschema.validate(call.arguments, tool.spec.parameters)
     except jsonschema.ValidationError as exc:

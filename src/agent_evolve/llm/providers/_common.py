@@ -1,9 +1,11 @@
-"""What every provider shares: argument decoding, reply checks, system-prompt splitting, and :class:`SdkClient`, the
-base of the providers over a vendor SDK (the SDK imported and its client built on first use, the repr, typed errors)."""
+"""What every provider shares: API keys, argument decoding, reply checks, system-prompt splitting, and
+:class:`SdkClient`, the base of the providers over a vendor SDK (the SDK imported and its client built on first use,
+the repr, typed errors)."""
 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,11 +15,11 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from agent_evolve.contract.paths import clean_text
-from agent_evolve.errors import AgentEvolveError, optional_module
+from agent_evolve.errors import AgentEvolveError, ConfigError, optional_module
 from agent_evolve.io.safe_json import parse_json
-from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.base import UNPARSED_ARGUMENTS, Completion, FinishReason, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderConnectionError, ProviderServerError,
-                                     error_for_status)
+                                     error_for_status, redact, register_secret)
 from agent_evolve.types import Usage
 
 MAX_ARGUMENT_CHARS = 1_000_000
@@ -41,14 +43,27 @@ def decode_arguments(raw: Any) -> dict[str, Any]:
     try:
         value = parse_json(raw, "tool-call arguments", _Arguments, MAX_ARGUMENT_CHARS) if isinstance(raw, str) else raw
     except _Arguments:
-        return {"_raw": raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
+        return {UNPARSED_ARGUMENTS: raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
     return value if isinstance(value, dict) else {"_value": value}
+
+
+def read_key(given: str | None, env_var: str, model: str) -> str | None:
+    """The API key given or in `env_var` (None when neither), stripped and registered for redaction; ConfigError when
+    it cannot travel in an HTTP header (a line break, space or quote pasted inside it)."""
+    key = (given or os.environ.get(env_var) or "").strip() or None
+    register_secret(key)
+    if key is not None and not (key.isascii() and key.isprintable() and " " not in key):
+        raise ConfigError(f"{model}: the API key in {env_var} has a space, line break or non-ASCII character inside; "
+                          "set it again without them")
+    return key
 
 
 def checked_completion(build: Callable[[Any], Completion], response: Any, *, provider: str, model: str) -> Completion:
     """``build(response)`` with its text's lone surrogates replaced, or :class:`MalformedReplyError` when the reply
     does not have the API's shape."""
     try:
+        if isinstance(response, str):  # what the SDKs return for a body that is not JSON, such as an event stream
+            raise ValueError(f"the body is text, not JSON (a streaming-only server?): {response[:80]!r}")
         completion = build(response)
         problem = _completion_problem(completion)
     except _SHAPE_ERRORS as exc:
@@ -137,7 +152,7 @@ class SdkClient:
         self.timeout_s = timeout_s
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})"
+        return redact(f"{type(self).__name__}(model={self.model!r}, {self.shown}={getattr(self, self.shown)!r})")
 
     def _sdk_client(self) -> Any:
         """The SDK client, built on first use (so a client can be made without the SDK installed)."""
@@ -147,7 +162,7 @@ class SdkClient:
 
     def sdk_module(self, module: str = "") -> ModuleType:
         """The vendor SDK (or its `module`), or MissingDependencyError naming the extra that installs it."""
-        return optional_module(module or self.sdk[0], self.sdk[1], "this model")
+        return optional_module(module or self.sdk[0], self.sdk[1], f"{self.model}: this model")
 
     def _connect(self) -> Any:
         """A new SDK client (of the openai/anthropic family) with the SDK's own retries off, so only ours count."""
@@ -158,9 +173,11 @@ class SdkClient:
         """The error for a request that got no answer within `timeout_s`."""
         return LLMTimeoutError(f"no answer within {self.timeout_s:g}s", provider=self.provider, model=self.name)
 
-    def unreachable(self, exc: BaseException, what: str = "the server") -> ProviderConnectionError:
-        """The error for a request that could not reach `what`."""
-        return ProviderConnectionError(f"cannot reach {what}: {exc}", provider=self.provider, model=self.name)
+    def unreachable(self, exc: BaseException, what: str = "") -> ProviderConnectionError:
+        """The error for a request that could not reach `what` (the base URL by default), with the SDK's cause."""
+        cause = f" ({exc.__cause__})" if exc.__cause__ is not None and str(exc.__cause__) not in str(exc) else ""
+        return ProviderConnectionError(f"cannot reach {what or self.base_url or 'the provider'}: {exc}{cause}",
+                                       provider=self.provider, model=self.name)
 
     def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
@@ -188,7 +205,8 @@ class SdkClient:
         except sdk.APIConnectionError as exc:
             raise self.unreachable(exc) from None
         except sdk.APIStatusError as exc:
-            error = error_for_status(exc.status_code, str(exc), provider=self.provider, model=self.name)
+            detail = f"{exc} ({exc.request.method} {exc.request.url})"  # the URL shows a base URL's missing /v1
+            error = error_for_status(exc.status_code, detail, provider=self.provider, model=self.name)
             raise with_retry_after(error, exc.response.headers) from None
         except ValueError as exc:
             raise malformed_body(exc, provider=self.provider, model=self.name) from None

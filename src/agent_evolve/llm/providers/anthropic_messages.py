@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import os
 from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import SdkClient, decode_arguments, merged_turns, one_call
+from agent_evolve.llm.providers._common import SdkClient, decode_arguments, merged_turns, one_call, read_key
 
 DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
 
@@ -51,11 +49,10 @@ class AnthropicMessagesClient(SdkClient):
     def __init__(self, model: str, name: str, *, base_url: str | None = None, api_key: str | None = None,
                  timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider="anthropic", base_url=base_url, timeout_s=timeout_s)
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        key = read_key(api_key, "ANTHROPIC_API_KEY", model)
         if key is None:
             raise MissingDependencyError(f"{model}: no API key; set the ANTHROPIC_API_KEY environment variable")
         self._api_key = key
-        register_secret(key)
 
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
                  temperature: float, stop: list[str] | None) -> Any:

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import (LLMError, LLMTimeoutError, ProviderRequestError, ProviderServerError,
+from agent_evolve.llm.errors import (AuthenticationError, LLMError, LLMTimeoutError, ProviderServerError,
                                      RateLimitError, error_for_status)
 from agent_evolve.llm.providers._common import (SdkClient, decode_arguments, malformed_body, merged_turns, one_call,
                                                 with_retry_after)
@@ -79,14 +79,16 @@ class BedrockConverseClient(SdkClient):
             return self._sdk_client().converse(modelId=self.name, inferenceConfig=inference, **request)
         except (exceptions.ReadTimeoutError, exceptions.ConnectTimeoutError):
             raise self.timed_out() from None
-        except (exceptions.EndpointConnectionError, exceptions.ConnectionClosedError) as exc:
+        except (exceptions.ConnectionError, exceptions.HTTPClientError) as exc:  # refused, reset, proxy, TLS
             raise self.unreachable(exc, "the endpoint") from None
         except exceptions.NoCredentialsError:
-            raise ProviderRequestError(
+            raise AuthenticationError(
                 "no AWS credentials; set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
                 provider=self.provider, model=self.name) from None
         except exceptions.ClientError as exc:
             raise self._client_error(exc) from None
+        except exceptions.BotoCoreError as exc:  # an unknown profile, no region, a credential source that failed
+            raise AuthenticationError(f"AWS configuration: {exc}", provider=self.provider, model=self.name) from None
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # botocore could not parse a 200 body
             raise malformed_body(exc, provider=self.provider, model=self.name) from None
 

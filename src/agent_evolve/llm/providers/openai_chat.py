@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.errors import register_secret
-from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call
+from agent_evolve.llm.errors import ProviderRequestError
+from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_call, read_key
 
+log = logging.getLogger(__name__)
+_without_usage: set[str] = set()  # models whose server sent a reply without token counts (warned about once)
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
@@ -45,24 +48,25 @@ class OpenAIChatClient(SdkClient):
     """An LLMClient over the openai SDK; the SDK's own retries are off so only ours count."""
 
     sdk = ("openai", "openai", "OpenAI")
+    default_temperature_only = False  # found true when the model refuses a temperature (OpenAI's reasoning models)
 
     def __init__(self, model: str, name: str, *, provider: str = "openai", base_url: str | None = None,
                  api_key: str | None = None, timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider=provider, base_url=base_url, timeout_s=timeout_s)
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        key = read_key(api_key, "OPENAI_API_KEY", model)
         if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
             raise MissingDependencyError(
                 f"{model}: no API key; set the OPENAI_API_KEY environment variable "
                 "(or give a base_url for a compatible server that needs none)"
             )
-        register_secret(key)
         self._api_key = key or "not-needed"  # compatible servers often need no key, but the SDK wants one
 
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
                  temperature: float, stop: list[str] | None) -> Any:
         """One chat-completions request, with SDK errors turned into our typed errors."""
-        params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages),
-                                  "temperature": temperature}
+        params: dict[str, Any] = {"model": self.name, "messages": to_wire_messages(messages)}
+        if not self.default_temperature_only:
+            params["temperature"] = temperature
         if tools:
             params["tools"] = to_wire_tools(tools)
         if max_tokens is not None:
@@ -71,8 +75,15 @@ class OpenAIChatClient(SdkClient):
             params[key] = max_tokens
         if stop:
             params["stop"] = stop
-        with self.api_errors():
-            return self._sdk_client().chat.completions.create(**params)
+        try:
+            with self.api_errors():
+                return self._sdk_client().chat.completions.create(**params)
+        except ProviderRequestError as exc:
+            if "temperature" not in params or exc.status_code != 400 or "'temperature'" not in str(exc):
+                raise
+        self.default_temperature_only = True
+        log.warning("%s takes only its default temperature; its requests no longer set one", self.model)
+        return self._request(messages, tools, max_tokens, temperature, stop)
 
     def _to_completion(self, response: Any) -> Completion:
         if not response.choices:
@@ -84,5 +95,9 @@ class OpenAIChatClient(SdkClient):
         if calls and finish == "stop":
             finish = "tool_calls"
         usage = response.usage
+        if usage is None and self.model not in _without_usage:
+            _without_usage.add(self.model)
+            log.warning("%s: the server reports no token usage; token and cost budgets cannot count its calls",
+                        self.model)
         return one_call(self.model, choice.message.content or "", calls, finish,
                         (usage.prompt_tokens or 0) if usage else 0, (usage.completion_tokens or 0) if usage else 0)
