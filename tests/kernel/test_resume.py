@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
+from agent_evolve.errors import WorkspaceError
 
 HERE = Path(__file__).parent
 
@@ -65,3 +67,23 @@ def test_kill_9_then_rerun_gives_every_cycle_once(tmp_path: Path, reference: dic
     assert reference["cycles"] == [1, 2, 3] and reference["steps"] == "1\n2\n3\n"
     assert reference["outcomes"] == ["accepted", "accepted", "rejected"]
     assert len(reference["observed"]) == len(set(reference["observed"])) == 12
+
+
+def test_a_rerun_over_files_edited_after_the_run_ended_is_refused_and_keeps_them(tmp_path: Path) -> None:
+    """The next cycle resets the workspace to the accepted version: hand edits made since the run ended would be lost."""
+    workspace = make_workspace(tmp_path / "ws")
+
+    def rerun(cycles: int) -> ae.EvolutionResult:
+        config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1)
+        return ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("noop",)])).run(cycles)
+
+    rerun(1)
+    (workspace / "prompts" / "system.md").write_text("my own edit\n")
+    (workspace / "notes.md").write_text("new file\n")
+    with pytest.raises(WorkspaceError, match=r"changed since the run ended \(notes.md, prompts/system.md\)"):
+        rerun(2)
+    assert (workspace / "prompts" / "system.md").read_text() == "my own edit\n"
+    assert (workspace / "notes.md").read_text() == "new file\n"
+    (workspace / "notes.md").unlink()
+    (workspace / "prompts" / "system.md").write_text("baseline\n")
+    assert rerun(2).cycles_completed == 2, "once the files are the accepted version's again, the run resumes"

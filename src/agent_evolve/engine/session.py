@@ -16,7 +16,7 @@ from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
-from agent_evolve.engine.journal import Journal, Phase, RunState
+from agent_evolve.engine.journal import ACCEPTED_PHASES, Journal, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.records import RunRecords, holding_run_lock, read_json, write_json_atomic
 from agent_evolve.engine.tasks import TaskPlan
@@ -123,6 +123,7 @@ class RunSession:
             session.layers = enabled_layers(config, session.path)
             if session.journal.has(0, Phase.STARTED):
                 session._load_plan()
+                session._refuse_edits_since_the_end()
             else:
                 session.fresh = True
             yield session
@@ -135,6 +136,21 @@ class RunSession:
         self.files.restore(f"{last + 1}-stepped" if stepped else str(last))
         log.info("resuming %s after cycle %d (accepted %s)", self.path, last, state.accepted_tag)
         return state
+
+    def _refuse_edits_since_the_end(self) -> None:
+        """A run that returned left its accepted version checked out: refuse to resume over files changed since (the
+        next cycle would reset them, lost); what a killed run left is its own unfinished work, undone on resume."""
+        metrics = read_json(self.records.metrics, {})
+        last = self.journal.last_entry(*ACCEPTED_PHASES)
+        if not (isinstance(metrics, dict) and "ended" in metrics and last):
+            return
+        tag = last["accepted_tag"]
+        changed = self.vc.changed_paths(tag)
+        if changed:
+            raise WorkspaceError(
+                f"{self.path}: changed since the run ended ({', '.join(changed[:5])}); resuming would reset them to "
+                f"{tag}. To evolve from them, start a new run on a copy without .git and {self.records.root.name}/; "
+                f"to drop them: git -C {self.path} reset --hard {tag} && git -C {self.path} clean -fd")
 
     def begin(self, plan: TaskPlan, pool: list[Task]) -> None:
         """Begin a fresh run: record its task plan over the train `pool` (holdout ids sealed), empty engine state."""
