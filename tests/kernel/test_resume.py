@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
+from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace, reference_manifest
 
 import agent_evolve as ae
 from agent_evolve.errors import WorkspaceError
+from agent_evolve.testing import ScriptedLLM
 
 HERE = Path(__file__).parent
 
@@ -87,3 +88,32 @@ def test_a_rerun_over_files_edited_after_the_run_ended_is_refused_and_keeps_them
     (workspace / "notes.md").unlink()
     (workspace / "prompts" / "system.md").write_text("baseline\n")
     assert rerun(2).cycles_completed == 2, "once the files are the accepted version's again, the run resumes"
+
+
+class Killed(BaseException):
+    """Stands for a kill: not an agent failure the solver records, so it ends the run."""
+
+
+def test_a_run_killed_in_cycle_1_records_the_usage_per_cycle_an_uninterrupted_one_does(tmp_path: Path) -> None:
+    """A fresh run's cycle 1 counts the baseline's usage; a run resumed in cycle 1 counted only what followed it."""
+    def run(name: str, kill_at: int = 0) -> list[dict]:
+        calls = iter(range(1, 1000))
+
+        def answer(messages: list) -> str:
+            if next(calls) == kill_at:
+                raise Killed
+            return "k0"
+
+        workspace = tmp_path / name
+        if not workspace.exists():
+            make_workspace(workspace, manifest=reference_manifest(name))
+        config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1, preflight=False)
+        ae.Evolver(str(workspace), KeywordBenchmark(n=10), config, PlanEngine([("prompt", "k0")]),
+                   clients={"agent": ScriptedLLM([answer] * 100)}).run(2)
+        return [r["metadata"]["usage"] for r in ae.EvolutionHistory(workspace).cycle_records()]
+
+    reference = run("reference")
+    with pytest.raises(Killed):
+        run("killed", kill_at=5)  # the baseline's 3 solves are journaled, cycle 1's batch is under way
+    assert run("killed") == reference
+    assert reference[0]["agent"]["calls"] == 3 + 4 + 3, "baseline, batch and gate"

@@ -164,8 +164,9 @@ class EvolutionLoop:
             self.ledger.restore(spent)
 
     def _resume(self) -> RunState:
-        state = self.session.resume_state()
-        self.meter = UsageMeter(self.ledger, since=state.usage)  # the open cycle's record counts its earlier phases
+        state, journal = self.session.resume_state(), self.session.journal
+        opened = journal.last_entry(Phase.RECORDED) or journal.phases(0)[Phase.STARTED]
+        self.meter = UsageMeter(self.ledger, since=opened.get("usage"))  # as a fresh run's: cycle 1 counts the baseline
         self.agent = self._reload_agent()
         metrics = read_json(self.records.metrics, {})  # a resumed run is no longer ended
         if isinstance(metrics, dict) and metrics.pop("ended", None) is not None:
