@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,17 +152,22 @@ LOCK_GRACE_S = 3.0  # a SIGKILLed run's forked, not yet exec'd git child may hol
 _held = threading.local()  # the locks this thread holds: a nested hold (the CLI around its run) is the same hold
 
 
+def holding_run_lock(records: RunRecords) -> AbstractContextManager[None]:
+    """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
+    return holding_lock(records.lock, records.workspace)
+
+
 @contextmanager
-def holding_run_lock(records: RunRecords) -> Iterator[None]:
-    """Hold the run lock (a run, or a change to its records), refusing, with the holder's pid and command, when
-    another holder has it; the lock file names its holder while it is held."""
+def holding_lock(lock: Path, what: Path) -> Iterator[None]:
+    """Hold an exclusive flock on `lock` (re-entrant in one thread) while the lock file names its holder; refused,
+    naming the holder's pid and command, while another holder has it (`what` is the folder the lock guards)."""
     held: set[Path] = _held.__dict__.setdefault("locks", set())
-    key = records.lock.resolve()
+    key = lock.resolve()
     if key in held:
         yield
         return
-    records.root.mkdir(parents=True, exist_ok=True)
-    with os.fdopen(open_regular(records.lock, os.O_RDWR | os.O_APPEND | os.O_CREAT), "a+") as handle:
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with os.fdopen(open_regular(lock, os.O_RDWR | os.O_APPEND | os.O_CREAT), "a+") as handle:
         deadline = time.monotonic() + LOCK_GRACE_S
         while True:
             try:
@@ -172,8 +177,8 @@ def holding_run_lock(records: RunRecords) -> Iterator[None]:
                 if time.monotonic() >= deadline:
                     handle.seek(0)
                     holder = handle.read().strip() or "a process that has not named itself yet"
-                    raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace "
-                                         f"({holder}); wait for it to finish or stop it") from exc
+                    raise WorkspaceError(f"{what}: another run is using it ({holder}); wait for it to finish or "
+                                         "stop it") from exc
                 time.sleep(0.05)
         handle.truncate(0)
         handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(sys.argv)}\n")
