@@ -117,3 +117,18 @@ def test_a_run_killed_in_cycle_1_records_the_usage_per_cycle_an_uninterrupted_on
         run("killed", kill_at=5)  # the baseline's 3 solves are journaled, cycle 1's batch is under way
     assert run("killed") == reference
     assert reference[0]["agent"]["calls"] == 3 + 4 + 3, "baseline, batch and gate"
+
+
+def test_a_rerun_whose_budget_is_already_spent_stops_without_recording_an_empty_cycle(tmp_path: Path) -> None:
+    """Each rerun of a spent workspace recorded one more out_of_budget cycle, using up the cycles asked for."""
+    workspace = make_workspace(tmp_path / "ws", manifest=reference_manifest("spent"))
+
+    def run() -> tuple[str, list[int]]:
+        config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1, preflight=False, max_total_tokens=40)
+        result = ae.Evolver(str(workspace), KeywordBenchmark(n=10), config, PlanEngine([("prompt", "k0")]),
+                            clients={"agent": ScriptedLLM(["k0"] * 100)}).run(5)
+        return result.details["stop_reason"], [r["cycle"] for r in ae.EvolutionHistory(workspace).cycle_records()]
+
+    first = run()
+    assert first[0] == "out_of_budget" and len(first[1]) < 5
+    assert run() == run() == first

@@ -97,6 +97,10 @@ class EvolutionLoop:
                 self.state, stop_reason = self._baseline_out_of_budget(str(exc)), "out_of_budget"
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
+                if spent := self.ledger.budget_problem():  # before the cycle began (a rerun): record no empty cycle
+                    self.emit(cycle, "out_of_budget", message=spent)
+                    stop_reason = "out_of_budget"
+                    break
                 try:
                     status = self._run_cycle(cycle)
                 except BudgetExceededError as exc:

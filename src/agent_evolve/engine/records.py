@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,9 +152,11 @@ LOCK_GRACE_S = 3.0  # a SIGKILLed run's forked, not yet exec'd git child may hol
 _held = threading.local()  # the locks this thread holds: a nested hold (the CLI around its run) is the same hold
 
 
-def holding_run_lock(records: RunRecords) -> AbstractContextManager[None]:
-    """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
-    return holding_lock(records.lock, records.workspace)
+@contextmanager
+def holding_run_lock(records: RunRecords) -> Iterator[None]:
+    """Hold the run lock (a run, or a change to its records), refusing while another holder has it."""
+    with holding_lock(records.lock, records.workspace):
+        yield
 
 
 @contextmanager
