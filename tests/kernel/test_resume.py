@@ -13,7 +13,7 @@ import pytest
 from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace, reference_manifest
 
 import agent_evolve as ae
-from agent_evolve.errors import WorkspaceError
+from agent_evolve.errors import AgentEvolveError, WorkspaceError
 from agent_evolve.testing import ScriptedLLM
 
 HERE = Path(__file__).parent
@@ -132,3 +132,11 @@ def test_a_rerun_whose_budget_is_already_spent_stops_without_recording_an_empty_
     first = run()
     assert first[0] == "out_of_budget" and len(first[1]) < 5
     assert run() == run() == first
+
+
+def test_a_rerun_on_a_benchmark_that_lost_planned_tasks_names_them_and_how_to_start_fresh(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, concurrency=1)
+    ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(n=20), config, PlanEngine([("noop",)])).run(1)
+    with pytest.raises(AgentEvolveError, match=r"no longer has 2 task\(s\) .*\(t18, t19\).*another workspace"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(n=18), config, PlanEngine([("noop",)])).run(2)

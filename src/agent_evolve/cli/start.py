@@ -69,7 +69,8 @@ def check_resume(workspace: Path, current: dict[str, Any], force: bool) -> list[
     differences = settings_differences(saved, current)
     if differences and not force:
         raise ConfigError(f"{workspace}: this run was started with other settings ({'; '.join(differences)}); "
-                          "run it with the same options, or pass --force to continue with the new ones")
+                          "run it with the same options, pass --force to continue with the new ones, or start a new "
+                          "run in another --workspace")
     return differences
 
 

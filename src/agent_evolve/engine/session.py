@@ -175,7 +175,9 @@ class RunSession:
         by_id = {t.id: t for t in pool}
         missing = [i for i in (*self.plan.train_ids, *self.plan.holdout_ids, *self.plan.val_ids) if i not in by_id]
         if missing:
-            raise AgentEvolveError(f"the benchmark no longer has tasks of this run's plan: {missing[:5]}")
+            raise AgentEvolveError(f"{self.path}: the benchmark no longer has {len(missing)} task(s) this run was "
+                                   f"planned on ({', '.join(missing[:5])}); put them back to resume, or start a new "
+                                   "run in another workspace")
         self.train_tasks = {i: by_id[i] for i in self.plan.train_ids}
         self.holdout_tasks = [by_id[i] for i in self.plan.holdout_ids]
         self.val_tasks = {i: by_id[i] for i in self.plan.val_ids}
