@@ -13,7 +13,7 @@ import pytest
 from kernel_fakes import KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace, reference_manifest
 
 import agent_evolve as ae
-from agent_evolve.errors import AgentEvolveError, WorkspaceError
+from agent_evolve.errors import AgentEvolveError
 from agent_evolve.testing import ScriptedLLM
 
 HERE = Path(__file__).parent
@@ -70,8 +70,9 @@ def test_kill_9_then_rerun_gives_every_cycle_once(tmp_path: Path, reference: dic
     assert len(reference["observed"]) == len(set(reference["observed"])) == 12
 
 
-def test_a_rerun_over_files_edited_after_the_run_ended_is_refused_and_keeps_them(tmp_path: Path) -> None:
-    """The next cycle resets the workspace to the accepted version: hand edits made since the run ended would be lost."""
+def test_files_edited_after_the_run_ended_are_kept_under_a_tag_before_a_rerun_resets_them(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The next cycle resets the workspace to the accepted version: edits made since the run ended were lost."""
     workspace = make_workspace(tmp_path / "ws")
 
     def rerun(cycles: int) -> ae.EvolutionResult:
@@ -81,13 +82,15 @@ def test_a_rerun_over_files_edited_after_the_run_ended_is_refused_and_keeps_them
     rerun(1)
     (workspace / "prompts" / "system.md").write_text("my own edit\n")
     (workspace / "notes.md").write_text("new file\n")
-    with pytest.raises(WorkspaceError, match=r"changed since the run ended \(notes.md, prompts/system.md\)"):
-        rerun(2)
-    assert (workspace / "prompts" / "system.md").read_text() == "my own edit\n"
-    assert (workspace / "notes.md").read_text() == "new file\n"
-    (workspace / "notes.md").unlink()
-    (workspace / "prompts" / "system.md").write_text("baseline\n")
-    assert rerun(2).cycles_completed == 2, "once the files are the accepted version's again, the run resumes"
+    assert rerun(2).cycles_completed == 2
+    vc = ae.VersionControl(workspace)
+    [kept] = vc.list_tags("edited-")
+    assert vc.show_file_at(kept, "prompts/system.md") == "my own edit\n"
+    assert vc.show_file_at(kept, "notes.md") == "new file\n"
+    assert kept in caplog.text and "notes.md, prompts/system.md" in caplog.text
+    assert (workspace / "prompts" / "system.md").read_text() == "baseline\n", "the run went on from evo-0"
+    rerun(3)
+    assert vc.list_tags("edited-") == [kept], "an untouched workspace sets nothing aside"
 
 
 class Killed(BaseException):

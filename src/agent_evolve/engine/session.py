@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.engine import transitions
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.engine.journal import ACCEPTED_PHASES, Journal, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory
@@ -123,7 +125,7 @@ class RunSession:
             session.layers = enabled_layers(config, session.path)
             if session.journal.has(0, Phase.STARTED):
                 session._load_plan()
-                session._refuse_edits_since_the_end()
+                session._keep_edits_since_the_end()
             else:
                 session.fresh = True
             yield session
@@ -137,20 +139,21 @@ class RunSession:
         log.info("resuming %s after cycle %d (accepted %s)", self.path, last, state.accepted_tag)
         return state
 
-    def _refuse_edits_since_the_end(self) -> None:
-        """A run that returned left its accepted version checked out: refuse to resume over files changed since (the
-        next cycle would reset them, lost); what a killed run left is its own unfinished work, undone on resume."""
+    def _keep_edits_since_the_end(self) -> None:
+        """A run that returned left its accepted version checked out; files changed since (by hand, or by a command
+        between runs) would be reset by the next cycle, so they are committed under a tag of their own first. What a
+        killed run left uncommitted is its own unfinished work, undone on resume."""
         metrics = read_json(self.records.metrics, {})
         last = self.journal.last_entry(*ACCEPTED_PHASES)
         if not (isinstance(metrics, dict) and "ended" in metrics and last):
             return
-        tag = last["accepted_tag"]
-        changed = self.vc.changed_paths(tag)
+        accepted = last["accepted_tag"]
+        changed = self.vc.changed_paths(accepted)
         if changed:
-            raise WorkspaceError(
-                f"{self.path}: changed since the run ended ({', '.join(changed[:5])}); resuming would reset them to "
-                f"{tag}. To evolve from them, start a new run on a copy without .git and {self.records.root.name}/; "
-                f"to drop them: git -C {self.path} reset --hard {tag} && git -C {self.path} clean -fd")
+            kept = f"edited-{time.strftime('%Y%m%d-%H%M%S')}"
+            transitions.set_aside(self.vc, kept, accepted, f"changed after the run ended: {', '.join(changed)}")
+            log.warning("%s: %s changed after the run ended; the run goes on from %s and keeps them as tag %s "
+                        "(git diff %s %s)", self.path, ", ".join(changed[:5]), accepted, kept, accepted, kept)
 
     def begin(self, plan: TaskPlan, pool: list[Task]) -> None:
         """Begin a fresh run: record its task plan over the train `pool` (holdout ids sealed), empty engine state."""
