@@ -4,17 +4,21 @@ stderr, creates nothing and calls no model (the model-client factory raises if a
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+import agent_evolve
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
-from agent_evolve.cli.start import RunPlan, holdout_warning, tasks_to_accept
+from agent_evolve.cli.start import SETTINGS_FILE, RunPlan, holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import Task, Trajectory
@@ -284,3 +288,31 @@ def test_a_grader_and_an_agent_module_in_the_current_folder_are_found(tmp_path: 
     result = CliRunner().invoke(cli, ["eval", "-w", "ws", "--benchmark", "jsonl:tasks.jsonl", "--grader",
                                       "python:here_grader:grade"])
     assert result.exit_code == 0 and "1.000 (3/3)" in result.output, result.output
+
+
+def test_a_second_run_on_a_workspace_in_use_is_refused_naming_the_holder_and_keeps_its_settings(started: Path) -> None:
+    """Another process holds the run lock: `run --force` with other settings is refused before it records them."""
+    src = str(Path(agent_evolve.__file__).parents[1])  # this checkout's package, in the holder too
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(started)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": src})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        settings = RunRecords(started).root / SETTINGS_FILE
+        before = settings.read_bytes()
+        result = CliRunner().invoke(cli, resume_args(started, "--seed", "1", "--force"))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 1 and f"pid {holder.pid}" in result.stderr, result.output
+    assert settings.read_bytes() == before, "the refused run rewrote the live run's settings"
+    again = CliRunner().invoke(cli, resume_args(started))
+    assert again.exit_code == 0, "the killed holder's lock is taken over, and the run's own settings still match"
+
+
+HOLD_LOCK = """import sys, time
+from pathlib import Path
+from agent_evolve.engine.records import RunRecords, holding_run_lock
+with holding_run_lock(RunRecords(Path(sys.argv[1]))):
+    print("held", flush=True)
+    time.sleep(120)
+"""

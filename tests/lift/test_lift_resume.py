@@ -15,7 +15,7 @@ from lift_fakes import KeywordBenchmark, make_workspace
 
 import agent_evolve as ae
 from agent_evolve.engine.loop import ARM_PHASE, TEST_PHASE, ProgressEvent
-from agent_evolve.errors import ConfigError
+from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.lift import LiftPlan, run_lift
 from agent_evolve.lift.ledger import CLAIM, LEDGER_FILE, read_rows
 from agent_evolve.registry import ENGINE_REGISTRY
@@ -242,3 +242,24 @@ def test_an_arm_whose_last_test_task_failed_for_infrastructure_solves_it_on_resu
         k: first[k] for k in ("accepted", "cycles", "score_curve")}
     assert sorted(views()) == [("baseline", 120), (CLAIM, 120), ("evolved/seed-0", 120)] and report["mean_lift"] == 0.5
     assert "Incomplete" not in (out / "lift.md").read_text()
+
+
+def test_a_second_process_on_an_experiment_folder_in_use_is_refused_before_it_scores(tmp_path: Path,
+                                                                                      monkeypatch) -> None:
+    """Two processes on one folder scored every test task twice and counted both in the arms' cost."""
+    monkeypatch.setitem(ENGINE_REGISTRY, "keyword", "lift_fakes.KeywordEngine")
+    agent, out = make_workspace(tmp_path / "agent"), tmp_path / "out"
+    hold = ("import sys, time\nfrom pathlib import Path\nfrom agent_evolve.lift.opening import experiment_lock\n"
+            "with experiment_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(120)\n")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(SRC)})
+    plan = LiftPlan(str(agent), "keywords", "keyword", seeds=(0,), cycles=1, test_limit=120, draws=1, matched=False)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(WorkspaceError, match=f"pid {holder.pid}"):
+            run_lift(plan, KeywordBenchmark(), CONFIG, out)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not (out / LEDGER_FILE).exists(), "nothing was scored"
+    assert run_lift(plan, KeywordBenchmark(), CONFIG, out)["mean_lift"] == 0.5, "a dead holder's lock is taken over"

@@ -25,7 +25,7 @@ from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.loop import pool_ids
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
-from agent_evolve.engine.records import RunRecords
+from agent_evolve.engine.records import RunRecords, holding_run_lock
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
@@ -183,15 +183,16 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
         _state_the_plan(console, config, adapter, engine, total)
     with removed_unless_started(target):
         evolver = Evolver(agent, adapter, config, engine, workspace_dir=workspace)
-        if changed:
-            console.print(f"continuing with changed settings (--force): {'; '.join(changed)}", markup=False)
-        if changed or not resumed:
-            save_settings(target, settings)
-        console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
-        started = time.monotonic()
-        with LiveProgress(console, total, evolver.ledger) as progress:
-            evolver.progress = progress
-            result = run_tracked(evolver, trackers, cycles)
+        with holding_run_lock(RunRecords(Path(evolver.workspace.path))):  # a refused run leaves the settings alone
+            if changed:
+                console.print(f"continuing with changed settings (--force): {'; '.join(changed)}", markup=False)
+            if changed or not resumed:
+                save_settings(target, settings)
+            console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
+            started = time.monotonic()
+            with LiveProgress(console, total, evolver.ledger) as progress:
+                evolver.progress = progress
+                result = run_tracked(evolver, trackers, cycles)
     console.print(summary_table(result, time.monotonic() - started, evolver.ledger))
     if (note := learned_note(result)) is not None:
         console.print(note, markup=False, soft_wrap=True)

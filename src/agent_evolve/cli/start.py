@@ -20,7 +20,8 @@ from agent_evolve.registry import benchmark_class, engine_class, is_seed_name, k
 from agent_evolve.stats import PairedTable
 
 SETTINGS_FILE = "settings.json"  # in the workspace's records folder: what the run was started with
-RESUME_HINT = "run it with the same options, or pass --force to continue with the new ones"  # the CLI's way out
+RESUME_HINT = ("run it with the same options, pass --force to continue with the new ones, or start a new run in "
+               "another --workspace")  # the CLI's way out
 # Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
 RESUMABLE_KEYS = frozenset({
     "max_cycles", "max_total_tokens", "max_cost_usd", "concurrency", "executor", "ray_address", "agent_timeout_s",

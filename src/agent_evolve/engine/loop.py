@@ -111,6 +111,10 @@ class EvolutionLoop:
                 self.state, stop_reason = self._baseline_out_of_budget(str(exc)), "out_of_budget"
             cycle = session.journal.last_recorded_cycle() + 1
             while cycle <= total and not stop_reason:
+                if spent := self.ledger.budget_problem():  # before the cycle began (a rerun): record no empty cycle
+                    self.emit(cycle, "out_of_budget", message=spent)
+                    stop_reason = "out_of_budget"
+                    break
                 try:
                     status = self._run_cycle(cycle)
                 except BudgetExceededError as exc:
@@ -177,8 +181,9 @@ class EvolutionLoop:
             self.ledger.restore(spent)
 
     def _resume(self) -> RunState:
-        state = self.session.resume_state()
-        self.meter = UsageMeter(self.ledger, since=state.usage)  # the open cycle's record counts its earlier phases
+        state, journal = self.session.resume_state(), self.session.journal
+        opened = journal.last_entry(Phase.RECORDED) or journal.phases(0)[Phase.STARTED]
+        self.meter = UsageMeter(self.ledger, since=opened.get("usage"))  # as a fresh run's: cycle 1 counts the baseline
         self.agent = self._reload_agent()
         metrics = read_json(self.records.metrics, {})  # a resumed run is no longer ended
         if isinstance(metrics, dict) and metrics.pop("ended", None) is not None:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shlex
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -146,13 +149,27 @@ def run_is_live(records: RunRecords) -> bool:
 
 
 LOCK_GRACE_S = 3.0  # a SIGKILLed run's forked, not yet exec'd git child may hold the lock a moment after it died
+_held = threading.local()  # the locks this thread holds: a nested hold (the CLI around its run) is the same hold
 
 
 @contextmanager
 def holding_run_lock(records: RunRecords) -> Iterator[None]:
-    """Hold the run lock (a run, or a change to its records), refusing when another holder has it."""
-    records.root.mkdir(parents=True, exist_ok=True)
-    with os.fdopen(open_regular(records.lock, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a") as handle:
+    """Hold the run lock (a run, or a change to its records), refusing while another holder has it."""
+    with holding_lock(records.lock, records.workspace):
+        yield
+
+
+@contextmanager
+def holding_lock(lock: Path, what: Path) -> Iterator[None]:
+    """Hold an exclusive flock on `lock` (re-entrant in one thread) while the lock file names its holder; refused,
+    naming the holder's pid and command, while another holder has it (`what` is the folder the lock guards)."""
+    held: set[Path] = _held.__dict__.setdefault("locks", set())
+    key = lock.resolve()
+    if key in held:
+        yield
+        return
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with os.fdopen(open_regular(lock, os.O_RDWR | os.O_APPEND | os.O_CREAT), "a+") as handle:
         deadline = time.monotonic() + LOCK_GRACE_S
         while True:
             try:
@@ -160,6 +177,17 @@ def holding_run_lock(records: RunRecords) -> Iterator[None]:
                 break
             except BlockingIOError as exc:
                 if time.monotonic() >= deadline:
-                    raise WorkspaceError(f"{records.workspace}: another evolution run is using this workspace") from exc
+                    handle.seek(0)
+                    holder = handle.read().strip() or "a process that has not named itself yet"
+                    raise WorkspaceError(f"{what}: another run is using it ({holder}); wait for it to finish or "
+                                         "stop it") from exc
                 time.sleep(0.05)
-        yield
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(sys.argv)}\n")
+        handle.flush()
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
+            handle.truncate(0)

@@ -12,6 +12,7 @@ import shutil
 import tarfile
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig, with_reply_cache
 from agent_evolve.contract.paths import REPLIES_DIR, atomic_write
 from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
+from agent_evolve.engine.records import holding_lock
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.lift.analysis import task_means
 from agent_evolve.lift.draws import DrawLayout
@@ -33,6 +35,7 @@ from agent_evolve.stats import mean
 from agent_evolve.types import Task
 
 CHECKPOINT = "checkpoint.tar.gz"
+LOCK_FILE = ".lock"  # held by the one process running the experiment in this folder
 _LEFT_OUT = ("arm.json", CHECKPOINT, "__pycache__")  # committed on their own, or rebuilt
 
 # Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
@@ -43,6 +46,7 @@ EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fres
 /*/seed-*/*
 !/*/seed-*/arm.json
 !/*/seed-*/{CHECKPOINT}
+/{LOCK_FILE}
 """
 NEW_PLAN_FIELDS = ("draws", "matched", "test_reserve")  # what plans gained with registration
 
@@ -91,6 +95,11 @@ def choose_tests(plan: LiftPlan | ComparisonPlan, split: list[Task], saved: Any,
         where = f"{views.store} and {views.folder}"
         chosen = set(reserve([t.id for t in split], views.rows(), plan.test_reserve, where))
     return [t for t in split if t.id in chosen]
+
+
+def experiment_lock(out_dir: Path) -> AbstractContextManager[None]:
+    """One process runs an experiment folder at a time: a second would score its test tasks again, counted twice."""
+    return holding_lock(out_dir / LOCK_FILE, out_dir)
 
 
 def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,

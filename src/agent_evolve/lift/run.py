@@ -25,7 +25,8 @@ from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
 from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.matched import matched_agent
-from agent_evolve.lift.opening import Drawn, Experiment, open_experiment, restore_checkpoint, save_checkpoint
+from agent_evolve.lift.opening import (Drawn, Experiment, experiment_lock, open_experiment, restore_checkpoint,
+                                      save_checkpoint)
 from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.shapes import read_arm, read_cost
@@ -133,32 +134,33 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
              register_only: bool = False) -> dict:
     """Register the plan (or check it), then run (or resume) every arm of every seed and write the report after
     each; returns the report. `register_only`: stop once the plan is registered (to commit it before any arm)."""
-    experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
-    if register_only:
-        return {"registration": experiment.registration}
-    if experiment.scorer.layout.legacy:
-        plan = dataclasses.replace(plan, draws=1, matched=False, test_reserve=None)  # as the folder was run
-    baseline = score_baseline(experiment, out_dir, progress)
-    runs: list[ArmRun] = []
-    report: dict = {}
-    for seed in plan.seeds:
-        evolved: ArmRun | None = None
-        for arm in plan.arms:
-            folder = out_dir / arm / f"seed-{seed}"
-            if arm == MATCHED:
-                if evolved is None or experiment.scorer.layout.legacy:
-                    continue
-                done = arm_once(experiment, out_dir, folder,
-                                partial(run_matched, seed, evolved, experiment, out_dir, progress))
-            else:
-                done = arm_once(experiment, out_dir, folder, partial(run_arm, plan, arm, seed, experiment, benchmark,
-                                                                     experiment.config, out_dir, progress))
-            evolved = done if arm == EVOLVED else evolved
-            runs.append(done)
-            report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,
-                               baseline_draws=baseline.draws, evidence=experiment.evidence())
-            write_report(report, out_dir)
-    return report
+    with experiment_lock(out_dir):
+        experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+        if register_only:
+            return {"registration": experiment.registration}
+        if experiment.scorer.layout.legacy:
+            plan = dataclasses.replace(plan, draws=1, matched=False, test_reserve=None)  # as the folder was run
+        baseline = score_baseline(experiment, out_dir, progress)
+        runs: list[ArmRun] = []
+        report: dict = {}
+        for seed in plan.seeds:
+            evolved: ArmRun | None = None
+            for arm in plan.arms:
+                folder = out_dir / arm / f"seed-{seed}"
+                if arm == MATCHED:
+                    if evolved is None or experiment.scorer.layout.legacy:
+                        continue
+                    done = arm_once(experiment, out_dir, folder,
+                                    partial(run_matched, seed, evolved, experiment, out_dir, progress))
+                else:
+                    run = partial(run_arm, plan, arm, seed, experiment, benchmark, experiment.config, out_dir, progress)
+                    done = arm_once(experiment, out_dir, folder, run)
+                evolved = done if arm == EVOLVED else evolved
+                runs.append(done)
+                report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,
+                                   baseline_draws=baseline.draws, evidence=experiment.evidence())
+                write_report(report, out_dir)
+        return report
 
 
 class NoEditEngine(EvolutionEngine):
