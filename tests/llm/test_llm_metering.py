@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import pytest
@@ -121,13 +122,16 @@ def test_sampled_replies_of_clients_seeded_apart_are_cached_apart_and_greedy_one
 
 
 @pytest.mark.parametrize("bad", ["empty", "blank", "filtered"])
-def test_an_empty_or_failed_reply_is_not_cached_and_the_next_call_asks_again(bad, serve, client_for, tmp_path):
+def test_an_empty_or_failed_reply_is_not_cached_and_the_next_call_asks_again(bad, serve, client_for, tmp_path,
+                                                                           caplog):
     from wire_servers import Reply, openai_body
 
     first = {"empty": openai_body(None, []), "blank": openai_body(" \n", []),
              "filtered": openai_body("partial", [], finish="content_filter")}[bad]
     server = serve(lambda request: Reply(body=first) if len(server.requests) == 1 else ok_reply("openai", "real"))
     client = client_for("openai", server, cache_dir=str(tmp_path))
-    assert client.complete(HELLO).text != "real"
+    with caplog.at_level(logging.WARNING, logger="agent_evolve.llm.metered"):
+        assert client.complete(HELLO).text != "real"
+    assert [r for r in caplog.records if "not cached" in r.getMessage()], "an empty or failed reply is warned about"
     assert client.complete(HELLO).text == "real" and len(server.requests) == 2
     assert client.complete(HELLO).text == "real" and len(server.requests) == 2, "a good reply is cached"

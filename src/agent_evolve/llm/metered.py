@@ -169,7 +169,10 @@ class MeteredClient:
             if completion.truncated and max_tokens != 1:  # a 1-token call is a probe: being cut is its point
                 log.warning("%s: reply cut at the length limit (max_tokens=%s); %d output tokens",
                             self.model, max_tokens, usage.output_tokens)
-            if self.cache is not None and key is not None and _worth_replaying(completion):
+            if not _worth_replaying(completion):  # else a run can end "all cycles done" on empty answers, silently
+                log.warning("%s: an empty or failed reply (finish reason %r); not cached", self.model,
+                            completion.finish_reason)
+            elif self.cache is not None and key is not None:
                 self.cache.put(key, completion)
             return completion
 
