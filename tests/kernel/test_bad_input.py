@@ -8,6 +8,7 @@ import pytest
 from kernel_fakes import MANIFEST, KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import ConfigError, ManifestError, SkillFormatError, UnknownNameError, WorkspaceError
 
 
@@ -47,6 +48,19 @@ def test_bad_skill_frontmatter_stops_the_run_before_any_change(tmp_path: Path) -
         ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=2), PlanEngine([])).run(1)
     after = {k: v for k, v in files(workspace).items() if not k.startswith((".git/", "evolution/"))}
     assert after == before
+
+
+def test_a_damaged_history_line_stops_a_resumed_run_before_it_solves_anything(tmp_path: Path) -> None:
+    """The damaged line was found only when the resumed cycle's work was done and it came to record it."""
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=2)
+    ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k0\n")])).run(1)
+    records = RunRecords(workspace)
+    records.history.write_text(records.history.read_text() + "garbage\n")
+    journal = records.journal.read_bytes()
+    with pytest.raises(WorkspaceError, match=r"history\.jsonl.*not valid JSON"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k1\n")])).run(2)
+    assert records.journal.read_bytes() == journal
 
 
 def test_ill_typed_yaml_config_names_file_and_key(tmp_path: Path) -> None:

@@ -164,6 +164,7 @@ class EvolutionLoop:
             self.ledger.restore(spent)
 
     def _resume(self) -> RunState:
+        self.history.cycle_records()  # a damaged record stops the run here, not after the resumed cycle's work
         state = self.session.resume_state()
         self.meter = UsageMeter(self.ledger, since=state.usage)  # the open cycle's record counts its earlier phases
         self.agent = self._reload_agent()
