@@ -50,15 +50,17 @@ def test_bad_skill_frontmatter_stops_the_run_before_any_change(tmp_path: Path) -
     assert after == before
 
 
-def test_a_damaged_history_line_stops_a_resumed_run_before_it_solves_anything(tmp_path: Path) -> None:
-    """The damaged line was found only when the resumed cycle's work was done and it came to record it."""
+@pytest.mark.parametrize("line, problem", [("garbage", "not valid JSON"), ('{"cycle": 2, "metadata": 3}', "'metadata' is 3")])
+def test_a_damaged_history_line_stops_a_resumed_run_before_it_solves_anything(tmp_path: Path, line: str,
+                                                                               problem: str) -> None:
+    """The damaged line was found (a wrong type as a traceback) only when the resumed cycle's work was done."""
     workspace = make_workspace(tmp_path / "ws")
     config = ae.EvolveConfig(batch_size=2)
     ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k0\n")])).run(1)
     records = RunRecords(workspace)
-    records.history.write_text(records.history.read_text() + "garbage\n")
+    records.history.write_text(records.history.read_text() + line + "\n")
     journal = records.journal.read_bytes()
-    with pytest.raises(WorkspaceError, match=r"history\.jsonl.*not valid JSON"):
+    with pytest.raises(WorkspaceError, match=rf"history\.jsonl.*{problem}"):
         ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k1\n")])).run(2)
     assert records.journal.read_bytes() == journal
 
