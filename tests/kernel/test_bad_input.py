@@ -92,6 +92,17 @@ def test_yaml_config_loads_and_keeps_own_settings_in_extra(tmp_path: Path) -> No
     assert loaded.extra == {"solver_proposed": True, "my_flag": 3}
 
 
+@pytest.mark.parametrize("cycles", ["3", -1, 2.5, True])
+def test_a_cycle_count_that_is_no_count_is_refused_before_the_baseline(tmp_path: Path, cycles: object) -> None:
+    """"3" was a TypeError after the baseline was scored; -1 scored the baseline and stopped."""
+    workspace = make_workspace(tmp_path / "ws")
+    before = files(workspace)
+    evolver = ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=2), PlanEngine([]))
+    with pytest.raises(ConfigError, match=f"cycles must be a whole number >= 0 or None.*got {cycles!r}"):
+        evolver.run(cycles)
+    assert files(workspace) == before
+
+
 def test_an_unknown_top_level_key_is_refused_with_the_nearest_known_one(tmp_path: Path) -> None:
     config = tmp_path / "evolve.yaml"
     config.write_text("batch_sise: 4\n")
