@@ -21,7 +21,7 @@ from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.records import RunRecords, holding_run_lock, read_json, write_json_atomic
 from agent_evolve.engine.tasks import TaskPlan
 from agent_evolve.engine.trial import TrialRunner
-from agent_evolve.engine.versioning import VersionControl
+from agent_evolve.engine.versioning import VersionControl, pre_evolution_tag
 from agent_evolve.errors import AgentEvolveError, ConfigError, WorkspaceError
 from agent_evolve.types import Task
 
@@ -120,6 +120,8 @@ class RunSession:
                 records.seal_scores()
             session = cls(config, workspace, benchmark)
             session.vc.init()
+            if session.vc.has_ref(pre_evolution_tag(0)):  # a run began here; it resets the workspace to its versions
+                session.vc.keep_uncommitted("the run")
             session.layers = enabled_layers(config, session.path)
             if session.journal.has(0, Phase.STARTED):
                 session._load_plan()
