@@ -96,6 +96,8 @@ class Evolver:
     def run(self, cycles: int | None = None) -> EvolutionResult:
         """Evolve until the workspace has `cycles` cycles (default config.max_cycles), resuming an interrupted run;
         `config.preflight` checks every model role and the benchmark first (PreflightError before any record)."""
+        if cycles is not None and (isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0):
+            raise ConfigError(f"cycles must be a whole number >= 0 or None (config.max_cycles), got {cycles!r}")
         if self.config.preflight:
             preflight(self.clients, self.benchmark)
         loop = EvolutionLoop(

@@ -175,6 +175,7 @@ _RULES: dict[str, tuple[str, float | None, float | None]] = {
     "gate_min_improvement": ("a non-negative number", 0.0, None),
     "gate_repeats": ("a positive integer", 1, None),
     "gate_alpha": ("a number in (0, 1)", 1e-12, 1.0),
+    "gate_sprt_beta": ("a number in (0, 1) or null (off)", 1e-12, 1.0),
     "patience": ("a positive integer", 1, None),
     "max_infra_failure_ratio": ("a number in [0, 1]", 0.0, 1.0 + 1e-12),
     "agent_timeout_s": ("a positive number", 1e-9, None),

@@ -40,6 +40,18 @@ def test_constructor_builds_the_client_lazily_and_checks_params(cls):
     assert engine.llm.model == "ollama/qwen2.5-coder"  # built on first use, no request sent
     with pytest.raises(ConfigError, match="unknown params"):
         cls(no_such_param=1)
+    with pytest.raises(ConfigError, match="max_tokens='many' must be a whole number"):
+        cls(max_tokens="many")
+
+
+@pytest.mark.parametrize("name, param, value", [("demos", "trial_tasks", "abc"), ("demos", "demo_chars", 1.5),
+                                                ("demos", "min_gain", "x"), ("skillforge", "bash", "yes"),
+                                                ("gepa", "epsilon", True)])
+def test_a_param_of_the_wrong_type_is_refused_when_the_engine_is_built(name: str, param: str, value: object) -> None:
+    """Read as text from --engine-param, a number or a flag of the wrong type failed every step (or the build with
+    a traceback); it is refused naming the param."""
+    with pytest.raises(ConfigError, match=f"{param}="):
+        import_object(ENGINE_REGISTRY[name])(**{param: value})
 
 
 class AnswerLineAgent(ae.BaseAgent):

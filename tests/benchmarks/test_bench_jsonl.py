@@ -159,6 +159,8 @@ GOOD = '{"id": "ok", "input": "q", "answer": "1"}'
          "'answer' must be a string or a number for the 'exact' grader, got \\[\"fig\", \"pear\"\\]; write a list"),
         ('{"input": "q", "answer": true}', "exact", "'answer' must be a string or a number .*, got true"),
         ('{"input": "q", "answer": {"a": 1}}', "regex", "'answer' must be a string or a number for the 'regex'"),
+        ('{"input": "q", "answer": NaN}', "numeric", "'answer' must be a finite number for the 'numeric' grader"),
+        ('{"input": "q", "answer": -Infinity}', "exact", "'answer' must be a finite number .*, got -inf"),
         ('{"input": "q", "answer": "a", "metadata": {"x": ' + "[" * 200 + "]" * 200 + "}}", "exact", "JSON nested deeper"),
         ('{"input": "q", "answer": ' + "9" * 5000 + "}", "exact", "not valid JSON"),
     ],

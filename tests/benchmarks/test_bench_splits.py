@@ -101,6 +101,9 @@ def test_subset_errors_name_the_file(tmp_path) -> None:
     bad.write_text("{not json")
     with pytest.raises(ConfigError, match=r"bad\.json.*not valid JSON"):
         apply_subset(splits, bad)
+    bad.write_bytes(b'{"train": ["\xff"]}')
+    with pytest.raises(ConfigError, match=r"bad\.json: not UTF-8"):
+        apply_subset(splits, bad)
     unknown = write_subset(tmp_path / "unknown.json", {"train": ["nope"], "test": []})
     with pytest.raises(ConfigError, match=r"unknown\.json.*unknown task ids.*nope"):
         apply_subset(splits, unknown)

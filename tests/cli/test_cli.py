@@ -57,6 +57,18 @@ def test_eval_scores_a_split_and_writes_json(setup: tuple[Path, Path], tmp_path:
     assert report["score"] == 0.0 and len(report["tasks"]) == 6
 
 
+def test_eval_output_in_a_new_folder_is_written_and_one_that_cannot_be_is_refused_before_scoring(
+    setup: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A missing folder was a traceback after every task was scored, the scores lost."""
+    workspace, tasks = setup
+    args = ["eval", "-w", str(workspace), "--benchmark", f"jsonl:{tasks}", "--output"]
+    result = CliRunner().invoke(cli, [*args, str(tmp_path / "results" / "eval.json")])
+    assert result.exit_code == 0 and json.loads((tmp_path / "results" / "eval.json").read_text())["tasks"]
+    refused = CliRunner().invoke(cli, [*args, str(tasks / "eval.json")])
+    assert refused.exit_code == 2 and str(tasks) in refused.stderr and "test:" not in refused.stdout
+
+
 def test_experiment_writes_json_markdown_and_plot(setup: tuple[Path, Path], tmp_path: Path) -> None:
     workspace, tasks = setup
     out = tmp_path / "lift"

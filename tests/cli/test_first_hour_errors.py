@@ -78,10 +78,11 @@ def test_a_misspelt_config_key_is_refused_naming_the_right_one(home: Path) -> No
     assert "batch_sise" in result.stderr and "did you mean 'batch_size'" in result.stderr
 
 
-def test_an_unknown_gate_strategy_is_refused_before_the_baseline(home: Path) -> None:
-    (home / "evolve.yaml").write_text("gate_strategy: lenient\n")
+@pytest.mark.parametrize("key, value", [("gate_strategy", "lenient"), ("gate_sprt_beta", "2.5")])
+def test_a_bad_gate_setting_is_refused_before_the_baseline_naming_the_file(home: Path, key: str, value: str) -> None:
+    (home / "evolve.yaml").write_text(f"{key}: {value}\n")
     result = refused(run_args("--config", "evolve.yaml"), home)
-    assert "gate_strategy" in result.stderr and "lenient" in result.stderr
+    assert "evolve.yaml" in result.stderr and key in result.stderr and value in result.stderr
 
 
 def test_a_negative_cycle_count_is_a_usage_error(home: Path) -> None:

@@ -57,6 +57,15 @@ def test_deep_nesting_and_self_reference_are_refused_without_crashing() -> None:
     assert load_yaml("a: &x [1, 2]\nb: *x\n", "ok.yaml") == {"a": [1, 2], "b": [1, 2]}
 
 
+def test_a_key_given_twice_is_refused_naming_it_and_its_line() -> None:
+    """The first `batch_size` was silently dropped; a merge key (`<<`) still overrides as YAML says."""
+    with pytest.raises(WorkspaceError, match="^run.yaml: line 3: .*'batch_size' appears twice"):
+        load_yaml("batch_size: 4\nseed: 1\nbatch_size: 8\n", "run.yaml")
+    with pytest.raises(WorkspaceError, match="key 'metadata' \\(line 4\\).*'a' appears twice"):
+        load_yaml("name: n\nmetadata:\n  a: 1\n  a: 2\n", "SKILL.md")
+    assert load_yaml("base: &b {a: 1}\nover: {<<: *b, a: 2}\n", "ok.yaml")["over"] == {"a": 2}
+
+
 def test_json_limits_give_our_error() -> None:
     with pytest.raises(WorkspaceError, match=f"nested deeper than {MAX_JSON_DEPTH}"):
         parse_json("[" * 100_000 + "]" * 100_000, "m.json")

@@ -8,6 +8,7 @@ import pytest
 from kernel_fakes import MANIFEST, KeywordAgent, KeywordBenchmark, PlanEngine, make_workspace
 
 import agent_evolve as ae
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import (AgentEvolveError, ConfigError, ManifestError, SkillFormatError, UnknownNameError,
                                  WorkspaceError)
 
@@ -50,6 +51,21 @@ def test_bad_skill_frontmatter_stops_the_run_before_any_change(tmp_path: Path) -
     assert after == before
 
 
+@pytest.mark.parametrize("line, problem", [("garbage", "not valid JSON"), ('{"cycle": 2, "metadata": 3}', "'metadata' is 3")])
+def test_a_damaged_history_line_stops_a_resumed_run_before_it_solves_anything(tmp_path: Path, line: str,
+                                                                               problem: str) -> None:
+    """The damaged line was found (a wrong type as a traceback) only when the resumed cycle's work was done."""
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=2)
+    ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k0\n")])).run(1)
+    records = RunRecords(workspace)
+    records.history.write_text(records.history.read_text() + line + "\n")
+    journal = records.journal.read_bytes()
+    with pytest.raises(WorkspaceError, match=rf"history\.jsonl.*{problem}"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k1\n")])).run(2)
+    assert records.journal.read_bytes() == journal
+
+
 def test_ill_typed_yaml_config_names_file_and_key(tmp_path: Path) -> None:
     config = tmp_path / "evolve.yaml"
     config.write_text("batch_size: ten\n")
@@ -75,6 +91,17 @@ def test_yaml_config_loads_and_keeps_own_settings_in_extra(tmp_path: Path) -> No
     loaded = ae.EvolveConfig.from_yaml(config)
     assert (loaded.batch_size, loaded.max_cycles, loaded.evolve_memory, loaded.egl_window) == (15, 30, False, 5)
     assert loaded.extra == {"solver_proposed": True, "my_flag": 3}
+
+
+@pytest.mark.parametrize("cycles", ["3", -1, 2.5, True])
+def test_a_cycle_count_that_is_no_count_is_refused_before_the_baseline(tmp_path: Path, cycles: object) -> None:
+    """"3" was a TypeError after the baseline was scored; -1 scored the baseline and stopped."""
+    workspace = make_workspace(tmp_path / "ws")
+    before = files(workspace)
+    evolver = ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=2), PlanEngine([]))
+    with pytest.raises(ConfigError, match=f"cycles must be a whole number >= 0 or None.*got {cycles!r}"):
+        evolver.run(cycles)
+    assert files(workspace) == before
 
 
 def test_an_unknown_top_level_key_is_refused_with_the_nearest_known_one(tmp_path: Path) -> None:

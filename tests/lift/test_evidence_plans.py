@@ -109,6 +109,15 @@ def test_a_ledger_row_chains_to_the_one_before_and_the_same_scoring_is_written_o
     assert append_view(path, dataclasses.replace(view, draw=2)) and first_bad_row(read_rows(path)) is None
 
 
+def test_a_ledger_with_bytes_that_are_not_utf8_fails_verify_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / LEDGER_FILE
+    append_view(path, View("p1", "baseline", "key", 0, ("a",), 0.5))
+    with path.open("ab") as sink:
+        sink.write(b"\xff\n")
+    result = CliRunner().invoke(cli, ["experiment", "verify", str(tmp_path)])
+    assert result.exit_code == 2 and f"{path}: not UTF-8" in result.stderr, result.output
+
+
 def test_a_reserve_never_holds_a_task_an_earlier_plan_scored(tmp_path: Path) -> None:
     agent = make_workspace(tmp_path / "agent")
     bench = KeywordBenchmark(test=50)

@@ -105,6 +105,18 @@ def test_export_then_import_gives_the_same_skills(workspace: Path, tmp_path: Pat
     assert (fresh / "skills" / "check-units" / "scripts" / "convert.py").exists()
 
 
+@pytest.mark.parametrize("bad", ["---\nname: [b\n---\nbody\n", "---\nname: other\ndescription: B.\n---\nbody\n"])
+def test_an_import_with_one_bad_skill_writes_none(workspace: Path, tmp_path: Path, bad: str) -> None:
+    """The skills before the bad one were written, a partial import the user had not asked for."""
+    for name, text in (("a-good", "---\nname: a-good\ndescription: A.\n---\nbody\n"), ("b-bad", bad)):
+        (tmp_path / "host" / name).mkdir(parents=True)
+        (tmp_path / "host" / name / "SKILL.md").write_text(text)
+    before = skills_of(workspace / "skills")
+    result = CliRunner().invoke(cli, ["import-skills", "-w", str(workspace), str(tmp_path / "host")])
+    assert result.exit_code == 1 and "b-bad/SKILL.md" in result.output
+    assert skills_of(workspace / "skills") == before
+
+
 def test_with_prompt_keeps_the_users_own_instructions(workspace: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

@@ -6,9 +6,11 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from agent_evolve.cli.main import cli
+from agent_evolve.engine.records import RunRecords
 
 
 def invoke(*args: str) -> str:
@@ -70,3 +72,17 @@ def test_an_unknown_label_is_a_clear_error(finished_run: Path) -> None:
 def test_history_of_a_folder_that_never_ran_names_its_records(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["history", str(tmp_path)])
     assert result.exit_code == 1 and "no run records" in result.output
+
+
+@pytest.mark.parametrize("file, line, damaged", [("history.jsonl", '{"cycle": "2", "metadata": {}}', "'cycle' is '2'"),
+                                                 ("history.jsonl", '{"cycle": 4, "metadata": 3}', "'metadata' is 3"),
+                                                 ("journal.jsonl", '{"cycle": null, "phase": "solved"}', "'cycle'")])
+def test_a_record_with_a_field_of_the_wrong_type_is_an_error_naming_it(run_copy: Path, file: str, line: str,
+                                                                       damaged: str) -> None:
+    """Valid JSON but a damaged record was a traceback in status, history and report."""
+    records = RunRecords(run_copy)
+    path = records.history if file == "history.jsonl" else records.journal
+    path.write_text(path.read_text() + line + "\n")
+    for command in ("status", "history", "report"):
+        result = CliRunner().invoke(cli, [command, "-w", str(run_copy)])
+        assert result.exit_code == 1 and f"{file}: record" in result.output and damaged in result.output, result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from userview_fakes import PLAN, make_run
 
@@ -31,6 +32,24 @@ def test_rollback_then_run_continues_from_the_rolled_back_version(run_copy: Path
     evo_1 = next(e for e in journal(run_copy) if e["phase"] == "recorded" and e["cycle"] == 1)
     assert record["metadata"]["gate"]["incumbent_score"] == evo_1["accepted_score"] == 1 / 3
     assert record["metadata"]["accepted_tag"] == "evo-1"
+
+
+def test_hand_edits_are_kept_before_a_rollback_or_a_resumed_run_resets_the_workspace(
+    run_copy: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Both reset the workspace to a version: an edit or a new file not yet in any version was silently lost."""
+    vc = ae.VersionControl(run_copy)
+    kept = lambda: vc._git("for-each-ref", "--format=%(refname)", "refs/kept/").split()  # noqa: E731
+    (run_copy / "prompts" / "system.md").write_text("my edit\n")
+    (run_copy / "prompts" / "mine.md").write_text("my notes\n")
+    result = CliRunner().invoke(cli, ["rollback", "evo-1", "-w", str(run_copy)])
+    assert result.exit_code == 0 and len(kept()) == 1 and kept()[0] in caplog.text, result.output
+    assert vc._git("show", f"{kept()[0]}:prompts/system.md") == "my edit\n"
+    assert vc._git("show", f"{kept()[0]}:prompts/mine.md") == "my notes\n"
+    (run_copy / "prompts" / "system.md").write_text("another edit\n")
+    make_run(run_copy, cycles=4)
+    assert len(kept()) == 2 and {vc._git("show", f"{ref}:prompts/system.md") for ref in kept()} == {
+        "my edit\n", "another edit\n"}
 
 
 def test_rollback_refuses_a_candidate_that_was_never_accepted(run_copy: Path) -> None:

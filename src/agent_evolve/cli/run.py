@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.loop import pool_ids
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
-from agent_evolve.engine.records import RunRecords, holding_run_lock
+from agent_evolve.engine.records import RunRecords, holding_run_lock, write_json_atomic
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
@@ -105,6 +106,15 @@ def build_config(config_path: str | None, **options: Any) -> EvolveConfig:
 def benchmark_from_options(name: str, options: dict[str, Any], config: EvolveConfig) -> BenchmarkAdapter:
     """The named benchmark with the config's grader, narrowed to a subset file when --subset was given."""
     return resolve_benchmark(name, subset=options.get("subset"), grader=config.grader, config=config)
+
+
+def output_file(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A file written after the command's model work: refused before that work when it cannot be written there."""
+    if value is not None:
+        folder = next(p for p in Path(value).absolute().parents if p.exists())
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            raise click.BadParameter(f"{value}: cannot be written ({folder} is not a writable folder)")
+    return value
 
 
 def stacked(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -220,7 +230,8 @@ def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAd
 @click.option("--benchmark", required=True, help="Benchmark name (or jsonl:PATH).")
 @click.option("--split", default="test", show_default=True, type=click.Choice(["train", "test"]))
 @click.option("--limit", type=int, default=100_000, help="Score at most this many tasks.")
-@click.option("--output", type=click.Path(dir_okay=False), help="Write per-task results as JSON here.")
+@click.option("--output", type=click.Path(dir_okay=False), callback=output_file,
+              help="Write per-task results as JSON here (folders created).")
 @model_options
 def eval_command(workspace: str, benchmark: str, split: str, limit: int, output: str | None, **options: Any) -> None:
     """Score a workspace on a benchmark split without changing it."""
@@ -246,7 +257,7 @@ def eval_command(workspace: str, benchmark: str, split: str, limit: int, output:
     console.print(f"{benchmark} {split}: {score:.3f} ({sum(o.feedback.success for o in observations)}/{len(observations)})")
     if output:
         rows = [{"task_id": o.task.id, "score": o.feedback.score, "success": o.feedback.success, "detail": o.feedback.detail, "output": o.trajectory.output} for o in observations]
-        Path(output).write_text(json.dumps({"benchmark": benchmark, "split": split, "score": score, "tasks": rows}, indent=2))
+        write_json_atomic(Path(output), {"benchmark": benchmark, "split": split, "score": score, "tasks": rows})
 
 
 DEFAULT_PROBE_TEMPERATURE = 0.7
@@ -275,7 +286,8 @@ def probe_solvers(workspace: Path, config: EvolveConfig, k: int, seed: int, temp
 @click.option("--probe-temperature", type=float, default=DEFAULT_PROBE_TEMPERATURE, show_default=True,
               help="Agent temperature of the probes when k > 1 (--agent-temperature overrides it).")
 @click.option("--drop-never-solved", is_flag=True, help="Also drop tasks the baseline never solves.")
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Subset JSON to write.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), callback=output_file,
+              help="Subset JSON to write.")
 @model_options
 def hard_subset_command(
     agent: str, benchmark: str, k: int, n_train: int | None, n_test: int | None, seed: int,

@@ -127,12 +127,9 @@ class GateRun:
             raise ConfigError(f"benchmark {self.benchmark.name!r}: score_range {self.benchmark.score_range!r} must "
                               f"be (low, high), two finite numbers with low <= high ({exc}); or set "
                               "gate_curtail: false") from exc
-        beta = self.config.gate_sprt_beta
-        if beta is not None and not (isinstance(beta, int | float) and 0.0 < beta < 1.0):
-            raise ConfigError(f"key 'gate_sprt_beta' must be a number in (0, 1) or null (off), got {beta!r}")
         order = scoring_order([t.id for t in self.holdout], self.config.seed)
         return GateCurtailer(strategy_from_config(self.config), bounds, state.accepted_score, order,
-                             self.config.gate_repeats, self.config.seed, beta)
+                             self.config.gate_repeats, self.config.seed, self.config.gate_sprt_beta)
 
     def _train_only(self, agent: BaseAgent, batch: list[Observation]) -> GateOutcome:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""

@@ -181,6 +181,7 @@ class EvolutionLoop:
             self.ledger.restore(spent)
 
     def _resume(self) -> RunState:
+        self.history.cycle_records()  # a damaged record stops the run here, not after the resumed cycle's work
         state, journal = self.session.resume_state(), self.session.journal
         opened = journal.last_entry(Phase.RECORDED) or journal.phases(0)[Phase.STARTED]
         self.meter = UsageMeter(self.ledger, since=opened.get("usage"))  # as a fresh run's: cycle 1 counts the baseline

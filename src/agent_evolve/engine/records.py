@@ -129,6 +129,20 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
     return records, offset + end
 
 
+_FIELD_TYPES: dict[str, type] = {"cycle": int, "metadata": dict}  # what every reader of history and journal relies on
+
+
+def checked_records(rows: list[dict[str, Any]], path: Path, first: int = 1) -> list[dict[str, Any]]:
+    """`rows` of a history or journal file, or a WorkspaceError naming the first record whose `cycle` or
+    `metadata` has the wrong type (valid JSON, but damaged)."""
+    for number, row in enumerate(rows, first):
+        for key, kind in _FIELD_TYPES.items():
+            if key in row and (not isinstance(row[key], kind) or isinstance(row[key], bool)):
+                raise WorkspaceError(f"{path}: record {number}: '{key}' is {row[key]!r}, not {kind.__name__}; "
+                                     "the record is damaged")
+    return rows
+
+
 def read_json(path: Path, default: Any) -> Any:
     """A JSON record file, or ``default`` when it does not exist; a damaged one is a WorkspaceError naming it."""
     text = read_text_if_present(path)

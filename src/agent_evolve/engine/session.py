@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,14 +15,13 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.regular_files import copy_tree
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.engine import transitions
 from agent_evolve.engine.base import EngineContext, EvolutionEngine
-from agent_evolve.engine.journal import ACCEPTED_PHASES, Journal, Phase, RunState
+from agent_evolve.engine.journal import Journal, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.records import RunRecords, holding_run_lock, read_json, write_json_atomic
 from agent_evolve.engine.tasks import TaskPlan
 from agent_evolve.engine.trial import TrialRunner
-from agent_evolve.engine.versioning import VersionControl
+from agent_evolve.engine.versioning import VersionControl, pre_evolution_tag
 from agent_evolve.errors import AgentEvolveError, ConfigError, WorkspaceError
 from agent_evolve.types import Task
 
@@ -122,10 +120,11 @@ class RunSession:
                 records.seal_scores()
             session = cls(config, workspace, benchmark)
             session.vc.init()
+            if session.vc.has_ref(pre_evolution_tag(0)):  # a run began here; it resets the workspace to its versions
+                session.vc.keep_uncommitted("the run")
             session.layers = enabled_layers(config, session.path)
             if session.journal.has(0, Phase.STARTED):
                 session._load_plan()
-                session._keep_edits_since_the_end()
             else:
                 session.fresh = True
             yield session
@@ -138,22 +137,6 @@ class RunSession:
         self.files.restore(f"{last + 1}-stepped" if stepped else str(last))
         log.info("resuming %s after cycle %d (accepted %s)", self.path, last, state.accepted_tag)
         return state
-
-    def _keep_edits_since_the_end(self) -> None:
-        """A run that returned left its accepted version checked out; files changed since (by hand, or by a command
-        between runs) would be reset by the next cycle, so they are committed under a tag of their own first. What a
-        killed run left uncommitted is its own unfinished work, undone on resume."""
-        metrics = read_json(self.records.metrics, {})
-        last = self.journal.last_entry(*ACCEPTED_PHASES)
-        if not (isinstance(metrics, dict) and "ended" in metrics and last):
-            return
-        accepted = last["accepted_tag"]
-        changed = self.vc.changed_paths(accepted)
-        if changed:
-            kept = f"edited-{time.strftime('%Y%m%d-%H%M%S')}"
-            transitions.set_aside(self.vc, kept, accepted, f"changed after the run ended: {', '.join(changed)}")
-            log.warning("%s: %s changed after the run ended; the run goes on from %s and keeps them as tag %s "
-                        "(git diff %s %s)", self.path, ", ".join(changed[:5]), accepted, kept, accepted, kept)
 
     def begin(self, plan: TaskPlan, pool: list[Task]) -> None:
         """Begin a fresh run: record its task plan over the train `pool` (holdout ids sealed), empty engine state."""

@@ -82,12 +82,6 @@ def finalize(vc: VersionControl, chosen: str) -> None:
     vc.reset_to(chosen)
 
 
-def set_aside(vc: VersionControl, tag: str, accepted: str, summary: str) -> None:
-    """Commit files changed after a run ended as `tag` (kept, never evolved), then back to the accepted version."""
-    vc.commit(summary[:200], tag=tag)
-    vc.reset_to(accepted)
-
-
 def rollback(vc: VersionControl, tag: str) -> None:
     """Check out the version a person rolled back to, between runs."""
     vc.reset_to(tag)

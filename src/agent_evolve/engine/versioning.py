@@ -225,6 +225,20 @@ class VersionControl:
         self._git("reset", "-q", "--hard", ref)
         self._git("clean", "-q", "-f", "-d")
 
+    def keep_uncommitted(self, before: str) -> str | None:
+        """Commit the changes no version holds (hand edits, a killed run's) under refs/kept/ before a reset would
+        discard them, the branch unmoved, and say where; the ref, or None when there is nothing to keep."""
+        if not self.has_commits() or not self._git("status", "--porcelain", "-z", "--untracked-files=all"):
+            return None
+        self._git("add", "-A")
+        message = f"changes no version held, kept before {before}"
+        commit = self._git("commit-tree", self._git("write-tree").strip(), "-p", "HEAD", "-m", message).strip()
+        ref = f"refs/kept/{time.strftime('%Y%m%dT%H%M%S')}-{commit[:8]}"
+        self._git("update-ref", ref, commit)
+        log.warning("%s: changes no version held (hand edits, or a stopped run's) are kept at %s (`git diff HEAD %s`) "
+                    "before %s resets the workspace", self.path, ref, ref, before)
+        return ref
+
 
 def _prune_empty(folder: Path, root: Path) -> None:
     """Remove `folder` and its parents below `root` while they are empty (git keeps no empty folder)."""

@@ -87,13 +87,15 @@ def import_skills(source: str | Path, workspace: str | Path) -> list[str]:
     folders = sorted(p for p in root.iterdir() if (p / SKILL_FILE).is_file()) if root.is_dir() else []
     if not folders:
         raise WorkspaceError(f"{source}: no skill folders (<name>/{SKILL_FILE}) found")
+    skills = {folder: from_portable(parse_skill(read_regular_text(folder / SKILL_FILE), path=folder / SKILL_FILE))
+              for folder in folders}
+    for folder, skill in skills.items():  # every skill checked before the first is written: all or none
+        problems = validate_skill(skill, dir_name=folder.name)
+        if problems:
+            raise SkillFormatError(f"{folder / SKILL_FILE}: " + "; ".join(problems))
     target = AgentWorkspace(workspace)
-    names = []
-    for folder in folders:
-        path = folder / SKILL_FILE
-        skill = from_portable(parse_skill(read_regular_text(path), path=path))
+    for folder, skill in skills.items():
         target.write_skill(folder.name, render_skill(skill))
         destination = Path(workspace) / "skills" / folder.name
         copy_tree(folder, destination, dirs_exist_ok=True, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
-        names.append(folder.name)
-    return names
+    return [folder.name for folder in skills]

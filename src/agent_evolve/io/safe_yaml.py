@@ -37,6 +37,16 @@ class _Loader(_LOADER_BASE):  # type: ignore[misc, valid-type]
         except _VALUE_ERRORS as exc:
             raise _Unbuildable(node, exc) from None
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        """A mapping whose keys are unique: PyYAML would keep the last of a repeated key and drop the first unseen."""
+        seen: set[tuple[str, str]] = set()
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if (key.tag, key.value) in seen:
+                    raise _Unbuildable(key, ValueError(f"key {key.value!r} appears twice; keep one"))
+                seen.add((key.tag, key.value))
+        return super().construct_mapping(node, deep)
+
 
 def load_yaml(text: str, where: str, error: type[AgentEvolveError] = WorkspaceError) -> Any:
     """The value of one YAML document (None for an empty one); any problem raises ``error`` naming ``where``."""

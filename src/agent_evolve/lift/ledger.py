@@ -50,8 +50,12 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     """Every row of a ledger (none when it does not exist); a line that is not a JSON object is a ConfigError."""
     if not path.is_file():
         return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); the ledger was damaged") from None
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -78,6 +78,7 @@ def rollback(workspace: str | Path, label: str, *, force: bool = False) -> Rollb
             raise WorkspaceError(f"{label} has no recorded holdout score, so the gate could not compare against it")
         latest = [e for e in run.journal if e.get("phase") in ACCEPTED_PHASES][-1]
         entry = {**{k: v for k, v in latest.items() if k not in ("cycle", "phase")}, **fields, "rolled_back_from": latest["accepted_tag"]}
+        VersionControl(path).keep_uncommitted("the rollback")
         transitions.rollback(VersionControl(path), tag)
         cycle = max(cycles)
         Journal(records.journal).record(cycle, ROLLBACK_PHASE, **entry)

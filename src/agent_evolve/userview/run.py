@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
-from agent_evolve.engine.records import RunRecords, read_json, read_jsonl, run_is_live
+from agent_evolve.engine.records import RunRecords, checked_records, read_json, read_jsonl, run_is_live
 from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.versioning import BASELINE_TAG
 from agent_evolve.errors import WorkspaceError
@@ -144,7 +144,8 @@ def load_run(workspace: str | Path) -> RunView:
     if not records.journal.exists() and not records.history.exists():
         raise WorkspaceError(f"{records.root}: no run records here; start one with `agent-evolve run`")
     metrics = read_json(records.metrics, {})
-    return RunView(path, read_jsonl(records.history), read_jsonl(records.journal), metrics if isinstance(metrics, dict) else {})
+    history, journal = (checked_records(read_jsonl(file), file) for file in (records.history, records.journal))
+    return RunView(path, history, journal, metrics if isinstance(metrics, dict) else {})
 
 
 # What a run does next after the last journaled phase of a cycle.

@@ -4,6 +4,7 @@ local fake game server."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -31,7 +32,7 @@ from agent_evolve.benchmarks.support.grids import (
     parse_grids,
     render_grid,
 )
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.llm.base import Completion, Message, ToolCall
 from agent_evolve.registry import seed_path
 from agent_evolve.testing import ScriptedLLM
@@ -101,9 +102,14 @@ def test_local_split_is_deterministic(local: str) -> None:
     assert first == [t.id for t in ArcAgi3Benchmark(data_path=local, seed=5).get_tasks("train")]
 
 
-def test_bad_local_file_is_named(tmp_path: Path) -> None:
-    (tmp_path / "x.json").write_text(json.dumps({"train": [], "test": [{"input": [[1]]}]}))
-    with pytest.raises(ValueError, match=r"x.json: test pair 0 needs an `input` and an `output` grid"):
+@pytest.mark.parametrize("content, problem", [
+    (json.dumps({"train": [], "test": [{"input": [[1]]}]}).encode(), "test pair 0 needs an `input` and an `output`"),
+    (json.dumps({"train": [], "test": [[1]]}).encode(), "test pair 0 needs an `input` and an `output`"),
+    (b"[1, 2]", "not an ARC task"), (b"\xff\xfe", "not UTF-8")])
+def test_a_bad_local_file_is_a_config_error_naming_it(tmp_path: Path, content: bytes, problem: str) -> None:
+    """A list or bytes that are not UTF-8 were a traceback, not an error the command line reports."""
+    (tmp_path / "x.json").write_bytes(content)
+    with pytest.raises(ConfigError, match=f"x.json: {re.escape(problem)}"):
         load_local_tasks(tmp_path)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_evolve.benchmarks.support.data import DataSource, load_records
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 
 
 def _source(path: str | None, hf: str | None = "org/data") -> DataSource:
@@ -30,6 +30,18 @@ def test_reads_every_file_of_a_folder(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text('{"id": 1}\n\n')
     (tmp_path / "notes.txt").write_text("ignored")
     assert load_records(_source(str(tmp_path))) == [{"id": 1}, {"id": 2}]
+
+
+@pytest.mark.parametrize("name, content, problem", [("list.json", b"[1, 2]", "record 1 is int"),
+                                                     ("rows.jsonl", b'{"a": 1}\n"text"\n', "record 2 is str"),
+                                                     ("bytes.jsonl", b'{"a": "\xff"}\n', "not UTF-8"),
+                                                     ("one.json", b'"text"', "expected a JSON list")])
+def test_a_file_of_bad_records_is_a_config_error_naming_it(tmp_path: Path, name: str, content: bytes,
+                                                          problem: str) -> None:
+    """Records that are not mappings, or bytes that are not UTF-8, were a traceback in the benchmark that read them."""
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(ConfigError, match=f"{name}: {problem}"):
+        load_records(_source(str(tmp_path / name)))
 
 
 def test_env_var_gives_the_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from agent_evolve.benchmarks.adapters.mcp_atlas import (
     server_of,
     server_problems,
 )
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task, Trajectory
 
@@ -107,6 +108,16 @@ def test_the_judge_sees_the_claims_but_the_agent_does_not(data: str) -> None:
     assert "not covered: The Matrix was directed by" in feedback.detail
     asked = judge.calls[0].messages[-1].content
     assert "The Matrix" in asked and "1. The lowest ranked action movie is The Matrix, rated 8.2." in asked
+
+
+@pytest.mark.parametrize("row, problem", [({"TASK": "t1", "PROMPT": "p"}, "a record lacks ['GTFA_CLAIMS']"),
+                                          ({"TASK": "t1", "PROMPT": "p", "GTFA_CLAIMS": "c",
+                                            "ENABLED_TOOLS": "5"}, "task 't1': ENABLED_TOOLS")])
+def test_a_bad_record_is_a_config_error_naming_it(tmp_path: Path, row: dict, problem: str) -> None:
+    """A traceback before, not an error the command line reports."""
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        McpAtlasBenchmark(data_path=str(tmp_path / "tasks.jsonl")).get_tasks("train", None)
 
 
 def test_server_config_names_missing_servers_and_commands(data: str, fixtures: Path) -> None:

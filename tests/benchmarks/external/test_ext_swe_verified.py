@@ -19,7 +19,7 @@ from agent_evolve.benchmarks.adapters.swe_verified import (
     parse_test_list,
     read_harness_result,
 )
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Task, Trajectory
 
 DIFF = """--- a/requests/models.py
@@ -77,7 +77,10 @@ def test_malformed_test_lists_fail_at_load(tmp_path: Path) -> None:
     record = {"instance_id": "a__b-1", "repo": "a/b", "base_commit": "0" * 40, "problem_statement": "x",
               "FAIL_TO_PASS": "not json"}
     (tmp_path / "bad.jsonl").write_text(json.dumps(record) + "\n")
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="instance 'a__b-1': FAIL_TO_PASS"):
+        SweVerifiedBenchmark(str(tmp_path / "bad.jsonl")).get_tasks()
+    (tmp_path / "bad.jsonl").write_text('{"instance_id": "a__b-2"}\n')
+    with pytest.raises(ConfigError, match="a record lacks"):
         SweVerifiedBenchmark(str(tmp_path / "bad.jsonl")).get_tasks()
 
 

@@ -48,10 +48,21 @@ def test_harbor_task_toml(tasks_root: Path) -> None:
     assert (task.agent_timeout, task.test_timeout) == (600.0, 120.0) and task.metadata["difficulty"] == "medium"
 
 
-def test_not_a_task_folder(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"not a task folder"):
+@pytest.mark.parametrize("files, problem", [
+    ({}, "not a task folder"), ({"task.yaml": "foo: 1\n"}, "no `instruction`"),
+    ({"task.toml": "x = \n", "instruction.md": "do it"}, "cannot read the task folder: Invalid value"),
+    ({"task.yaml": "instruction: do it\nmax_agent_timeout_sec: soon\n"}, "cannot read the task folder: could not"),
+    ({"task.md": "---\n- a\n---\nbody\n"}, "front matter must be a YAML mapping"),
+    ({"task.toml": "", "instruction.md": b"\xff"}, "cannot read the task folder: 'utf-8' codec")])
+def test_a_folder_that_is_no_task_or_a_damaged_one_is_a_config_error_naming_it(
+    tmp_path: Path, files: dict[str, str | bytes], problem: str
+) -> None:
+    """A damaged file was a traceback (TOML, UTF-8, a timeout that is not a number), not an error the command
+    line reports."""
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(tmp_path))}.*{re.escape(problem)}"):
         parse_task_dir(tmp_path)
-    assert find_task_dirs(tmp_path) == []
 
 
 def test_get_tasks_splits_and_hides_tests(tasks_root: Path) -> None:

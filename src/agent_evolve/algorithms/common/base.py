@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.evidence import Evidence, analyse
-from agent_evolve.config import EvolveConfig
+from agent_evolve.config import EvolveConfig, type_ok, type_words
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import read_regular_text
@@ -64,6 +64,9 @@ class ModelEngine(EvolutionEngine):
         unknown = sorted(set(params) - set(allowed))
         if unknown:
             raise ConfigError(f"{self.engine_name}: unknown params {unknown}; known: {sorted(allowed)}")
+        for key, value in params.items():  # a number or a flag of the wrong type would fail mid-run, in every step
+            if isinstance(allowed[key], int | float) and not type_ok(value, type(allowed[key])):
+                raise ConfigError(f"{self.engine_name}: param {key}={value!r} must be {type_words(type(allowed[key]))}")
         self._config = config
         self._llm, self._own_ledger = metered(llm) if llm is not None else (None, None)
         self.params: dict[str, Any] = {**allowed, **params}

@@ -25,13 +25,16 @@ def load_local_tasks(path: Path) -> dict[str, dict[str, Any]]:
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     tasks: dict[str, dict[str, Any]] = {}
     for file in files:
-        data = parse_json(file.read_text(encoding="utf-8"), str(file), ConfigError)
-        train, tests = data.get("train"), data.get("test")
+        try:
+            data = parse_json(file.read_text(encoding="utf-8"), str(file), ConfigError)
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{file}: not UTF-8 text (byte {exc.start})") from None
+        train, tests = (data.get("train"), data.get("test")) if isinstance(data, dict) else (None, None)
         if not isinstance(train, list) or not isinstance(tests, list) or not tests:
-            raise ValueError(f"{file}: not an ARC task (needs `train` and `test` lists of input/output pairs)")
+            raise ConfigError(f"{file}: not an ARC task (needs `train` and `test` lists of input/output pairs)")
         for n, pair in enumerate(tests):
-            if not is_grid(pair.get("input")) or not is_grid(pair.get("output")):
-                raise ValueError(f"{file}: test pair {n} needs an `input` and an `output` grid")
+            if not isinstance(pair, dict) or not is_grid(pair.get("input")) or not is_grid(pair.get("output")):
+                raise ConfigError(f"{file}: test pair {n} needs an `input` and an `output` grid")
             task_id = file.stem if len(tests) == 1 else f"{file.stem}:{n}"
             tasks[task_id] = {"train": train, "input": pair["input"], "output": pair["output"]}
     return tasks

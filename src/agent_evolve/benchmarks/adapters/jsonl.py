@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 import string
 from collections.abc import Callable
@@ -82,6 +83,8 @@ def parse_row(data: Any, where: str, number: int | str, grader: GraderFunction |
     if isinstance(grader, str) and (isinstance(answer, bool) or not isinstance(answer, str | int | float)):
         raise fail(f"'answer' must be a string or a number for the {grader!r} grader, got {_short(json.dumps(answer))}"
                    "; write a list as one string of its items, e.g. \"apple, fig, pear\"")
+    if isinstance(grader, str) and isinstance(answer, float) and not math.isfinite(answer):
+        raise fail(f"'answer' must be a finite number for the {grader!r} grader, got {answer!r}")
     split = data.get("split")
     if split is not None and split not in SPLITS:
         raise fail(f"'split' must be one of {SPLITS}, got {split!r}")

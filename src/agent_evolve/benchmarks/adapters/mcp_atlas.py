@@ -178,10 +178,12 @@ class McpAtlasBenchmark(IndexedBenchmark[dict[str, Any]]):
             fields = {key.upper(): value for key, value in record.items()}
             missing = [k for k in ("TASK", "PROMPT", "GTFA_CLAIMS") if not fields.get(k)]
             if missing:
-                raise ValueError(f"{self.name}: a record lacks {missing}: {str(record)[:200]}")
-            tools = parse_tools(fields.get("ENABLED_TOOLS"))
-            index[str(fields["TASK"])] = {"prompt": str(fields["PROMPT"]).strip(), "tools": tools,
-                                          "claims": parse_claims(fields["GTFA_CLAIMS"])}
+                raise ConfigError(f"{self.name}: a record lacks {missing}: {str(record)[:200]}")
+            try:
+                tools, claims = parse_tools(fields.get("ENABLED_TOOLS")), parse_claims(fields["GTFA_CLAIMS"])
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{self.name}: task {fields['TASK']!r}: ENABLED_TOOLS or GTFA_CLAIMS: {exc}") from None
+            index[str(fields["TASK"])] = {"prompt": str(fields["PROMPT"]).strip(), "tools": tools, "claims": claims}
         return index
 
     def to_task(self, task_id: str, record: dict[str, Any]) -> Task:

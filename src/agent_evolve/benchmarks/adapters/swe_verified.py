@@ -21,7 +21,7 @@ from agent_evolve.benchmarks.support.patch_screen import paths_of, screen_patch
 from agent_evolve.environments.docker_task_client import docker_problem
 from agent_evolve.environments.spec import Limits
 from agent_evolve.environments.task_env import EnvironmentSpec, TaskEnvironment
-from agent_evolve.errors import MissingDependencyError
+from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Feedback, Task, Trajectory
 
 ENV_VAR = "AGENT_EVOLVE_SWE_VERIFIED_DATA"
@@ -146,9 +146,12 @@ class SweVerifiedBenchmark(IndexedBenchmark[dict[str, Any]]):
         for record in load_records(self.source):
             missing = [k for k in ("instance_id", "repo", "base_commit", "problem_statement") if k not in record]
             if missing:
-                raise ValueError(f"{self.name}: a record lacks {missing}: {str(record)[:200]}")
+                raise ConfigError(f"{self.name}: a record lacks {missing}: {str(record)[:200]}")
             for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
-                parse_test_list(record.get(key))
+                try:
+                    parse_test_list(record.get(key))
+                except ValueError as exc:
+                    raise ConfigError(f"{self.name}: instance {record['instance_id']!r}: {key}: {exc}") from None
             index[str(record["instance_id"])] = record
         return index
 

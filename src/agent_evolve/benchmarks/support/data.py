@@ -65,7 +65,19 @@ def read_path(path: Path, source: DataSource) -> list[dict[str, Any]]:
 
 
 def read_file(path: Path) -> list[dict[str, Any]]:
-    """Records of one file, by its suffix."""
+    """Records of one file, by its suffix; text that is not UTF-8 or a record that is not a mapping is a
+    ConfigError naming the file."""
+    try:
+        records = _read_records(path)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    odd = next((n for n, record in enumerate(records, 1) if not isinstance(record, dict)), None)
+    if odd is not None:
+        raise ConfigError(f"{path}: record {odd} is {type(records[odd - 1]).__name__}, not a mapping of fields")
+    return records
+
+
+def _read_records(path: Path) -> list[Any]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         with path.open(encoding="utf-8") as f:
@@ -75,7 +87,7 @@ def read_file(path: Path) -> list[dict[str, Any]]:
         if isinstance(data, dict):
             data = data.get("data", data.get("instances", [data]))
         if not isinstance(data, list):
-            raise ValueError(f"{path}: expected a JSON list of records")
+            raise ConfigError(f"{path}: expected a JSON list of records")
         return data
     if suffix == ".csv":
         csv.field_size_limit(sys.maxsize)
@@ -83,7 +95,7 @@ def read_file(path: Path) -> list[dict[str, Any]]:
             return [dict(row) for row in csv.DictReader(f)]
     if suffix == ".parquet":
         return _read_parquet(path)
-    raise ValueError(f"{path}: unsupported data file; use one of {', '.join(SUFFIXES)}")
+    raise ConfigError(f"{path}: unsupported data file; use one of {', '.join(SUFFIXES)}")
 
 
 def _read_parquet(path: Path) -> list[dict[str, Any]]:

@@ -96,6 +96,8 @@ def load_subset(path: PathLike) -> Subset:
         data = parse_json(path.read_text(encoding="utf-8"), f"subset file {path}", ConfigError)
     except FileNotFoundError as exc:
         raise ConfigError(f"subset file {path} does not exist") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"subset file {path}: not UTF-8 text (byte {exc.start})") from None
     return subset_from_dict(data, f"file {path}")
 
 

@@ -87,11 +87,20 @@ def _seconds(section: Any, key: str, default: float) -> float:
 
 
 def parse_task_dir(root: Path) -> TaskDir:
-    """Read a task folder in any of the three layouts; ValueError when it is none of them."""
+    """Read a task folder in any of the three layouts; a ConfigError naming it when it is none of them or is damaged."""
+    try:
+        return _read_task_dir(root)
+    except ConfigError:
+        raise
+    except (ValueError, OSError) as exc:  # TOML, UTF-8 and number errors among them
+        raise ConfigError(f"{root}: cannot read the task folder: {exc}") from None
+
+
+def _read_task_dir(root: Path) -> TaskDir:
     if (root / "task.yaml").is_file():
         config = load_yaml((root / "task.yaml").read_text(encoding="utf-8"), str(root / "task.yaml"), ConfigError) or {}
         if not config.get("instruction"):
-            raise ValueError(f"{root / 'task.yaml'}: no `instruction`")
+            raise ConfigError(f"{root / 'task.yaml'}: no `instruction`")
         return TaskDir(
             id=root.name, root=root, layout="terminal-bench", instruction=str(config["instruction"]).strip(),
             config=config, tests_dir=_existing(root / "tests"), test_script=_existing(root / "run-tests.sh"),
@@ -107,14 +116,14 @@ def parse_task_dir(root: Path) -> TaskDir:
         config, body = split_frontmatter((root / "task.md").read_text(encoding="utf-8"))
         tests = root / "verifier" if (root / "verifier").is_dir() else root / "tests"
         return _harbor_like(root, "benchflow", config, body, tests)
-    raise ValueError(f"{root}: not a task folder (no task.yaml, task.toml + instruction.md, or task.md)")
+    raise ConfigError(f"{root}: not a task folder (no task.yaml, task.toml + instruction.md, or task.md)")
 
 
 def _harbor_like(root: Path, layout: Layout, config: dict[str, Any], instruction: str, tests: Path) -> TaskDir:
     """Harbor and BenchFlow share environment/, a tests folder with test.sh, and agent/verifier timeouts."""
     env = root / "environment"
     if not instruction.strip():
-        raise ValueError(f"{root}: the instruction is empty")
+        raise ConfigError(f"{root}: the instruction is empty")
     return TaskDir(
         id=root.name, root=root, layout=layout, instruction=instruction.strip(), config=config,
         tests_dir=_existing(tests), test_script=_existing(tests / "test.sh"), environment_dir=env,
