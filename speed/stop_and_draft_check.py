@@ -79,6 +79,7 @@ def check(engine: LlamaEngine, bench: Any, task: Task, system: str, max_tokens: 
         "plain_finish": plain.finish, "cut_finish": cut.finish,
         "draft_differs_at": None if drafted.text == plain.text else differs_at(plain.text, drafted.text, "drafted"),
         "repeat_differs_at": None if again.text == plain.text else differs_at(plain.text, again.text, "again"),
+        "cut_differs_at": None if plain.text.startswith(cut.text) else differs_at(plain.text, cut.text, "cut"),
     }
 
 
