@@ -69,6 +69,21 @@ def test_export_writes_strictly_valid_skills_where_the_host_looks(
     assert "Answer with units." in section and "- km is 1000 m" in section
 
 
+def test_export_never_overwrites_a_skill_folder_it_did_not_write_unless_told(workspace: Path, tmp_path: Path) -> None:
+    """A host's own skill of the same name, or files added or edited since the last export, were deleted by it."""
+    out, root = tmp_path / "out", tmp_path / "out" / ".claude" / "skills"
+    export = ["export", str(workspace), str(out), "--to", "claude-code"]
+    (root / "plain").mkdir(parents=True)
+    (root / "plain" / "SKILL.md").write_text("the host's own skill\n")
+    refused = CliRunner().invoke(cli, export)
+    assert refused.exit_code == 1 and "plain" in refused.output and "--replace" in refused.output, refused.output
+    assert (root / "plain" / "SKILL.md").read_text() == "the host's own skill\n" and not (root / "check-units").exists()
+    assert CliRunner().invoke(cli, [*export, "--replace"]).exit_code == 0
+    assert CliRunner().invoke(cli, export).exit_code == 0, "an untouched earlier export is replaced without a word"
+    (root / "check-units" / "notes.md").write_text("mine\n")
+    assert CliRunner().invoke(cli, export).exit_code == 1 and (root / "check-units" / "notes.md").exists()
+
+
 def test_the_validator_rejects_what_strict_hosts_reject() -> None:
     ok = "---\nname: a-b\ndescription: d\n---\nbody"
     assert skill_file_problems(ok, "a-b") == []

@@ -189,13 +189,16 @@ _WORKSPACE = click.option("-w", "--workspace", type=_EXISTING, help="The run's w
                    "CLAUDE.md / AGENTS.md section.")
 @click.option("--allow-partial", is_flag=True,
               help="Export even when evolved files have no place in the export (they are listed as a warning).")
+@click.option("--replace", is_flag=True,
+              help="Overwrite skill folders that hold files no export wrote (a host skill of the same name, or edits).")
 def export_command(workspace: str | None, paths: tuple[str, ...], host: str, with_prompt: bool,
-                   allow_partial: bool) -> None:
+                   allow_partial: bool, replace: bool) -> None:
     """Write the workspace's accepted version into DIRECTORY where HOST finds it: skills as strictly valid Agent
     Skills, and with --with-prompt its other evolved instructions. Exits 1 naming any evolved file it would drop,
-    unless --allow-partial."""
+    unless --allow-partial, and any skill folder holding files no export wrote, unless --replace."""
     workspace, directory = _workspace_and_folder(workspace, paths, workspace_first=True)
-    result = export_workspace(workspace, host, directory, with_prompt=with_prompt, allow_partial=allow_partial)
+    result = export_workspace(workspace, host, directory, with_prompt=with_prompt, allow_partial=allow_partial,
+                              replace=replace)
     report_export(result, directory, host)
 
 

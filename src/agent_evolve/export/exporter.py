@@ -4,6 +4,8 @@ What evolved is read from the committed history (the accepted version against `e
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ from agent_evolve.errors import ConfigError, SkillFormatError, WorkspaceError
 from agent_evolve.export.coverage import HOSTS, ExportPlan, Host, plan_export
 from agent_evolve.export.instructions import instructions_section, merge_section
 from agent_evolve.export.portable import SKILL_FILE, skill_file_problems, to_portable
+from agent_evolve.io.safe_json import parse_json
 from agent_evolve.userview.run import accepted_version, load_run
 
 
@@ -63,6 +66,9 @@ def version_tree(workspace: str | Path, version: EvolvedVersion | None) -> Itera
         yield snapshot.materialize()
     finally:
         snapshot.discard()
+
+
+EXPORT_RECORD = ".agent-evolve-export.json"  # in the host's skills folder: each exported skill's files and hashes
 
 
 class EvolvedFilesDroppedError(WorkspaceError):
@@ -114,11 +120,34 @@ def dropped_message(plan: ExportPlan, host: Host) -> str:
             "--allow-partial to export without them")
 
 
+def file_hashes(folder: Path) -> dict[str, str]:
+    """sha256 of each file under `folder`, by relative path."""
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def exported_before(skills_root: Path) -> dict[str, dict[str, str]]:
+    """What earlier exports wrote into `skills_root`: each skill's file hashes ({} when none did)."""
+    path = skills_root / EXPORT_RECORD
+    record = parse_json(read_regular_text(path), str(path)) if path.is_file() else {}
+    return record if isinstance(record, dict) else {}
+
+
+def not_ours(names: list[str], skills_root: Path) -> list[str]:
+    """The skill folders an export would replace that hold what no export wrote there: a host skill of the same name,
+    or files added or edited since the last export."""
+    record = exported_before(skills_root)
+    return [name for name in names if (skills_root / name).exists()
+            and record.get(name) != file_hashes(skills_root / name)]
+
+
 def export_workspace(
-    workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False, allow_partial: bool = False
+    workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False, allow_partial: bool = False,
+    replace: bool = False,
 ) -> ExportResult:
     """Export the accepted version of `workspace` under `target` in the host's layout; refuses before writing when a
-    skill cannot be made valid or an evolved file would be dropped (unless `allow_partial`)."""
+    skill cannot be made valid, an evolved file would be dropped (unless `allow_partial`), or a skill folder it would
+    replace holds files no export wrote (unless `replace`)."""
     host = host_named(host_name)
     version = evolved_version(workspace)
     with version_tree(workspace, version) as source:
@@ -128,7 +157,12 @@ def export_workspace(
         plan = plan_export(changed, present, {f.name for f, _ in prepared}, host, with_prompt=with_prompt)
         if plan.dropped and not allow_partial:
             raise EvolvedFilesDroppedError(dropped_message(plan, host))
-        written = write_skills(prepared, Path(target) / host.skills_dir)
+        skills_root = Path(target) / host.skills_dir
+        if (kept := not_ours([f.name for f, _ in prepared], skills_root)) and not replace:
+            raise WorkspaceError(f"{skills_root}: the skill folder(s) {', '.join(kept)} hold files no export wrote "
+                                 "(a skill of the same name, or edits since the last export); move them or pass "
+                                 "--replace to overwrite them")
+        written = write_skills(prepared, skills_root)
         instructions = None
         if with_prompt:
             instructions = Path(target) / host.instructions_file
@@ -146,4 +180,6 @@ def write_skills(prepared: list[tuple[Path, Skill]], skills_root: Path) -> list[
         copy_tree(folder, destination, ignore=shutil.ignore_patterns(SKILL_FILE, "__pycache__"))
         atomic_write(destination / SKILL_FILE, render_skill(skill))
         written.append(destination / SKILL_FILE)
+    record = {**exported_before(skills_root), **{p.parent.name: file_hashes(p.parent) for p in written}}
+    atomic_write(skills_root / EXPORT_RECORD, json.dumps(record, indent=2, sort_keys=True))
     return written
