@@ -24,6 +24,7 @@ from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.executors.remote import worker_ledger
 from agent_evolve.engine.loop import EvolutionLoop, ProgressEvent
 from agent_evolve.engine.preflight import preflight
+from agent_evolve.engine.run_settings import benchmark_source
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.factory import client_from_config, metered_on
@@ -93,8 +94,9 @@ class Evolver:
         if self.loop is not None:
             self.loop.cancel()
 
-    def run(self, cycles: int | None = None) -> EvolutionResult:
-        """Evolve until the workspace has `cycles` cycles (default config.max_cycles), resuming an interrupted run;
+    def run(self, cycles: int | None = None, *, force: bool = False) -> EvolutionResult:
+        """Evolve until the workspace has `cycles` cycles (default config.max_cycles), resuming an interrupted run,
+        which must have been started with these settings unless `force` (ConfigError naming the differences);
         `config.preflight` checks every model role and the benchmark first (PreflightError before any record)."""
         if cycles is not None and (isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0):
             raise ConfigError(f"cycles must be a whole number >= 0 or None (config.max_cycles), got {cycles!r}")
@@ -111,7 +113,7 @@ class Evolver:
             ledger=self.ledger,
         )
         self.loop = loop
-        return loop.run(cycles)
+        return loop.run(cycles, force=force)
 
 
 RoleClient = Callable[[str], LLMClient]
@@ -179,7 +181,9 @@ def resolve_benchmark(
     if native_subset:
         kwargs["subset"] = subset
     adapter = cls(argument, **kwargs) if argument else cls(**kwargs)
-    return SubsetView(adapter, subset) if subset and not native_subset else adapter
+    built = SubsetView(adapter, subset) if subset and not native_subset else adapter
+    built.built_from = benchmark_source(benchmark)
+    return built
 
 
 def resolve_engine(
@@ -198,7 +202,10 @@ def resolve_engine(
     cls = engine_class(engine)
     _check_params(cls, engine, config.engine_params)
     llm = role_client("engine") if role_client is not None and _accepts(cls, "llm") else None
-    return _construct(cls, config=config, llm=llm, **config.engine_params)
+    built = _construct(cls, config=config, llm=llm, **config.engine_params)
+    if not built.name:  # a class registered under a name of yours is called by it
+        built.name = engine
+    return built
 
 
 def resolve_agent(

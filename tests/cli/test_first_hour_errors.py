@@ -16,9 +16,10 @@ import agent_evolve
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
-from agent_evolve.cli.start import SETTINGS_FILE, RunPlan, holdout_warning, tasks_to_accept
+from agent_evolve.cli.start import RunPlan, holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import RunRecords
+from agent_evolve.engine.run_settings import SETTINGS_FILE
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import Task, Trajectory
@@ -298,7 +299,7 @@ def test_a_second_run_on_a_workspace_in_use_is_refused_naming_the_holder_and_kee
                               env={**os.environ, "PYTHONPATH": src})
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        settings = RunRecords(started).root / SETTINGS_FILE
+        settings = RunRecords(started).journal.with_name(SETTINGS_FILE)
         before = settings.read_bytes()
         result = CliRunner().invoke(cli, resume_args(started, "--seed", "1", "--force"))
     finally:

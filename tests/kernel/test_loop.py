@@ -215,7 +215,7 @@ def test_budget_spent_while_scoring_the_baseline_stops_cleanly(tmp_path: Path) -
     assert (workspace / "prompts" / "system.md").read_text() == "baseline\n"
 
     resumed = ae.Evolver(str(workspace), KeywordBenchmark(), ae.EvolveConfig(batch_size=4, holdout_ratio=0.3),
-                         PlanEngine([("prompt", "k0 k1")])).run(1)
+                         Finalizing([("prompt", "k0 k1")])).run(1)
     assert resumed.details["stop_reason"] == "" and resumed.cycles_completed == 1
     assert resumed.details["baseline_score"] == 0.0, "a rerun scores the baseline it never finished"
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import agent_evolve as ae
+from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import Message
 from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
@@ -188,6 +189,27 @@ def test_an_agent_instance_evolves_its_own_workspace_when_none_is_named(tmp_path
 
     assert run.workspace.resolve() == (tmp_path / "mine").resolve() and not (tmp_path / "runs").exists()
     assert (run.baseline_score, run.final_score) == (0.0, 1.0) and run.agent()("say hi") == "HI"
+
+
+@pytest.mark.parametrize("sealed", [False, True])
+def test_the_evolver_resumes_a_run_only_with_its_settings_unless_forced(tmp_path: Path, sealed: bool) -> None:
+    """`ae.Evolver(...).run()` itself checks a resumed run's settings, not only the CLI and `ae.evolve` (also when
+    the run's records are sealed away from the engine: `trajectory_only`)."""
+    (tmp_path / "mine" / "prompts").mkdir(parents=True)
+    tasks = TaskList([{"input": f"say w{i}", "expected": f"W{i}"} for i in range(12)],
+                     lambda example, output: output == example["expected"])
+
+    def evolver(**changes: int) -> ae.Evolver:
+        config = ae.EvolveConfig(max_cycles=1, batch_size=4, trajectory_only=sealed, **changes)
+        return ae.Evolver(ShoutingAgent(tmp_path / "mine"), tasks, config, ShoutEngine())
+
+    assert evolver().run().cycles_completed == 1
+    with pytest.raises(ConfigError, match=r"seed: 0 -> 1\); call run\(force=True\)"):
+        evolver(seed=1).run(2)
+    assert evolver(seed=1).run(2, force=True).cycles_completed == 2
+    assert evolver(seed=1).run(3).cycles_completed == 3, "the forced settings are now the run's own"
+    with pytest.raises(ConfigError, match="seed: 1 -> 0"):
+        evolver().run(4)
 
 
 def test_a_rerun_resumes_only_with_the_same_tasks_and_settings(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ class BenchmarkAdapter:
     it); `evaluate` must be thread-safe. `answer_kind` declares what every answer is (docs/answer-kinds.md)."""
 
     name: str = ""
+    built_from: str = ""
+    """The name it was built from (`gsm8k`, `jsonl:/abs/tasks.jsonl`), set by `resolve_benchmark`."""
     score_range: tuple[float, float] = (0.0, 1.0)
     """The lowest and highest score `evaluate` gives; curtailment bounds a task not yet scored by it."""
     answer_kind: AnswerKind | None = None
@@ -23,6 +25,10 @@ class BenchmarkAdapter:
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Return tasks from the benchmark dataset (`limit=None`: all of them)."""
         raise NotImplementedError
+
+    def identity(self) -> str:
+        """What a run records as its benchmark, which a resumed run must match: the name it was built from, else its class."""
+        return self.built_from or f"{type(self).__module__}.{type(self).__qualname__}"
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Evaluate an agent's trajectory on a task."""

@@ -20,13 +20,13 @@ from agent_evolve.algorithms.ratchet.run_flags import ratchet_params, ratchet_ru
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subset, write_subset
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
-from agent_evolve.cli.start import (RunPlan, check_names, check_resume, holdout_warning, removed_unless_started,
-                                    run_settings, save_settings)
+from agent_evolve.cli.start import RESUME_HINT, RunPlan, check_names, holdout_warning, removed_unless_started
 from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.loop import pool_ids
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords, holding_run_lock, write_json_atomic
+from agent_evolve.engine.run_settings import benchmark_source, check_resume, engine_label, run_settings
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.errors import ConfigError
@@ -34,7 +34,7 @@ from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.lift.ledger import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
-from agent_evolve.registry import is_seed_name, seed_path
+from agent_evolve.registry import engine_class, is_seed_name, seed_path
 from agent_evolve.tracking.events import RunTracker
 from agent_evolve.tracking.run import run_tracked
 
@@ -184,8 +184,8 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
     engine = engine or default_engine(config.evolver_model)
     check_names(agent, benchmark, engine)
     target = named_target(agent, workspace)
-    settings = run_settings(config, benchmark, engine)
-    changed = check_resume(target, settings, force)
+    current = run_settings(config, benchmark_source(benchmark), engine_label(engine_class(engine), engine))
+    changed = check_resume(target, current, force, RESUME_HINT)
     adapter = benchmark_from_options(benchmark, options, config)
     total = cycles if cycles is not None else config.max_cycles
     resumed = RunRecords(target).journal.exists()
@@ -196,13 +196,11 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
         with holding_run_lock(RunRecords(Path(evolver.workspace.path))):  # a refused run leaves the settings alone
             if changed:
                 console.print(f"continuing with changed settings (--force): {'; '.join(changed)}", markup=False)
-            if changed or not resumed:
-                save_settings(target, settings)
             console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
             started = time.monotonic()
             with LiveProgress(console, total, evolver.ledger) as progress:
                 evolver.progress = progress
-                result = run_tracked(evolver, trackers, cycles)
+                result = run_tracked(evolver, trackers, cycles, force=force)
     console.print(summary_table(result, time.monotonic() - started, evolver.ledger))
     if (note := learned_note(result)) is not None:
         console.print(note, markup=False, soft_wrap=True)

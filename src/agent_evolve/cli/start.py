@@ -1,33 +1,24 @@
 """What `agent-evolve run` checks before it creates a folder or calls a model, and what it says it will do; its only
-writes are the settings record and removing a folder a refused start created."""
+write is removing a folder a refused start created."""
 
 from __future__ import annotations
 
 import inspect
-import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config
-from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
+from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import benchmark_class, engine_class, is_seed_name, known_names
 from agent_evolve.stats import PairedTable
 
-SETTINGS_FILE = "settings.json"  # in the workspace's records folder: what the run was started with
 RESUME_HINT = ("run it with the same options, pass --force to continue with the new ones, or start a new run in "
                "another --workspace")  # the CLI's way out
-# Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
-RESUMABLE_KEYS = frozenset({
-    "max_cycles", "max_total_tokens", "max_cost_usd", "concurrency", "executor", "ray_address", "agent_timeout_s",
-    "evolver_timeout_s", "llm_timeout_s", "llm_max_retries", "preflight", "llm_cache", "llm_cache_dir", "prices",
-    "patience", "egl_threshold", "egl_window", "allow_early_stop",
-})
 SMALL_HOLDOUT = 10  # below this many tasks one holdout task moves the gate's score by more than 0.1
 LOCAL_SECONDS_PER_SOLVE = 20  # rough: a ~200-token answer at the embedded model's ~10 tokens/s on 2 cores
 
@@ -43,39 +34,6 @@ def check_names(agent: str, benchmark: str, engine: str) -> None:
     if missing and not argument:
         raise ConfigError(f"--benchmark {name} needs its {missing[0]}: --benchmark {name}:{missing[0].upper()}")
     engine_class(engine)
-
-
-def run_settings(config: EvolveConfig, benchmark: str, engine: str) -> dict[str, Any]:
-    """What a resumed run must share with the run it continues: the benchmark, engine and every config key that
-    changes what is measured (not `RESUMABLE_KEYS`)."""
-    kept = {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_KEYS}
-    name, sep, argument = benchmark.partition(":")
-    if sep and Path(argument).exists():
-        benchmark = f"{name}:{Path(argument).resolve()}"  # the same file named from another folder is the same
-    return json.loads(json.dumps({"benchmark": benchmark, "engine": engine, **kept}, default=str))
-
-
-def settings_differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
-    """`key: was -> now` for each setting that differs (pure)."""
-    return [f"{key}: {saved.get(key)!r} -> {current.get(key)!r}"
-            for key in sorted(set(saved) | set(current)) if saved.get(key) != current.get(key)]
-
-
-def check_resume(workspace: Path, current: dict[str, Any], force: bool, hint: str = RESUME_HINT) -> list[str]:
-    """The differences between a started run's settings and `current`; ConfigError listing them and `hint` unless
-    `force`. A workspace with no started run (or none recorded) has none."""
-    records = RunRecords(workspace)
-    saved = read_json(records.root / SETTINGS_FILE, None)
-    if not records.journal.exists() or not isinstance(saved, dict):
-        return []
-    differences = settings_differences(saved, current)
-    if differences and not force:
-        raise ConfigError(f"{workspace}: this run was started with other settings ({'; '.join(differences)}); {hint}")
-    return differences
-
-
-def save_settings(workspace: Path, current: dict[str, Any]) -> None:
-    write_json_atomic(RunRecords(workspace).root / SETTINGS_FILE, current)
 
 
 @contextmanager

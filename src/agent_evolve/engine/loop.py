@@ -90,11 +90,11 @@ class EvolutionLoop:
         cycle in progress."""
         self.cancel_event.set()
 
-    def run(self, cycles: int | None = None) -> EvolutionResult:
+    def run(self, cycles: int | None = None, *, force: bool = False) -> EvolutionResult:
         """Run until the workspace has `cycles` cycles (default config.max_cycles), converges, or is stopped."""
         total = self.config.max_cycles if cycles is None else cycles
         apply_config_limits(self.config, self.ledger)
-        with RunSession.open(self.config, self.engine_workspace, self.benchmark, self.engine) as session:
+        with RunSession.open(self.config, self.engine_workspace, self.benchmark, self.engine, force) as session:
             self.session = session
             if session.fresh:
                 self._start_fresh()

@@ -19,6 +19,7 @@ from agent_evolve.engine.base import EngineContext, EvolutionEngine
 from agent_evolve.engine.journal import Journal, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.records import RunRecords, holding_run_lock, read_json, write_json_atomic
+from agent_evolve.engine.run_settings import record_settings
 from agent_evolve.engine.tasks import TaskPlan
 from agent_evolve.engine.trial import TrialRunner
 from agent_evolve.engine.versioning import VersionControl, pre_evolution_tag
@@ -26,6 +27,8 @@ from agent_evolve.errors import AgentEvolveError, ConfigError, WorkspaceError
 from agent_evolve.types import Task
 
 log = logging.getLogger(__name__)
+
+RESUME_HINT = "call run(force=True) to continue with the new ones, or give a new workspace"
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,9 @@ class RunSession:
     @classmethod
     @contextmanager
     def open(cls, config: EvolveConfig, workspace: AgentWorkspace, benchmark: BenchmarkAdapter,
-             engine: EvolutionEngine) -> Iterator[RunSession]:
-        """Lock the workspace and load the journaled run's plan; a workspace with no run yet is `fresh`."""
+             engine: EvolutionEngine, force: bool = False) -> Iterator[RunSession]:
+        """Lock the workspace, check and record the run's settings (a resumed run must keep them unless `force`) and
+        load the journaled run's plan; a workspace with no run yet is `fresh`."""
         if config.engine_resume and not engine.supports_resume:
             raise ConfigError(f"engine_resume is set but engine {engine.engine_name!r} does not support resume "
                               "(supports_resume is False)")
@@ -118,6 +122,8 @@ class RunSession:
         with holding_run_lock(records):
             if config.trajectory_only and not records.journal.exists():
                 records.seal_scores()
+            if changed := record_settings(records, config, benchmark, engine, force, RESUME_HINT):
+                log.warning("%s: continuing with changed settings (force): %s", workspace.path, "; ".join(changed))
             session = cls(config, workspace, benchmark)
             session.vc.init()
             if session.vc.has_ref(pre_evolution_tag(0)):  # a run began here; it resets the workspace to its versions

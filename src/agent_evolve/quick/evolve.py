@@ -10,12 +10,11 @@ from pathlib import Path
 
 from agent_evolve.api import Evolver, default_engine, workspace_target
 from agent_evolve.benchmarks.adapters.task_list import Example, Metric, TaskList
-from agent_evolve.cli.start import check_resume, run_settings, save_settings
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.observer import EvolutionHistory
-from agent_evolve.engine.records import RunRecords
+from agent_evolve.engine.run_settings import check_resume, engine_label, run_settings
 from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.solving import expected_seconds
 from agent_evolve.llm.base import LLMClient
@@ -77,7 +76,7 @@ def evolve(
     folder = str(workspace) if workspace is not None else None
     where = workspace_target(agent, folder) or Path(folder or ".")
     clients = {role: llm for role in ("agent", "engine")} if llm is not None else None
-    current = run_settings(settings, f"tasks {benchmark.fingerprint()}", getattr(engine, "engine_name", engine))
+    current = run_settings(settings, benchmark.identity(), engine_label(engine))
     check_resume(where, current, False, "call it with the same tasks and settings, or give a new workspace")
     estimate = estimate_solves(settings, len(benchmark.splits.train))
     ledger = UsageLedger()
@@ -86,8 +85,6 @@ def evolve(
         report.say(estimate_line(estimate, measured_seconds(where), settings.in_flight))
         evolver = Evolver(agent, benchmark, settings, engine, folder, progress=report, ledger=ledger,
                           clients=clients)
-        if not RunRecords(where).journal.exists():
-            save_settings(where, current)
         result = evolver.run()
         details = result.details
         report.say(f"done: {scored_on(int(details.get('holdout_size', 0)))} score "

@@ -78,12 +78,14 @@ class TrackingProgress:
         return cycle_row(rows[-1]) if rows else None
 
 
-def run_tracked(evolver: Evolver, trackers: Sequence[RunTracker], cycles: int | None = None) -> EvolutionResult:
-    """`evolver.run(cycles)` with every run event sent to `trackers` (the evolver's own display still gets its events)."""
+def run_tracked(evolver: Evolver, trackers: Sequence[RunTracker], cycles: int | None = None, *,
+                force: bool = False) -> EvolutionResult:
+    """`evolver.run(cycles, force=force)` with every run event sent to `trackers` (the evolver's own display still
+    gets its events)."""
     progress = TrackingProgress(evolver.workspace.path, trackers, display=evolver.progress)
     evolver.progress = progress
     try:
-        result = evolver.run(cycles)
+        result = evolver.run(cycles, force=force)
     finally:
         evolver.progress = progress.display
     progress.finish(result.cycles_completed, final_score=result.final_score, stop_reason=result.details.get("stop_reason", ""))

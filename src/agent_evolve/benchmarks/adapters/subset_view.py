@@ -27,6 +27,9 @@ class SubsetView(BenchmarkAdapter):
         full = TaskSplits(tuple(t.id for t in train), tuple(t.id for t in test))
         return {t.id: t for t in (*train, *test)}, apply_subset(full, self.subset)
 
+    def identity(self) -> str:
+        return self.built_from or self.inner.identity()
+
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """The subset's tasks of `split`, in the file's order."""
         tasks, splits = self._loaded.value()

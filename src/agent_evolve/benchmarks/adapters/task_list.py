@@ -73,6 +73,9 @@ class TaskList(ServedBenchmark):
         rows = [[i, item.split, item.task.input, item.task.metadata, item.expected] for i, item in self._items.items()]
         return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
+    def identity(self) -> str:
+        return f"tasks {self.fingerprint()}"
+
     def example(self, task_id: str) -> Example:
         """The item `task_id` came from, as the metric receives it."""
         return lookup(self._items, task_id, "a task of this TaskList").example
