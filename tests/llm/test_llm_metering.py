@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 
 import pytest
 from wire_servers import ok_reply
 
 from agent_evolve.errors import BudgetExceededError
 from agent_evolve.llm.base import Message
+from agent_evolve.llm.cache import ResponseCache
 from agent_evolve.llm.factory import metered_on
 from agent_evolve.llm.metered import concurrency_limit, set_concurrency_limit
 from agent_evolve.llm.usage import UsageLedger
@@ -135,3 +137,14 @@ def test_an_empty_or_failed_reply_is_not_cached_and_the_next_call_asks_again(bad
     assert [r for r in caplog.records if "not cached" in r.getMessage()], "an empty or failed reply is warned about"
     assert client.complete(HELLO).text == "real" and len(server.requests) == 2
     assert client.complete(HELLO).text == "real" and len(server.requests) == 2, "a good reply is cached"
+
+
+def test_an_empty_reply_cached_by_an_earlier_version_is_asked_again(serve, client_for, tmp_path):
+    server = serve(lambda request: ok_reply("openai", f"reply {len(server.requests)}"))
+    client = client_for("openai", server, cache_dir=str(tmp_path))
+    first = client.complete(HELLO)
+    cache = ResponseCache(tmp_path)
+    [(key, _)] = list(cache.store.items())
+    cache.put(key, replace(first, text=""))  # what the cache held before empty replies were refused
+    assert client.complete(HELLO).text == "reply 2" and len(server.requests) == 2
+    assert client.complete(HELLO).text == "reply 2" and len(server.requests) == 2, "the new reply replaced it"

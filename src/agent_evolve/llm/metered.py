@@ -153,7 +153,7 @@ class MeteredClient:
                         params["draw"] = draw
                 key = cache_key(self.model, messages, tools, params)
                 hit = self.cache.get(key)
-                if hit is not None:
+                if hit is not None and _worth_replaying(hit):  # one cached before that rule is asked again
                     self.ledger.record(self.role, hit.usage)
                     return hit
 
