@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,29 @@ def test_a_damaged_history_line_stops_a_resumed_run_before_it_solves_anything(tm
     records.history.write_text(records.history.read_text() + line + "\n")
     journal = records.journal.read_bytes()
     with pytest.raises(WorkspaceError, match=rf"history\.jsonl.*{problem}"):
+        ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k1\n")])).run(2)
+    assert records.journal.read_bytes() == journal
+
+
+@pytest.mark.parametrize("field, value, problem", [
+    ("usage", "x", "'usage' is 'x', not an object of numbers"),
+    ("usage", {"by_role": {"agent": {"calls": "many"}}}, "'usage' is .*not an object of numbers"),
+    ("accepted_score", "high", "'accepted_score' is 'high', not a number"),
+    ("accepted_tag", 5, "'accepted_tag' is 5, not a string"),
+    ("cycle", "one", "'cycle' is 'one', not a whole number"),
+])
+def test_a_journal_record_of_the_wrong_type_stops_a_resumed_run_naming_it(tmp_path: Path, field: str, value: object,
+                                                                          problem: str) -> None:
+    """Valid JSON with a field of the wrong type was a raw TypeError or ValueError from deep in the resume."""
+    workspace = make_workspace(tmp_path / "ws")
+    config = ae.EvolveConfig(batch_size=2)
+    ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k0\n")])).run(1)
+    records = RunRecords(workspace)
+    lines = records.journal.read_text().splitlines()
+    lines[-1] = json.dumps({**json.loads(lines[-1]), field: value})
+    records.journal.write_text("\n".join(lines) + "\n")
+    journal = records.journal.read_bytes()
+    with pytest.raises(WorkspaceError, match=rf"journal\.jsonl: record {len(lines)}: {problem}; the record is damaged"):
         ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), config, PlanEngine([("prompt", "k1\n")])).run(2)
     assert records.journal.read_bytes() == journal
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,21 @@ def numbered_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
             if not last:
                 raise
     return records
+
+
+FieldCheck = tuple[str, Callable[[Any], bool]]  # what a field's value must be, in words, and the test of it
+
+
+def checked_rows(rows: list[dict[str, Any]], path: str | Path, fields: Mapping[str, FieldCheck],
+                 first: int = 1) -> list[dict[str, Any]]:
+    """`rows` read from `path`, or a WorkspaceError naming the first record (numbered from `first`) whose field
+    fails its check in `fields`: valid JSON, but damaged, caught before any reader trips on it."""
+    for number, row in enumerate(rows, first):
+        for key, (what, ok) in fields.items():
+            if key in row and not ok(row[key]):
+                raise WorkspaceError(f"{path}: record {number}: '{key}' is {row[key]!r:.80}, not {what}; "
+                                     "the record is damaged")
+    return rows
 
 
 def jsonl_problems(path: str | Path) -> list[str]:

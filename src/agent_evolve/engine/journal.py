@@ -10,7 +10,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.jsonl import append_line, read_jsonl
+from agent_evolve.contract.jsonl import append_line, checked_rows, read_jsonl
+from agent_evolve.engine.records import RUN_RECORD_FIELDS
 from agent_evolve.engine.tasks import TaskPlan
 from agent_evolve.engine.versioning import BASELINE_TAG
 
@@ -38,7 +39,7 @@ class Journal:
 
     def __init__(self, path: Path):
         self.path = path
-        self._entries = read_jsonl(path)
+        self._entries = checked_rows(read_jsonl(path), path, RUN_RECORD_FIELDS)
 
     def record(self, cycle: int, phase: Phase | str, **data: Any) -> None:
         """Append `phase` of `cycle` with its data; an unknown phase raises ValueError."""

@@ -9,9 +9,10 @@ from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
+from agent_evolve.contract.jsonl import checked_rows
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.workspace import AgentWorkspace
-from agent_evolve.engine.records import RunRecords, checked_records, read_jsonl, read_jsonl_from
+from agent_evolve.engine.records import RUN_RECORD_FIELDS, RunRecords, read_jsonl, read_jsonl_from
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
@@ -80,7 +81,7 @@ class EvolutionHistory:
             if not path.exists() or path.stat().st_size < self._offset:
                 self._rows, self._offset = [], 0
             new, self._offset = read_jsonl_from(path, self._offset)
-            self._rows.extend(checked_records(new, path, len(self._rows) + 1))
+            self._rows.extend(checked_rows(new, path, RUN_RECORD_FIELDS, len(self._rows) + 1))
             return list(self._rows)
 
     def cycle_records(self) -> list[dict]:

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.contract.jsonl import append_line, read_jsonl
+from agent_evolve.contract.jsonl import FieldCheck, append_line, read_jsonl
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.contract.regular_files import open_regular, read_text_if_present
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.io.safe_json import parse_json
 
-__all__ = ["RunRecords", "append_jsonl", "read_json", "read_jsonl", "write_json_atomic"]
+__all__ = ["RUN_RECORD_FIELDS", "RunRecords", "append_jsonl", "read_json", "read_jsonl", "write_json_atomic"]
 
 
 @dataclass(frozen=True)
@@ -129,18 +129,33 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
     return records, offset + end
 
 
-_FIELD_TYPES: dict[str, type] = {"cycle": int, "metadata": dict}  # what every reader of history and journal relies on
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def checked_records(rows: list[dict[str, Any]], path: Path, first: int = 1) -> list[dict[str, Any]]:
-    """`rows` of a history or journal file, or a WorkspaceError naming the first record whose `cycle` or
-    `metadata` has the wrong type (valid JSON, but damaged)."""
-    for number, row in enumerate(rows, first):
-        for key, kind in _FIELD_TYPES.items():
-            if key in row and (not isinstance(row[key], kind) or isinstance(row[key], bool)):
-                raise WorkspaceError(f"{path}: record {number}: '{key}' is {row[key]!r}, not {kind.__name__}; "
-                                     "the record is damaged")
-    return rows
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _score(value: Any) -> bool:
+    return value is None or _number(value)
+
+
+def _numbers(value: Any) -> bool:
+    """A number, or a mapping whose values all are (usage totals)."""
+    return all(_numbers(item) for item in value.values()) if isinstance(value, dict) else _number(value)
+
+
+RUN_RECORD_FIELDS: dict[str, FieldCheck] = {  # what the readers of history and journal rely on, where a row has it
+    "cycle": ("a whole number", _whole), "cursor": ("a whole number", _whole),
+    "accepted_cycle": ("a whole number", _whole), "accepted_count": ("a whole number", _whole),
+    "score": ("a number", _score), "accepted_score": ("a number", _score), "baseline_score": ("a number", _score),
+    "phase": ("a string", lambda value: isinstance(value, str)),
+    "accepted_tag": ("a string", lambda value: isinstance(value, str)),
+    "metadata": ("an object", lambda value: isinstance(value, dict)),
+    "usage": ("an object of numbers", lambda value: isinstance(value, dict) and _numbers(value)),
+    "charged_usage": ("an object of numbers", lambda value: isinstance(value, dict) and _numbers(value)),
+}
 
 
 def read_json(path: Path, default: Any) -> Any:

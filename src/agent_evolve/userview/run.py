@@ -7,8 +7,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.contract.jsonl import checked_rows
 from agent_evolve.engine.journal import ACCEPTED_PHASES, Phase
-from agent_evolve.engine.records import RunRecords, checked_records, read_json, read_jsonl, run_is_live
+from agent_evolve.engine.records import RUN_RECORD_FIELDS, RunRecords, read_json, read_jsonl, run_is_live
 from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.versioning import BASELINE_TAG
 from agent_evolve.errors import WorkspaceError
@@ -144,7 +145,7 @@ def load_run(workspace: str | Path) -> RunView:
     if not records.journal.exists() and not records.history.exists():
         raise WorkspaceError(f"{records.root}: no run records here; start one with `agent-evolve run`")
     metrics = read_json(records.metrics, {})
-    history, journal = (checked_records(read_jsonl(file), file) for file in (records.history, records.journal))
+    history, journal = (checked_rows(read_jsonl(file), file, RUN_RECORD_FIELDS) for file in (records.history, records.journal))
     return RunView(path, history, journal, metrics if isinstance(metrics, dict) else {})
 
 
