@@ -27,7 +27,8 @@ class BenchmarkAdapter:
         raise NotImplementedError
 
     def identity(self) -> str:
-        """What a run records as its benchmark, which a resumed run must match: the name it was built from, else its class."""
+        """What a run records as its benchmark, which a resumed run must match: the name it was built from, else its
+        class."""
         return self.built_from or f"{type(self).__module__}.{type(self).__qualname__}"
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:

@@ -40,8 +40,8 @@ def engine_label(engine: object, registered_as: str = "") -> str:
 
 
 def run_settings(config: EvolveConfig, benchmark: str, engine: str) -> dict[str, Any]:
-    """The settings record: the benchmark (`BenchmarkAdapter.identity`), the engine's name and every config key that changes what
-    is measured (not `RESUMABLE_KEYS`)."""
+    """The settings record: the benchmark (`BenchmarkAdapter.identity`), the engine's name and every config key
+    that changes what is measured (not `RESUMABLE_KEYS`)."""
     kept = {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_KEYS}
     return json.loads(json.dumps({"benchmark": benchmark, "engine": engine, **kept}, default=str))
 

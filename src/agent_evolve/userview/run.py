@@ -145,7 +145,8 @@ def load_run(workspace: str | Path) -> RunView:
     if not records.journal.exists() and not records.history.exists():
         raise WorkspaceError(f"{records.root}: no run records here; start one with `agent-evolve run`")
     metrics = read_json(records.metrics, {})
-    history, journal = (checked_rows(read_jsonl(file), file, RUN_RECORD_FIELDS) for file in (records.history, records.journal))
+    history, journal = (checked_rows(read_jsonl(file), file, RUN_RECORD_FIELDS)
+                        for file in (records.history, records.journal))
     return RunView(path, history, journal, metrics if isinstance(metrics, dict) else {})
 
 
