@@ -76,7 +76,13 @@ def test_history_of_a_folder_that_never_ran_names_its_records(tmp_path: Path) ->
 
 @pytest.mark.parametrize("file, line, damaged", [("history.jsonl", '{"cycle": "2", "metadata": {}}', "'cycle' is '2'"),
                                                  ("history.jsonl", '{"cycle": 4, "metadata": 3}', "'metadata' is 3"),
-                                                 ("journal.jsonl", '{"cycle": null, "phase": "solved"}', "'cycle'")])
+                                                 ("journal.jsonl", '{"cycle": null, "phase": "solved"}', "'cycle'"),
+                                                 ("history.jsonl", '{"cycle": 4, "metadata": {"changed_paths": 3}}',
+                                                  "'metadata.changed_paths' is 3"),
+                                                 ("history.jsonl", '{"cycle": 4, "metadata": {"step_metadata": "x"}}',
+                                                  "'metadata.step_metadata' is 'x'"),
+                                                 ("history.jsonl", '{"cycle": 4, "metadata": {}, "observation_batch": 3}',
+                                                  "'observation_batch' is 3")])
 def test_a_record_with_a_field_of_the_wrong_type_is_an_error_naming_it(run_copy: Path, file: str, line: str,
                                                                        damaged: str) -> None:
     """Valid JSON but a damaged record was a traceback in status, history and report."""

@@ -60,13 +60,25 @@ FieldCheck = tuple[str, Callable[[Any], bool]]  # what a field's value must be, 
 def checked_rows(rows: list[dict[str, Any]], path: str | Path, fields: Mapping[str, FieldCheck],
                  first: int = 1) -> list[dict[str, Any]]:
     """`rows` read from `path`, or a WorkspaceError naming the first record (numbered from `first`) whose field
-    fails its check in `fields`: valid JSON, but damaged, caught before any reader trips on it."""
+    fails its check in `fields` (a dotted key reaches into objects): valid JSON, but damaged, caught before any
+    reader trips on it."""
     for number, row in enumerate(rows, first):
         for key, (what, ok) in fields.items():
-            if key in row and not ok(row[key]):
-                raise WorkspaceError(f"{path}: record {number}: '{key}' is {row[key]!r:.80}, not {what}; "
+            found, value = _field(row, key)
+            if found and not ok(value):
+                raise WorkspaceError(f"{path}: record {number}: '{key}' is {value!r:.80}, not {what}; "
                                      "the record is damaged")
     return rows
+
+
+def _field(row: dict[str, Any], dotted: str) -> tuple[bool, Any]:
+    """Whether `row` has the field `dotted` (`metadata.usage`), and its value."""
+    value: Any = row
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
 
 
 def jsonl_problems(path: str | Path) -> list[str]:
