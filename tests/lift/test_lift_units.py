@@ -159,6 +159,8 @@ def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None
     second = MeteredBenchmark(bench, tmp_path / "cost.json")
     assert second.evaluate(task, Trajectory(task.id, "k0")).success and second.solves == 2
     assert second.name == "keywords" and second.test == 2
+    bench.built_from = "keywords:2"
+    assert second.identity() == "keywords:2", "an arm's run records the benchmark it meters, not the meter"
 
 
 def test_usage_totals_count_engine_calls_apart_from_the_agent() -> None:

@@ -191,6 +191,9 @@ class MeteredBenchmark(BenchmarkAdapter):
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+    def identity(self) -> str:
+        return self.inner.identity()
+
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         return self.inner.get_tasks(split, limit=limit)
 
