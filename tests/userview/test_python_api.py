@@ -14,7 +14,7 @@ import pytest
 
 import agent_evolve as ae
 from agent_evolve.benchmarks.adapters.task_list import TaskList
-from agent_evolve.errors import ConfigError
+from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import Message
 from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
 from agent_evolve.testing import ScriptedLLM
@@ -210,6 +210,10 @@ def test_the_evolver_resumes_a_run_only_with_its_settings_unless_forced(tmp_path
     assert evolver(seed=1).run(3).cycles_completed == 3, "the forced settings are now the run's own"
     with pytest.raises(ConfigError, match="seed: 1 -> 0"):
         evolver().run(4)
+    settings = next((tmp_path / "mine").parent.rglob("settings.json"))
+    settings.write_text("[1]\n")
+    with pytest.raises(WorkspaceError, match=r"settings\.json: \[1\] is not a settings record"):
+        evolver(seed=1).run(4)
 
 
 def test_a_rerun_resumes_only_with_the_same_tasks_and_settings(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
-from agent_evolve.errors import ConfigError
+from agent_evolve.errors import ConfigError, WorkspaceError
 
 # Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
 SETTINGS_FILE = "settings.json"  # beside the run's journal
@@ -71,9 +71,13 @@ def record_settings(records: RunRecords, config: EvolveConfig, benchmark: Benchm
 
 def _differences(records: RunRecords, current: dict[str, Any], force: bool, hint: str) -> list[str]:
     """`check_resume` on the run's records."""
-    saved = read_json(records.journal.with_name(SETTINGS_FILE), None)
-    if not records.journal.exists() or not isinstance(saved, dict):
+    saved_file = records.journal.with_name(SETTINGS_FILE)
+    saved = read_json(saved_file, None)
+    if not records.journal.exists() or saved is None:  # a run started before runs recorded their settings
         return []
+    if not isinstance(saved, dict):
+        raise WorkspaceError(f"{saved_file}: {saved!r:.60} is not a settings record; the record is damaged (remove "
+                             "it to resume without comparing settings)")
     differences = settings_differences(saved, current)
     if differences and not force:
         raise ConfigError(f"{records.workspace}: this run was started with other settings "
