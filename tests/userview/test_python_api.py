@@ -214,6 +214,10 @@ def test_the_evolver_resumes_a_run_only_with_its_settings_unless_forced(tmp_path
     settings.write_text("[1]\n")
     with pytest.raises(WorkspaceError, match=r"settings\.json: \[1\] is not a settings record"):
         evolver(seed=1).run(4)
+    settings.unlink()  # a run started before runs recorded their settings: resumed, and recorded from then on
+    assert evolver(seed=1).run(4).cycles_completed == 4
+    with pytest.raises(ConfigError, match="seed: 1 -> 0"):
+        evolver().run(5)
 
 
 def test_a_rerun_resumes_only_with_the_same_tasks_and_settings(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.errors import ConfigError, WorkspaceError
 
-# Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
 SETTINGS_FILE = "settings.json"  # beside the run's journal
+# Keys a resumed run may change: how long it runs, how fast, where it sends its calls, when it stops.
 RESUMABLE_KEYS = frozenset({
     "max_cycles", "max_total_tokens", "max_cost_usd", "concurrency", "executor", "ray_address", "agent_timeout_s",
     "evolver_timeout_s", "llm_timeout_s", "llm_max_retries", "preflight", "llm_cache", "llm_cache_dir", "prices",
@@ -61,11 +61,13 @@ def check_resume(workspace: Path, current: dict[str, Any], force: bool, hint: st
 def record_settings(records: RunRecords, config: EvolveConfig, benchmark: BenchmarkAdapter, engine: object,
                     force: bool, hint: str) -> list[str]:
     """Check the run's settings against those its started run recorded (see `check_resume`) and record them when the
-    run is new or `force` changed them; the differences it continues with. The caller holds the run lock."""
+    run is new, `force` changed them, or it was started before runs recorded them; the differences it continues
+    with. The caller holds the run lock."""
     current = run_settings(config, benchmark.identity(), engine_label(engine))
     changed = _differences(records, current, force, hint)
-    if changed or not records.journal.exists():
-        write_json_atomic(records.journal.with_name(SETTINGS_FILE), current)
+    saved_file = records.journal.with_name(SETTINGS_FILE)
+    if changed or not records.journal.exists() or not saved_file.exists():
+        write_json_atomic(saved_file, current)
     return changed
 
 
