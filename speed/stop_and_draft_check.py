@@ -10,7 +10,10 @@ nothing changed). Reported: tokens generated per solve with and without the rule
 seconds per reply (timings only mean something on quiet cores: the load average is printed).
 
     PYTHONPATH=src python -u speed/stop_and_draft_check.py [--only gsm8k] [--offset 0] [--limit 5]
-        [--max-tokens 128] [--out /tmp/stop_and_draft.jsonl]
+        [--max-tokens 128] [--out speed/results/stop_and_draft.jsonl]
+
+Rows are appended to ``--out``, by default the committed rows of record beside this script; a smoke run with
+``--max-tokens`` should name another file.
 """
 
 from __future__ import annotations
@@ -114,7 +117,8 @@ def main() -> None:
     parser.add_argument("--offset", type=int, default=0, help="skip the first N ids of each benchmark")
     parser.add_argument("--limit", type=int, help="at most N ids of each benchmark")
     parser.add_argument("--max-tokens", type=int, help="cap replies below the workspace's max_tokens (smoke runs)")
-    parser.add_argument("--out", type=Path, default=Path("/tmp/stop_and_draft.jsonl"), help="per-prompt rows")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "stop_and_draft.jsonl",
+                        help="per-prompt rows, appended")
     args = parser.parse_args()
     ids = json.loads(IDS.read_text(encoding="utf-8"))
     print(f"load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
