@@ -146,8 +146,16 @@ def _numbers(value: Any) -> bool:
     return all(_numbers(item) for item in value.values()) if isinstance(value, dict) else _number(value)
 
 
+def _string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
 def _usage(value: Any) -> bool:
-    return isinstance(value, dict) and _numbers(value)
+    return _object(value) and _numbers(value)
 
 
 def _strings(value: Any) -> bool:
@@ -158,15 +166,15 @@ RUN_RECORD_FIELDS: dict[str, FieldCheck] = {  # what the readers of history and 
     "cycle": ("a whole number", _whole), "cursor": ("a whole number", _whole),
     "accepted_cycle": ("a whole number", _whole), "accepted_count": ("a whole number", _whole),
     "score": ("a number", _score), "accepted_score": ("a number", _score), "baseline_score": ("a number", _score),
-    "phase": ("a string", lambda value: isinstance(value, str)),
-    "accepted_tag": ("a string", lambda value: isinstance(value, str)),
-    "observation_batch": ("a string", lambda value: isinstance(value, str)),
+    "phase": ("a string", _string),
+    "accepted_tag": ("a string", _string),
+    "observation_batch": ("a string", _string),
     "usage": ("an object of numbers", _usage), "charged_usage": ("an object of numbers", _usage),
-    "metadata": ("an object", lambda value: isinstance(value, dict)),
+    "metadata": ("an object", _object),
     "metadata.usage": ("an object of numbers", _usage),
     "metadata.changed_paths": ("a list of strings", _strings),
-    "metadata.step_metadata": ("an object", lambda value: isinstance(value, dict)),
-    "metadata.step_metadata.edits": ("an object", lambda value: isinstance(value, dict)),
+    "metadata.step_metadata": ("an object", _object),
+    "metadata.step_metadata.edits": ("an object", _object),
     "metadata.step_metadata.edits.proposed": ("a whole number", _whole),
     "metadata.step_metadata.edits.valid": ("a whole number", _whole),
 }
