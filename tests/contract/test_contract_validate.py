@@ -68,3 +68,17 @@ def test_missing_manifest_is_allowed_only_when_not_required(tmp_path) -> None:
     assert validate_workspace(tmp_path, require_manifest=False) == []
     (tmp_path / "manifest.yaml").write_text("name: x\n")
     assert any("manifest.yaml" in p for p in validate_workspace(tmp_path, require_manifest=False))
+
+
+def test_dangling_skill_symlink_reported_not_skipped(ws_dir: Path, tmp_path: Path, caplog) -> None:
+    from agent_evolve.contract.workspace import AgentWorkspace
+
+    (ws_dir / "skills" / "gone").symlink_to(tmp_path / "deleted-skill")
+    (tmp_path / "a-file").write_text("x")
+    (ws_dir / "skills" / "filelink").symlink_to(tmp_path / "a-file")
+    problems = validate_workspace(ws_dir)
+    assert any("skills/gone" in p and "does not exist" in p for p in problems), problems
+    assert any("skills/filelink" in p and "is not a folder" in p for p in problems), problems
+    names = [meta.name for meta in AgentWorkspace(ws_dir).list_skills()]
+    assert "gone" not in names and "filelink" not in names
+    assert "skills/gone" in caplog.text

@@ -41,9 +41,17 @@ def scan_bank(root: Path) -> tuple[BankEntry, ...]:
     if not plain_dir and not os.path.isdir(skills_dir):
         return ()
     with os.scandir(skills_dir) as listing:
-        folders = sorted((e for e in listing if not e.name.startswith(("_", ".")) and e.is_dir()),
+        folders = sorted((e for e in listing if not e.name.startswith(("_", ".")) and (e.is_dir() or e.is_symlink())),
                          key=operator.attrgetter("name"))
-    return tuple(_entry(root, folder, plain_dir and not folder.is_symlink()) for folder in folders)
+    return tuple(_entry(root, folder, plain_dir and not folder.is_symlink()) if folder.is_dir() else _broken_link(folder)
+                 for folder in folders)
+
+
+def _broken_link(folder: os.DirEntry[str]) -> BankEntry:
+    """A symlink in ``skills/`` whose target is missing or not a folder: listed with its error, never skipped."""
+    target = os.readlink(folder.path)
+    why = "is not a folder" if os.path.lexists(os.path.join(os.path.dirname(folder.path), target)) else "does not exist"
+    return BankEntry(folder.name, Path(folder.path), error=f"{folder.path}: symlink to {target!r}, which {why}")
 
 
 def _entry(root: Path, folder: os.DirEntry[str], plain: bool) -> BankEntry:
