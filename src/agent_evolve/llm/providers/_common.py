@@ -1,6 +1,5 @@
-"""What every provider shares: API keys, argument decoding, reply checks, system-prompt splitting, and
-:class:`SdkClient`, the base of the providers over a vendor SDK (the SDK imported and its client built on first use,
-the repr, typed errors)."""
+"""What every provider shares: API keys, argument decoding, reply checks, turn merging, and :class:`SdkClient`, the
+base of the providers over a vendor SDK (built on first use, its errors typed)."""
 
 from __future__ import annotations
 

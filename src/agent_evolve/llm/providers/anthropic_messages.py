@@ -31,16 +31,6 @@ def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
     return msg.role, blocks
 
 
-def to_wire_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
-    """(system prompt, messages) in the messages-API format; consecutive same-role turns are merged."""
-    return merged_turns(messages, _blocks)
-
-
-def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    """ToolSpecs in the messages-API tool format."""
-    return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
-
-
 class AnthropicMessagesClient(SdkClient):
     """An LLMClient over the anthropic SDK; the SDK's own retries are off so only ours count."""
 
@@ -57,7 +47,7 @@ class AnthropicMessagesClient(SdkClient):
     def _request(self, messages: list[Message], tools: list[ToolSpec] | None, max_tokens: int | None,
                  temperature: float, stop: list[str] | None) -> Any:
         """One messages-API request, with SDK errors turned into our typed errors."""
-        system, wire = to_wire_messages(messages)
+        system, wire = merged_turns(messages, _blocks)  # consecutive same-role turns merged
         client = self._sdk_client()
         params: dict[str, Any] = {"model": self.name, "messages": wire, "max_tokens": max_tokens or DEFAULT_MAX_TOKENS}
         if "temperature" in inspect.signature(client.messages.create).parameters:
@@ -65,7 +55,8 @@ class AnthropicMessagesClient(SdkClient):
         if system:
             params["system"] = system
         if tools:
-            params["tools"] = to_wire_tools(tools)
+            params["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+                               for t in tools]
         if stop:
             params["stop_sequences"] = stop
         with self.api_errors():

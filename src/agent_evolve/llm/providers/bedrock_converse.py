@@ -34,18 +34,6 @@ def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
     return msg.role, blocks
 
 
-def to_wire_request(messages: list[Message], tools: list[ToolSpec] | None) -> dict[str, Any]:
-    """The messages, system and toolConfig parts of a converse request; same-role turns are merged."""
-    system, wire = merged_turns(messages, _blocks)
-    request: dict[str, Any] = {"messages": wire}
-    if system:
-        request["system"] = [{"text": system}]
-    if tools:
-        request["toolConfig"] = {"tools": [{"toolSpec": {"name": t.name, "description": t.description,
-                                                          "inputSchema": {"json": t.parameters}}} for t in tools]}
-    return request
-
-
 class BedrockConverseClient(SdkClient):
     """An LLMClient over boto3 bedrock-runtime `converse`; botocore's own retries are off so only ours count."""
 
@@ -69,7 +57,13 @@ class BedrockConverseClient(SdkClient):
                  temperature: float, stop: list[str] | None) -> Any:
         """One converse request, with botocore errors turned into our typed errors."""
         exceptions = self.sdk_module("botocore.exceptions")
-        request = to_wire_request(messages, tools)
+        system, wire = merged_turns(messages, _blocks)  # consecutive same-role turns merged
+        request: dict[str, Any] = {"messages": wire}
+        if system:
+            request["system"] = [{"text": system}]
+        if tools:
+            request["toolConfig"] = {"tools": [{"toolSpec": {"name": t.name, "description": t.description,
+                                                              "inputSchema": {"json": t.parameters}}} for t in tools]}
         inference: dict[str, Any] = {"temperature": temperature}
         if max_tokens is not None:
             inference["maxTokens"] = max_tokens

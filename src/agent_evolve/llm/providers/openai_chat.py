@@ -38,12 +38,6 @@ def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return wire
 
 
-def to_wire_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    """ToolSpecs in the OpenAI function-tool format."""
-    return [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-            for t in tools]
-
-
 class OpenAIChatClient(SdkClient):
     """An LLMClient over the openai SDK; the SDK's own retries are off so only ours count."""
 
@@ -68,7 +62,8 @@ class OpenAIChatClient(SdkClient):
         if not self.default_temperature_only:
             params["temperature"] = temperature
         if tools:
-            params["tools"] = to_wire_tools(tools)
+            params["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                                                 "parameters": t.parameters}} for t in tools]
         if max_tokens is not None:
             # OpenAI itself wants max_completion_tokens; compatible servers know max_tokens.
             key = "max_completion_tokens" if self.provider == "openai" and self.base_url is None else "max_tokens"
