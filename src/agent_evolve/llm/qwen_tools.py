@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from typing import Any
 
 from agent_evolve.llm.base import Message, ToolCall, ToolSpec
 from agent_evolve.llm.providers._common import decode_arguments
@@ -29,7 +28,6 @@ RESULTS_NUDGE = (
 )
 # Small models also wrap a call in the <tools> tags of the prompt; such a block counts only for a known tool.
 _CALL_BLOCK = re.compile(r"<(tool_call|tools)>\s*(.*?)\s*(?:</\1>|$)", re.DOTALL)
-# ... and the 1.5B model often writes its plan in prose, then the call in a ```json block inside it.
 
 
 def render_tools(tools: list[ToolSpec]) -> str:
@@ -40,11 +38,6 @@ def render_tools(tools: list[ToolSpec]) -> str:
         for t in tools
     ]
     return _TOOLS_HEADER + "\n".join(lines) + _TOOLS_FOOTER
-
-
-def _render_call(call: ToolCall) -> str:
-    payload = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
-    return f"<tool_call>\n{payload}\n</tool_call>"
 
 
 def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> list[dict[str, str]]:
@@ -67,7 +60,9 @@ def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> l
                 out.append({"role": "user", "content": block})
         elif msg.role == "assistant" and msg.tool_calls:
             parts = [msg.content.strip()] if msg.content.strip() else []
-            parts += [_render_call(c) for c in msg.tool_calls]
+            for call in msg.tool_calls:
+                payload = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+                parts.append(f"<tool_call>\n{payload}\n</tool_call>")
             out.append({"role": "assistant", "content": "\n".join(parts)})
         else:
             out.append({"role": msg.role, "content": msg.content})
@@ -76,7 +71,13 @@ def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> l
     return out
 
 
-def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
+def _call_in(body: str, tool_names: set[str] | None) -> ToolCall | None:
+    """The call that `body`, a JSON object (maybe in a ```json fence), makes; None when it makes none."""
+    fenced = WHOLE_JSON_FENCE.match(body)
+    try:
+        payload = json.loads(fenced.group(1) if fenced else body)
+    except ValueError:
+        return None
     if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
         return None
     if not set(payload) <= {"name", "arguments", "parameters"}:
@@ -85,15 +86,6 @@ def _as_call(payload: Any, tool_names: set[str] | None) -> ToolCall | None:
         return None
     args = decode_arguments(payload.get("arguments", payload.get("parameters", {})))
     return ToolCall(id="call_" + uuid.uuid4().hex[:12], name=payload["name"], arguments=args)
-
-
-def _call_in(body: str, tool_names: set[str] | None) -> ToolCall | None:
-    """The call that `body`, a JSON object (maybe in a ```json fence), makes; None when it makes none."""
-    fenced = WHOLE_JSON_FENCE.match(body)
-    try:
-        return _as_call(json.loads(fenced.group(1) if fenced else body), tool_names)
-    except ValueError:
-        return None
 
 
 def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str, list[ToolCall]]:
@@ -116,15 +108,10 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
         bare = _call_in(remaining, tool_names)
         if bare is not None:
             return "", [bare]
-        return _first_fenced_call(remaining, tool_names)
+        # The 1.5B model often writes its plan in prose with the call in a ```json block: the first block calling a
+        # known tool is the call (later ones plan on results it has not seen yet), the prose before it the text.
+        for match in JSON_OBJECT_BLOCK.finditer(remaining):
+            fenced = _call_in(match.group(1), tool_names)
+            if fenced is not None:
+                return remaining[:match.start()].strip(), [fenced]
     return remaining, calls
-
-
-def _first_fenced_call(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
-    """The first ```json block in prose that calls a known tool, as that one call (later blocks are usually
-    steps planned on results the model has not seen yet); the prose before it stays the text."""
-    for match in JSON_OBJECT_BLOCK.finditer(text):
-        call = _call_in(match.group(1), tool_names)
-        if call is not None:
-            return text[:match.start()].strip(), [call]
-    return text, []
