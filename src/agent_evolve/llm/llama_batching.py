@@ -60,7 +60,6 @@ class Active:
     generated: list[int] = field(default_factory=list)
     text: bytes = b""
     next_token: int | None = None
-    finish: Finish | None = None
     complete_at: Callable[[str], int | None] | None = None
     draft: list[int] = field(default_factory=list)
 
@@ -124,12 +123,10 @@ def accepted_tokens(draft: Sequence[int], choose: Callable[[int], int]) -> list[
 
 def stop_index(text: str, stops: Sequence[str]) -> int | None:
     """Where the earliest stop string begins in ``text``, or None."""
-    found = [i for i in (text.find(s) for s in stops if s) if i >= 0]
-    return min(found) if found else None
+    return min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=None)
 
 
 def reply_end(text: str, stops: Sequence[str], complete_at: Callable[[str], int | None] | None) -> int | None:
     """Where the reply ends: the earliest stop string, or where ``complete_at`` says the answer is complete."""
     ends = [stop_index(text, stops), complete_at(text) if complete_at is not None else None]
-    found = [end for end in ends if end is not None]
-    return min(found) if found else None
+    return min((end for end in ends if end is not None), default=None)
