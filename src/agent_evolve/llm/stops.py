@@ -15,6 +15,7 @@ _ANSWER_LINE = re.compile(
     r"(?:[ \t]*/[ \t]*\d+)?[ \t*_.$]*$",
     re.IGNORECASE | re.MULTILINE,
 )
+_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]", re.MULTILINE)
 
 
 class StopRule(list[str]):
@@ -63,7 +64,7 @@ def closed_python_block_end(text: str) -> int | None:
             index += 1
             continue
         body = text[open_end + 1:close_start]
-        if PYTHON_OPENING_LINE.match(opening) and re.search(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]", body, re.MULTILINE):
+        if PYTHON_OPENING_LINE.match(opening) and _DEFINITION.search(body):
             return close_end
         index += 2
     return None
