@@ -1,7 +1,6 @@
-"""Which draw of a sampled request this is: the n-th identical request is draw n (the first draw 0), so sampled
-requests repeated get new seeds and cache keys, reproducibly whatever order they run in. The metered client counts
-draws and hands each one to the client it wraps (`drawing`), so a draw's seed follows its cache key: a draw served
-from the cache does not shift the seeds of the draws after it."""
+"""Draws of a sampled request: the n-th identical request is draw n (from 0), with its own seed and cache key in any
+run order; the metered client counts them and hands each to the client it wraps (`drawing`), so cache hits shift no
+later draw's seed."""
 
 from __future__ import annotations
 

@@ -24,8 +24,7 @@ def available_cores() -> int:
 @dataclass(frozen=True)
 class EngineSettings:
     """How the batched engine runs: slots decoded together, llama.cpp threads (default every core), batch sizes,
-    prompt-lookup drafts, one KV cache shared by every slot or one per slot; each field is set by its
-    ``AGENT_EVOLVE_*`` variable (see ``_INT_VARIABLES``, ``AGENT_EVOLVE_DRAFT`` and ``AGENT_EVOLVE_KV_UNIFIED``)."""
+    prompt-lookup drafts, one shared KV cache or one per slot; each field has its ``AGENT_EVOLVE_*`` variable."""
 
     slots: int = EMBEDDED_SLOTS
     n_threads: int = 0

@@ -89,9 +89,8 @@ def _call_in(body: str, tool_names: set[str] | None) -> ToolCall | None:
 
 
 def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str, list[ToolCall]]:
-    """Split a reply into its plain text and its <tool_call> blocks (unparseable ones stay text); a reply that is
-    only a JSON call of a known tool, or else its first ```json block calling one, counts too (small models drop the
-    tags)."""
+    """Split a reply into its plain text and its <tool_call> blocks (unparseable ones stay text); as small models drop
+    the tags, a reply that is only a JSON call of a known tool, or else its first ```json block calling one, counts."""
     calls: list[ToolCall] = []
     kept: list[str] = []
     last = 0

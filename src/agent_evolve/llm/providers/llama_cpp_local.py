@@ -181,9 +181,8 @@ def _import_llama_cpp() -> Any:
 
 
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
-    """The process-wide engine of spec (joined, verified and loaded on first use), speed settings from
-    ``AGENT_EVOLVE_*`` variables (:class:`~agent_evolve.llm.local_settings.EngineSettings`); each slot has ``n_ctx``
-    tokens of context."""
+    """The process-wide engine of spec (joined, verified and loaded on first use), ``n_ctx`` tokens a slot, speed
+    settings from ``AGENT_EVOLVE_*`` variables (:class:`~agent_evolve.llm.local_settings.EngineSettings`)."""
     key = (spec.name, n_ctx)
     with _models_lock:
         if key in _models:
@@ -233,9 +232,8 @@ class LocalLlamaClient:
 
     def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
-        """Generate a reply in process (a <tool_call> block becomes a ToolCall); past the ``timeout_s`` deadline it
-        raises :class:`LocalDeadlineError`; a ``stop`` that is a :class:`StopRule` ends the reply where it is
-        complete."""
+        """Generate a reply in process (a <tool_call> block becomes a ToolCall, a :class:`StopRule` ``stop`` ends it
+        where complete); past the ``timeout_s`` deadline it raises :class:`LocalDeadlineError`."""
         started = time.monotonic()
         engine = load_model(self.spec, n_ctx=self.n_ctx, cache_dir=self.cache_dir).engine
         prompt, template_stops = engine.prompt_tokens(to_chat_messages(messages, tools))

@@ -51,11 +51,9 @@ class _Request:
 
 
 class LlamaEngine:
-    """A GGUF model with ``settings.slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker.
-
-    With a unified cache (``settings.kv_unified``) every slot's cells share one buffer, so a cached prefix is shared
-    without a copy, but each decoded token attends over every occupied cell of every slot (masked); per-slot
-    caches attend over the slot's own cells only and copy a prefix between slots as a whole buffer."""
+    """A GGUF model with ``settings.slots`` KV-cache sequences of ``n_ctx`` tokens each, served by one worker. A unified
+    cache (``settings.kv_unified``) shares a prefix without a copy but each token attends over every slot's cells
+    (masked); per-slot caches attend over their own cells only and copy a prefix between slots as a whole buffer."""
 
     def __init__(self, path: Path, *, n_ctx: int, settings: EngineSettings) -> None:
         import llama_cpp
