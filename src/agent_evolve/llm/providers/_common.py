@@ -29,21 +29,18 @@ class MalformedReplyError(ProviderServerError):
     """The server answered 200 with a body that is not the API's reply shape (truncated, HTML, wrong types); retried."""
 
 
-class _Arguments(AgentEvolveError):
-    """Tool-call arguments that are not bounded JSON."""
-
-
 def decode_arguments(raw: Any) -> dict[str, Any]:
     """Tool-call arguments as a dict, whether the wire sent a JSON string, a dict or something malformed."""
     if isinstance(raw, dict):
         return raw
     if raw is None or raw == "":
         return {}
-    try:
-        value = parse_json(raw, "tool-call arguments", _Arguments, MAX_ARGUMENT_CHARS) if isinstance(raw, str) else raw
-    except _Arguments:
-        return {UNPARSED_ARGUMENTS: raw[:MAX_ARGUMENT_CHARS] if isinstance(raw, str) else raw}
-    return value if isinstance(value, dict) else {"_value": value}
+    if isinstance(raw, str):
+        try:
+            raw = parse_json(raw, "tool-call arguments", max_chars=MAX_ARGUMENT_CHARS)
+        except AgentEvolveError:  # not bounded JSON
+            return {UNPARSED_ARGUMENTS: raw[:MAX_ARGUMENT_CHARS]}
+    return raw if isinstance(raw, dict) else {"_value": raw}
 
 
 def read_key(given: str | None, env_var: str, model: str) -> str | None:
