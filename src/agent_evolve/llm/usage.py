@@ -16,6 +16,7 @@ from agent_evolve.types import Usage
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class Price:
     """US dollars per million input and output tokens."""
@@ -170,14 +171,12 @@ class UsageLedger:
     def budget_problem(self) -> str | None:
         """Why the budget is spent, or None while calls may continue."""
         with self._cond:
-            return self._problem(self.total())
-
-    def _problem(self, spent: Usage) -> str | None:
-        if self.max_total_tokens is not None and spent.total_tokens >= self.max_total_tokens:
-            return f"token budget spent: {spent.total_tokens} of {self.max_total_tokens} tokens used"
-        if self.max_cost_usd is not None and spent.cost >= self.max_cost_usd:
-            return f"cost budget spent: ${spent.cost:.4f} of ${self.max_cost_usd:.4f} used"
-        return None
+            spent = self.total()
+            if self.max_total_tokens is not None and spent.total_tokens >= self.max_total_tokens:
+                return f"token budget spent: {spent.total_tokens} of {self.max_total_tokens} tokens used"
+            if self.max_cost_usd is not None and spent.cost >= self.max_cost_usd:
+                return f"cost budget spent: ${spent.cost:.4f} of ${self.max_cost_usd:.4f} used"
+            return None
 
     def check_budget(self) -> None:
         """Raise BudgetExceededError when a budget is spent."""
@@ -191,12 +190,6 @@ class UsageLedger:
         mean_cost = spent.cost / spent.calls if spent.calls else 0.0
         return Usage(calls=1, output_tokens=max(max_tokens or 0, mean_tokens), cost=mean_cost)
 
-    def _fits(self, spent: Usage, estimate: Usage) -> bool:
-        planned = spent + self._reserved + estimate
-        if self.max_total_tokens is not None and planned.total_tokens > self.max_total_tokens:
-            return False
-        return self.max_cost_usd is None or planned.cost <= self.max_cost_usd
-
     @contextmanager
     def admit(self, max_tokens: int | None = None) -> Iterator[None]:
         """Hold a place for one call; waits while admitted calls could spend the rest, raises once it is spent (a
@@ -206,7 +199,10 @@ class UsageLedger:
                 self.check_budget()  # the condition's lock is re-entrant
                 spent = self.total()
                 estimate = self._estimate(spent, max_tokens)
-                if self._in_flight == 0 or self._fits(spent, estimate):
+                planned = spent + self._reserved + estimate
+                tokens_fit = self.max_total_tokens is None or planned.total_tokens <= self.max_total_tokens
+                cost_fits = self.max_cost_usd is None or planned.cost <= self.max_cost_usd
+                if self._in_flight == 0 or (tokens_fit and cost_fits):
                     break
                 self._cond.wait()
             self._in_flight += 1
