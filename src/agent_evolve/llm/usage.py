@@ -54,10 +54,6 @@ _FREE_PROVIDERS = ("local/", "ollama/", "vllm/")
 _warned: set[str] = set()
 
 
-def _bare_name(model: str) -> str:
-    return re.sub(f"^{BEDROCK_REGION}", "", model.split("/", 1)[-1]).removeprefix("anthropic.")
-
-
 def _parse_override(model: str, value: Any) -> Price:
     if isinstance(value, Price):
         return value
@@ -74,7 +70,7 @@ def validate_prices(overrides: Mapping[str, Any]) -> None:
 
 def price_for(model: str, overrides: Mapping[str, Any] | None = None) -> Price | None:
     """The price of a model string: a user override (full string or bare name), else the built-in table."""
-    bare = _bare_name(model)
+    bare = re.sub(f"^{BEDROCK_REGION}", "", model.split("/", 1)[-1]).removeprefix("anthropic.")  # no provider or prefix
     for key in (model, bare):
         if overrides and key in overrides:
             return _parse_override(key, overrides[key])
