@@ -30,10 +30,8 @@ class RegisteredRun:
 
 
 def registered_runs(root: Path) -> list[RegisteredRun]:
-    """Every registered plan of one engine under `root` (`<folder>/plan.json` with an id), with its lift.json's
-    headline when that file reports the same plan; folders are named relative to `root`'s parent, as documents link
-    them. A comparison's folder is left out: its engines ran without the compute-matched control, so their headlines
-    are not the one this table ranks engines by."""
+    """Every registered single-engine plan under `root` with its lift.json's headline when that reports the same plan,
+    named relative to `root`'s parent as documents link it (comparisons, without the matched control, are skipped)."""
     runs = []
     for plan_path in sorted(root.glob("*/plan.json")):
         plan = read_plan(plan_path) or {}
