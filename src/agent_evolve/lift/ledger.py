@@ -106,27 +106,20 @@ def append_view(path: Path, view: View) -> bool:
     with path.open("a", encoding="utf-8") as sink:
         fcntl.flock(sink, fcntl.LOCK_EX)
         drop_torn_tail(path)
-        row = _chained(path, view)
-        if row is not None:
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return row is not None
-
-
-def _chained(path: Path, view: View) -> dict[str, Any] | None:
-    """The row that records `view` after the ledger's last row; None when the ledger holds that scoring."""
-    rows = read_rows(path)
-    if any(view.same_scoring(row) for row in rows):
-        return None
-    bad = first_bad_row(rows)
-    if bad is not None:
-        raise ConfigError(f"{path}: row {bad[0]} is broken ({bad[1]}); the ledger cannot be extended")
-    row: dict[str, Any] = {
-        "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
-        "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
-        "score": None if view.score is None else round(view.score, 6)}
-    row["hash"] = row_hash(row)
-    return row
+        rows = read_rows(path)
+        if any(view.same_scoring(row) for row in rows):
+            return False
+        bad = first_bad_row(rows)
+        if bad is not None:
+            raise ConfigError(f"{path}: row {bad[0]} is broken ({bad[1]}); the ledger cannot be extended")
+        row: dict[str, Any] = {
+            "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
+            "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
+            "score": None if view.score is None else round(view.score, 6)}
+        row["hash"] = row_hash(row)
+        sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return True
 
 
 @dataclass(frozen=True)
