@@ -52,10 +52,7 @@ def registered_runs(root: Path) -> list[RegisteredRun]:
 
 def latest(runs: Sequence[RegisteredRun]) -> dict[tuple[str, str], RegisteredRun]:
     """The most recently registered run of each (engine, benchmark)."""
-    chosen: dict[tuple[str, str], RegisteredRun] = {}
-    for run in sorted(runs, key=lambda r: r.registered):
-        chosen[(run.engine, run.benchmark)] = run
-    return chosen
+    return {(run.engine, run.benchmark): run for run in sorted(runs, key=lambda r: r.registered)}
 
 
 def best_engine(runs: Sequence[RegisteredRun]) -> str | None:
@@ -67,7 +64,7 @@ def best_engine(runs: Sequence[RegisteredRun]) -> str | None:
     for engine in {engine for engine, _ in cells}:
         lifts = [cells[(engine, b)].headline["mean_difference"] for b in benchmarks
                  if (engine, b) in cells and cells[(engine, b)].headline]
-        if lifts and len(lifts) == len(benchmarks):
+        if len(lifts) == len(benchmarks):
             scores[engine] = (min(lifts), sum(lifts) / len(lifts))
     return max(scores, key=lambda engine: scores[engine]) if scores else None
 

@@ -9,7 +9,7 @@ import os
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,12 +173,6 @@ class DrawScorer:
         """A complete scoring of the test tasks into the ledgers (each skips a scoring it holds already)."""
         if self.complete(scores):
             self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
-
-    def record_run(self, who: str, key: str, draws: Sequence[Mapping[str, float]]) -> None:
-        """Every draw of a finished arm (read back from its record) into the ledgers: a folder from before the
-        ledger counts its views when it is resumed or reported."""
-        for draw, scores in enumerate(draws):
-            self.record(who, key, draw, scores)
 
     def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
         """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""

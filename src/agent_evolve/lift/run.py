@@ -119,7 +119,8 @@ def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[
     if result is None or not all(experiment.scorer.complete(scores) for scores in result.draws):
         result = run()
         atomic_write(folder / "arm.json", json.dumps(dataclasses.asdict(result), indent=1))
-    experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), result.test_key, result.draws)
+    for draw, scores in enumerate(result.draws):  # a folder from before the ledger counts its views too
+        experiment.scorer.record(folder.relative_to(out_dir).as_posix(), result.test_key, draw, scores)
     return result
 
 
