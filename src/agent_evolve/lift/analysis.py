@@ -104,9 +104,8 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
               baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
               resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
               evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The whole report: plan, registration, baseline (task scores averaged over `baseline_draws`), per-seed rows and
-    pooled lift of each arm, draw evidence; the control is `exact` when every seed ends byte-identical to the
-    baseline."""
+    """The whole report: plan, registration, baseline, per-seed rows and pooled lift of each arm, draw evidence; the
+    control is `exact` when every seed ends byte-identical to the baseline, with its per-task scores in every draw."""
     by_arm = {arm: [r for r in runs if r.arm == arm] for arm in plan.arms}
     report: dict[str, Any] = {
         **report_head(plan, {"engine": plan.engine}, baseline, baseline_key, baseline_cost,
