@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from agent_evolve.lift.plan import CONTROL, EVOLVED, MATCHED, ArmRun, ComparisonPlan, LiftPlan
+from agent_evolve.lift.plan import ARM_ROWS, ARMS, CONTROL, EVOLVED, MATCHED, ArmRun, ComparisonPlan, LiftPlan
 from agent_evolve.stats import TOLERANCE, PairedTable, lift_summary, mean
 
 TEST_KEYS = ("ci_low", "ci_high", "p_value", "wins", "losses", "ties")  # a lift's CI and sign test, as stats gives them
@@ -41,10 +41,10 @@ def run_row(baseline: Mapping[str, float], run: ArmRun, resamples: int, baseline
     }
 
 
-def pooled(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
-    """The arm's lift over its seeds, task by task: each task's score averaged over its seeds, paired with the
-    baseline's; the CI resamples tasks, not (seed, task) pairs, which are not independent."""
-    return lift_summary(PairedTable.pair(baseline, task_means([r.test_scores for r in runs])), resamples=resamples)
+def pooled(reference: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
+    """The arm's lift over `reference` (the baseline's or a control's task scores), task by task: each task's score
+    averaged over its seeds; the CI resamples tasks, not (seed, task) pairs, which are not independent."""
+    return lift_summary(PairedTable.pair(reference, task_means([r.test_scores for r in runs])), resamples=resamples)
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:
@@ -57,14 +57,10 @@ def spread(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def total_cost(runs: Sequence[ArmRun]) -> dict[str, float]:
-    return {key: math.fsum(float(r.cost.get(key, 0)) for r in runs) for key in COST_KEYS}
-
-
 def arm_summary(baseline: Mapping[str, float], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
     """One arm over its seeds: mean lift, pooled CI and p-value, seed-to-seed spread, cost, lift per 100 solves."""
     lifts = [PairedTable.pair(baseline, r.test_scores).mean_difference for r in runs]
-    cost = total_cost(runs)
+    cost = {key: math.fsum(float(r.cost.get(key, 0)) for r in runs) for key in COST_KEYS}
     lift = mean(lifts)
     return {
         "mean_lift": lift,
@@ -108,16 +104,14 @@ def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmR
               baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
               resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
               evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The whole report: plan, registration, baseline (task scores averaged over `baseline_draws`), per-seed rows and
-    pooled lift of each arm, draw evidence; the control is `exact` when every seed ends byte-identical to the
-    baseline."""
+    """The whole report: plan, registration, baseline, per-seed rows and pooled lift of each arm, draw evidence; the
+    control is `exact` when every seed ends byte-identical to the baseline, with its per-task scores in every draw."""
     by_arm = {arm: [r for r in runs if r.arm == arm] for arm in plan.arms}
     report: dict[str, Any] = {
         **report_head(plan, {"engine": plan.engine}, baseline, baseline_key, baseline_cost,
                       dict(evidence or {"plan_id": "", "registered": False})),
-        "runs": [run_row(baseline, r, resamples, baseline_key) for r in by_arm[EVOLVED]],
-        "control": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(CONTROL, [])],
-        "matched": [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(MATCHED, [])],
+        **{ARM_ROWS[arm]: [run_row(baseline, r, resamples, baseline_key) for r in by_arm.get(arm, [])]
+           for arm in ARMS},
         "arms": {arm: arm_summary(baseline, rs, resamples) for arm, rs in by_arm.items() if rs},
     }
     report["tasks"] = paired_tasks(baseline, runs)
@@ -159,12 +153,6 @@ def churn(draws: Sequence[Mapping[str, float]]) -> list[dict[str, Any]]:
     return rows
 
 
-def against(reference: Sequence[ArmRun], runs: Sequence[ArmRun], resamples: int) -> dict[str, Any]:
-    """The arm's lift over a control, task by task, each task averaged over the draws and seeds of each side."""
-    return lift_summary(PairedTable.pair(task_means([r.test_scores for r in reference]),
-                                         task_means([r.test_scores for r in runs])), resamples=resamples)
-
-
 def convergence(runs: Sequence[ArmRun]) -> dict[str, Any]:
     """How many seeds ended with the same workspace content as the most common one, and a sentence saying so."""
     if not runs:
@@ -185,8 +173,8 @@ def draw_evidence(baseline_draws: Sequence[Mapping[str, float]], by_arm: Mapping
                   resamples: int) -> dict[str, Any]:
     """Draw pairings and churn, the lift against each control that ran, the headline and the seeds' convergence."""
     evolved = list(by_arm.get(EVOLVED, []))
-    controls = {name: against(by_arm[name], evolved, resamples) for name in (CONTROL, MATCHED)
-                if by_arm.get(name) and evolved}
+    controls = {name: pooled(task_means([r.test_scores for r in by_arm[name]]), evolved, resamples)
+                for name in (CONTROL, MATCHED) if by_arm.get(name) and evolved}
     headline = min(controls.items(), key=lambda item: item[1]["mean_difference"]) if controls else None
     matched_tokens = [(m.test_tokens, e.test_tokens) for m in by_arm.get(MATCHED, []) for e in evolved
                       if e.seed == m.seed]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_evolve.lift.plan import ARM_ROWS
 from agent_evolve.lift.shapes import read_lift
 
 NUMBER = r"[+\-−]\d+\.\d{3}"
@@ -96,10 +97,6 @@ def fmt_lift(lift: float, low: float, high: float) -> str:
     return f"{lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}]"
 
 
-ARM_ROWS = {"evolved": "runs", "control": "control", "matched": "matched"}
-"""Where lift.json keeps each arm's per-seed rows."""
-
-
 def completion(report: dict[str, Any]) -> tuple[int, int]:
     """How many of the plan's seeds have every planned arm scored, and how many the plan has (a lift.json is
     rewritten after each arm, so a run in progress has fewer)."""
@@ -115,12 +112,14 @@ def table_row(name: str, report: dict[str, Any]) -> str:
     """One experiment's row: tasks, seeds, registration, draws, mean lift with its pooled CI, the headline; a
     registered run still in progress shows how far it is instead of numbers."""
     registration = report.get("registration") or {}
-    evolved = (report.get("arms") or {}).get("evolved")
+    registered = registration.get("registered")
+    plan, draws = (registration.get("plan_id"), registration.get("draws", 1)) if registered else ("unregistered", 1)
+    start = f"| [{name}]({name}) | {report.get('benchmark')} | {report.get('test_tasks')} "
     done, planned = completion(report)
-    if registration.get("registered") and done < planned:
-        return (f"| [{name}]({name}) | {report.get('benchmark')} | {report.get('test_tasks')} | {done} of {planned} "
-                f"| {registration.get('plan_id')} | {registration.get('draws', 1)} | in progress | in progress: "
-                f"{done} of {planned} seeds have every arm scored |")
+    if registered and done < planned:
+        return (f"{start}| {done} of {planned} | {plan} | {draws} | in progress | in progress: {done} of {planned} "
+                "seeds have every arm scored |")
+    evolved = (report.get("arms") or {}).get("evolved")
     if evolved:
         pooled = evolved["pooled"]
         mean = fmt_lift(evolved["mean_lift"], pooled["ci_low"], pooled["ci_high"])
@@ -128,12 +127,8 @@ def table_row(name: str, report: dict[str, Any]) -> str:
         mean = f"{report.get('mean_lift', 0.0):+.3f} (per-seed CIs only)"
     head = (report.get("evidence") or {}).get("headline")
     headline = (f"{fmt_lift(head['mean_difference'], head['ci_low'], head['ci_high'])} (against {head['against']})"
-                if head and registration.get("registered") else "unregistered: none")
-    plan = registration.get("plan_id") if registration.get("registered") else "unregistered"
-    seeds = len(report.get("runs", []))
-    draws = registration.get("draws", 1) if registration.get("registered") else 1
-    return (f"| [{name}]({name}) | {report.get('benchmark')} | {report.get('test_tasks')} | {seeds} | {plan} "
-            f"| {draws} | {mean} | {headline} |")
+                if head and registered else "unregistered: none")
+    return f"{start}| {len(report.get('runs', []))} | {plan} | {draws} | {mean} | {headline} |"
 
 
 def results_table(root: Path) -> str:

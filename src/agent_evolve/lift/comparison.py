@@ -1,7 +1,5 @@
-"""Engines side by side: each engine's parameters and one table of lift and cost per engine (pure functions); the
-run, resumable (the baseline once, then per seed every engine's arm and one control arm, rewriting the comparison
-after each arm); and the comparison on disk: comparison.json, comparison.md (one table, a row per engine),
-comparison.png, and each engine's own lift report in its folder."""
+"""Engines side by side, resumably: the baseline once, then per seed every engine's arm and one control arm, with
+comparison.json, .md (lift and cost, a row per engine) and .png rewritten after each, and each engine's lift report."""
 
 from __future__ import annotations
 

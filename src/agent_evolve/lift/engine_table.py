@@ -30,10 +30,8 @@ class RegisteredRun:
 
 
 def registered_runs(root: Path) -> list[RegisteredRun]:
-    """Every registered plan of one engine under `root` (`<folder>/plan.json` with an id), with its lift.json's
-    headline when that file reports the same plan; folders are named relative to `root`'s parent, as documents link
-    them. A comparison's folder is left out: its engines ran without the compute-matched control, so their headlines
-    are not the one this table ranks engines by."""
+    """Every registered single-engine plan under `root` with its lift.json's headline when that reports the same plan,
+    named relative to `root`'s parent as documents link it (comparisons, without the matched control, are skipped)."""
     runs = []
     for plan_path in sorted(root.glob("*/plan.json")):
         plan = read_plan(plan_path) or {}
@@ -54,10 +52,7 @@ def registered_runs(root: Path) -> list[RegisteredRun]:
 
 def latest(runs: Sequence[RegisteredRun]) -> dict[tuple[str, str], RegisteredRun]:
     """The most recently registered run of each (engine, benchmark)."""
-    chosen: dict[tuple[str, str], RegisteredRun] = {}
-    for run in sorted(runs, key=lambda r: r.registered):
-        chosen[(run.engine, run.benchmark)] = run
-    return chosen
+    return {(run.engine, run.benchmark): run for run in sorted(runs, key=lambda r: r.registered)}
 
 
 def best_engine(runs: Sequence[RegisteredRun]) -> str | None:
@@ -69,7 +64,7 @@ def best_engine(runs: Sequence[RegisteredRun]) -> str | None:
     for engine in {engine for engine, _ in cells}:
         lifts = [cells[(engine, b)].headline["mean_difference"] for b in benchmarks
                  if (engine, b) in cells and cells[(engine, b)].headline]
-        if lifts and len(lifts) == len(benchmarks):
+        if len(lifts) == len(benchmarks):
             scores[engine] = (min(lifts), sum(lifts) / len(lifts))
     return max(scores, key=lambda engine: scores[engine]) if scores else None
 

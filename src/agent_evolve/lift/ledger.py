@@ -1,7 +1,6 @@
-"""The test-view ledger: every scoring of test tasks, by any plan, appended as a hash-chained JSONL row (so a
-rewritten, dropped or reordered row breaks the chain), in the experiment folder and in a per-user store keyed by the
-test split's hash. `agent-evolve eval` on a test split is such a look too (:func:`record_eval`), so a later plan counts
-it and `--test-reserve` avoids its tasks."""
+"""The test-view ledger: every scoring of test tasks (an `eval` on a test split too, :func:`record_eval`), appended
+as a hash-chained JSONL row in the experiment folder and a per-user store keyed by the test split's hash, so a
+rewritten, dropped or reordered row breaks the chain and `--test-reserve` avoids every task already seen."""
 
 from __future__ import annotations
 
@@ -107,27 +106,20 @@ def append_view(path: Path, view: View) -> bool:
     with path.open("a", encoding="utf-8") as sink:
         fcntl.flock(sink, fcntl.LOCK_EX)
         drop_torn_tail(path)
-        row = _chained(path, view)
-        if row is not None:
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return row is not None
-
-
-def _chained(path: Path, view: View) -> dict[str, Any] | None:
-    """The row that records `view` after the ledger's last row; None when the ledger holds that scoring."""
-    rows = read_rows(path)
-    if any(view.same_scoring(row) for row in rows):
-        return None
-    bad = first_bad_row(rows)
-    if bad is not None:
-        raise ConfigError(f"{path}: row {bad[0]} is broken ({bad[1]}); the ledger cannot be extended")
-    row: dict[str, Any] = {
-        "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
-        "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
-        "score": None if view.score is None else round(view.score, 6)}
-    row["hash"] = row_hash(row)
-    return row
+        rows = read_rows(path)
+        if any(view.same_scoring(row) for row in rows):
+            return False
+        bad = first_bad_row(rows)
+        if bad is not None:
+            raise ConfigError(f"{path}: row {bad[0]} is broken ({bad[1]}); the ledger cannot be extended")
+        row: dict[str, Any] = {
+            "prev": rows[-1]["hash"] if rows else GENESIS, "plan": view.plan, "who": view.who,
+            "workspace": view.workspace, "draw": view.draw, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "split": view.split, "tasks": ids_hash(view.task_ids), "task_ids": sorted(view.task_ids),
+            "score": None if view.score is None else round(view.score, 6)}
+        row["hash"] = row_hash(row)
+        sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return True
 
 
 @dataclass(frozen=True)
@@ -164,12 +156,8 @@ class ViewLedgers:
         return sorted(seen.values(), key=lambda row: str(row.get("time", "")))
 
 
-def scored_ids(rows: Iterable[Mapping[str, Any]], except_plan: str = "") -> set[str]:
-    """Every task id a plan other than `except_plan` has scored."""
-    return {str(t) for row in rows if row.get("plan") != except_plan for t in row.get("task_ids", [])}
-
-
-def missing_scorings(folder: Iterable[Mapping[str, Any]], store: Iterable[Mapping[str, Any]], plan_id: str) -> list[str]:
+def missing_scorings(folder: Iterable[Mapping[str, Any]], store: Iterable[Mapping[str, Any]],
+                     plan_id: str) -> list[str]:
     """The scorings of `plan_id` that the per-user store records and the folder's ledger lacks: rows cut from the end
     of the folder's ledger, which its own chain cannot show."""
     held = {(r.get("who"), r.get("draw"), r.get("tasks")) for r in folder if r.get("plan") == plan_id}
@@ -180,7 +168,7 @@ def missing_scorings(folder: Iterable[Mapping[str, Any]], store: Iterable[Mappin
 def reserve(split_ids: Sequence[str], rows: Iterable[Mapping[str, Any]], size: int, where: str) -> list[str]:
     """The first `size` ids of the test split (in its order) that no plan in the ledger has scored; a ConfigError
     when fewer are left."""
-    seen = scored_ids(rows)
+    seen = {str(t) for row in rows for t in row.get("task_ids", [])}
     fresh = [t for t in split_ids if t not in seen]
     if len(fresh) < size:
         raise ConfigError(f"--test-reserve {size}: only {len(fresh)} of the {len(split_ids)} test tasks were never "

@@ -1,9 +1,6 @@
 """The compute-matched control: the baseline workspace, no evolution, drawing further sampled replies per test task
 up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a lift).
-
-Replies agree on an answer by its value (numbers) or its text; programs, which never agree as text, agree by what
-they do: a code task's replies are ranked by how many of its docstring's examples they pass (what the agent is shown,
-as the workspace's own example check uses them), and the most common outcome among the best wins."""
+Replies agree by value or text; programs, which never agree as text, by which of the docstring's examples they pass."""
 
 from __future__ import annotations
 
@@ -27,13 +24,12 @@ MAX_REPLIES = 16
 
 
 class SampledClient:
-    """An LLM client that samples every call at `temperature` at least: another reply to the same question (the
+    """An LLM client that samples every call at `VOTE_TEMPERATURE` at least: another reply to the same question (the
     metered client numbers repeated sampled requests as draws, so each is a reply of its own)."""
 
-    def __init__(self, inner: LLMClient, temperature: float = VOTE_TEMPERATURE) -> None:
+    def __init__(self, inner: LLMClient) -> None:
         self.inner = inner
         self.model = inner.model
-        self.temperature = temperature
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -41,7 +37,7 @@ class SampledClient:
     def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None,
                  temperature: float = 0.0, stop: list[str] | None = None) -> Completion:
         return self.inner.complete(messages, tools=tools, max_tokens=max_tokens,
-                                   temperature=max(temperature, self.temperature), stop=stop)
+                                   temperature=max(temperature, VOTE_TEMPERATURE), stop=stop)
 
 
 def draw_another(spent: float, replies: int, target: float) -> bool:

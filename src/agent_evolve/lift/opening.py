@@ -1,8 +1,6 @@
-"""Opening an experiment folder: choose the test tasks, register the plan before anything runs (or check it on a
-resume), and set up the draws and the test-view ledgers every scoring writes to; then scoring one workspace on the
-test tasks in every draw (:class:`DrawScorer`), each finished scoring written to the ledgers. An unfinished arm is
-carried across machines: its git-ignored working folder packed into a committed `checkpoint.tar.gz` after each cycle,
-unpacked in a clone that lacks it so the run resumes from its journal."""
+"""Opening an experiment folder: choose the test tasks and register the plan before anything runs (or check it on a
+resume); score workspaces on them draw by draw into the test-view ledgers (:class:`DrawScorer`); carry an unfinished
+arm's git-ignored working folder across machines in a committed `checkpoint.tar.gz`, so a fresh clone resumes it."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ import os
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,19 +66,15 @@ class Experiment:
                 **earlier_plans(self.scorer.views.rows(), [t.id for t in self.tests], self.registration["plan_id"])}
 
 
-def legacy_plan(plan: LiftPlan | ComparisonPlan) -> dict[str, Any]:
-    """The plan as a folder from before registration wrote it (no draws, reserve or compute-matched control)."""
+def check_legacy_plan(path: Path, saved: dict[str, Any], plan: LiftPlan | ComparisonPlan,
+                      config: EvolveConfig) -> None:
+    """Refuse to resume an unregistered folder under another experiment: the plan as such a folder wrote it (no
+    draws, reserve or compute-matched control) and the config (settings added since keep their defaults)."""
     old = {k: v for k, v in plan.to_dict().items() if k not in NEW_PLAN_FIELDS}
     if "arms" in old:
         old["arms"] = [arm for arm in old["arms"] if arm != MATCHED]
-    return old
-
-
-def check_legacy_plan(path: Path, saved: dict[str, Any], plan: LiftPlan | ComparisonPlan,
-                      config: EvolveConfig) -> None:
-    """Refuse to resume an unregistered folder under another experiment (settings added since keep defaults)."""
     saved = {**saved, "config": {**json.loads(json.dumps(EvolveConfig().to_dict())), **saved["config"]}}
-    if saved != json.loads(json.dumps({"plan": legacy_plan(plan), "config": config.to_dict()})):
+    if saved != json.loads(json.dumps({"plan": old, "config": config.to_dict()})):
         raise ConfigError(f"{path}: this folder holds another experiment (other plan or config); "
                           "use another --out or remove the folder")
 
@@ -179,12 +173,6 @@ class DrawScorer:
         """A complete scoring of the test tasks into the ledgers (each skips a scoring it holds already)."""
         if self.complete(scores):
             self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
-
-    def record_run(self, who: str, key: str, draws: Sequence[Mapping[str, float]]) -> None:
-        """Every draw of a finished arm (read back from its record) into the ledgers: a folder from before the
-        ledger counts its views when it is resumed or reported."""
-        for draw, scores in enumerate(draws):
-            self.record(who, key, draw, scores)
 
     def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
         """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""

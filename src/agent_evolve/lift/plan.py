@@ -12,6 +12,7 @@ EVOLVED = "evolved"  # the engine under test
 CONTROL = "control"  # the same loop with an engine that never edits
 MATCHED = "matched"  # the baseline workspace with the evolved arm's test-time tokens, spent on a vote
 ARMS: tuple[str, ...] = (EVOLVED, CONTROL, MATCHED)
+ARM_ROWS = {EVOLVED: "runs", CONTROL: "control", MATCHED: "matched"}  # where lift.json keeps each arm's per-seed rows
 DEFAULT_DRAWS = 2
 DEFAULT_SEEDS: tuple[int, ...] = (0, 1, 2)
 MIN_TEST_TASKS = 120  # fewer test tasks cannot tell a real lift of +0.08 from noise
@@ -86,17 +87,10 @@ class ArmRun:
     finished: bool = False
     edits: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @property
     def draws(self) -> list[dict[str, float]]:
         """The scores of each draw (an arm from before draws had one)."""
         return self.draw_scores or [self.test_scores]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ArmRun:
-        return cls(**data)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""The lift report on disk: lift.json (every number and the per-task paired table), lift.md (with its account of how
-far the numbers can be trusted: the registered plan, earlier plans on these tasks, the draws, the lift against each
-control and the seeds' convergence) and lift.png (per-seed lift bars, the holdout score per cycle; matplotlib, lazily)."""
+"""The lift report on disk: lift.json (every number and the per-task paired table), lift.md (with how far the numbers
+can be trusted: registration, earlier plans on these tasks, draws, lift against each control, convergence) and
+lift.png (per-seed lift bars and holdout score curves; matplotlib, lazily)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
-evolved arm and its controls, then the report. The folder's layout is in docs/evidence.md; a rerun after a kill reads
-finished arms back and resumes the rest. The no-evolution control arm runs the same loop with :class:`NoEditEngine`.
-Each arm's cost: task solves (counted at `evaluate` and written at each, so a kill keeps them), engine calls, tokens,
-wall time. The compute-matched control's agent is `lift.matched`."""
+"""Run a lift experiment, resumably (a rerun reads finished arms back): register the plan, score the baseline in every
+test draw, then per seed the evolved arm and its controls (:class:`NoEditEngine`'s loop; `lift.matched`'s vote), then
+the report. Each arm's cost is written as it is spent, so a kill keeps it. The layout is in docs/evidence.md."""
 
 from __future__ import annotations
 
@@ -110,22 +108,19 @@ def run_matched(seed: int, evolved: ArmRun, experiment: Experiment, out_dir: Pat
                                     lambda draw: matched_agent(budgets[min(draw, len(budgets) - 1)]))
     return ArmRun(arm=MATCHED, seed=seed, workspace=str(out_dir / BASELINE / "workspace"), test_key=drawn.key,
                   test_scores=drawn.scores, draw_scores=drawn.draws, test_tokens=drawn.tokens_per_task,
-                  cost={"evolution_solves": 0, "test_solves": drawn.cost["solves"], "solves": drawn.cost["solves"],
-                        "engine_calls": 0, "tokens": drawn.cost["tokens"], "seconds": drawn.cost["seconds"]},
-                  finished=True)
+                  cost=arm_cost({"solves": 0, "seconds": 0.0}, {}, drawn.cost), finished=True)
 
 
 def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[[], ArmRun]) -> ArmRun:
-    """A finished arm read back from `folder/arm.json`, else run and recorded there (so a rerun skips it); one whose
-    test draws lack a task (left out after an infrastructure failure) is run again, which solves only the tasks its
-    score files lack. Either way its test draws go into the ledgers under the folder's name (a folder from before
-    the ledger counts its views)."""
+    """A finished arm read back from `folder/arm.json`, else (or when a draw lacks a task) run, solving only what its
+    score files lack, and recorded there; either way its test draws go into the ledgers under the folder's name."""
     saved = read_arm(folder / "arm.json")
-    result = ArmRun.from_dict(saved) if saved else None
+    result = ArmRun(**saved) if saved else None
     if result is None or not all(experiment.scorer.complete(scores) for scores in result.draws):
         result = run()
-        atomic_write(folder / "arm.json", json.dumps(result.to_dict(), indent=1))
-    experiment.scorer.record_run(folder.relative_to(out_dir).as_posix(), result.test_key, result.draws)
+        atomic_write(folder / "arm.json", json.dumps(dataclasses.asdict(result), indent=1))
+    for draw, scores in enumerate(result.draws):  # a folder from before the ledger counts its views too
+        experiment.scorer.record(folder.relative_to(out_dir).as_posix(), result.test_key, draw, scores)
     return result
 
 
@@ -144,19 +139,13 @@ def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, 
         runs: list[ArmRun] = []
         report: dict = {}
         for seed in plan.seeds:
-            evolved: ArmRun | None = None
-            for arm in plan.arms:
-                folder = out_dir / arm / f"seed-{seed}"
+            for arm in plan.arms:  # the evolved arm first: the compute-matched control spends its tokens
                 if arm == MATCHED:
-                    if evolved is None or experiment.scorer.layout.legacy:
-                        continue
-                    done = arm_once(experiment, out_dir, folder,
-                                    partial(run_matched, seed, evolved, experiment, out_dir, progress))
+                    evolved = next(r for r in runs if r.arm == EVOLVED and r.seed == seed)
+                    run = partial(run_matched, seed, evolved, experiment, out_dir, progress)
                 else:
                     run = partial(run_arm, plan, arm, seed, experiment, benchmark, experiment.config, out_dir, progress)
-                    done = arm_once(experiment, out_dir, folder, run)
-                evolved = done if arm == EVOLVED else evolved
-                runs.append(done)
+                runs.append(arm_once(experiment, out_dir, out_dir / arm / f"seed-{seed}", run))
                 report = summarize(plan, baseline.scores, runs, baseline_key=baseline.key, baseline_cost=baseline.cost,
                                    baseline_draws=baseline.draws, evidence=experiment.evidence())
                 write_report(report, out_dir)

@@ -58,9 +58,8 @@ def stored_scores(path: Path) -> dict[str, float]:
 
 
 def store_cost(path: Path, made_by: str | None = None) -> dict[str, float]:
-    """What the scores in a store cost to make (only the rows `made_by` made, when given): solves (failed ones
-    too: they spent compute), scored tasks, tokens and the sum of the solves' own seconds. Read from the rows, so a
-    scoring spread over sittings counts every sitting."""
+    """What a store's scores cost (only `made_by`'s rows, when given): solves, failed ones too, scored tasks, tokens
+    and the solves' seconds, read from the rows so that a scoring spread over sittings counts every sitting."""
     rows = [r for r in read_jsonl(path) if made_by is None or r.get("by") == made_by]
     return {"solves": len(rows), "scored": sum(1 for r in rows if "score" in r),
             "tokens": sum(float(r.get("tokens", 0)) for r in rows),
@@ -80,9 +79,8 @@ def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
     made_by: str, progress: Progress | None = None, *, sampling_seed: int = 0, make_agent: AgentMaker | None = None,
 ) -> dict[str, float]:
-    """Per-task scores of the workspace's agent, solving only tasks `store` lacks (each row names `made_by`, for
-    `store_cost`); an infrastructure failure is stored without a score (its cost counts), so the task is solved
-    again next run."""
+    """Per-task scores of the workspace's agent, solving only tasks `store` lacks (rows name `made_by`); an
+    infrastructure failure is stored without a score, so it costs but its task is solved again next run."""
     done = stored_scores(store)
     todo = [t for t in tasks if t.id not in done]
     if todo:

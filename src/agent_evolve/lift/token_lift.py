@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_evolve.lift.claims import ARM_ROWS
+from agent_evolve.lift.plan import ARM_ROWS
 
 
 def lift_per_thousand_tokens(lift: float, tokens: float) -> float | None:

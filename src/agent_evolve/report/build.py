@@ -4,7 +4,6 @@ CSS and SVG, no script and nothing loaded from elsewhere (and the figures as PNG
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
@@ -13,10 +12,10 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.run_metrics import describe_edit_rates, edit_rates
 from agent_evolve.engine.versioning import VersionControl, candidate_tag, pre_evolution_tag
 from agent_evolve.report.figures import save_png, score_figure, spending_figure, svg_text
-from agent_evolve.report.model import (GATED_OUTCOMES, GateTally, SkillUse, TaskMatrix, VersionNode, gate_tallies,
-                                       lineage, skill_bank, task_matrix)
+from agent_evolve.report.model import (GATED_OUTCOMES, GateTally, VersionNode, gate_tallies, lineage, skill_bank,
+                                       task_matrix)
 from agent_evolve.userview.labels import evolvable_paths
-from agent_evolve.userview.run import CycleRow, RunView, accepted_version, baseline_score, load_run, score_text
+from agent_evolve.userview.run import RunView, accepted_version, baseline_score, load_run, score_text
 
 
 _CSS = """
@@ -31,22 +30,6 @@ ul.tree li{margin:.35rem 0} .tag{font-family:monospace;font-weight:700;padding:.
 .add{color:#137333} .del{color:#b3261e} .hunk{color:#6a4fb3} .file{font-weight:700}
 .matrix td{text-align:center;min-width:1.6rem} .s1{background:#b7e4c7} .s0{background:#f4c7c3} .sp{background:#fde9a9}
 """
-
-
-@dataclass(frozen=True)
-class ReportPage:
-    """Everything the page shows, already computed."""
-
-    title: str
-    summary: list[tuple[str, str]]
-    score_svg: str
-    spending_svg: str
-    rows: list[CycleRow]
-    tree: VersionNode
-    gates: list[GateTally]
-    diffs: list[tuple[int, str, str]]
-    skills: list[SkillUse]
-    matrix: TaskMatrix
 
 
 def _gate_text(gate: dict | None) -> str:
@@ -111,58 +94,10 @@ def _num(value: float | None) -> str:
     return "&ndash;" if value is None else f"{value:.3f}"
 
 
-def render(page: ReportPage) -> str:
-    """The whole page as one HTML string."""
-    summary = _table((), [(escape(k), escape(v)) for k, v in page.summary], "summary")
-    cycles = _table(
-        ("cycle", "outcome", "cycle score", "holdout", "batch", "version", "changed", "summary", "tokens", "cost $"),
-        [(str(r.cycle), f'<span class="tag {escape(r.outcome)}">{escape(r.outcome)}</span>', _num(r.score),
-          _num(r.holdout_score), _num(r.batch_score), escape(r.accepted_tag), escape(", ".join(r.changed_paths)),
-          escape(r.summary), f"{r.tokens:,}", f"{r.cost:.4f}") for r in page.rows],
-    )
-    diffs = "".join(
-        f"<details open><summary>cycle {cycle}: {escape(label)}</summary><pre class=\"diff\">{_diff_html(text) or 'no change'}</pre></details>"
-        for cycle, label, text in page.diffs
-    ) or "<p>No candidate was gated.</p>"
-    gates = _table(
-        ("cycle", "candidate", "outcome", "wins", "losses", "ties", "holdout tasks scored", "stopped", "reason"),
-        [(str(t.cycle), escape(t.tag), f'<span class="tag {escape(t.outcome)}">{escape(t.outcome)}</span>',
-          _count(t.wins), _count(t.losses), _count(t.ties), _scored_text(t), escape(t.stopped), escape(t.reason))
-         for t in page.gates],
-        "gates",
-    ) if page.gates else "<p>No candidate was gated.</p>"
-    skills = _table(
-        ("skill", "description", "uses (train tasks)", "contribution (score with - without)"),
-        [(escape(s.name), escape(s.description), str(s.uses), _num(s.contribution)) for s in page.skills],
-    ) if page.skills else "<p>No skills in the accepted version.</p>"
-    matrix = page.matrix
-    grid = _table(
-        ("task", "split", *[f"c{c}" for c in matrix.cycles]),
-        [(escape(t), matrix.split[t], *[
-            f'<span class="{_score_class(matrix.cells[(t, c)])}">{matrix.cells[(t, c)]:.2f}</span>' if (t, c) in matrix.cells else ""
-            for c in matrix.cycles]) for t in matrix.tasks],
-        "matrix",
-    )
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{escape(page.title)}</title><style>{_CSS}</style></head>
-<body>
-<h1>{escape(page.title)}</h1>
-<section id="summary"><h2>Summary</h2>{summary}</section>
-<section id="curve"><h2>Scores</h2><div class="figure">{page.score_svg}</div>{cycles}</section>
-<section id="lineage"><h2>Lineage of versions</h2><ul class="tree">{_tree(page.tree, {t.cycle: t for t in page.gates})}</ul>
-<h3>Wins and losses per gate</h3>{gates}</section>
-<section id="diffs"><h2>What each candidate changed</h2>{diffs}</section>
-<section id="skills"><h2>Skill bank</h2>{skills}</section>
-<section id="matrix"><h2>Results by task and cycle</h2>{grid}</section>
-<section id="spending"><h2>Tokens and cost</h2><div class="figure">{page.spending_svg}</div></section>
-</body></html>
-"""
-
-
-def report_page(run: RunView) -> ReportPage:
+def summary_rows(run: RunView, baseline: float | None) -> list[tuple[str, str]]:
+    """The summary table's rows: workspace, accepted version, baseline, cycles by outcome, spending, engine edits."""
     rows = run.rows
     tag, score = accepted_version(run.journal)
-    baseline = baseline_score(run.journal)
     outcomes = [r.outcome for r in rows]
     summary = [
         ("workspace", str(run.workspace)),
@@ -175,34 +110,74 @@ def report_page(run: RunView) -> ReportPage:
     ]
     if rates := edit_rates(run.records):
         summary.append(("engine edits", describe_edit_rates(rates)))
+    return summary
+
+
+def render(run: RunView) -> str:
+    """The run's whole page as one HTML string: its parts computed from the records, then laid out."""
+    rows = run.rows
+    baseline = baseline_score(run.journal)
     vc, layers = VersionControl(run.workspace), evolvable_paths(run.workspace)
-    diffs = [
-        (r.cycle, f"{r.outcome}: {r.summary}", vc.get_diff(pre_evolution_tag(r.cycle), candidate_tag(r.cycle), layers))
+    batches = run.observations()
+    tallies = gate_tallies(rows)
+    bank = skill_bank([(s.name, s.description) for s in AgentWorkspace(run.workspace).list_skills()],
+                      [o for batch in batches.values() for o in batch])
+    matrix = task_matrix({r.cycle: run.holdout_scores(r.cycle) for r in rows}, batches)
+    title = f"agent-evolve run: {run.workspace.name}"
+    tree = _tree(lineage(rows, run.journal), {t.cycle: t for t in tallies})
+    summary = _table((), [(escape(k), escape(v)) for k, v in summary_rows(run, baseline)], "summary")
+    cycles = _table(
+        ("cycle", "outcome", "cycle score", "holdout", "batch", "version", "changed", "summary", "tokens", "cost $"),
+        [(str(r.cycle), f'<span class="tag {escape(r.outcome)}">{escape(r.outcome)}</span>', _num(r.score),
+          _num(r.holdout_score), _num(r.batch_score), escape(r.accepted_tag), escape(", ".join(r.changed_paths)),
+          escape(r.summary), f"{r.tokens:,}", f"{r.cost:.4f}") for r in rows],
+    )
+    diffs = "".join(
+        f"<details open><summary>cycle {r.cycle}: {escape(f'{r.outcome}: {r.summary}')}</summary><pre class=\"diff\">"
+        f"{_diff_html(vc.get_diff(pre_evolution_tag(r.cycle), candidate_tag(r.cycle), layers)) or 'no change'}"
+        "</pre></details>"
         for r in rows
         if r.outcome in GATED_OUTCOMES and vc.has_ref(pre_evolution_tag(r.cycle)) and vc.has_ref(candidate_tag(r.cycle))
-    ]
-    batches = run.observations()
-    skills = [(s.name, s.description) for s in AgentWorkspace(run.workspace).list_skills()]
-    gates = {r.cycle: run.holdout_scores(r.cycle) for r in rows}
-    return ReportPage(
-        title=f"agent-evolve run: {run.workspace.name}",
-        summary=summary,
-        score_svg=svg_text(score_figure(rows, baseline)),
-        spending_svg=svg_text(spending_figure(rows)),
-        rows=rows,
-        tree=lineage(rows, run.journal),
-        gates=gate_tallies(rows),
-        diffs=diffs,
-        skills=skill_bank(skills, [o for batch in batches.values() for o in batch]),
-        matrix=task_matrix(gates, batches),
+    ) or "<p>No candidate was gated.</p>"
+    gates = _table(
+        ("cycle", "candidate", "outcome", "wins", "losses", "ties", "holdout tasks scored", "stopped", "reason"),
+        [(str(t.cycle), escape(t.tag), f'<span class="tag {escape(t.outcome)}">{escape(t.outcome)}</span>',
+          _count(t.wins), _count(t.losses), _count(t.ties), _scored_text(t), escape(t.stopped), escape(t.reason))
+         for t in tallies],
+        "gates",
+    ) if tallies else "<p>No candidate was gated.</p>"
+    skills = _table(
+        ("skill", "description", "uses (train tasks)", "contribution (score with - without)"),
+        [(escape(s.name), escape(s.description), str(s.uses), _num(s.contribution)) for s in bank],
+    ) if bank else "<p>No skills in the accepted version.</p>"
+    grid = _table(
+        ("task", "split", *[f"c{c}" for c in matrix.cycles]),
+        [(escape(t), matrix.split[t], *[
+            f'<span class="{_score_class(matrix.cells[(t, c)])}">{matrix.cells[(t, c)]:.2f}</span>' if (t, c) in matrix.cells else ""
+            for c in matrix.cycles]) for t in matrix.tasks],
+        "matrix",
     )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title><style>{_CSS}</style></head>
+<body>
+<h1>{escape(title)}</h1>
+<section id="summary"><h2>Summary</h2>{summary}</section>
+<section id="curve"><h2>Scores</h2><div class="figure">{svg_text(score_figure(rows, baseline))}</div>{cycles}</section>
+<section id="lineage"><h2>Lineage of versions</h2><ul class="tree">{tree}</ul>
+<h3>Wins and losses per gate</h3>{gates}</section>
+<section id="diffs"><h2>What each candidate changed</h2>{diffs}</section>
+<section id="skills"><h2>Skill bank</h2>{skills}</section>
+<section id="matrix"><h2>Results by task and cycle</h2>{grid}</section>
+<section id="spending"><h2>Tokens and cost</h2><div class="figure">{svg_text(spending_figure(rows))}</div></section>
+</body></html>
+"""
 
 
 def build_report(workspace: str | Path, output: str | Path, png_dir: str | Path | None = None) -> Path:
     """Write the report of the run in `workspace` to `output`; with `png_dir`, the figures as PNG files too."""
     run = load_run(workspace)
     target = Path(output)
-    atomic_write(target, render(report_page(run)))
+    atomic_write(target, render(run))
     if png_dir is not None:
         save_png(score_figure(run.rows, baseline_score(run.journal)), Path(png_dir) / "scores.png")
         save_png(spending_figure(run.rows), Path(png_dir) / "spending.png")

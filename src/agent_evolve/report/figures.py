@@ -1,6 +1,5 @@
-"""The report's figures with matplotlib (the `[plot]` extra): score curves and spending, as SVG or PNG; their axis
-limits and ticks are pure functions for any number of cycles (scores with a margin so no point lies on the frame,
-amounts from 0, whole cycle ticks)."""
+"""The report's figures with matplotlib (the `[plot]` extra): score curves and spending, as SVG or PNG, with axis
+limits and ticks as pure functions of the values, so no point lies on the frame for any number of cycles."""
 
 from __future__ import annotations
 
@@ -57,9 +56,7 @@ def amount_limits(values: Iterable[float | None], empty_top: float = 1.0, headro
 def cycle_limits(cycles: Iterable[int]) -> AxisRange:
     """Half a cycle beyond the first and the last, so a single cycle sits mid-axis and every bar fits."""
     shown = list(cycles)
-    if not shown:
-        return AxisRange(0.5, 1.5)
-    return AxisRange(min(shown) - 0.5, max(shown) + 0.5)
+    return AxisRange(min(shown, default=1) - 0.5, max(shown, default=1) + 0.5)
 
 
 def cycle_ticks(cycles: Iterable[int], most: int = MOST_CYCLE_TICKS) -> list[int]:

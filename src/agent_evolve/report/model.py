@@ -118,18 +118,13 @@ class SkillUse:
     contribution: float | None
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def skill_bank(skills: Sequence[tuple[str, str]], observations: Sequence[Observation]) -> list[SkillUse]:
     """Use count and contribution of each (name, description) skill over the train observations."""
     bank = []
     for name, description in skills:
         used = [o.feedback.score for o in observations if name in skills_used(o.trajectory.steps)]
         unused = [o.feedback.score for o in observations if name not in skills_used(o.trajectory.steps)]
-        with_it, without = _mean(used), _mean(unused)
-        contribution = with_it - without if with_it is not None and without is not None else None
+        contribution = sum(used) / len(used) - sum(unused) / len(unused) if used and unused else None
         bank.append(SkillUse(name, description, len(used), contribution))
     return bank
 
