@@ -56,14 +56,14 @@ def failure_counts(evidence: Evidence, number_tasks: set[str] | None = None) -> 
     return counts
 
 
-def targeted_fixes(evidence: Evidence, existing: str, min_count: int = 1, limit: int = 2,
+def targeted_fixes(evidence: Evidence, existing: str, limit: int = 2,
                    number_tasks: set[str] | None = None) -> list[Fix]:
-    """Fixes for the most frequent targeted kinds (at least `min_count` failures) whose rule is not yet written;
-    number rules only from failures on `number_tasks` when given."""
+    """Fixes for the most frequent targeted kinds whose rule is not yet written; number rules only from failures on
+    `number_tasks` when given."""
     fixes = []
     for kind, count in sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0])):
         rule = TRUNCATION_RULE if kind == TRUNCATED else advice(kind, evidence.answer_marker)
-        if count >= min_count and rule not in existing:
+        if rule not in existing:
             fixes.append(Fix(kind, count, rule))
     return fixes[:limit]
 
