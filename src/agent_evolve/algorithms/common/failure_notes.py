@@ -70,9 +70,7 @@ def targeted_fixes(evidence: Evidence, existing: str, limit: int = 2,
 
 def with_fix(existing: str, fix: Fix) -> str:
     """The rules fragment with one more rule (the heading written once)."""
-    body = existing.strip() or RULES_HEADING
-    return f"{body}\n- {fix.rule}\n"
-
+    return f"{existing.strip() or RULES_HEADING}\n- {fix.rule}\n"
 
 
 @dataclass(frozen=True)
@@ -127,8 +125,7 @@ def failure_notes(observations: Sequence[Observation], existing: str, limit: int
 
 def with_note(existing: str, note: Note) -> str:
     """The notes fragment with one more note (the heading written once)."""
-    body = existing.strip() or NOTES_HEADING
-    return f"{body}\n\n{note.text}\n"
+    return f"{existing.strip() or NOTES_HEADING}\n\n{note.text}\n"
 
 
 def note_candidates(workspace: AgentWorkspace, observations: Sequence[Observation], fragments_dir: str,
