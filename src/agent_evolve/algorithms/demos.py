@@ -1,19 +1,13 @@
 """demos: bootstrapped demonstrations and targeted rules, chosen by measurement (an engine for small models).
 
 A 1.5B model ignores generic advice but copies worked examples and follows concrete rules; no model call writes an
-edit. Each step:
+edit. Each step pools the batch's graded-correct train solutions, classifies its failures, proposes candidates
+(demo sets, rules, program answers, a cross-check, a redraw on checked failures; each only for the answer kinds it
+applies to, `common.techniques`), scores them and the working copy on the same train tasks (none a demo's source),
+and writes the best only when it beats the working copy; the loop's gate then decides.
 
-1. pool: add the batch's graded-correct train solutions to the demo pool (engine state);
-2. analyse: classify the batch's failures deterministically;
-3. propose: demo sets, one rule per recurring failure kind, program answers, a cross-check and a redraw on failures
-   the agent can check itself, each only for the tasks whose answer kind it applies to (`common.techniques`);
-4. measure: score the working copy and every candidate on the same `trial_tasks` train tasks, plus the tasks whose
-   failures the check caught (none a demo's source);
-5. keep: write the best candidate only when it beats the working copy; the loop's gate then decides.
-
-`candidates` picks and orders the kinds (experience and notes only when named; kinds joined by + are one
-candidate). With `trial_tasks` 0 the first candidate goes straight to the gate: on a small budget a trial before
-the gate accepts a helpful edit less often than a gate twice as large (`speed/gate_power.py`).
+With `trial_tasks` 0 the first candidate goes straight to the gate: on a small budget a trial before the gate
+accepts a helpful edit less often than a gate twice as large (`speed/gate_power.py`).
 """
 
 from __future__ import annotations
@@ -114,7 +108,7 @@ class DemoSearchEngine(ModelEngine):
             raise ConfigError(f"demos: engine param trial_tasks={self.trial_tasks}: expected 0 or more")
 
     def _step(self, step: StepInput) -> StepResult:
-        """Pool, analyse, propose, measure, keep (see the module docstring)."""
+        """Pool, analyse, propose, measure, keep (see the module docstring); the check's caught tasks join the trial."""
         workspace, observations, trial = step.workspace, step.observations, step.trial
         if trial is None or self.context is None:
             return StepResult(mutated=False, summary="demos runs in the loop (it needs the trial runner); no change")

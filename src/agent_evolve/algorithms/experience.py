@@ -82,14 +82,14 @@ def without_near_duplicates(examples: Sequence[Example], threshold: float = DUPL
     return [examples[i] for i in kept]
 
 
-def curate(current: Sequence[Example], new: Sequence[Example], contribution: Mapping[str, float], cap: int,
-           threshold: float = DUPLICATE_SIMILARITY) -> list[Example]:
+def curate(current: Sequence[Example], new: Sequence[Example], contribution: Mapping[str, float],
+           cap: int) -> list[Example]:
     """The memory after adding ``new`` (a task's newest solution replaces its old one): examples that hurt
     (contribution below 0) dropped, near-duplicates removed, at most ``cap`` kept by priority; in file order."""
     fresh = {e.task_id for e in new}
     merged = [e for e in current if e.task_id not in fresh] + list(new)
     helpful = [e for e in merged if contribution.get(e.task_id, 0.0) >= 0.0]
-    chosen = without_near_duplicates(by_priority(helpful, contribution), threshold)[: max(cap, 0)]
+    chosen = without_near_duplicates(by_priority(helpful, contribution))[: max(cap, 0)]
     ids = {e.task_id for e in chosen}
     return [e for e in merged if e.task_id in ids]
 
@@ -153,7 +153,7 @@ def settings_candidate(settings: ExperienceSettings, examples: int, turn: int) -
 
 
 def experience_candidates(workspace: AgentWorkspace, observations: Sequence[Observation], pool: Sequence[Demo],
-                          context: EngineContext | None, layers: Collection[str], cap: int = CAP) -> list[CandidateEdit]:
+                          context: EngineContext | None, layers: Collection[str]) -> list[CandidateEdit]:
     """The memory curated with this batch's evidence, then one change of how it is shown (see the module)."""
     if context is None or context.trial is None or "memory" not in layers:
         return []
@@ -161,7 +161,7 @@ def experience_candidates(workspace: AgentWorkspace, observations: Sequence[Obse
     root = workspace.path
     current, settings = read_experience(root), read_experience_settings(root)
     fresh = [e for e in new_examples(observations, pool) if e.task_id in train_ids]
-    curated = curate(current, fresh, contributions(observations), cap)
+    curated = curate(current, fresh, contributions(observations), CAP)
     can_set = "prompts" in layers
     found = [memory_candidate(current, curated, settings, train_ids,
                               can_set and not (root / EXPERIENCE_SETTINGS).is_file())]

@@ -37,11 +37,10 @@ def metered(llm: LLMClient) -> tuple[MeteredClient, UsageLedger | None]:
 
 @dataclass
 class StepInput:
-    """One step's arguments with what engines derive from them: the layers it may edit and the batch's evidence."""
+    """The step's arguments engines read, and what they derive: the layers it may edit and the batch's evidence."""
 
     workspace: AgentWorkspace
     observations: list[Observation]
-    history: EvolutionHistory
     trial: TrialRunner | None
     layers: set[str]
     hidden: bool
@@ -118,7 +117,7 @@ class ModelEngine(EvolutionEngine):
         layers = self.layers(workspace)
         if self.editable is not None:
             layers &= self.editable
-        result = self._step(StepInput(workspace, observations, history, trial, layers, self.hidden(observations)))
+        result = self._step(StepInput(workspace, observations, trial, layers, self.hidden(observations)))
         # usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)
         return replace(result, usage=result.usage + (self.usage_mark() - mark))
 

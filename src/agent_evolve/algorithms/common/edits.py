@@ -80,13 +80,6 @@ def learned_rules(prompt: str) -> list[str]:
     return [line[2:].strip() for line in section.splitlines() if line.startswith("- ")] if found else []
 
 
-def with_rule(prompt: str, rule: str) -> str:
-    """`prompt` with `rule` appended as a bullet under the learned-rules heading (created at the end)."""
-    if RULES_HEADING not in prompt:
-        return f"{prompt.rstrip()}\n\n{RULES_HEADING}\n- {rule}\n"
-    return f"{prompt.rstrip()}\n- {rule}\n"
-
-
 def cap_prompt(prompt: str, cap: int) -> str:
     """`prompt` within `cap` characters: the oldest learned rules go first, then paragraphs from the end."""
     if len(prompt) <= cap:
@@ -171,7 +164,8 @@ class EditBatch:
         if _norm(rule) in _norm(prompt) or any(text_similarity(rule, r) >= DUPLICATE_RULE for r in existing):
             raise DuplicateEditError(f"the prompt already has this rule: {rule[:80]}")
         edit.text = rule
-        self._set_prompt(with_rule(prompt, rule))
+        heading = "" if RULES_HEADING in prompt else f"\n\n{RULES_HEADING}"  # the heading goes at the end, once
+        self._set_prompt(f"{prompt.rstrip()}{heading}\n- {rule}\n")
 
     def _check_write_prompt(self, edit: Edit) -> None:
         if not edit.text.strip():

@@ -227,8 +227,8 @@ def task_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
 
 
-def cluster_failures(findings: list[Finding], limit: int = 5) -> list[Cluster]:
-    """Failures grouped by kind, largest first; keywords are words two or more of its tasks share, minus the
+def cluster_failures(findings: list[Finding]) -> list[Cluster]:
+    """Failures grouped by kind, largest first; keywords are up to 5 words two or more of its tasks share, minus the
     words every task of the batch has (instructions)."""
     everywhere = set.intersection(*(task_words(f.task_input) for f in findings)) if len(findings) > 1 else set()
     groups: dict[str, list[Finding]] = {}
@@ -239,7 +239,7 @@ def cluster_failures(findings: list[Finding], limit: int = 5) -> list[Cluster]:
     for kind, members in groups.items():
         counts = Counter(w for f in members for w in task_words(f.task_input) - everywhere)
         shared = [w for w, n in counts.most_common() if n >= 2]
-        clusters.append(Cluster(kind, [f.task_id for f in members], sorted(shared[:limit]),
+        clusters.append(Cluster(kind, [f.task_id for f in members], sorted(shared[:5]),
                                 sum(f.number for f in members)))
     return sorted(clusters, key=lambda c: (-c.size, c.kind))
 

@@ -56,23 +56,21 @@ def failure_counts(evidence: Evidence, number_tasks: set[str] | None = None) -> 
     return counts
 
 
-def targeted_fixes(evidence: Evidence, existing: str, min_count: int = 1, limit: int = 2,
+def targeted_fixes(evidence: Evidence, existing: str, limit: int = 2,
                    number_tasks: set[str] | None = None) -> list[Fix]:
-    """Fixes for the most frequent targeted kinds (at least `min_count` failures) whose rule is not yet written;
-    number rules only from failures on `number_tasks` when given."""
+    """Fixes for the most frequent targeted kinds whose rule is not yet written; number rules only from failures on
+    `number_tasks` when given."""
     fixes = []
     for kind, count in sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0])):
         rule = TRUNCATION_RULE if kind == TRUNCATED else advice(kind, evidence.answer_marker)
-        if count >= min_count and rule not in existing:
+        if rule not in existing:
             fixes.append(Fix(kind, count, rule))
     return fixes[:limit]
 
 
 def with_fix(existing: str, fix: Fix) -> str:
     """The rules fragment with one more rule (the heading written once)."""
-    body = existing.strip() or RULES_HEADING
-    return f"{body}\n- {fix.rule}\n"
-
+    return f"{existing.strip() or RULES_HEADING}\n- {fix.rule}\n"
 
 
 @dataclass(frozen=True)
@@ -127,8 +125,7 @@ def failure_notes(observations: Sequence[Observation], existing: str, limit: int
 
 def with_note(existing: str, note: Note) -> str:
     """The notes fragment with one more note (the heading written once)."""
-    body = existing.strip() or NOTES_HEADING
-    return f"{body}\n\n{note.text}\n"
+    return f"{existing.strip() or NOTES_HEADING}\n\n{note.text}\n"
 
 
 def note_candidates(workspace: AgentWorkspace, observations: Sequence[Observation], fragments_dir: str,

@@ -42,13 +42,6 @@ DECISION_SCHEMA: dict[str, Any] = {
 }
 
 
-def edits_schema(actions: list[str], max_edits: int) -> dict[str, Any]:
-    """Schema of a free-form proposal: a list of at most `max_edits` actions of the allowed kinds."""
-    item = {"type": "object", "properties": {"action": {"enum": actions}}, "required": ["action"]}
-    return {"type": "object", "properties": {"edits": {"type": "array", "maxItems": max_edits, "items": item}},
-            "required": ["edits"]}
-
-
 def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     """One schema-checked JSON answer to `request`."""
     messages = [Message("system", prompts.SYSTEM), Message("user", request)]
@@ -77,7 +70,7 @@ def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = 
         raise EditError(str(exc)) from None
 
 
-def edit_from_action(item: dict[str, Any], source: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
+def edit_from_action(item: dict[str, Any], source: dict[str, Any]) -> Edit:
     """The Edit one action object asks for (`{"action": "add_rule", "rule": ...}` etc.); EditError if invalid."""
     action = item.get("action")
     if action == "add_rule":
@@ -87,7 +80,7 @@ def edit_from_action(item: dict[str, Any], source: dict[str, Any], cap: int = SK
     if action == "add_memory":
         return Edit("add_memory", entry={"content": _required(item, "content"), **source})
     if action == "write_skill":
-        return Edit("write_skill", skill=skill_from_fields(item, {"source": source.get("source", "")}, cap=cap))
+        return Edit("write_skill", skill=skill_from_fields(item, {"source": source.get("source", "")}))
     raise EditError(f"unknown action {action!r}; known: {', '.join(PROPOSABLE)}")
 
 
@@ -103,34 +96,6 @@ def _required(item: dict[str, Any], key: str) -> str:
     return value.strip()
 
 
-def propose_rule(client: LLMClient, evidence: str, focus: str, hint: str, max_tokens: int) -> Edit:
-    """One rule for the system prompt; a rule about the prompt instead of the task becomes the hint itself."""
-    request = prompts.RULE_REQUEST.format(evidence=evidence, focus=focus, advice=hint)
-    rule = str(ask(client, request, RULE_SCHEMA, max_tokens)["rule"])
-    return Edit("add_rule", text=hint if _META.search(rule) else rule)
-
-
-def propose_skill(client: LLMClient, evidence: str, focus: str, hint: str, name_hint: str, description_hint: str,
-                  max_tokens: int, metadata: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
-    """One new skill about `focus`; an unusable description becomes `description_hint`."""
-    request = prompts.SKILL_REQUEST.format(evidence=evidence, focus=focus, advice=hint, name_hint=name_hint,
-                                           description_hint=description_hint)
-    reply = ask(client, request, SKILL_SCHEMA, max_tokens)
-    return Edit("write_skill", skill=skill_from_fields(reply, metadata, cap=cap, fallback_description=description_hint))
-
-
-def refine_skill(client: LLMClient, skill: Skill, uses: int, outcome: str, evidence: str, max_tokens: int,
-                 cap: int = SKILL_CHAR_CAP) -> Edit:
-    """A rewritten body (and description) for an existing skill; the name is kept."""
-    request = prompts.REFINE_REQUEST.format(name=skill.name, uses=uses, outcome=outcome, body=skill.body.strip(),
-                                            evidence=evidence)
-    reply = ask(client, request, SKILL_SCHEMA, max_tokens)
-    reply.setdefault("description", skill.description)
-    metadata = {**skill.metadata, "refined": _count(skill.metadata.get("refined")) + 1}
-    return Edit("write_skill", skill=skill_from_fields(reply, metadata, name=skill.name, cap=cap,
-                                                       fallback_description=skill.description))
-
-
 def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_tokens: int) -> Decision:
     """The curator's ACCEPT / MERGE / SKIP for a proposed skill against its closest existing one."""
     request = prompts.CURATE_REQUEST.format(
@@ -140,19 +105,22 @@ def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_toke
     return "ACCEPT" if decision == "MERGE" and existing is None else decision
 
 
-def merge(client: LLMClient, a: Skill, b: Skill, max_tokens: int, cap: int = SKILL_CHAR_CAP) -> Skill:
+def merge(client: LLMClient, a: Skill, b: Skill, max_tokens: int) -> Skill:
     """One valid skill combining `a` and `b`, written by the model (name slugified, size capped)."""
     reply = ask(client, prompts.MERGE_REQUEST.format(a=render_skill(a), b=render_skill(b)), SKILL_SCHEMA, max_tokens)
-    merged = skill_from_fields(reply, cap=cap, fallback_description=a.description)
-    return merge_skills(a, b, name=merged.name, description=merged.description, body=merged.body, cap=cap)
+    merged = skill_from_fields(reply, fallback_description=a.description)
+    return merge_skills(a, b, name=merged.name, description=merged.description, body=merged.body)
 
 
 def propose_edits(client: LLMClient, evidence: str, actions: list[str], max_edits: int, max_tokens: int,
-                  source: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> list[Edit]:
+                  source: dict[str, Any]) -> list[Edit]:
     """Up to `max_edits` edits of the allowed kinds in one reply (the free-form request)."""
     request = prompts.EDITS_REQUEST.format(evidence=evidence, max_edits=max_edits, actions=", ".join(actions))
-    reply = ask(client, request, edits_schema(actions, max_edits), max_tokens)
-    return [edit_from_action(item, source, cap) for item in reply["edits"]]
+    item = {"type": "object", "properties": {"action": {"enum": actions}}, "required": ["action"]}
+    schema = {"type": "object", "properties": {"edits": {"type": "array", "maxItems": max_edits, "items": item}},
+              "required": ["edits"]}
+    reply = ask(client, request, schema, max_tokens)
+    return [edit_from_action(item, source) for item in reply["edits"]]
 
 
 @dataclass
@@ -209,16 +177,27 @@ def plan_targets(evidence: Evidence, layers: set[str], skills: dict[str, Skill],
 
 def propose(target: Target, client: LLMClient, evidence: Evidence, request_text: str, skills: dict[str, Skill],
             max_tokens: int, source: dict[str, Any], cap: int = SKILL_CHAR_CAP) -> Edit:
-    """Ask the model for the one edit `target` needs (schema-checked; raises on malformed output)."""
+    """Ask the model for the one edit `target` needs (schema-checked; raises on malformed output): a rule about the
+    prompt instead of the task becomes the advice itself; an unusable skill description becomes the trigger hint; a
+    refined skill keeps its name."""
     hint = advice(target.kind, evidence.answer_marker)
     if target.action == "add_rule":
-        return propose_rule(client, request_text, target.focus, hint, max_tokens)
+        request = prompts.RULE_REQUEST.format(evidence=request_text, focus=target.focus, advice=hint)
+        rule = str(ask(client, request, RULE_SCHEMA, max_tokens)["rule"])
+        return Edit("add_rule", text=hint if _META.search(rule) else rule)
     if target.action == "write_skill":
-        metadata = {"kind": target.kind, **source}
-        return propose_skill(client, request_text, target.focus, hint, target.name_hint,
-                             f"TRIGGER when: {target.when or target.focus}.", max_tokens, metadata, cap)
+        when = f"TRIGGER when: {target.when or target.focus}."
+        request = prompts.SKILL_REQUEST.format(evidence=request_text, focus=target.focus, advice=hint,
+                                               name_hint=target.name_hint, description_hint=when)
+        reply = ask(client, request, SKILL_SCHEMA, max_tokens)
+        return Edit("write_skill", skill=skill_from_fields(reply, {"kind": target.kind, **source}, cap=cap,
+                                                           fallback_description=when))
     skill = skills[str(target.skill)]
     stats = evidence.skill_stats.get(skill.name)
-    uses = stats.uses if stats else 0
     outcome = "the failures below remain" if evidence.hidden or not stats else f"{stats.solved} were solved"
-    return refine_skill(client, skill, uses, outcome, request_text, max_tokens, cap)
+    request = prompts.REFINE_REQUEST.format(name=skill.name, uses=stats.uses if stats else 0, outcome=outcome,
+                                            body=skill.body.strip(), evidence=request_text)
+    reply = {"description": skill.description, **ask(client, request, SKILL_SCHEMA, max_tokens)}
+    metadata = {**skill.metadata, "refined": _count(skill.metadata.get("refined")) + 1}
+    return Edit("write_skill", skill=skill_from_fields(reply, metadata, name=skill.name, cap=cap,
+                                                       fallback_description=skill.description))

@@ -88,7 +88,6 @@ ADVICE: dict[str, str] = {
 }
 
 
-
 def advice(kind: str, marker: str | None) -> str:
     """The advice line for a failure kind, naming the requested answer form when there is one."""
     text = ADVICE.get(kind, ADVICE["other"])

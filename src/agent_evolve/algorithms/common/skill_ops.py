@@ -70,18 +70,18 @@ def read_skills(workspace: AgentWorkspace) -> dict[str, Skill]:
     return {m.name: read_skill_file(m.path) for m in workspace.list_skills()}
 
 
-def draft_to_skill(name: str, content: str, cap: int = SKILL_CHAR_CAP) -> Skill | None:
+def draft_to_skill(name: str, content: str) -> Skill | None:
     """A draft as a valid skill: its own frontmatter if it has one, else its first line as the description."""
     try:
         parsed = parse_skill(content)
-        return make_skill(slugify(parsed.name), parsed.description, parsed.body, parsed.metadata, cap)
+        return make_skill(slugify(parsed.name), parsed.description, parsed.body, parsed.metadata)
     except WorkspaceError:
         lines = [line.strip("# ").strip() for line in content.strip().splitlines() if line.strip()]
         if not lines:
             return None
         body = "\n".join(lines[1:]) or lines[0]
         try:
-            return make_skill(slugify(name), lines[0], body, None, cap)
+            return make_skill(slugify(name), lines[0], body)
         except SkillFormatError:
             return None
 

@@ -46,9 +46,9 @@ def render_examples(examples: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def proposal_prompt(current: str, examples: Sequence[Mapping[str, Any]], template: str = PROPOSAL_TEMPLATE) -> str:
+def proposal_prompt(current: str, examples: Sequence[Mapping[str, Any]]) -> str:
     """The reflection request for one component's text."""
-    return template.replace("<curr_param>", current).replace("<side_info>", render_examples(examples))
+    return PROPOSAL_TEMPLATE.replace("<curr_param>", current).replace("<side_info>", render_examples(examples))
 
 
 def extract_proposal(reply: str) -> str:

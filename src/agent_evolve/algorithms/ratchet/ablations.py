@@ -58,13 +58,13 @@ def arm_params(arm: str, params: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def heldout_gain(scores: Mapping[int, float], share: float = LATE_WINDOW_SHARE) -> dict[str, float] | None:
-    """Round 0's held-out pass@1, the late-window mean (the last `share` of the rounds after it) and their
-    difference; None without round 0 and one later round."""
+def heldout_gain(scores: Mapping[int, float]) -> dict[str, float] | None:
+    """Round 0's held-out pass@1, the late-window mean (the last `LATE_WINDOW_SHARE` of the rounds after it) and
+    their difference; None without round 0 and one later round."""
     if 0 not in scores or len(scores) < 2:
         return None
     later = [scores[r] for r in sorted(scores) if r > 0]
-    window = later[-max(1, round(len(later) * share)):]
+    window = later[-max(1, round(len(later) * LATE_WINDOW_SHARE)):]
     late = statistics.fmean(window)
     return {"start": scores[0], "late": late, "gain": late - scores[0], "peak": max(later), "window": len(window)}
 

@@ -1,22 +1,14 @@
 """RatchetEngine: a governed skill library on the shared loop (one Ratchet round = one cycle).
 
 The loop solves the train batch with the live bank (0 or 1 skill routed per task) and scores the new bank on the
-holdout (Ratchet's eval pass). Each step:
-
-1. rollback check: the previous round's held-out pass@1 against the best so far (persistence-gated);
-2. capsules: one per graded train attempt (full prompt, answer, grade, routed skill, router decision);
-3. critic: one verdict per routed attempt (and a pattern-only one per unrouted failure);
-4. on a rollback round: restore the best round's bank with its state and skip 5-7; else, in the document's order,
-5. meta-synthesizer: a new meta-skill every `meta_every` rounds or `meta_every_tasks` train tasks (when on);
-6. synthesizer (unless `no_synth`): cluster recent failures, new skills under cover guard, dedup, budget, cap;
-7. curator: retire skills at >= min trials and contribution <= threshold (`do_not_retire` reported, kept);
-8. the active bank written to skills/ as Agent Skills, snapshotted with its state, the round's records written.
+holdout (Ratchet's eval pass). Each step: (1) the persistence-gated rollback check; (2) one capsule per graded train
+attempt; (3) a critic verdict per routed attempt (pattern-only per unrouted failure); then (4) a rollback round
+restores the best round's bank, any other runs (5) the meta-synthesizer when due, (6) the synthesizer unless
+`no_synth` and (7) the curator; (8) the active bank is written to skills/ and snapshotted.
 
 Steps 1-3 write each row once; 4-8 make their model calls first, then record everything in one ledger transaction
-closed by the round's audit event, so a step the loop re-runs after a crash inside it leaves the ledger as
-one run would.
-
-Ratchet governs its own bank (curator, rollback), so its runs use `gate_strategy: keep`.
+closed by the round's audit event, so a step re-run after a crash leaves the ledger as one run would. Ratchet
+governs its own bank (curator, rollback), so its runs use `gate_strategy: keep`.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ class Ledger:
         try:
             ledger.path.parent.mkdir(parents=True, exist_ok=True)
             check_header(ledger.path)
-            with ledger._write() as db:
+            with ledger.transaction() as db:
                 create_or_check(db, ledger.path)
         except BaseException:
             ledger.close()
@@ -132,15 +132,9 @@ class Ledger:
         return connection
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Group the writes made inside (on this thread) into one transaction: a crash leaves all or none of them."""
-        with self._write():
-            yield
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taking the write lock up front so concurrent writers queue, never deadlock; inside
-        `transaction()`, a part of that one."""
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (on this thread): a crash leaves all or none of its writes. The write lock is taken
+        up front so concurrent writers queue, never deadlock; nested inside another, it is a part of that one."""
         db = self._db()
         if db.in_transaction:  # autocommit connections: only an open `transaction()` is one
             yield db
@@ -167,7 +161,7 @@ class Ledger:
 
     def add_capsules(self, capsules: list[Capsule]) -> list[int]:
         """Append task attempts in one transaction; their ids, in order."""
-        with self._write() as db:
+        with self.transaction() as db:
             return [_insert(db, "capsules", **{**asdict(c), "score": float(c.score), "passed": int(c.passed),
                                               "metadata": _dumps(c.metadata)}) for c in capsules]
 
@@ -192,7 +186,7 @@ class Ledger:
         if keep_days < 0:
             raise ValueError(f"keep_days must be at least 0, got {keep_days}")
         cutoff = time.time() - keep_days * _DAY_S
-        with self._write() as db:
+        with self.transaction() as db:
             removed = db.execute("DELETE FROM capsules WHERE created_at < ?", (cutoff,)).rowcount
             _insert(db, "audit", round=None, event="capsule_prune",
                    payload=_dumps({"keep_days": keep_days, "removed": removed}), created_at=time.time())
@@ -204,7 +198,7 @@ class Ledger:
         """Append the critic's verdict on one capsule."""
         _check(verdict.label, VERDICT_LABELS, "verdict label")
         _check(verdict.confidence, CONFIDENCES, "verdict confidence")
-        with self._write() as db:
+        with self.transaction() as db:
             _insert(db, "verdicts", **asdict(verdict))
 
     def verdicts(self, skill: str | None = None, round: int | None = None) -> list[CriticVerdict]:
@@ -219,7 +213,7 @@ class Ledger:
     def put_skill(self, skill: RatchetSkill, round: int, reason: str) -> None:
         """Record a new skill or a new version of its fields; a changed status is a new status row too."""
         _check(skill.status, SKILL_STATUSES, f"skill {skill.name!r} status")
-        with self._write() as db:
+        with self.transaction() as db:
             _insert(db, "skill_versions", name=skill.name, fields=_dumps(_skill_fields(skill)), round=round,
                     reason=reason, created_at=time.time())
             if _status_of(db, skill.name) != skill.status:
@@ -228,7 +222,7 @@ class Ledger:
     def set_status(self, name: str, status: SkillStatus, round: int, reason: str) -> None:
         """Append a status change (ACTIVE, DEPRECATED, CANDIDATE) of a known skill."""
         _check(status, SKILL_STATUSES, f"skill {name!r} status")
-        with self._write() as db:
+        with self.transaction() as db:
             if _status_of(db, name) is None:
                 raise LedgerError(f"{self.path}: no skill named {name!r} in the ledger")
             _append_status(db, name, status, round, reason)
@@ -262,7 +256,7 @@ class Ledger:
 
     def put_meta_skill(self, meta: MetaSkill) -> None:
         """Record a meta-skill version; an active one deactivates the suite's other active ones (one per suite)."""
-        with self._write() as db:
+        with self.transaction() as db:
             others = [m for m in self.meta_skills(meta.suite) if meta.active and m.active and m.name != meta.name]
             for version in [*(replace(other, active=False) for other in others), meta]:
                 _insert(db, "meta_skills", **{**asdict(version), "active": int(version.active)})
@@ -282,7 +276,7 @@ class Ledger:
 
     def add_decision(self, decision: Decision) -> None:
         """Append one governed decision with the numbers behind it."""
-        with self._write() as db:
+        with self.transaction() as db:
             _insert(db, "decisions", **{**asdict(decision), "payload": _dumps(decision.payload)},
                     created_at=time.time())
 
@@ -294,7 +288,7 @@ class Ledger:
 
     def audit(self, event: str, payload: dict[str, Any], round: int | None = None) -> None:
         """Append an audit event (what happened, to what, and why) for `agent-evolve audit`."""
-        with self._write() as db:
+        with self.transaction() as db:
             _insert(db, "audit", round=round, event=event, payload=_dumps(payload), created_at=time.time())
 
     def audit_events(self, limit: int | None = None, event: str | None = None,
@@ -329,7 +323,7 @@ class Ledger:
         accepted for a bank without state), so a rollback restores the skills as they were."""
         entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
                    for s in skills]
-        with self._write() as db:
+        with self.transaction() as db:
             _insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
 
     def bank_at(self, round: int) -> list[str]:

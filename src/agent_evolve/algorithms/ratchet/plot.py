@@ -5,7 +5,7 @@ share of attempts routed to a skill), the active bank size and the rollbacks (fr
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from agent_evolve.algorithms.ratchet.ledger import Ledger
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import MissingDependencyError, optional_module
 
-__all__ = ["PLOT_FILE", "RoundPoint", "plot_path", "plot_rounds", "plot_run", "round_points"]
+__all__ = ["PLOT_FILE", "RoundPoint", "plot_path", "plot_run", "round_points"]
 
 PLOT_FILE = "ratchet_rounds.png"
 log = logging.getLogger(__name__)
@@ -41,15 +41,17 @@ def round_points(ledger: Ledger, holdout: Mapping[int, float]) -> list[RoundPoin
             for r in sorted(set(holdout) | set(routing)) for attempts, routed in [routing.get(r, (0, 0))]]
 
 
-def plot_rounds(points: Sequence[RoundPoint], path: Path, rollbacks: Sequence[int] = (),
-                title: str = "Ratchet") -> Path | None:
-    """Write the PNG at `path`; None (and a warning) when matplotlib, the `[plot]` extra, is not installed."""
+def plot_run(ledger: Ledger, holdout: Mapping[int, float], path: Path) -> Path | None:
+    """Write the plot of a run, from its ledger and its held-out score per round, as the PNG at `path`; None (and a
+    warning) when matplotlib, the `[plot]` extra, is not installed."""
     try:
         figures = optional_module("matplotlib.figure", "plot", "the Ratchet plot")
         ticker = optional_module("matplotlib.ticker", "plot", "the Ratchet plot")
     except MissingDependencyError as exc:
         log.warning("%s not written: %s", path, exc)
         return None
+    points = round_points(ledger, holdout)
+    rollbacks = sorted({d.round for d in ledger.decisions(kind="rollback")})
     figure = figures.Figure(figsize=(8, 4), dpi=110)
     rates = figure.add_subplot()
     rounds = [p.round for p in points]
@@ -72,14 +74,8 @@ def plot_rounds(points: Sequence[RoundPoint], path: Path, rollbacks: Sequence[in
     handles, labels = rates.get_legend_handles_labels()
     more, more_labels = bank.get_legend_handles_labels()
     rates.legend(handles + more, labels + more_labels, fontsize=7, loc="upper left")
-    rates.set_title(title)
+    rates.set_title("Ratchet")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
     return path
-
-
-def plot_run(ledger: Ledger, holdout: Mapping[int, float], path: Path, title: str = "Ratchet") -> Path | None:
-    """The plot of a run from its ledger and its held-out score per round."""
-    rollbacks = sorted({d.round for d in ledger.decisions(kind="rollback")})
-    return plot_rounds(round_points(ledger, holdout), path, rollbacks, title)

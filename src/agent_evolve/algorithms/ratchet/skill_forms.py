@@ -61,11 +61,8 @@ def render_skill_md(skill: RatchetSkill) -> str:
 
 
 def from_agent_skill(skill: Skill) -> RatchetSkill:
-    """The `RatchetSkill` of an Agent Skill; a plain one (no `metadata.ratchet`) becomes an ACTIVE seed skill.
-
-    The body keeps only what follows the rendered guidance; a body whose guidance part was edited by hand is
-    kept whole, so no edit is lost.
-    """
+    """The `RatchetSkill` of an Agent Skill; a plain one (no `metadata.ratchet`) becomes an ACTIVE seed skill. The
+    body keeps what follows the rendered guidance, or all of it when that part was edited by hand (no edit lost)."""
     where = f"{skill.path or skill.name}: metadata.{METADATA_KEY}"
     fields = skill.metadata.get(METADATA_KEY)
     if fields is None:
@@ -86,10 +83,8 @@ def from_agent_skill(skill: Skill) -> RatchetSkill:
 
 
 def write_skills(workspace: AgentWorkspace, skills: Sequence[RatchetSkill]) -> None:
-    """Put the bank on disk: each ACTIVE skill written (validated) as an Agent Skill, every other one removed.
-
-    Skills on disk that are not in `skills` are left alone; the ledger, not the folder, keeps retired skills.
-    """
+    """Put the bank on disk: each ACTIVE skill written (validated) as an Agent Skill, every other one removed; skills
+    on disk not in `skills` are left alone (the ledger, not the folder, keeps retired skills)."""
     for skill in skills:
         if skill.status == "ACTIVE":
             text = render_skill_md(skill)

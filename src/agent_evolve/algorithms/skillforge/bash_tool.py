@@ -55,17 +55,15 @@ class ConfinedBash:
         return Confinement(mounts=(*mounts, *self.extra_mounts), cwd=str(self.root), env={**env, **self.extra_env},
                            network=self.allow_network)
 
-    def _limits(self) -> Limits:
-        return Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, processes=self.processes,
-                      file_size_mb=FILE_SIZE_MB, output_bytes=4 * self.output_limit,
-                      max_output_bytes=4 * self.output_limit + 4096)
-
     def run(self, command: str) -> str:
         """The command's exit code and output, or the reason it was refused or stopped."""
         if not command.strip():
             return "Refused: empty command."
+        limits = Limits(timeout_s=self.timeout_s, memory_mb=self.memory_mb, processes=self.processes,
+                        file_size_mb=FILE_SIZE_MB, output_bytes=4 * self.output_limit,
+                        max_output_bytes=4 * self.output_limit + 4096)
         try:
-            result = run_confined(["bash", "-c", command], self._confinement(), self._limits(), merge_stderr=True)
+            result = run_confined(["bash", "-c", command], self._confinement(), limits, merge_stderr=True)
         except ConfinementUnavailable as exc:
             return f"Refused: {exc}."
         text = redact(result.stdout.decode("utf-8", errors="replace"))

@@ -34,7 +34,7 @@ class SkillEdit:
     target: str = ""
 
     @classmethod
-    def from_dict(cls, data: Any, max_chars: int = MAX_EDIT_CHARS) -> SkillEdit:
+    def from_dict(cls, data: Any) -> SkillEdit:
         """Parse and check one proposed edit; raise SkillEditError naming the problem."""
         if not isinstance(data, dict):
             raise SkillEditError(f"an edit must be an object, got {type(data).__name__}")
@@ -45,8 +45,8 @@ class SkillEdit:
             raise SkillEditError(f"a {op} edit needs a target (text of the skill to {op})")
         if op in ("add", "replace") and not content:
             raise SkillEditError(f"an {op} edit needs content")
-        if len(content) > max_chars:
-            raise SkillEditError(f"edit content is {len(content)} characters; at most {max_chars}")
+        if len(content) > MAX_EDIT_CHARS:
+            raise SkillEditError(f"edit content is {len(content)} characters; at most {MAX_EDIT_CHARS}")
         return cls(op, content, target)
 
     def to_dict(self) -> dict[str, str]:

@@ -139,13 +139,16 @@ class SkillOptEngine(ModelEngine):
                 lines.append(f"Score: {o.feedback.score:g}. Feedback: {clip(o.feedback.detail, keep)}")
         return "\n".join(lines)
 
+    def _ask(self, request: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """One schema-checked JSON answer to `request`."""
+        return complete_json(self.llm, [Message("user", request)], schema, max_tokens=self.max_tokens)
+
     def _propose(self, body: str, observations: list[Observation], lr: int, rejected: list[SkillEdit],
                  notes: str) -> tuple[list[SkillEdit], list[str]]:
         """The model's edits, parsed; malformed ones are listed with their problem and not applied."""
         request = prompts.edit_request(body, self._examples(observations), lr, rejected, notes)
-        answer = complete_json(self.llm, [Message("user", request)], prompts.EDITS_SCHEMA, max_tokens=self.max_tokens)
         edits, invalid = [], []
-        for item in answer["edits"]:
+        for item in self._ask(request, prompts.EDITS_SCHEMA)["edits"]:
             try:
                 edits.append(SkillEdit.from_dict(item))
             except SkillEditError as exc:
@@ -158,8 +161,7 @@ class SkillOptEngine(ModelEngine):
         """Slow update (gated like any edit) and the meta-skill pass; notes go to the state."""
         if self.params["slow_update"] and kept:
             request = prompts.slow_update_request(editable_text(current.files[path]), kept, rejected)
-            body = complete_json(self.llm, [Message("user", request)], prompts.REWRITE_SCHEMA,
-                                 max_tokens=self.max_tokens)["body"]
+            body = self._ask(request, prompts.REWRITE_SCHEMA)["body"]
             rewrite = Candidate({path: join_editable(current.files[path], body)})
             best = max(scores.values())  # before the rewrite's own score joins them
             decision = validation_gate(self._validate(rewrite, root, trial, scores), scores[current.id], best,
@@ -169,8 +171,7 @@ class SkillOptEngine(ModelEngine):
                 current, best_step = rewrite, decision.best_step
         if self.params["meta_skill"] and (kept or rejected):
             request = prompts.meta_skill_request(state.get("notes", ""), kept, rejected)
-            state["notes"] = complete_json(self.llm, [Message("user", request)], prompts.NOTES_SCHEMA,
-                                           max_tokens=self.max_tokens)["notes"]
+            state["notes"] = self._ask(request, prompts.NOTES_SCHEMA)["notes"]
             report["meta_skill"] = "updated"
         return current, best_step
 
