@@ -100,9 +100,8 @@ def run_tool_file(path: Path, arguments: dict[str, Any], *, timeout_s: float = D
                   max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS, env_names: Sequence[str] = (),
                   tools_dir: Path | None = None) -> str:
     """Run ``run(arguments)`` of the tool file confined (`tools_dir`, default its folder, read-only); its result
-    text, redacted and truncated. ToolRunError on a timeout, an output flood, a failure (with its error's last
-    lines), no confinement, a declared variable not allowed, or a `.sh` tool (those run only in a task environment).
-    """
+    text, redacted and truncated. ToolRunError says why a call failed, and refuses `.sh` tools (task environments
+    only)."""
     if path.suffix != ".py":
         raise ToolRunError(f"{path.name} is a script that runs only inside a task environment")
     passed = tool_environment(path.name, env_names, os.environ)

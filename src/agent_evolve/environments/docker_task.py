@@ -161,9 +161,8 @@ class DockerTaskEnvironment(TaskEnvironment):
                 self._put(self.workdir, archive_of_tree(tree))
 
     def exec(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        """Run `command` with /bin/sh in the work tree; output cut to the spec's limit, killed at the deadline.
-
-        Standard error is sent into standard output's pipe (`exec 2>&1`), so the two keep their order."""
+        """Run `command` with /bin/sh in the work tree, stderr into stdout's pipe (`exec 2>&1`) so the two keep
+        their order; output cut to the spec's limit, killed at the deadline."""
         return self._run(["/bin/sh", "-c", "exec 2>&1\n" + command], timeout_s or self.spec.limits.timeout_s,
                          self.spec.limits.output_bytes, self.workdir)
 
