@@ -24,11 +24,7 @@ CROSS_CHECK_KINDS: tuple[AnswerKind, ...] = ("number",)
 def settle(values: list[Fraction | None], form: AnswerForm | None) -> int:
     """The index of the first answer with the most votes among those that keep ``form``; 0 when none does."""
     fine = [v for v in values if v is not None and (form is None or value_failure(v, form) is None)]
-    if not fine:
-        return 0
-    counts = Counter(fine)
-    best = max(counts.values())
-    return next(i for i, v in enumerate(values) if v in counts and counts[v] == best)
+    return values.index(Counter(fine).most_common(1)[0][0]) if fine else 0  # ties: the value seen first
 
 
 @dataclass(frozen=True)
