@@ -100,11 +100,6 @@ def environment_scripts(entries: list[ToolEntry], environment: TaskEnvironment, 
     return [runner(entry) for entry in entries]
 
 
-def task_message(task_input: str, environment: TaskEnvironment) -> str:
-    """The task as the model reads it, with where its commands run."""
-    return f"{task_input}\n\nYou are working in {environment.workdir} (the task's files; your commands run there)."
-
-
 def act(client: LLMClient, system: str, task_input: str, environment: TaskEnvironment, limits: ActingLimits,
         output: OutputMode = "answer", workspace_tools: list[ToolEntry] | None = None,
         task_tools: list[Tool] | None = None) -> ActingResult:
@@ -115,7 +110,8 @@ def act(client: LLMClient, system: str, task_input: str, environment: TaskEnviro
     own = environment_scripts(workspace_tools or [], environment, limits)
     names = {t.name for t in own}
     tools = [t for t in builtin if t.name not in names] + own + list(task_tools or [])
-    conversation = [Message("system", system), Message("user", task_message(task_input, environment))]
+    where = f"You are working in {environment.workdir} (the task's files; your commands run there)."
+    conversation = [Message("system", system), Message("user", f"{task_input}\n\n{where}")]
     acting = ActingClient(client, limits.max_context_chars)
     steps: list[dict[str, Any]] = []
     usage, turns, reminders = Usage(), 0, 0
