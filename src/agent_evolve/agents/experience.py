@@ -30,15 +30,13 @@ class Experience:
     examples: list[Example] = field(default_factory=list)
     settings: ExperienceSettings = field(default_factory=ExperienceSettings)
 
-    def index(self) -> TfIdfIndex:
-        return experience_index(tuple(e.input for e in self.examples))
-
     def nearest(self, task_input: str, k: int | None = None) -> list[tuple[Example, float]]:
         """Up to ``k`` (default: the settings' k) examples most similar to the task, best first, score > 0."""
         if not self.examples:
             return []
         count = self.settings.k if k is None else k
-        return [(self.examples[i], score) for i, score in self.index().top(task_input, count)]
+        index = experience_index(tuple(e.input for e in self.examples))
+        return [(self.examples[i], score) for i, score in index.top(task_input, count)]
 
     def demonstrations(self, task_input: str, task_id: str = "") -> tuple[str, list[str]]:
         """The prompt section for a task and the ids of its examples ("" and [] when none is near); a task is never

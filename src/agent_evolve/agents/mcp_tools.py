@@ -17,14 +17,6 @@ from agent_evolve.types import Task
 ENABLED_KEY = "mcp_enabled_tools"
 
 
-def _schema(info: McpToolInfo) -> dict[str, Any]:
-    """The tool's input schema as the model sees it (an object schema even when the server omits the type)."""
-    schema = dict(info.input_schema)
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
-    return schema
-
-
 def as_tools(client: McpClient, max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS) -> list[Tool]:
     """One `Tool` per listed MCP tool; calling it calls the server through the client."""
 
@@ -32,22 +24,24 @@ def as_tools(client: McpClient, max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
         def call(arguments: dict[str, Any]) -> str:
             return _truncate(client.call(info.server, info.name, arguments), max_output_chars)
 
-        spec = ToolSpec(tool_name(info.server, info.name), f"[{info.server}] {info.description}".strip(),
-                        _schema(info))
-        return Tool(spec, call)
+        schema = dict(info.input_schema)  # an object schema even when the server omits the type
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+        return Tool(ToolSpec(tool_name(info.server, info.name), f"[{info.server}] {info.description}".strip(), schema),
+                    call)
 
     return [make(info) for info in client.tools]
 
 
 @contextmanager
-def mcp_tools(servers: list[McpServerConfig], *, call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
-              max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS) -> Iterator[list[Tool]]:
+def mcp_tools(servers: list[McpServerConfig], *,
+              call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S) -> Iterator[list[Tool]]:
     """The servers' tools for the block; the servers are stopped when it ends, also on an error."""
     if not servers:
         yield []
         return
     with McpClient(servers, call_timeout_s=call_timeout_s) as client:
-        yield as_tools(client, max_output_chars)
+        yield as_tools(client)
 
 
 def servers_for(workspace_path: str | Path, task: Task) -> list[McpServerConfig]:

@@ -66,7 +66,7 @@ def select_memories(memories: Sequence[Mapping[str, Any]], limit: int) -> list[s
     episodic = [memory_line(m) for m in memories if m.get("category") == EPISODIC]
     chosen = [line for line in knowledge if line][-limit:]
     room = limit - len(chosen)
-    recent = [line for line in reversed(episodic) if line][:room] if room > 0 else []
+    recent = [line for line in reversed(episodic) if line][:room]  # room >= 0: chosen holds at most limit
     return chosen + recent
 
 

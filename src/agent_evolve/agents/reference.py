@@ -8,7 +8,7 @@ explicit `agent_max_tokens` / `agent_temperature`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -30,7 +30,7 @@ from agent_evolve.benchmarks.answer_kinds import declared_kind
 from agent_evolve.config import DEFAULT_AGENT_MAX_TOKENS, EvolveConfig
 from agent_evolve.contract.check_settings import CheckSettings
 from agent_evolve.contract.manifest import MANIFEST_FILE
-from agent_evolve.contract.settings_rules import check_settings, is_int, is_number
+from agent_evolve.contract.settings_rules import Rules, check_settings, is_int, is_number
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments import TaskEnvironment
 from agent_evolve.errors import ConfigError, ManifestError
@@ -72,7 +72,7 @@ class AgentSettings:
         return cls(**data)
 
 
-_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {  # per key: a validity check and the valid values, for errors
+_RULES: Rules = {
     "skill_mode": (lambda v: v in SKILL_MODES, f"one of {', '.join(SKILL_MODES)}"),
     "use_tools": (lambda v: isinstance(v, bool), "true or false"),
     "propose_drafts": (lambda v: isinstance(v, bool), "true or false"),

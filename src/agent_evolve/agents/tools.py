@@ -57,15 +57,10 @@ def load_tool_entries(workspace: AgentWorkspace) -> list[ToolEntry]:
     return tool_entries(workspace.path, workspace.read_tool_registry(), workspace.path / "tools" / "registry.yaml")
 
 
-def allowed_tool_env(environ: Mapping[str, str]) -> frozenset[str]:
-    """The variable names the user lets tools receive: the comma-separated `AGENT_EVOLVE_TOOL_ENV`."""
-    return frozenset(name.strip() for name in environ.get(TOOL_ENV_ALLOW, "").split(",") if name.strip())
-
-
 def tool_environment(tool: str, declared: Sequence[str], environ: Mapping[str, str]) -> dict[str, str]:
     """The host variables passed to `tool`: those it declares, the user allows and `environ` has. A declared name
     not allowed fails the call, so an evolved tool cannot obtain a variable by declaring it."""
-    allowed = allowed_tool_env(environ)
+    allowed = {name.strip() for name in environ.get(TOOL_ENV_ALLOW, "").split(",") if name.strip()}
     refused = [name for name in declared if name not in allowed]
     if refused:
         raise ToolRunError(f"{tool} declares environment variable(s) {', '.join(refused)} that the user has not "
@@ -82,29 +77,19 @@ def _truncate(text: str, limit: int, unseen_bytes: int = 0) -> str:
     return text[:limit] + f"\n[... {' and '.join(p for p in (cut, unseen) if p)} cut]"
 
 
-def _tool_confinement(tools_dir: Path, arguments_file: Path, work: Path, passed: dict[str, str]) -> Confinement:
-    """The tools folder and the arguments read-only, a scratch working folder, the passed variables, no network."""
-    env = {**passed, "PATH": _BASE_ENV_PATH, "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
-    return Confinement(mounts=(Mount.bind(tools_dir), Mount.bind(arguments_file), Mount.scratch(work, TOOL_SCRATCH_MB)),
-                       cwd=str(work), env=env, network=False)
-
-
-def _tool_limits(timeout_s: float, max_output_chars: int) -> Limits:
-    keep = max(_KEEP_BYTES, 8 * max_output_chars)
-    return Limits(timeout_s=timeout_s, memory_mb=TOOL_MEMORY_MB, processes=TOOL_PROCESSES,
-                  file_size_mb=TOOL_FILE_SIZE_MB, output_bytes=keep, max_output_bytes=max(16 * 2**20, 2 * keep))
-
-
 def _run_confined_tool(path: Path, arguments: dict[str, Any], tools_dir: Path, passed: dict[str, str],
                        limits: Limits) -> ExecResult:
-    """Start the runner on `path` confined; a refusal or a failed start becomes ToolRunError."""
+    """Start the runner on `path` confined: the tools folder and the arguments read-only, a scratch working folder,
+    the passed variables, no network; a refusal or a failed start becomes ToolRunError."""
     with tempfile.TemporaryDirectory(prefix="agent-tool-", ignore_cleanup_errors=True) as root:
         arguments_file, work = Path(root) / "arguments.json", Path(root) / "work"
         arguments_file.write_text(json.dumps(arguments, default=str), encoding="utf-8")
         work.mkdir()
         argv = [python_executable(), "-I", "-B", "-c", _RUNNER, os.path.realpath(path), str(arguments_file)]
+        mounts = (Mount.bind(tools_dir), Mount.bind(arguments_file), Mount.scratch(work, TOOL_SCRATCH_MB))
+        env = {**passed, "PATH": _BASE_ENV_PATH, "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
         try:
-            return run_confined(argv, _tool_confinement(tools_dir, arguments_file, work, passed), limits)
+            return run_confined(argv, Confinement(mounts=mounts, cwd=str(work), env=env, network=False), limits)
         except ConfinementUnavailable as exc:
             raise ToolRunError(f"{path.name} was not run: {exc}") from None
         except ConfinementError as exc:
@@ -115,13 +100,14 @@ def run_tool_file(path: Path, arguments: dict[str, Any], *, timeout_s: float = D
                   max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS, env_names: Sequence[str] = (),
                   tools_dir: Path | None = None) -> str:
     """Run ``run(arguments)`` of the tool file confined (`tools_dir`, default its folder, read-only); its result
-    text, redacted and truncated. ToolRunError on a timeout, an output flood, a failure (with its error's last
-    lines), no confinement, a declared variable not allowed, or a `.sh` tool (those run only in a task environment).
-    """
+    text, redacted and truncated. ToolRunError says why a call failed, and refuses `.sh` tools (task environments
+    only)."""
     if path.suffix != ".py":
         raise ToolRunError(f"{path.name} is a script that runs only inside a task environment")
     passed = tool_environment(path.name, env_names, os.environ)
-    limits = _tool_limits(timeout_s, max_output_chars)
+    keep = max(_KEEP_BYTES, 8 * max_output_chars)
+    limits = Limits(timeout_s=timeout_s, memory_mb=TOOL_MEMORY_MB, processes=TOOL_PROCESSES,
+                    file_size_mb=TOOL_FILE_SIZE_MB, output_bytes=keep, max_output_bytes=max(16 * 2**20, 2 * keep))
     ran = _run_confined_tool(path, arguments, Path(tools_dir or path.parent), passed, limits)
     if ran.timed_out:
         raise ToolRunError(f"{path.name} did not finish within {timeout_s:g}s and was stopped")

@@ -161,9 +161,8 @@ class DockerTaskEnvironment(TaskEnvironment):
                 self._put(self.workdir, archive_of_tree(tree))
 
     def exec(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        """Run `command` with /bin/sh in the work tree; output cut to the spec's limit, killed at the deadline.
-
-        Standard error is sent into standard output's pipe (`exec 2>&1`), so the two keep their order."""
+        """Run `command` with /bin/sh in the work tree, stderr into stdout's pipe (`exec 2>&1`) so the two keep
+        their order; output cut to the spec's limit, killed at the deadline."""
         return self._run(["/bin/sh", "-c", "exec 2>&1\n" + command], timeout_s or self.spec.limits.timeout_s,
                          self.spec.limits.output_bytes, self.workdir)
 
@@ -191,7 +190,8 @@ class DockerTaskEnvironment(TaskEnvironment):
     def list_files(self, path: str = ".") -> list[str]:
         """Files under `path`, relative to the work tree, sorted; .git, .hg and .svn left out."""
         real = self._resolve(path)
-        base = posixpath.relpath(real, self._root())
+        root = self._checked(["sh", "-c", 'cd -P -- "$1" && pwd -P', "sh", self.workdir], "resolving the work tree")
+        base = posixpath.relpath(real, root.output.strip())  # relative to the work tree's real path
         found = self._checked(["sh", "-c", 'cd -- "$1" && find . \\( -name .git -o -name .hg -o -name .svn \\) '
                                "-prune -o -type f -print0", "sh", real], f"listing {path!r}")
         return listed_files(found.output, base)
@@ -251,11 +251,6 @@ class DockerTaskEnvironment(TaskEnvironment):
         if result.exit_code != 0:
             raise EnvironmentPathError(f"{path!r} cannot be resolved in the work tree: {result.render()[-500:]}")
         return result.output.strip()
-
-    def _root(self) -> str:
-        """The work tree's real path (the volume's mount point)."""
-        return self._checked(["sh", "-c", 'cd -P -- "$1" && pwd -P', "sh", self.workdir],
-                             "resolving the work tree").output.strip()
 
     def _put(self, folder: str, archive: bytes) -> None:
         """Unpack a tar archive into a container folder."""

@@ -47,7 +47,10 @@ class LocalTaskEnvironment(TaskEnvironment):
         try:
             confines = backend_for_untrusted_code().confines
             self.workdir = _checked_workdir(spec.workdir) if confines else str(self._tree)
-            self._confinement = self._make_confinement(confines)
+            env = {"PATH": f"{os.path.dirname(sys.executable)}:{DEFAULT_PATH}", "LANG": "C.UTF-8", "HOME": "/tmp",
+                   "TMPDIR": "/tmp", **spec.env}
+            mounts = (Mount("rw", self.workdir, str(self._tree)), *hidden_package_mounts()) if confines else ()
+            self._confinement = Confinement(mounts=mounts, cwd=self.workdir, env=env, network=spec.network)
             self._populate()
             for command in spec.setup_commands:
                 check_setup(command, self.exec(command))
@@ -60,12 +63,6 @@ class LocalTaskEnvironment(TaskEnvironment):
     def tree(self) -> Path:
         """The work tree's real path on this machine (outside the confinement)."""
         return self._tree
-
-    def _make_confinement(self, confines: bool) -> Confinement:
-        env = {"PATH": f"{os.path.dirname(sys.executable)}:{DEFAULT_PATH}", "LANG": "C.UTF-8", "HOME": "/tmp",
-               "TMPDIR": "/tmp", **self.spec.env}
-        mounts = (Mount("rw", self.workdir, str(self._tree)), *hidden_package_mounts()) if confines else ()
-        return Confinement(mounts=mounts, cwd=self.workdir, env=env, network=self.spec.network)
 
     def _populate(self) -> None:
         spec = self.spec

@@ -2,19 +2,27 @@
 replaces a built-in of its name), until `submit`, a reply without a call, or `max_turns`. A reply without a call
 before `submit` gets a reminder (at most `REMINDERS`): small models often stop to talk after one result. The output
 is the environment's `diff()` (`output: diff`) or the submitted summary, else the last reply.
+
+Workspace tools (`tools/registry.yaml`) run through the environment's `exec`, their source in the command line so
+nothing is written into the work tree: a `.py` tool's `run(arguments)`, a `.sh` tool with `$TOOL_ARGS` and
+`$ARG_<name>` per scalar argument. Their output passes the redaction of LLM errors.
 """
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_evolve.agents.acting.env_scripts import environment_scripts
-from agent_evolve.agents.acting.env_tools import EnvironmentTools, Submission
+from agent_evolve.agents.acting.env_tools import EnvironmentTools, Submission, clip
 from agent_evolve.agents.acting.replies import ActingClient
+from agent_evolve.contract.regular_files import read_regular_text
 from agent_evolve.contract.tool_entries import ToolEntry
 from agent_evolve.environments.task_env import TaskEnvironment
-from agent_evolve.llm.base import LLMClient, Message
+from agent_evolve.llm.base import LLMClient, Message, ToolSpec
+from agent_evolve.llm.errors import redact
 from agent_evolve.llm.tool_loop import Tool, ToolLoopResult, run_tool_loop
 from agent_evolve.types import Usage
 
@@ -23,6 +31,16 @@ OutputMode = Literal["answer", "diff"]
 REMINDERS = 2
 CONTINUE = ("You have not submitted yet. Continue with a tool call (bash, view, edit, create, search); "
             "call submit when the task is done.")
+_PY_RUNNER = (
+    "import json, sys\n"
+    "namespace = {'__name__': 'workspace_tool'}\n"
+    "real_stdout, sys.stdout = sys.stdout, sys.stderr\n"
+    "exec(compile(sys.argv[1], 'tool', 'exec'), namespace)\n"
+    "result = namespace['run'](json.loads(sys.argv[2]))\n"
+    "sys.stdout = real_stdout\n"
+    "print(result if isinstance(result, str) else json.dumps(result, default=str))\n"
+)
+_SCALAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -57,9 +75,29 @@ def call_steps(result: ToolLoopResult) -> list[dict[str, Any]]:
              "error": e.error} for e in result.executed]
 
 
-def task_message(task_input: str, environment: TaskEnvironment) -> str:
-    """The task as the model reads it, with where its commands run."""
-    return f"{task_input}\n\nYou are working in {environment.workdir} (the task's files; your commands run there)."
+def tool_command(entry: ToolEntry, arguments: dict[str, Any]) -> str:
+    """The shell command that runs `entry` with `arguments` in the environment."""
+    source = read_regular_text(entry.path)
+    payload = json.dumps(arguments, default=str)
+    if not entry.is_script:
+        return f"python3 -c {shlex.quote(_PY_RUNNER)} {shlex.quote(source)} {shlex.quote(payload)}"
+    scalars = {f"ARG_{key}": value for key, value in arguments.items()
+               if _SCALAR_NAME.match(key) and isinstance(value, (str, int, float, bool))}
+    assignments = " ".join(f"{name}={shlex.quote(str(value))}" for name, value in scalars.items())
+    return f"TOOL_ARGS={shlex.quote(payload)} {assignments} bash -c {shlex.quote(source)} {shlex.quote(entry.name)}"
+
+
+def environment_scripts(entries: list[ToolEntry], environment: TaskEnvironment, limits: ActingLimits) -> list[Tool]:
+    """The registry's tools as Tools that run in `environment`; the model sees the output and the exit code."""
+
+    def runner(entry: ToolEntry) -> Tool:
+        def call(arguments: dict[str, Any]) -> str:
+            result = environment.exec(tool_command(entry, arguments), timeout_s=limits.timeout_s)
+            return clip(redact(result.render()), limits.max_observation_chars)
+
+        return Tool(ToolSpec(entry.name, entry.description, entry.parameters), call)
+
+    return [runner(entry) for entry in entries]
 
 
 def act(client: LLMClient, system: str, task_input: str, environment: TaskEnvironment, limits: ActingLimits,
@@ -69,11 +107,11 @@ def act(client: LLMClient, system: str, task_input: str, environment: TaskEnviro
     own, such as its MCP servers' tools) are offered after the others."""
     submission = Submission()
     builtin = EnvironmentTools(environment, submission, limits.timeout_s, limits.max_observation_chars).tools()
-    own = environment_scripts(workspace_tools or [], environment, timeout_s=limits.timeout_s,
-                              max_observation_chars=limits.max_observation_chars)
+    own = environment_scripts(workspace_tools or [], environment, limits)
     names = {t.name for t in own}
     tools = [t for t in builtin if t.name not in names] + own + list(task_tools or [])
-    conversation = [Message("system", system), Message("user", task_message(task_input, environment))]
+    where = f"You are working in {environment.workdir} (the task's files; your commands run there)."
+    conversation = [Message("system", system), Message("user", f"{task_input}\n\n{where}")]
     acting = ActingClient(client, limits.max_context_chars)
     steps: list[dict[str, Any]] = []
     usage, turns, reminders = Usage(), 0, 0

@@ -52,8 +52,7 @@ def answer_step(finish_reason: str, usage: Usage, **extra: Any) -> dict[str, Any
 
 
 class AnsweringStrategy(Protocol):
-    """One way of answering. The agent chains strategies: the first answers ``question`` (``so_far`` holds only
-    the steps recorded before it), each later one may replace the answer so far, and every one records its steps.
-    """
+    """One way of answering. The agent chains strategies: the first answers (``so_far`` holds only the steps
+    recorded before it), each later one may replace the answer so far, and every one records its steps."""
 
     def answer(self, question: Question, so_far: Answer) -> Answer: ...

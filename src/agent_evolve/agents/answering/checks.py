@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -101,7 +101,7 @@ def _literal_call(text: str, name: str) -> bool:
 
 def first_failure(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMITS) -> ExampleFailure | None:
     """The first example the reply's code fails (a reply with no code fails the first); None when it passes all."""
-    return next((failure for failure in example_failures(code, reply, limits, stop_at_first=True) if failure), None)
+    return next((failure for failure in example_failures(code, reply, limits) if failure), None)
 
 
 def examples_passed(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMITS) -> tuple[bool, ...]:
@@ -109,21 +109,17 @@ def examples_passed(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LI
     return tuple(failure is None for failure in example_failures(code, reply, limits))
 
 
-def example_failures(code: CodeTask, reply: str, limits: SandboxLimits = CHECK_LIMITS, *,
-                     stop_at_first: bool = False) -> list[ExampleFailure | None]:
-    """For each docstring example in turn, how the reply's code fails it (None where it passes); a reply with no
-    code fails every example. With `stop_at_first`, the list ends at the first failure."""
-    examples = docstring_examples(code.prompt, code.entry_point)
+def example_failures(code: CodeTask, reply: str,
+                     limits: SandboxLimits = CHECK_LIMITS) -> Iterator[ExampleFailure | None]:
+    """For each docstring example in turn, how the reply's code fails it (None where it passes), each run only when
+    asked for; a reply with no code fails every example."""
     extracted = extract_code(reply, code.entry_point)
-    if extracted.kind == "none":
-        return [ExampleFailure(example, "the reply has no code") for example in examples[:1 if stop_at_first else None]]
-    program = assemble_program(code.prompt, extracted)
-    outcomes: list[ExampleFailure | None] = []
-    for example in examples:
-        outcomes.append(_run_example(code, program, example, limits))
-        if stop_at_first and outcomes[-1]:
-            break
-    return outcomes
+    program = assemble_program(code.prompt, extracted) if extracted.kind != "none" else None
+    for example in docstring_examples(code.prompt, code.entry_point):
+        if program is None:
+            yield ExampleFailure(example, "the reply has no code")
+        else:
+            yield _run_example(code, program, example, limits)
 
 
 def _run_example(code: CodeTask, program: str, example: DocExample, limits: SandboxLimits) -> ExampleFailure | None:

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from agent_evolve.agents.answering.base import Answer, Question
 from agent_evolve.agents.answering.checks import answer_value, value_failure
-from agent_evolve.agents.answering.program import PROGRAM_STOP, finish_program
+from agent_evolve.agents.answering.program import PROGRAM_STOP, ProgramAnswer
 from agent_evolve.agents.prompting import build_messages
 from agent_evolve.benchmarks.answer_kinds import AnswerKind, declared_kind
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings
@@ -24,11 +24,7 @@ CROSS_CHECK_KINDS: tuple[AnswerKind, ...] = ("number",)
 def settle(values: list[Fraction | None], form: AnswerForm | None) -> int:
     """The index of the first answer with the most votes among those that keep ``form``; 0 when none does."""
     fine = [v for v in values if v is not None and (form is None or value_failure(v, form) is None)]
-    if not fine:
-        return 0
-    counts = Counter(fine)
-    best = max(counts.values())
-    return next(i for i, v in enumerate(values) if v in counts and counts[v] == best)
+    return values.index(Counter(fine).most_common(1)[0][0]) if fine else 0  # ties: the value seen first
 
 
 @dataclass(frozen=True)
@@ -50,7 +46,7 @@ class CrossCheck:
                 completion = client.complete(question.messages, max_tokens=question.max_tokens,
                                              temperature=check.temperature, stop=list(PROGRAM_STOP))
                 usage += completion.usage
-                replies.append(finish_program(completion.text, kind))
+                replies.append(ProgramAnswer(kind).finish(completion.text))
                 values.append(answer_value(replies[-1]))
         kept = settle(values, check.answer)
         step = {"type": "cross_check", "answers": [None if v is None else format_value(v) for v in values],

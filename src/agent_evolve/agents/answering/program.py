@@ -104,11 +104,6 @@ def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS,
     return printed_answer(run.printed), run
 
 
-def finish_program(reply: str, kind: AnswerKind | None = None) -> str:
-    """The reply as the agent answers it: with its program's printed result, in ``kind``, when there is one."""
-    return answer_with_program(reply, kind=kind)[0]
-
-
 @dataclass(frozen=True)
 class ProgramAnswer:
     """Ask once for a program (stopping at its closed block), run it, and answer with what it printed."""
@@ -121,5 +116,5 @@ class ProgramAnswer:
         return replied.then(run.to_step(), output=output)
 
     def finish(self, reply: str) -> str:
-        """A drawn reply answered the same way (its program run)."""
-        return finish_program(reply, self.kind)
+        """A drawn reply answered the same way: with its program's printed result, when there is one."""
+        return answer_with_program(reply, kind=self.kind)[0]

@@ -16,9 +16,8 @@ from agent_evolve.types import Usage
 
 @dataclass(frozen=True)
 class Redraw:
-    """The answer when it passes ``check``; else the first of up to ``settings.redraws`` fresh replies that does
-    (none does: the answer stands). ``finish`` makes a drawn reply an answer the way the first was made (a
-    program answer runs its program); ``stop`` ends each draw."""
+    """When the answer fails ``check``, up to ``settings.redraws`` draws, each ended by ``stop``; ``finish`` makes
+    a drawn reply an answer the way the first was made (a program answer runs its program)."""
 
     check: ReplyCheck
     settings: CheckSettings

@@ -112,13 +112,6 @@ class _VectorIndex:
         pool = np.asarray(_best(np, rough, np.arange(len(rough)), min(len(rough), RERANK_FACTOR * k)))
         return _best(np, _dot(np, self._matrix[pool], vector), pool, k)
 
-    def exact_top(self, query: list[float], k: int) -> list[int]:
-        """The exact ``k`` nearest documents (a full scan)."""
-        np = self._np
-        if np is None:
-            return self.top(query, k)
-        return _best(np, _dot(np, self._matrix, np.asarray(query, dtype=np.float32)), np.arange(len(self._matrix)), k)
-
 
 def _dot(np: Any, matrix: Any, vector: Any) -> Any:
     """matrix @ vector summed on this thread (BLAS threads thrash on a busy machine)."""
@@ -160,28 +153,22 @@ class BankRouter:
         self._lexical = BankShortlist(self.skills)
         self._vectors: _VectorIndex | None = None
 
-    @property
-    def large(self) -> bool:
-        """More skills than the router model is shown at once."""
-        return len(self.skills) > self.config.full_bank_limit
-
     def lexical(self, task_text: str, k: int) -> list[SkillMeta]:
         """The ``k`` best tf-idf matches (the shared index of `routing.router`), best first."""
         return [skill for skill, _ in self._lexical.top(task_text, k)]
 
-    def embedded(self, task_text: str, k: int, *, exact: bool = False) -> list[SkillMeta]:
-        """The ``k`` skills closest in embedding space, best first (two-stage; ``exact``: a full scan)."""
+    def embedded(self, task_text: str, k: int) -> list[SkillMeta]:
+        """The ``k`` skills closest in embedding space, best first (two-stage)."""
         embedder = self._embedder or named_embedder(self.config.embedder)
         if self._vectors is None:
             self._vectors = _vector_index(embedder, tuple([s.name for s in self.skills]),
                                           tuple([s.description for s in self.skills]))
         query = embedder.embed([task_text])[0]
-        found = self._vectors.exact_top(query, k) if exact else self._vectors.top(query, k)
-        return [self.skills[i] for i in found]
+        return [self.skills[i] for i in self._vectors.top(query, k)]
 
     def shortlist(self, task_text: str) -> list[SkillMeta]:
         """What the router model is shown: the whole small bank, else lexical top-k united with embedding top-k."""
-        if not self.large:
+        if len(self.skills) <= self.config.full_bank_limit:
             return list(self.skills)
         chosen = self.lexical(task_text, self.config.shortlist_lexical)
         if not self.config.shortlist_embedding:
