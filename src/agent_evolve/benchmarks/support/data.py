@@ -93,19 +93,13 @@ def _read_records(path: Path) -> list[Any]:
         csv.field_size_limit(sys.maxsize)
         with path.open(encoding="utf-8", newline="") as f:
             return [dict(row) for row in csv.DictReader(f)]
-    if suffix == ".parquet":
-        return _read_parquet(path)
-    raise ConfigError(f"{path}: unsupported data file; use one of {', '.join(SUFFIXES)}")
-
-
-def _read_parquet(path: Path) -> list[dict[str, Any]]:
-    """Parquet through pyarrow, imported only here."""
-    try:
+    if suffix != ".parquet":
+        raise ConfigError(f"{path}: unsupported data file; use one of {', '.join(SUFFIXES)}")
+    try:  # pyarrow, imported only here
         pq = importlib.import_module("pyarrow.parquet")
     except ImportError as exc:
         raise MissingDependencyError(
-            f"Reading {path.name} needs pyarrow: `pip install pyarrow`, or convert the file to JSONL."
-        ) from exc
+            f"Reading {path.name} needs pyarrow: `pip install pyarrow`, or convert the file to JSONL.") from exc
     return list(pq.read_table(str(path)).to_pylist())
 
 
