@@ -30,14 +30,11 @@ class DataSource:
 
     def describe_missing(self) -> str:
         """The sentence that says how to provide the data."""
-        parts = [
-            f"No data for {self.benchmark}: pass data_path=... or set {self.env_var} to a local "
-            f"{'/'.join(s.lstrip('.').upper() for s in SUFFIXES)} file or a folder of them"
-        ]
+        text = (f"No data for {self.benchmark}: pass data_path=... or set {self.env_var} to a local "
+                f"{'/'.join(s.lstrip('.').upper() for s in SUFFIXES)} file or a folder of them")
         if self.hf_name:
-            parts.append(f"or `pip install datasets` to load {self.hf_name!r} (split {self.hf_split!r})")
-        text = ", ".join(parts) + "."
-        return f"{text} {self.hint}".strip()
+            text += f", or `pip install datasets` to load {self.hf_name!r} (split {self.hf_split!r})"
+        return f"{text}. {self.hint}".strip()
 
 
 def load_records(source: DataSource) -> list[dict[str, Any]]:
