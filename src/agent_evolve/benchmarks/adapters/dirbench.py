@@ -11,7 +11,6 @@ import tempfile
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
 from agent_evolve.benchmarks.support.env_grading import (TESTS_DIR, extract_commands, feedback_from_test_run,
@@ -47,7 +46,7 @@ class TaskImages:
 
     purpose: str
     build_timeout: float = 1800.0
-    exclude_skills: bool = False
+    with_skills: bool = True
     _built: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -65,10 +64,10 @@ class TaskImages:
     def _build(self, task: TaskDir, dockerfile: Path) -> str:
         """Build the Dockerfile's folder (a copy without the skills folder when asked); AgentEvolveError with the
         log's end when the build fails."""
-        tag = f"agent-evolve/{_slug(task.id)}:{'noskills' if self.exclude_skills else 'latest'}"
+        tag = f"agent-evolve/{_slug(task.id)}:{'latest' if self.with_skills else 'noskills'}"
         with tempfile.TemporaryDirectory(prefix="ae-build-", ignore_cleanup_errors=True) as scratch:
             context = dockerfile.parent
-            if self.exclude_skills and (context / "skills").is_dir():
+            if not self.with_skills and (context / "skills").is_dir():
                 context = Path(scratch) / "context"
                 shutil.copytree(dockerfile.parent, context)
                 shutil.rmtree(context / "skills")
@@ -87,15 +86,15 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
     env_var: str = ""
     source_hint: str = ""
 
-    def __init__(self, data_path: str | None, seed: int, test_fraction: float, *, build_timeout: float,
-                 exclude_skills: bool, backend: str = "auto") -> None:
+    def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
+                 backend: str = "auto", build_timeout: float = 1800.0, with_skills: bool = True) -> None:
         if backend not in BACKEND_CHOICES:
             raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
         super().__init__(seed, test_fraction)
         self.data_path = resolve_path(data_path, self.env_var)
         self.backend = backend
-        self.with_skills = not exclude_skills
-        self.images = TaskImages(f"{self.name} tasks", build_timeout=build_timeout, exclude_skills=exclude_skills)
+        self.with_skills = with_skills
+        self.images = TaskImages(f"{self.name} tasks", build_timeout=build_timeout, with_skills=with_skills)
         self._docker_missing = Lazy(lambda: docker_problem(self.images.purpose))  # why Docker is unusable (None: it is)
 
     def _load(self) -> dict[str, TaskDir]:
@@ -111,18 +110,11 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
                                          f"(task.yaml, task.toml + instruction.md, or task.md). {self.source_hint}")
         return {task.id: task for task in tasks}
 
-    def task_metadata(self, task_dir: TaskDir) -> dict[str, Any]:
-        """What the agent may know about the task besides its instruction; the tests stay out."""
-        return {"layout": task_dir.layout, "docker_image": task_dir.docker_image, "workdir": workdir_of(task_dir),
-                "agent_timeout_sec": task_dir.agent_timeout, **task_dir.metadata}
-
-    def task_input(self, task_dir: TaskDir) -> str:
-        """What the agent reads: the task's instruction."""
-        return task_dir.instruction
-
     def to_task(self, task_id: str, task_dir: TaskDir) -> Task:
-        """The instruction (`task_input`) with what the agent may know about the task (`task_metadata`)."""
-        return Task(id=task_id, input=self.task_input(task_dir), metadata=self.task_metadata(task_dir))
+        """The instruction with what the agent may know about the task besides it; the tests stay out."""
+        return Task(id=task_id, input=task_dir.instruction, metadata={
+            "layout": task_dir.layout, "docker_image": task_dir.docker_image, "workdir": workdir_of(task_dir),
+            "agent_timeout_sec": task_dir.agent_timeout, **task_dir.metadata})
 
     def backend_for(self, task_dir: TaskDir) -> str:
         """The backend this task runs in (see the module docstring)."""

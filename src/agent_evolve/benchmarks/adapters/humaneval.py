@@ -74,14 +74,11 @@ class HumanEvalBenchmark(ServedBenchmark):
             raise ConfigError(f"humaneval timeout_s must be > 0, got {timeout_s}")
         self.limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb)
         self._problems = {problem.task_id: problem for problem in load_problems()}
-        self._tasks = {task_id: self._to_task(problem) for task_id, problem in self._problems.items()}
+        # the agent sees the instruction and the prompt; never the canonical solution or the tests
+        self._tasks = {task_id: Task(task_id, f"{INSTRUCTION}\n\n```python\n{problem.prompt}```\n",
+                                     {"entry_point": problem.entry_point, "prompt": problem.prompt})
+                       for task_id, problem in self._problems.items()}
         self.splits: TaskSplits = apply_subset(split_ids(list(self._problems), seed, test_fraction), subset)
-
-    @staticmethod
-    def _to_task(problem: HumanEvalProblem) -> Task:
-        """The task the agent sees: instruction and prompt; no canonical solution, no tests."""
-        return Task(id=problem.task_id, input=f"{INSTRUCTION}\n\n```python\n{problem.prompt}```\n",
-                    metadata={"entry_point": problem.entry_point, "prompt": problem.prompt})
 
     def canonical_solution(self, task_id: str) -> str:
         """The reference completion (a body continuing the prompt), for tests and grader checks only."""

@@ -138,9 +138,8 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
 
 
 def default_kind(grader: GraderFunction | str, answers: list[Any]) -> AnswerKind:
-    """The kind of a file's tasks that declare none: `number` with the numeric grader, `text` with the exact grader
-    (it compares the whole reply, which a number task's program answer, `Answer: <n>` after the code, never
-    matches), `number` with other graders when every reference answer is a number, `free` otherwise."""
+    """The kind of a file's tasks that declare none: `text` with the exact grader (a program answer never matches a
+    whole reply), `number` with the numeric one or when every reference answer is a number, else `free`."""
     if grader == "exact":
         return "text"
     if grader == "numeric" or (answers and all(parse_number(str(a).strip()) is not None for a in answers)):
@@ -192,11 +191,7 @@ class JsonlBenchmark(ServedBenchmark):
 
     def answer(self, task_id: str) -> Any:
         """The reference answer of `task_id`, for graders and tests."""
-        return self._row(task_id).answer
-
-    def _row(self, task_id: str) -> JsonlRow:
-        """The row behind `task_id`, or a ConfigError naming the file."""
-        return lookup(self._rows, task_id, f"a task of {self.path}")
+        return lookup(self._rows, task_id, f"a task of {self.path}").answer
 
     def _exact_key(self, text: str) -> str:
         """What the exact grader compares: `text`, case-folded with ignore_case, without the punctuation at its
@@ -207,7 +202,7 @@ class JsonlBenchmark(ServedBenchmark):
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Grade the output with the configured grader."""
-        row = self._row(task.id)
+        row = lookup(self._rows, task.id, f"a task of {self.path}")
         output = trajectory.output
         if callable(self.grader):
             graded = Task(id=row.task.id, input=row.task.input, metadata={**row.task.metadata, "answer": row.answer})

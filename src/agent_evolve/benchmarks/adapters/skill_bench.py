@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_evolve.benchmarks.adapters.dirbench import TaskDirBenchmark
 from agent_evolve.benchmarks.support.taskdir import SKILLS_DIR, TaskDir, list_skills, workdir_of
+from agent_evolve.types import Task
 
 ENV_VAR = "AGENT_EVOLVE_SKILL_BENCH_DATA"
 
@@ -19,11 +18,6 @@ class SkillBenchBenchmark(TaskDirBenchmark):
     source_hint = ("Get the tasks with `git clone https://github.com/benchflow-ai/skillsbench` "
                    "and pass its tasks/ folder.")
 
-    def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
-                 with_skills: bool = True, backend: str = "auto", build_timeout: float = 1800.0) -> None:
-        super().__init__(data_path, seed, test_fraction, build_timeout=build_timeout,
-                         exclude_skills=not with_skills, backend=backend)
-
     def skills_of(self, task_dir: TaskDir) -> list[dict[str, str]]:
         """Name, description and in-environment path of each bundled skill (none in the no-skills condition)."""
         if not self.with_skills:
@@ -32,15 +26,14 @@ class SkillBenchBenchmark(TaskDirBenchmark):
         return [{"name": s["name"], "description": s["description"],
                  "path": f"{base}/{s['path'].split('/')[-2]}/SKILL.md"} for s in list_skills(task_dir.skills_dir)]
 
-    def task_metadata(self, task_dir: TaskDir) -> dict[str, Any]:
-        """Adds the task's bundled skills with their paths in the environment."""
-        return {**super().task_metadata(task_dir), "skills": self.skills_of(task_dir)}
-
-    def task_input(self, task_dir: TaskDir) -> str:
-        """The instruction, then the skills available for it (read one with its path before you use it)."""
+    def to_task(self, task_id: str, task_dir: TaskDir) -> Task:
+        """Adds the task's bundled skills, with their paths in the environment, to its metadata and after the
+        instruction (read one with its path before you use it)."""
+        task = super().to_task(task_id, task_dir)
         skills = self.skills_of(task_dir)
-        if not skills:
-            return task_dir.instruction
-        listed = "\n".join(f"- {s['name']}: {s['description']} ({s['path']})" for s in skills)
-        return (f"{task_dir.instruction}\n\nSkills installed for this task (each a SKILL.md; read the one that fits "
-                f"before you start):\n{listed}")
+        task.metadata["skills"] = skills
+        if skills:
+            listed = "\n".join(f"- {s['name']}: {s['description']} ({s['path']})" for s in skills)
+            task.input += ("\n\nSkills installed for this task (each a SKILL.md; read the one that fits before you "
+                           f"start):\n{listed}")
+        return task

@@ -15,8 +15,3 @@ class Terminal2Benchmark(TaskDirBenchmark):
     env_var = ENV_VAR
     source_hint = ("Get the tasks with `git clone https://github.com/laude-institute/terminal-bench-2` "
                    "and pass that folder.")
-
-    def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
-                 backend: str = "auto", build_timeout: float = 1800.0) -> None:
-        super().__init__(data_path, seed, test_fraction, build_timeout=build_timeout, exclude_skills=False,
-                         backend=backend)

@@ -134,15 +134,11 @@ class ReasoningMiniBenchmark(ServedBenchmark):
 
     def puzzle(self, task_id: str) -> Puzzle:
         """The puzzle behind ``task_id`` (its answer included), for the grader and tests."""
-        return self._entry(task_id)[1]
-
-    def _entry(self, task_id: str) -> tuple[str, Puzzle]:
-        """The family and puzzle of ``task_id``, or a ConfigError naming the id."""
-        return lookup(self._puzzles, task_id, "a reasoning-mini task")
+        return lookup(self._puzzles, task_id, "a reasoning-mini task")[1]
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Success when the reply's final answer is the puzzle's answer under its family's grading."""
-        family, puzzle = self._entry(task.id)
+        family, puzzle = lookup(self._puzzles, task.id, "a reasoning-mini task")
         success, given = grade(puzzle, trajectory.output)
         raw = {"expected": puzzle.answer, "extracted": given, "family": family, "grading": puzzle.grading}
         detail = f"correct: {puzzle.answer}" if success else (

@@ -19,5 +19,4 @@ class TerminalMiniBenchmark(TaskDirBenchmark):
 
     def __init__(self, backend: str = "local", seed: int = 0, test_fraction: float = 0.3, *,
                  data_path: str | None = None, build_timeout: float = 1800.0) -> None:
-        super().__init__(data_path or str(DATA_DIR), seed, test_fraction, build_timeout=build_timeout,
-                         exclude_skills=False, backend=backend)
+        super().__init__(data_path or str(DATA_DIR), seed, test_fraction, backend=backend, build_timeout=build_timeout)

@@ -113,7 +113,6 @@ def numbers_equal(a: str | None, b: str | None, rel_tol: float = 1e-6) -> bool:
     return x == y or abs(x - y) <= rel_tol * max(Fraction(1), abs(x), abs(y))
 
 
-
 def numbers_in(text: str) -> list[tuple[float, int]]:
     """Numbers in a text as (value, decimals written); thousands commas are read as grouping."""
     plain = [match.replace(",", "") for match in _FACT_NUMBER.findall(text)]

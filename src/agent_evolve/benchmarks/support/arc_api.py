@@ -132,11 +132,10 @@ class GameSession:
         self.frame: dict[str, Any] = {}
         self.sent = 0
 
-    def start(self) -> dict[str, Any]:
-        """Open a scorecard and start the game; the first frame."""
+    def start(self) -> None:
+        """Open a scorecard and start the game at its first frame."""
         self.card_id = self.client.open_scorecard(self.tags)
         self.frame = self.client.reset(self.game_id, self.card_id)
-        return self.frame
 
     def accepts(self, action: ArcAction) -> bool:
         """Whether the game takes `action` in its current state."""

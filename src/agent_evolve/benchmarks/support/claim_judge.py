@@ -82,17 +82,15 @@ def parse_verdicts(text: str, count: int) -> dict[int, bool]:
 def judge_claims(judge: LLMClient, question: str, answer: str, claims: list[str]) -> list[ClaimVerdict]:
     """Ask the judge about every claim; one repair request when some verdict is missing, then JudgeError."""
     messages = [Message("system", _SYSTEM), Message("user", judge_prompt(question, answer, claims))]
-    reply = judge.complete(messages, max_tokens=JUDGE_MAX_TOKENS).text
-    verdicts = parse_verdicts(reply, len(claims))
-    missing = [n for n in range(1, len(claims) + 1) if n not in verdicts]
-    if missing:
+    verdicts: dict[int, bool] = {}
+    for _ in range(2):  # the question, then the repair request
+        reply = judge.complete(messages, max_tokens=JUDGE_MAX_TOKENS).text
+        verdicts.update(parse_verdicts(reply, len(claims)))
+        missing = [n for n in range(1, len(claims) + 1) if n not in verdicts]
+        if not missing:
+            return [ClaimVerdict(claim, verdicts[n]) for n, claim in enumerate(claims, 1)]
         messages += [Message("assistant", reply),
                      Message("user", f"Your reply gave no verdict for claim(s) {missing}. Reply again with JSON "
                                      "only, one entry per claim.")]
-        reply = judge.complete(messages, max_tokens=JUDGE_MAX_TOKENS).text
-        verdicts = {**verdicts, **parse_verdicts(reply, len(claims))}
-        missing = [n for n in range(1, len(claims) + 1) if n not in verdicts]
-    if missing:
-        raise JudgeError(f"judge {judge.model} gave no verdict for claim(s) {missing} of {len(claims)} after one "
-                         f"repair request; last reply: {reply[:300]!r}")
-    return [ClaimVerdict(claim, verdicts[n]) for n, claim in enumerate(claims, 1)]
+    raise JudgeError(f"judge {judge.model} gave no verdict for claim(s) {missing} of {len(claims)} after one "
+                     f"repair request; last reply: {reply[:300]!r}")

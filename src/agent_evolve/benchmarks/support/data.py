@@ -30,14 +30,11 @@ class DataSource:
 
     def describe_missing(self) -> str:
         """The sentence that says how to provide the data."""
-        parts = [
-            f"No data for {self.benchmark}: pass data_path=... or set {self.env_var} to a local "
-            f"{'/'.join(s.lstrip('.').upper() for s in SUFFIXES)} file or a folder of them"
-        ]
+        text = (f"No data for {self.benchmark}: pass data_path=... or set {self.env_var} to a local "
+                f"{'/'.join(s.lstrip('.').upper() for s in SUFFIXES)} file or a folder of them")
         if self.hf_name:
-            parts.append(f"or `pip install datasets` to load {self.hf_name!r} (split {self.hf_split!r})")
-        text = ", ".join(parts) + "."
-        return f"{text} {self.hint}".strip()
+            text += f", or `pip install datasets` to load {self.hf_name!r} (split {self.hf_split!r})"
+        return f"{text}. {self.hint}".strip()
 
 
 def load_records(source: DataSource) -> list[dict[str, Any]]:
@@ -93,19 +90,13 @@ def _read_records(path: Path) -> list[Any]:
         csv.field_size_limit(sys.maxsize)
         with path.open(encoding="utf-8", newline="") as f:
             return [dict(row) for row in csv.DictReader(f)]
-    if suffix == ".parquet":
-        return _read_parquet(path)
-    raise ConfigError(f"{path}: unsupported data file; use one of {', '.join(SUFFIXES)}")
-
-
-def _read_parquet(path: Path) -> list[dict[str, Any]]:
-    """Parquet through pyarrow, imported only here."""
-    try:
+    if suffix != ".parquet":
+        raise ConfigError(f"{path}: unsupported data file; use one of {', '.join(SUFFIXES)}")
+    try:  # pyarrow, imported only here
         pq = importlib.import_module("pyarrow.parquet")
     except ImportError as exc:
         raise MissingDependencyError(
-            f"Reading {path.name} needs pyarrow: `pip install pyarrow`, or convert the file to JSONL."
-        ) from exc
+            f"Reading {path.name} needs pyarrow: `pip install pyarrow`, or convert the file to JSONL.") from exc
     return list(pq.read_table(str(path)).to_pylist())
 
 

@@ -23,6 +23,7 @@ REWARD_FILE = f"{REWARD_DIR}/reward.txt"
 REWARD_LINE = "agent-evolve-reward:"
 """Starts the first output line of the tests' command: the reward that command read (empty when none)."""
 KILL_ALL = "kill -9 -1 2>/dev/null"
+"""Ends every process but the caller's shell (a container's init is spared by the kernel); only in a container."""
 PYTEST_RUNNER = ("import os, sys; cwd = os.getcwd(); "
                  "sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != cwd]; "
                  "import pytest; sys.path.insert(0, cwd); raise SystemExit(pytest.console_main())")
@@ -58,12 +59,6 @@ def in_container(environment: TaskEnvironment) -> bool:
     return environment.backend == "docker"
 
 
-def end_leftovers(environment: TaskEnvironment) -> str:
-    """Shell words ending every process the environment still runs but the caller's shell (a container's init is
-    spared by the kernel), or "" where nothing is left running (see `in_container`)."""
-    return KILL_ALL if in_container(environment) else ""
-
-
 def prepare_command(container: bool) -> str:
     """Before the tests are copied in: end what the agent left running and remove what it left where they go."""
     if not container:
@@ -72,11 +67,9 @@ def prepare_command(container: bool) -> str:
 
 
 def tests_command(script: str | None, container: bool, max_bytes: int = 12_000) -> str:
-    """Run the task's script (or pytest on test_outputs.py) and print the reward first, in the same command.
-
-    The tests sit in /tmp beside an empty `pytest.ini` (or /tests in a writable container), out of the agent's reach
-    for configuration and conftest files; `$TEST_DIR` says where. See docs/security.md.
-    """
+    """Run the task's script (or pytest on test_outputs.py) and print the reward first, in the same command; the tests
+    sit beside an empty `pytest.ini` in /tmp (or in /tests of a writable container), `$TEST_DIR`, out of the agent's
+    reach for configuration and conftest files (docs/security.md)."""
     run = (f'bash "$TEST_DIR/{script}"' if script else
            f'python3 -s -c {shlex.quote(PYTEST_RUNNER)} "$TEST_DIR/test_outputs.py" -rA -p no:cacheprovider')
     private = (f'cp -r {TESTS_DIR} "$scratch/tests" && printf "[pytest]\\n" > "$scratch/pytest.ini" || exit 90; '

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from agent_evolve.benchmarks.support.env_grading import PYTEST_RUNNER, end_leftovers
+from agent_evolve.benchmarks.support.env_grading import KILL_ALL, PYTEST_RUNNER, in_container
 from agent_evolve.benchmarks.support.pytest_output import (PytestReport, ReportError, disagreement,
                                                           parse_junit_report, parse_pytest_output)
 from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, TaskEnvironment
@@ -58,8 +58,8 @@ def isolated_pytest_command(targets: Sequence[str], folder: str, kill_leftovers:
 def run_isolated_pytest(environment: TaskEnvironment, targets: Sequence[str], timeout_s: float) -> IsolatedRun:
     """Run the targets in the (fresh) environment and read back the console log and the XML report."""
     folder = f".agent-evolve-grading-{uuid.uuid4().hex}"
-    result = environment.exec(isolated_pytest_command(targets, folder, end_leftovers(environment)),
-                              timeout_s=timeout_s)
+    kill_leftovers = KILL_ALL if in_container(environment) else ""
+    result = environment.exec(isolated_pytest_command(targets, folder, kill_leftovers), timeout_s=timeout_s)
     return IsolatedRun(result, _read_or_none(environment, f"{folder}/{CONSOLE_NAME}") or result.output,
                        _read_or_none(environment, f"{folder}/{REPORT_NAME}"))
 

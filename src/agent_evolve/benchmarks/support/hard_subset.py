@@ -42,11 +42,8 @@ def select_hard_subset(solve: Solver | Sequence[Solver], benchmark: BenchmarkAda
                        split_source: SplitSource = "benchmark", drop_never_solved: bool = False,
                        workers: int = 1) -> dict[str, Any]:
     """Probe tasks in a seeded order with one solver (or k, one per probe) and keep those with pass rate < 1 (and > 0
-    if `drop_never_solved`) until enough are kept; returns the subset file's JSON form.
-
-    split_source "benchmark" keeps each split's ids apart; "pool" probes both as one and gives the first `n_test`
-    hard tasks to test, the next `n_train` to train.
-    """
+    if `drop_never_solved`) until enough are kept; returns the subset file's JSON form. split_source "benchmark" keeps
+    each split's ids apart; "pool" probes both as one, the first `n_test` hard tasks to test, the next to train."""
     if k < 1 or workers < 1:
         raise ConfigError(f"hard subset: k and workers must be >= 1, got k={k}, workers={workers}")
     if split_source not in ("benchmark", "pool"):

@@ -119,13 +119,10 @@ def _verdict(data: bytes) -> dict:
         return verdict
     if not isinstance(verdict, dict) or verdict.keys() != _FAILURE_KEYS or verdict["status"] != "failed":
         return {}
-    typed = (verdict["where"] in ("candidate", "tests") and _text_or_none(verdict["type"])
-             and _text_or_none(verdict["message"]) and (verdict["line"] is None or type(verdict["line"]) is int))
+    typed = (verdict["where"] in ("candidate", "tests") and isinstance(verdict["type"], str | None)
+             and isinstance(verdict["message"], str | None)
+             and (verdict["line"] is None or type(verdict["line"]) is int))
     return verdict if typed else {}
-
-
-def _text_or_none(value: object) -> bool:
-    return value is None or isinstance(value, str)
 
 
 def _result(ran: ExecResult, judged: ExecResult, verdict: dict, limits: SandboxLimits) -> SandboxResult:

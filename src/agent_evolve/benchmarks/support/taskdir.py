@@ -169,10 +169,10 @@ def _copy_skills(task: TaskDir, tree: Path) -> None:
         shutil.copytree(task.skills_dir, tree / SKILLS_DIR)
 
 
-def local_tree(task: TaskDir, with_skills: bool, root: Path = STAGING_ROOT) -> Path:
+def local_tree(task: TaskDir, with_skills: bool) -> Path:
     """A folder (built once) holding the task's starting files and, when asked, its skills under .claude/skills/."""
-    sources = [task.environment_dir]
-    target = root / f"tree-{task.id}-{digest_of(sources)}-{'skills' if with_skills else 'noskills'}"
+    kind = "skills" if with_skills else "noskills"
+    target = STAGING_ROOT / f"tree-{task.id}-{digest_of([task.environment_dir])}-{kind}"
 
     def build(scratch: Path) -> None:
         for entry in sorted(task.environment_dir.iterdir()):
@@ -188,9 +188,9 @@ def local_tree(task: TaskDir, with_skills: bool, root: Path = STAGING_ROOT) -> P
     return build_once(target, build)
 
 
-def skills_tree(task: TaskDir, root: Path = STAGING_ROOT) -> Path | None:
+def skills_tree(task: TaskDir) -> Path | None:
     """A folder (built once) of only the task's skills under .claude/skills/, copied into a container's workdir."""
     if task.skills_dir is None:
         return None
-    target = root / f"skills-{task.id}-{digest_of([task.skills_dir])}"
+    target = STAGING_ROOT / f"skills-{task.id}-{digest_of([task.skills_dir])}"
     return build_once(target, lambda scratch: _copy_skills(task, scratch))
