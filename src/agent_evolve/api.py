@@ -200,7 +200,12 @@ def resolve_engine(
     if not isinstance(engine, str):
         raise ConfigError(f"engine must be a name or an EvolutionEngine, got {type(engine).__name__}")
     cls = engine_class(engine)
-    _check_params(cls, engine, config.engine_params)
+    signature = inspect.signature(cls).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.values()):  # else it checks its own
+        accepted = sorted(set(signature) - {"config", "llm"})
+        unknown = sorted(set(config.engine_params) - set(accepted))
+        if unknown:
+            raise ConfigError(f"engine {engine!r}: unknown engine_params {unknown}; accepted: {accepted or 'none'}")
     llm = role_client("engine") if role_client is not None and _accepts(cls, "llm") else None
     built = _construct(cls, config=config, llm=llm, **config.engine_params)
     if not built.name:  # a class registered under a name of yours is called by it
@@ -214,7 +219,12 @@ def resolve_agent(
     """Seed names (matched first: `swe` is the seed even beside a folder `./swe`) are copied to a working directory;
     paths are used in place unless `workspace_dir` is given; an instance evolves its own workspace."""
     if isinstance(agent, BaseAgent):
-        _check_instance_workspace(agent, workspace_dir)
+        own = Path(agent.workspace.path).resolve()
+        if workspace_dir is not None and Path(workspace_dir).resolve() != own:
+            raise ConfigError(
+                f"workspace_dir {workspace_dir!r} applies to a seed name or a workspace path; the "
+                f"{type(agent).__name__} instance evolves its own workspace {own}: build the agent on "
+                f"{workspace_dir!r} instead, or drop workspace_dir")
         return agent, AgentBuilder(type(agent), config)
     if not isinstance(agent, str):
         raise ConfigError(f"agent must be a seed name, a workspace path or a BaseAgent, got {type(agent).__name__}")
@@ -229,18 +239,6 @@ def resolve_agent(
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
         copy_tree(source, target, ignore=COPY_IGNORE, dirs_exist_ok=True)
     return agent_from_workspace(target, config, role_client)
-
-
-def _check_instance_workspace(agent: BaseAgent, workspace_dir: str | None) -> None:
-    """ConfigError when `workspace_dir` names a folder other than the agent instance's own workspace."""
-    if workspace_dir is None:
-        return
-    own = Path(agent.workspace.path).resolve()
-    if Path(workspace_dir).resolve() != own:
-        raise ConfigError(
-            f"workspace_dir {workspace_dir!r} applies to a seed name or a workspace path; the {type(agent).__name__} "
-            f"instance evolves its own workspace {own}: build the agent on {workspace_dir!r} instead, or drop "
-            "workspace_dir")
 
 
 def workspace_target(agent: str | BaseAgent, workspace_dir: str | None) -> Path | None:
@@ -287,7 +285,7 @@ class AgentBuilder:
     origin_pid: int = field(default_factory=os.getpid)
 
     def __call__(self, workspace: Path) -> BaseAgent:
-        llm = self.llm if self.llm is not None and os.getpid() == self.origin_pid else None
+        llm = self.llm if os.getpid() == self.origin_pid else None  # a client never crosses processes
         if llm is None and self.wants_llm:
             llm = _worker_client(self.config)
         return _construct(self.cls, workspace, config=self.config, llm=llm)
@@ -314,17 +312,6 @@ def _accepts(cls: type, name: str) -> bool:
     """True when `cls(...)` has a parameter called `name` (not merely **kwargs)."""
     parameter = inspect.signature(cls).parameters.get(name)
     return parameter is not None and parameter.kind is not inspect.Parameter.VAR_KEYWORD
-
-
-def _check_params(cls: type, name: str, params: dict[str, Any]) -> None:
-    """ConfigError naming engine parameters the constructor cannot take (classes with **kwargs check their own)."""
-    signature = inspect.signature(cls).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.values()):
-        return
-    accepted = sorted(set(signature) - {"config", "llm"})
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ConfigError(f"engine {name!r}: unknown engine_params {unknown}; accepted: {accepted or 'none'}")
 
 
 def _construct(cls: type, *args: Any, config: EvolveConfig, llm: LLMClient | None = None, **params: Any) -> Any:
