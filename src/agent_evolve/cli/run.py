@@ -4,6 +4,7 @@ baseline agent does not always solve)."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import time
@@ -34,7 +35,7 @@ from agent_evolve.io.safe_yaml import load_yaml
 from agent_evolve.lift.ledger import record_eval
 from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
-from agent_evolve.registry import engine_class, is_seed_name, seed_path
+from agent_evolve.registry import engine_class, import_object, is_seed_name, seed_path
 from agent_evolve.tracking.events import RunTracker
 from agent_evolve.tracking.run import run_tracked
 
@@ -50,7 +51,8 @@ _OVERRIDES = {
     "max_tokens_budget": "max_total_tokens",
     "max_cost": "max_cost_usd",
 }
-TRACKERS = ("mlflow", "wandb")
+TRACKERS = {"mlflow": "agent_evolve.tracking.mlflow_logger.MlflowTracker",
+            "wandb": "agent_evolve.tracking.wandb_logger.WandbTracker"}  # imported only when named (optional extras)
 
 
 def trackers_from(specs: Sequence[str]) -> list[RunTracker]:
@@ -60,14 +62,7 @@ def trackers_from(specs: Sequence[str]) -> list[RunTracker]:
         kind, _, target = spec.partition("=")
         if kind not in TRACKERS or not target:
             raise ConfigError(f"--track {spec!r}: use mlflow=TRACKING_URI or wandb=DIRECTORY")
-        if kind == "mlflow":
-            from agent_evolve.tracking.mlflow_logger import MlflowTracker
-
-            found.append(MlflowTracker(target))
-        else:
-            from agent_evolve.tracking.wandb_logger import WandbTracker
-
-            found.append(WandbTracker(target))
+        found.append(import_object(TRACKERS[kind])(target))
     return found
 
 
@@ -242,13 +237,9 @@ def eval_command(workspace: str, benchmark: str, split: str, limit: int, output:
         preflight(roles.clients, adapter)
     tasks = adapter.get_tasks(split, limit=limit)
     with console.status(f"scoring {len(tasks)} {split} tasks") as status:
-        done = [0]
-
-        def tick(_: object) -> None:
-            done[0] += 1
-            status.update(f"scoring {split} tasks: {done[0]}/{len(tasks)}")
-
-        observations = solve_all(agent, adapter, tasks, config.in_flight, tick)
+        done = itertools.count(1)
+        observations = solve_all(agent, adapter, tasks, config.in_flight,
+                                 lambda _: status.update(f"scoring {split} tasks: {next(done)}/{len(tasks)}"))
     score = mean_score(observations)
     if split == "test":
         record_eval(adapter, Path(workspace), config, observations)

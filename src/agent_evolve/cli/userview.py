@@ -18,7 +18,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from agent_evolve.contract.paths import RECORDS_DIR, REPLIES_DIR
-from agent_evolve.export.exporter import ExportResult, export_workspace
+from agent_evolve.export.exporter import export_workspace
 from agent_evolve.export.coverage import HOSTS
 from agent_evolve.export.portable import import_skills
 from agent_evolve.llm.cache import STORE_NAME, cached_replies, pack_folder
@@ -199,16 +199,11 @@ def export_command(workspace: str | None, paths: tuple[str, ...], host: str, wit
     workspace, directory = _workspace_and_folder(workspace, paths, workspace_first=True)
     result = export_workspace(workspace, host, directory, with_prompt=with_prompt, allow_partial=allow_partial,
                               replace=replace)
-    report_export(result, directory, host)
-
-
-def report_export(result: ExportResult, directory: str, host: str) -> None:
-    """What was exported, from which version, and (on stderr) what was left out and why."""
     version = f" (accepted version {result.version})" if result.version else ""
     click.echo(f"exported {len(result.skills)} skills{version} to {directory} for {host}")
     if result.instructions:
         click.echo(f"instructions section written to {result.instructions}")
-    carried = sorted(set(result.plan.carried))
+    carried = sorted(result.plan.carried)
     if carried:
         click.echo(f"evolved files carried: {', '.join(carried)}")
     for path, why in result.plan.dropped.items():
