@@ -34,21 +34,16 @@ class EvolvedVersion:
     changed: tuple[str, ...]
 
 
-def accepted_tag_of(workspace: Path) -> str:
-    """The run's accepted version: from its journal, else (records kept elsewhere) the newest `evo-N` tag."""
-    try:
-        return accepted_version(load_run(workspace).journal)[0]
-    except WorkspaceError:
-        return VersionControl(workspace).list_tags()[-1]  # evo-N tags in cycle order
-
-
 def evolved_version(workspace: str | Path) -> EvolvedVersion | None:
     """What the accepted version changed; None for a workspace with no evolution history (no `evo-0`)."""
     path = Path(workspace)
     vc = VersionControl(path)
     if not vc.is_repo() or not vc.has_ref(BASELINE_TAG):
         return None
-    tag = accepted_tag_of(path)
+    try:
+        tag = accepted_version(load_run(path).journal)[0]
+    except WorkspaceError:  # records kept elsewhere: the newest `evo-N` tag (they list in cycle order)
+        tag = vc.list_tags()[-1]
     if not vc.has_ref(tag):
         raise WorkspaceError(f"{path}: the accepted version {tag} has no tag in the workspace's history")
     return EvolvedVersion(tag, tuple(vc.changed_between(BASELINE_TAG, tag)))
@@ -83,12 +78,6 @@ class ExportResult:
     instructions: Path | None
     version: str | None = None
     plan: ExportPlan = field(default_factory=ExportPlan)
-
-
-def host_named(name: str) -> Host:
-    if name not in HOSTS:
-        raise ConfigError(f"unknown export target {name!r}; choose one of {', '.join(HOSTS)}")
-    return HOSTS[name]
 
 
 def skill_folders(workspace: Path) -> list[Path]:
@@ -148,7 +137,9 @@ def export_workspace(
     """Export the accepted version of `workspace` under `target` in the host's layout; refuses before writing when a
     skill cannot be made valid, an evolved file would be dropped (unless `allow_partial`), or a skill folder it would
     replace holds files no export wrote (unless `replace`)."""
-    host = host_named(host_name)
+    if host_name not in HOSTS:
+        raise ConfigError(f"unknown export target {host_name!r}; choose one of {', '.join(HOSTS)}")
+    host = HOSTS[host_name]
     version = evolved_version(workspace)
     with version_tree(workspace, version) as source:
         prepared = [(folder, portable_skill(folder)) for folder in skill_folders(source)]

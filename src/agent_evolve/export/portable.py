@@ -21,29 +21,23 @@ JSON_KEYS = "agent-evolve-json"  # metadata keys whose string value is JSON of t
 TOP_KEYS = "agent-evolve-top"  # metadata keys that were top-level frontmatter keys outside the spec
 
 
-def _encode(value: Any) -> tuple[str, bool]:
-    return (value, False) if isinstance(value, str) else (json.dumps(value, sort_keys=True, default=str), True)
-
-
 def to_portable(skill: Skill) -> Skill:
     """`skill` with metadata of strings only and no keys outside the spec; raises ValueError on a key clash."""
     metadata: dict[str, str] = {}
     encoded: list[str] = []
-    moved: list[str] = []
-    for source, keys in ((skill.metadata, None), (skill.extra, moved)):
-        for key, value in source.items():
-            name = str(key)
-            if name in metadata or name in (JSON_KEYS, TOP_KEYS):
-                raise ValueError(f"metadata key {name!r} is used twice (as a top-level key and in metadata)")
-            metadata[name], as_json = _encode(value)
-            if as_json:
-                encoded.append(name)
-            if keys is not None:
-                keys.append(name)
+    for key, value in [*skill.metadata.items(), *skill.extra.items()]:
+        name = str(key)
+        if name in metadata or name in (JSON_KEYS, TOP_KEYS):
+            raise ValueError(f"metadata key {name!r} is used twice (as a top-level key and in metadata)")
+        if isinstance(value, str):
+            metadata[name] = value
+        else:
+            metadata[name] = json.dumps(value, sort_keys=True, default=str)
+            encoded.append(name)
     if encoded:
         metadata[JSON_KEYS] = ",".join(encoded)
-    if moved:
-        metadata[TOP_KEYS] = ",".join(moved)
+    if skill.extra:
+        metadata[TOP_KEYS] = ",".join(str(key) for key in skill.extra)
     return replace(skill, metadata=metadata, extra={}, path=None)
 
 
