@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.tasks import plan_tasks
-from agent_evolve.errors import ConfigError
 
 HOLDOUT_RATIO = 0.3
 
@@ -32,13 +31,6 @@ BUDGETS: dict[str, Budget] = {
     "medium": Budget(cycles=6, batch_size=10, holdout_limit=32),
     "heavy": Budget(cycles=12, batch_size=16, holdout_limit=50),
 }
-
-
-def budget_named(name: str) -> Budget:
-    """The preset called `name`; a ConfigError lists the presets."""
-    if name not in BUDGETS:
-        raise ConfigError(f"unknown budget {name!r}; choose one of {', '.join(BUDGETS)}")
-    return BUDGETS[name]
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.engine.run_settings import check_resume, engine_label, run_settings
 from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.solving import expected_seconds
+from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.quick.budget import budget_named, estimate_line, estimate_solves
+from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
 from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun
 
@@ -105,7 +106,10 @@ def run_config(config: EvolveConfig | None, budget: str | None, model: str | Non
     trial before the gate, and program-answer candidates only when every expected answer is a number."""
     settings = config or EvolveConfig()
     if budget is not None or config is None:
-        settings = budget_named(budget or "light").apply(settings)
+        name = budget or "light"
+        if name not in BUDGETS:
+            raise ConfigError(f"unknown budget {name!r}; choose one of {', '.join(BUDGETS)}")
+        settings = BUDGETS[name].apply(settings)
     if model is not None:
         settings = dataclasses.replace(settings, agent_model=model, evolver_model=model)
     if (engine if engine is not None else default_engine(settings.evolver_model)) == "demos":

@@ -40,12 +40,6 @@ class LogLines(io.TextIOBase):
         return len(text)
 
 
-def interactive() -> bool:
-    """Whether a person is watching: stdout is a terminal, or this is a notebook."""
-    console = Console()
-    return console.is_terminal or console.is_jupyter
-
-
 def console_for(progress: bool | str | None) -> Console | None:
     """Stdout when asked (True) or watched ("auto"); a console writing log lines otherwise ("log", or "auto" with
     nobody watching); None for no progress."""
@@ -53,8 +47,9 @@ def console_for(progress: bool | str | None) -> Console | None:
         return None
     if not isinstance(progress, bool) and progress not in ("auto", "log"):
         raise ConfigError(f"progress must be 'auto', 'log', True, False or a function of each event, got {progress!r}")
-    if progress is True or (progress == "auto" and interactive()):
-        return Console()
+    console = Console()
+    if progress is True or (progress == "auto" and (console.is_terminal or console.is_jupyter)):  # someone watches
+        return console
     return Console(file=LogLines(LOG), width=400, color_system=None)
 
 
