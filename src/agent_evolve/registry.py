@@ -10,8 +10,6 @@ from typing import Any
 
 from agent_evolve.errors import UnknownNameError
 
-SEEDS_PACKAGE = "agent_evolve.seed_workspaces"
-
 _SEED_NAMES: dict[str, tuple[str, ...]] = {  # seed folder -> the agent names (benchmarks' names too) that choose it
     "swe": ("swe", "swe-verified", "swe-mini"),
     "terminal": ("terminal", "terminal2", "skill-bench", "terminal-mini"),
@@ -91,8 +89,7 @@ def _unknown(kind: str, name: str) -> UnknownNameError:
 def seed_path(name: str) -> Path:
     """The folder of a built-in (or plugin) seed workspace."""
     if name in AGENT_REGISTRY:
-        relative = AGENT_REGISTRY[name].removeprefix("seed_workspaces/")
-        return Path(str(files(SEEDS_PACKAGE).joinpath(relative)))
+        return Path(str(files("agent_evolve").joinpath(AGENT_REGISTRY[name])))
     plugins = _plugins("agent")
     if name in plugins:
         return Path(plugins[name].load())

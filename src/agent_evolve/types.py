@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 StepStatus = Literal["done", "failed", "out_of_budget", "stop"]
-STEP_STATUSES: tuple[str, ...] = ("done", "failed", "out_of_budget", "stop")
+STEP_STATUSES: tuple[str, ...] = get_args(StepStatus)
 
 
 @dataclass

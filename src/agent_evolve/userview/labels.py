@@ -48,22 +48,18 @@ def resolve_label(workspace: str | Path, label: str) -> str:
     return tag
 
 
-def is_accepted(workspace: str | Path, tag: str) -> bool:
-    """Whether `tag` was ever the run's accepted version (an `evo-N` tag, or a tag a rollback made accepted)."""
+def accepted_name(workspace: str | Path, tag: str) -> str | None:
+    """`tag` when it was ever the accepted version (an `evo-N` tag, or one a rollback made accepted), else an
+    accepted tag on the same commit (`cand-1` is `evo-1` when the gate accepted that candidate as it was), else None."""
     parsed = parse_tag(tag)
     if parsed is not None and parsed[0] is accepted_tag:
-        return True
-    return tag in accepted_tags(load_run(workspace).journal)
-
-
-def accepted_name(workspace: str | Path, tag: str) -> str | None:
-    """`tag` when it was accepted, else an accepted tag on the same commit (`cand-1` is `evo-1` when the gate
-    accepted that candidate as it was), else None."""
-    if is_accepted(workspace, tag):
+        return tag
+    rolled_back = accepted_tags(load_run(workspace).journal)
+    if tag in rolled_back:
         return tag
     vc = VersionControl(workspace)
     commit = vc.resolve(tag)
-    named = [*vc.list_tags(), *accepted_tags(load_run(workspace).journal)]  # evo-N tags, then rolled-back ones
+    named = [*vc.list_tags(), *rolled_back]  # evo-N tags, then rolled-back ones
     return next((t for t in named if vc.has_ref(t) and vc.resolve(t) == commit), None)
 
 
