@@ -7,11 +7,8 @@ from types import ModuleType
 
 
 class AgentEvolveError(Exception):
-    """Base class of every error this package raises on purpose.
-
-    `fatal` errors (a missing dependency, bad configuration, rejected credentials) cannot be fixed by a retry or
-    by the next task: the loop stops the run with them instead of recording a failed task.
-    """
+    """Base class of every error this package raises on purpose. `fatal` errors (a missing dependency, bad
+    configuration, rejected credentials) no retry or next task can fix: the loop stops the run with them."""
 
     fatal: bool = False
 

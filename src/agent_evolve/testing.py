@@ -33,11 +33,8 @@ def _estimate_tokens(text: str) -> int:
 
 
 class ScriptedLLM:
-    """A fake LLMClient returning its responses in order: strings, Completions, or functions of the messages.
-
-    Strings become Completions with rough token counts (4 characters a token), so budgets can be exercised.
-    Never chosen by any factory: pass it where an LLMClient is expected.
-    """
+    """A fake LLMClient returning its responses in order: strings, Completions, or functions of the messages;
+    strings get rough token counts (4 characters a token), so budgets can be exercised. Pass it as an LLMClient."""
 
     def __init__(self, responses: Sequence[ScriptedResponse], *, model: str = "scripted/fake") -> None:
         self.model = model

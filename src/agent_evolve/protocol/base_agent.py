@@ -41,10 +41,8 @@ class BaseAgent:
         raise NotImplementedError(f"{type(self).__name__} must implement solve(task)")
 
     def reload_from_fs(self) -> None:
-        """Re-read the prompt, skills and memories from the workspace (after evolution changed them).
-
-        Buffered memories and drafts not yet exported are kept.
-        """
+        """Re-read the prompt, skills and memories from the workspace (after evolution changed them); buffered
+        memories and drafts not yet exported are kept."""
         prompt = self.workspace.read_prompt()
         skills = self.workspace.list_skills()
         memories = self.workspace.read_all_memories(limit=self.memory_limit)
@@ -52,10 +50,8 @@ class BaseAgent:
             self._system_prompt, self._skills, self._memories = prompt, skills, memories
 
     def export_to_fs(self) -> None:
-        """Write buffered memories (appended to ``memory/<category>.jsonl``) and skill drafts, each once.
-
-        An entry leaves the buffer only after it was written, so a failed export can be retried.
-        """
+        """Write buffered memories (appended to ``memory/<category>.jsonl``) and skill drafts, each once; an entry
+        leaves the buffer only after it was written, so a failed export can be retried."""
         with self._lock:
             while self._pending_memories:
                 category, entry = self._pending_memories[0]
@@ -81,10 +77,8 @@ class BaseAgent:
 
     @property
     def deterministic(self) -> bool:
-        """True when solving a task twice gives the same result (override: False when sampling, e.g. temperature > 0).
-
-        A non-deterministic agent makes the gate re-measure the accepted version in every gate run.
-        """
+        """True when solving a task twice gives the same result (override: False when sampling, e.g. temperature > 0);
+        a non-deterministic agent makes the gate re-measure the accepted version in every gate run."""
         return True
 
     def remember(self, content: str, category: str = "episodic", **extra: Any) -> None:
