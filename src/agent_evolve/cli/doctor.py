@@ -47,11 +47,11 @@ class CheckRow:
     fix: str = ""
 
 
-def _sdk_row(component: str, module: str, extra: str) -> CheckRow:
+def _sdk_row(component: str, module: str) -> CheckRow:
     if importlib.util.find_spec(module) is not None:
         return CheckRow(component, "SDK installed", "ok", module)
     return CheckRow(component, "SDK installed", "missing", f"{module} not importable",
-                    f"pip install 'agent-evolve[{extra}]'")
+                    f"pip install 'agent-evolve[{component}]'")
 
 
 def probe_http(url: str, timeout_s: float) -> tuple[bool, str]:
@@ -78,11 +78,11 @@ def probe_tcp(host: str, port: int, timeout_s: float) -> tuple[bool, str]:
         return False, f"{host}:{port} unreachable ({type(exc).__name__})"
 
 
-def _key_provider_rows(component: str, module: str, env_var: str, url: str, env: Mapping[str, str],
-                       probe: bool, timeout_s: float, own_server: bool = False) -> list[CheckRow]:
-    """The SDK, key and reachability rows of a provider; `own_server`: a base URL is set, whose server may need no
-    key."""
-    rows = [_sdk_row(component, module, component)]
+def _key_provider_rows(component: str, env_var: str, url: str, env: Mapping[str, str], probe: bool,
+                       timeout_s: float, own_server: bool = False) -> list[CheckRow]:
+    """The SDK (module `component`), key and reachability rows of a provider; `own_server`: a base URL is set, whose
+    server may need no key."""
+    rows = [_sdk_row(component, component)]
     if env.get(env_var):
         rows.append(CheckRow(component, "credentials", "ok", f"{env_var} is set"))
     elif own_server:
@@ -108,7 +108,7 @@ def _aws_credentials(env: Mapping[str, str]) -> str | None:
 
 
 def _bedrock_rows(env: Mapping[str, str], probe: bool, timeout_s: float) -> list[CheckRow]:
-    rows = [_sdk_row("bedrock", "boto3", "bedrock")]
+    rows = [_sdk_row("bedrock", "boto3")]
     source = _aws_credentials(env)
     if source is None:
         rows.append(CheckRow("bedrock", "credentials", "missing", "no AWS credentials found",
@@ -220,11 +220,11 @@ def run_checks(
     env = os.environ if env is None else env
     rows: list[CheckRow] = []
     openai_base = env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    rows += _key_provider_rows("openai", "openai", "OPENAI_API_KEY", openai_base.rstrip("/") + "/models",
-                               env, probe, timeout_s, own_server=bool(env.get("OPENAI_BASE_URL")))
+    rows += _key_provider_rows("openai", "OPENAI_API_KEY", openai_base.rstrip("/") + "/models", env, probe, timeout_s,
+                               own_server=bool(env.get("OPENAI_BASE_URL")))
     anthropic_base = env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"  # the SDK reads the variable too
-    rows += _key_provider_rows("anthropic", "anthropic", "ANTHROPIC_API_KEY", anthropic_base.rstrip("/") + "/v1/models",
-                               env, probe, timeout_s)
+    rows += _key_provider_rows("anthropic", "ANTHROPIC_API_KEY", anthropic_base.rstrip("/") + "/v1/models", env,
+                               probe, timeout_s)
     rows += _bedrock_rows(env, probe, timeout_s)
     rows += _server_rows(env, probe, timeout_s)
     rows.append(_llama_row())

@@ -58,7 +58,7 @@ class RunReport:
     `progress` as `evolve` takes it."""
 
     def __init__(self, progress: ProgressOption, estimate: Estimate, ledger: UsageLedger) -> None:
-        own = callable(progress) and not isinstance(progress, bool)
+        own = callable(progress)  # your own function of each event
         self.console = console_for("log" if own else progress)  # type: ignore[arg-type]
         display = LiveProgress(self.console, estimate.cycles, ledger) if self.console is not None and not own else None
         self.display: Callable[[ProgressEvent], None] | None = progress if own else display  # type: ignore[assignment]
