@@ -1,8 +1,5 @@
-"""Lift experiments: baseline versus evolved score on a benchmark's untouched test split, over several seeds.
-
-The protocol (arms, resumable test scoring, cost, statistics, report) lives in `agent_evolve.lift`; this module
-is its entry point for the API and the CLI.
-"""
+"""Lift experiments: baseline versus evolved score on a benchmark's untouched test split, over several seeds; the
+API's and the CLI's entry to the protocol (arms, resumable scoring, cost, statistics, report) in `agent_evolve.lift`."""
 
 from __future__ import annotations
 

@@ -84,12 +84,8 @@ def baseline_score(journal: list[dict[str, Any]]) -> float | None:
 
 def accepted_tags(journal: list[dict[str, Any]]) -> list[str]:
     """Every tag that was ever the accepted version, in the order it became so."""
-    tags: list[str] = []
-    for entry in journal:
-        tag = entry.get("accepted_tag")
-        if entry.get("phase") in ACCEPTED_PHASES and tag and tag not in tags:
-            tags.append(str(tag))
-    return tags
+    tags = (str(e["accepted_tag"]) for e in journal if e.get("phase") in ACCEPTED_PHASES and e.get("accepted_tag"))
+    return list(dict.fromkeys(tags))  # first appearances, in order
 
 
 @dataclass
