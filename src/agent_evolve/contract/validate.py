@@ -17,11 +17,8 @@ from agent_evolve.io.safe_yaml import load_yaml
 
 
 def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[str]:
-    """Every problem of the workspace at ``path``: manifest, skills, memory lines, experience memory, tool registry.
-
-    Each message names the file (and key or line). An empty list means the workspace is valid. With
-    ``require_manifest=False`` a missing manifest is allowed (a user's own agent); a present one is still checked.
-    """
+    """Every problem (each naming its file, and key or line) of the workspace at ``path``: manifest, skills, memory,
+    experience, tool registry; [] when valid. ``require_manifest=False`` allows no manifest (a user's own agent)."""
     root = Path(path)
     if not root.is_dir():
         return [f"{root}: workspace directory does not exist"]

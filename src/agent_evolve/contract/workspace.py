@@ -109,11 +109,8 @@ class AgentWorkspace:
         return self._file("skills", name, SKILL_FILE)
 
     def list_skills(self) -> list[SkillMeta]:
-        """Every readable ``skills/<name>/SKILL.md``, sorted by name; one bad skill never hides the others.
-
-        A readable skill that breaks a spec rule is listed with a warning, an unreadable one skipped with a warning
-        (strict checks are :func:`validate_workspace`'s and :meth:`write_skill`'s); ``_``/``.`` folders are skipped.
-        """
+        """Every readable ``skills/<name>/SKILL.md`` (``_``/``.`` folders skipped), sorted by name: one breaking a
+        spec rule is listed with a warning, an unreadable one skipped with a warning (validation is strict)."""
         return _bank_metas(scan_bank(self.path))
 
     def read_skill(self, name: str) -> str:
