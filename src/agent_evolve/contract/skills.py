@@ -41,8 +41,7 @@ NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^---[ \t]*(?:\r?\n|\Z)(?:\r?\n)?", re.MULTILINE)  # one blank line after it is separator
-_STRING_KEYS = {"name": "name", "description": "description", "license": "license",
-                "compatibility": "compatibility", "allowed-tools": "allowed_tools"}
+_STRING_KEYS = ("name", "description", "license", "compatibility", "allowed-tools")
 
 
 @dataclass

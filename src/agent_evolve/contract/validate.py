@@ -8,7 +8,7 @@ from agent_evolve.contract.experience import experience_problems
 from agent_evolve.contract.jsonl import jsonl_problems
 from agent_evolve.contract.manifest import MANIFEST_FILE, manifest_problems, read_manifest_data
 from agent_evolve.contract.paths import safe_join
-from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.regular_files import read_text_if_present
 from agent_evolve.contract.skill_bank import scan_bank
 from agent_evolve.contract.tool_entries import tool_entries
 from agent_evolve.contract.workspace import check_registry
@@ -17,11 +17,8 @@ from agent_evolve.io.safe_yaml import load_yaml
 
 
 def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[str]:
-    """Every problem of the workspace at ``path``: manifest, skills, memory lines, experience memory, tool registry.
-
-    Each message names the file (and key or line). An empty list means the workspace is valid. With
-    ``require_manifest=False`` a missing manifest is allowed (a user's own agent); a present one is still checked.
-    """
+    """Every problem (each naming its file, and key or line) of the workspace at ``path``: manifest, skills, memory,
+    experience, tool registry; [] when valid. ``require_manifest=False`` allows no manifest (a user's own agent)."""
     root = Path(path)
     if not root.is_dir():
         return [f"{root}: workspace directory does not exist"]
@@ -57,13 +54,11 @@ def validate_workspace(path: str | Path, require_manifest: bool = True) -> list[
     registry = root / "tools" / "registry.yaml"
     if registry.is_file():
         try:
-            tools = load_yaml(read_regular_text(registry), str(registry))
+            tools = load_yaml(read_text_if_present(registry) or "", str(registry))
             if tools is not None:
                 check_registry(tools, registry)
                 tool_entries(root, tools, registry)
         except WorkspaceError as exc:
             found.append(str(exc))
-        except (OSError, UnicodeDecodeError) as exc:
-            found.append(f"{registry}: cannot read: {exc}")
     return found
 

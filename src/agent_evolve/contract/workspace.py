@@ -33,7 +33,7 @@ from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings, 
 from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
-from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.regular_files import read_text_if_present
 from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
@@ -65,16 +65,12 @@ class AgentWorkspace:
 
     def _read(self, path: Path, missing: str | None = None) -> str:
         """Text of ``path``; if absent, ``missing`` or (when None) a WorkspaceError."""
-        try:
-            return read_regular_text(path)
-        except FileNotFoundError:
-            if missing is None:
-                raise WorkspaceError(f"{path}: file not found") from None
-            return missing
-        except IsADirectoryError:
-            raise WorkspaceError(f"{path}: is a directory, expected a file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise WorkspaceError(f"{path}: cannot read: {exc}") from None
+        text = read_text_if_present(path)
+        if text is not None:
+            return text
+        if missing is None:
+            raise WorkspaceError(f"{path}: file not found")
+        return missing
 
     # ----- prompts -----------------------------------------------------------------------------------
     def read_prompt(self) -> str:
@@ -113,11 +109,8 @@ class AgentWorkspace:
         return self._file("skills", name, SKILL_FILE)
 
     def list_skills(self) -> list[SkillMeta]:
-        """Every readable ``skills/<name>/SKILL.md``, sorted by name; one bad skill never hides the others.
-
-        A readable skill that breaks a spec rule is listed with a warning, an unreadable one skipped with a warning
-        (strict checks are :func:`validate_workspace`'s and :meth:`write_skill`'s); ``_``/``.`` folders are skipped.
-        """
+        """Every readable ``skills/<name>/SKILL.md`` (``_``/``.`` folders skipped), sorted by name: one breaking a
+        spec rule is listed with a warning, an unreadable one skipped with a warning (validation is strict)."""
         return _bank_metas(scan_bank(self.path))
 
     def read_skill(self, name: str) -> str:

@@ -78,11 +78,8 @@ class Journal:
 
 @dataclass
 class RunState:
-    """The plan, the batch cursor, the accepted version and its score, the baseline, and the usage so far.
-
-    `accepted_score` is the accepted version's holdout score, or without a holdout its mean over the
-    `accepted_count` train attempts it made.
-    """
+    """The plan, the batch cursor, the accepted version and its score (holdout, else its mean over the
+    `accepted_count` train attempts it made), the baseline, and the usage so far."""
 
     plan: TaskPlan
     cursor: int = 0

@@ -56,10 +56,8 @@ SCORELESS_METADATA = ("status", "accepted", "outcome", "accepted_tag", "changed_
 
 
 class EvolutionHistory:
-    """Query facade over past cycles: stored train observations, scores, and workspace versions.
-
-    Records are read incrementally; with `trajectory_only` (the engine's view then) no score or feedback comes out.
-    """
+    """Query facade over past cycles (train observations, scores, workspace versions), read incrementally; with
+    `trajectory_only` (the engine's view then) no score or feedback comes out."""
 
     def __init__(self, workspace_path: str | Path, *, trajectory_only: bool = False):
         self.records = RunRecords(Path(workspace_path))

@@ -24,6 +24,7 @@ from typing import Any
 from agent_evolve.contract.jsonl import FieldCheck, append_line, read_jsonl
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.contract.regular_files import open_regular, read_text_if_present
+from agent_evolve.contract.settings_rules import is_int, is_number
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.io.safe_json import parse_json
 
@@ -129,21 +130,13 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
     return records, offset + end
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _score(value: Any) -> bool:
-    return value is None or _number(value)
+    return value is None or is_number(value)
 
 
 def _numbers(value: Any) -> bool:
     """A number, or a mapping whose values all are (usage totals)."""
-    return all(_numbers(item) for item in value.values()) if isinstance(value, dict) else _number(value)
+    return all(_numbers(item) for item in value.values()) if isinstance(value, dict) else is_number(value)
 
 
 def _string(value: Any) -> bool:
@@ -163,8 +156,8 @@ def _strings(value: Any) -> bool:
 
 
 RUN_RECORD_FIELDS: dict[str, FieldCheck] = {  # what the readers of history and journal rely on, where a row has it
-    "cycle": ("a whole number", _whole), "cursor": ("a whole number", _whole),
-    "accepted_cycle": ("a whole number", _whole), "accepted_count": ("a whole number", _whole),
+    "cycle": ("a whole number", is_int), "cursor": ("a whole number", is_int),
+    "accepted_cycle": ("a whole number", is_int), "accepted_count": ("a whole number", is_int),
     "score": ("a number", _score), "accepted_score": ("a number", _score), "baseline_score": ("a number", _score),
     "phase": ("a string", _string),
     "accepted_tag": ("a string", _string),
@@ -175,8 +168,8 @@ RUN_RECORD_FIELDS: dict[str, FieldCheck] = {  # what the readers of history and 
     "metadata.changed_paths": ("a list of strings", _strings),
     "metadata.step_metadata": ("an object", _object),
     "metadata.step_metadata.edits": ("an object", _object),
-    "metadata.step_metadata.edits.proposed": ("a whole number", _whole),
-    "metadata.step_metadata.edits.valid": ("a whole number", _whole),
+    "metadata.step_metadata.edits.proposed": ("a whole number", is_int),
+    "metadata.step_metadata.edits.valid": ("a whole number", is_int),
 }
 
 

@@ -46,16 +46,23 @@ def run_settings(config: EvolveConfig, benchmark: str, engine: str) -> dict[str,
     return json.loads(json.dumps({"benchmark": benchmark, "engine": engine, **kept}, default=str))
 
 
-def settings_differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
-    """`key: was -> now` for each setting that differs (pure)."""
-    return [f"{key}: {saved.get(key)!r} -> {current.get(key)!r}"
-            for key in sorted(set(saved) | set(current)) if saved.get(key) != current.get(key)]
-
-
 def check_resume(workspace: Path, current: dict[str, Any], force: bool, hint: str) -> list[str]:
-    """The differences between a started run's settings and `current`; ConfigError listing them and `hint` unless
-    `force`. A workspace with no started run (or none recorded) has none."""
-    return _differences(RunRecords(workspace), current, force, hint)
+    """The differences (`key: was -> now`) between a started run's settings and `current`; ConfigError listing them
+    and `hint` unless `force`. A workspace with no started run (or none recorded) has none."""
+    records = RunRecords(workspace)
+    saved_file = records.journal.with_name(SETTINGS_FILE)
+    saved = read_json(saved_file, None)
+    if not records.journal.exists() or saved is None:  # a run started before runs recorded their settings
+        return []
+    if not isinstance(saved, dict):
+        raise WorkspaceError(f"{saved_file}: {saved!r:.60} is not a settings record; the record is damaged (remove "
+                             "it to resume without comparing settings)")
+    differences = [f"{key}: {saved.get(key)!r} -> {current.get(key)!r}"
+                   for key in sorted(set(saved) | set(current)) if saved.get(key) != current.get(key)]
+    if differences and not force:
+        raise ConfigError(f"{workspace}: this run was started with other settings "
+                          f"({'; '.join(differences)}); {hint}")
+    return differences
 
 
 def record_settings(records: RunRecords, config: EvolveConfig, benchmark: BenchmarkAdapter, engine: object,
@@ -64,24 +71,8 @@ def record_settings(records: RunRecords, config: EvolveConfig, benchmark: Benchm
     run is new, `force` changed them, or it was started before runs recorded them; the differences it continues
     with. The caller holds the run lock."""
     current = run_settings(config, benchmark.identity(), engine_label(engine))
-    changed = _differences(records, current, force, hint)
+    changed = check_resume(records.workspace, current, force, hint)
     saved_file = records.journal.with_name(SETTINGS_FILE)
     if changed or not records.journal.exists() or not saved_file.exists():
         write_json_atomic(saved_file, current)
     return changed
-
-
-def _differences(records: RunRecords, current: dict[str, Any], force: bool, hint: str) -> list[str]:
-    """`check_resume` on the run's records."""
-    saved_file = records.journal.with_name(SETTINGS_FILE)
-    saved = read_json(saved_file, None)
-    if not records.journal.exists() or saved is None:  # a run started before runs recorded their settings
-        return []
-    if not isinstance(saved, dict):
-        raise WorkspaceError(f"{saved_file}: {saved!r:.60} is not a settings record; the record is damaged (remove "
-                             "it to resume without comparing settings)")
-    differences = settings_differences(saved, current)
-    if differences and not force:
-        raise ConfigError(f"{records.workspace}: this run was started with other settings "
-                          f"({'; '.join(differences)}); {hint}")
-    return differences

@@ -53,11 +53,6 @@ class ProgressEvent:
 Progress = Callable[[ProgressEvent], None]  # a live display: hears every ProgressEvent
 
 
-def error_kind(exc: BaseException) -> str:
-    """Infrastructure for model, timeout and OS faults; an agent bug otherwise."""
-    return INFRASTRUCTURE if isinstance(exc, (LLMError, TimeoutError, OSError)) else AGENT_ERROR
-
-
 def attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task) -> Observation:
     """Solve one task and grade it; a fatal or budget error propagates, any other is a recorded failure."""
     started = time.monotonic()
@@ -84,7 +79,7 @@ def _attempt(agent: BaseAgent, benchmark: BenchmarkAdapter, task: Task, environm
         trajectory = _checked(agent.solve(task), Trajectory, f"{type(agent).__name__}.solve")
     except Exception as exc:  # noqa: BLE001 - a crashing agent is evidence, recorded with its kind
         _raise_if_fatal(exc)
-        kind = error_kind(exc)
+        kind = INFRASTRUCTURE if isinstance(exc, (LLMError, TimeoutError, OSError)) else AGENT_ERROR
         log.warning("agent failed on task %s (%s): %s: %s", task.id, kind, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"
         return _failed(task, error, kind, started, {"error": error})

@@ -91,9 +91,7 @@ class VersionControl:
 
     def init(self) -> None:
         """Create the repository (if needed) after undoing what a killed run left; keep run records out of snapshots.
-
-        Only call it while holding the workspace lock (``RunSession.open``): that is what makes any lock stale.
-        """
+        Only under the workspace lock (``RunSession.open``): that is what makes any lock stale."""
         recover_git(self.path)
         if not self.is_repo():
             self._git("init", "-q", "-b", "main")
@@ -181,11 +179,8 @@ class VersionControl:
         return entries
 
     def changed_paths(self, ref: str) -> list[str]:
-        """Paths that differ between `ref` and the working tree, untracked files included.
-
-        At HEAD's commit this is `git status` (which also sees a change only in git's index); else the tree is staged
-        and diffed.
-        """
+        """Paths that differ between `ref` and the working tree, untracked files included: `git status` at HEAD's
+        commit (it also sees a change only in git's index), else the staged tree diffed."""
         both = run_git(self.path, "rev-parse", "HEAD^{commit}", f"{ref}^{{commit}}")
         if both.returncode == 0 and len(set(both.stdout.split())) == 1:
             out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--no-renames")

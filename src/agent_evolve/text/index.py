@@ -14,14 +14,6 @@ from typing import Any
 from agent_evolve.text.tfidf import Analyzer, idf_table, terms, weigh
 
 
-def _sklearn_text() -> Any:
-    """`sklearn.feature_extraction.text` when installed (imported on first use), else None."""
-    try:
-        return importlib.import_module("sklearn.feature_extraction.text")
-    except ImportError:
-        return None
-
-
 class TfIdfIndex:
     """Cosine similarity of smoothed tf-idf vectors between a query and each of a fixed set of documents
     (``vectorised=False`` forces the pure-Python postings, the core install's path)."""
@@ -29,8 +21,11 @@ class TfIdfIndex:
     def __init__(self, documents: Sequence[str], analyzer: Analyzer = terms, *, vectorised: bool = True) -> None:
         self.analyzer = analyzer
         self.size = len(documents)
-        text = _sklearn_text() if vectorised else None
         self._vectorizer: Any = None
+        try:  # scikit-learn is imported on first use, and only when installed
+            text = importlib.import_module("sklearn.feature_extraction.text") if vectorised else None
+        except ImportError:
+            text = None
         if text is not None:
             vectorizer = text.TfidfVectorizer(analyzer=analyzer, lowercase=False, norm="l2", smooth_idf=True)
             try:
