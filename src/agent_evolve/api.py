@@ -219,12 +219,7 @@ def resolve_agent(
     """Seed names (matched first: `swe` is the seed even beside a folder `./swe`) are copied to a working directory;
     paths are used in place unless `workspace_dir` is given; an instance evolves its own workspace."""
     if isinstance(agent, BaseAgent):
-        own = Path(agent.workspace.path).resolve()
-        if workspace_dir is not None and Path(workspace_dir).resolve() != own:
-            raise ConfigError(
-                f"workspace_dir {workspace_dir!r} applies to a seed name or a workspace path; the "
-                f"{type(agent).__name__} instance evolves its own workspace {own}: build the agent on "
-                f"{workspace_dir!r} instead, or drop workspace_dir")
+        _check_instance_workspace(agent, workspace_dir)
         return agent, AgentBuilder(type(agent), config)
     if not isinstance(agent, str):
         raise ConfigError(f"agent must be a seed name, a workspace path or a BaseAgent, got {type(agent).__name__}")
@@ -239,6 +234,18 @@ def resolve_agent(
             raise WorkspaceError(f"{target}: exists, is not empty and has no manifest.yaml; refusing to overwrite it")
         copy_tree(source, target, ignore=COPY_IGNORE, dirs_exist_ok=True)
     return agent_from_workspace(target, config, role_client)
+
+
+def _check_instance_workspace(agent: BaseAgent, workspace_dir: str | None) -> None:
+    """ConfigError when `workspace_dir` names a folder other than the agent instance's own workspace."""
+    if workspace_dir is None:
+        return
+    own = Path(agent.workspace.path).resolve()
+    if Path(workspace_dir).resolve() != own:
+        raise ConfigError(
+            f"workspace_dir {workspace_dir!r} applies to a seed name or a workspace path; the {type(agent).__name__} "
+            f"instance evolves its own workspace {own}: build the agent on {workspace_dir!r} instead, or drop "
+            "workspace_dir")
 
 
 def workspace_target(agent: str | BaseAgent, workspace_dir: str | None) -> Path | None:

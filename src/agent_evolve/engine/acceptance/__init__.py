@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance.base import AcceptanceStrategy, Verdict
+from agent_evolve.engine.acceptance.best_so_far import BestSoFar
 from agent_evolve.engine.acceptance.keep import KeepEvery
-from agent_evolve.engine.acceptance.min_improvement import BestSoFar, MinImprovement, StrictImprovement, margin_verdict
+from agent_evolve.engine.acceptance.min_improvement import MinImprovement, StrictImprovement, margin_verdict
 from agent_evolve.engine.acceptance.paired import PairedSignTest
 from agent_evolve.errors import ConfigError
 

@@ -1,5 +1,4 @@
-"""Margin rules: the candidate's mean must beat the incumbent's (or, best so far, the run's best) by more than a
-margin (strict: by anything)."""
+"""Margin rules: the candidate's mean must beat the incumbent's by more than a margin (strict: by anything)."""
 
 from __future__ import annotations
 
@@ -43,21 +42,3 @@ class StrictImprovement:
 
     def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
         return MinImprovement(0.0, self.accept_ties).decide(table, best_so_far=best_so_far)
-
-
-@dataclass(frozen=True)
-class BestSoFar:
-    """Accept when mean(candidate) exceeds max(best_so_far, mean(incumbent)) by more than `margin`: a candidate
-    that only beats a re-measured, weaker incumbent (drift after a lucky draw) is rejected."""
-
-    margin: float = 0.0
-    accept_ties: bool = False
-    name = "best_so_far"
-    monotone = True
-
-    def decide(self, table: PairedTable, *, best_so_far: float | None = None) -> Verdict:
-        bar = table.baseline_mean if best_so_far is None else max(best_so_far, table.baseline_mean)
-        delta = table.candidate_mean - bar
-        accepted, reason = margin_verdict(delta, self.margin, self.accept_ties)
-        return Verdict(accepted, f"against the best so far ({bar:.4f}): {reason}", "difference_to_best", delta,
-                       margin=self.margin)
