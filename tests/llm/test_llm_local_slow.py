@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import threading
 import time
 
@@ -138,3 +140,13 @@ def test_the_local_model_stops_at_its_deadline():
         local.complete([Message("user", "Count from one to five hundred in words.")], max_tokens=2000)
     # it stops within one decode step of the deadline; 2,000 tokens would take minutes even on quiet cores
     assert time.perf_counter() - started < 30.0 and not info.value.retryable
+
+
+def test_loading_the_embedded_model_prints_no_llama_cpp_warnings():
+    code = ("from agent_evolve.llm.base import Message; from agent_evolve.llm.factory import make_client; "
+            "from agent_evolve.llm.models import DEFAULT_MODEL; "
+            "print(make_client(DEFAULT_MODEL).complete([Message('user', 'Say hi.')], max_tokens=4).text)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+    assert "n_ctx" not in done.stderr and "llama" not in done.stderr.lower(), done.stderr

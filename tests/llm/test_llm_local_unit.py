@@ -180,3 +180,14 @@ def test_a_stop_rule_reaches_the_engine_as_its_completeness_test_and_a_plain_lis
     client.complete([Message("user", "2 + 2?")], stop=stop_rule("number"))
     client.complete([Message("user", "2 + 2?")], stop=["###"])
     assert seen == [(("<|im_end|>",), answer_line_end), (("###", "<|im_end|>"), None)]
+
+
+def test_llama_cpp_errors_are_reported_but_its_chatter_and_known_benign_errors_are_not():
+    from agent_evolve.llm.providers.llama_engine import GGML_ERROR, reported_log_line
+
+    assert reported_log_line(GGML_ERROR, "llama_model_load: error loading model\n") == \
+        "llama_model_load: error loading model"
+    assert reported_log_line(2, "llama_context: n_batch = 512\n") is None
+    assert reported_log_line(GGML_ERROR, "llama_context: n_ctx_seq (65536) > n_ctx_train (32768) -- possible "
+                                         "training context overflow\n") is None
+    assert reported_log_line(GGML_ERROR, "\n") is None

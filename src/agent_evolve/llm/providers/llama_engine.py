@@ -21,6 +21,34 @@ log = logging.getLogger(__name__)
 
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05  # llama-cpp-python's sampling defaults, kept for temperature > 0
 PIECE_BYTES = 64  # longer than any token's text
+GGML_ERROR, GGML_CONTINUE = 3, 5  # ggml_log_level values
+BENIGN_ERRORS = ("n_ctx_seq", "control-looking token")
+"""Lines llama.cpp logs as errors that this engine's own settings make harmless: a unified cache lets a sequence span
+all slots' cells (the engine ends each at ``n_ctx``), and the Qwen GGUF's vocabulary marks '</s>' oddly."""
+_log_callback: Any = None  # the installed C callback, kept alive while llama.cpp may call it
+
+
+def reported_log_line(level: int, text: str) -> str | None:
+    """The llama.cpp log line worth a user's eyes: an error that is not a benign one; None for the rest."""
+    line = text.rstrip()
+    return line if level == GGML_ERROR and line and not any(b in line for b in BENIGN_ERRORS) else None
+
+
+def _route_llama_logs(llama_cpp: Any) -> None:
+    """Send llama.cpp's reported errors to this module's logger instead of its own printing to stderr."""
+    global _log_callback
+    if _log_callback is not None:
+        return
+    last_level = [0]
+
+    def forward(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+        last_level[0] = last_level[0] if level == GGML_CONTINUE else level
+        line = reported_log_line(last_level[0], text.decode("utf-8", errors="replace"))
+        if line is not None:
+            log.error("llama.cpp: %s", line)
+
+    _log_callback = llama_cpp.llama_log_callback(forward)
+    llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
 
 
 @dataclass
@@ -57,10 +85,10 @@ class LlamaEngine:
 
     def __init__(self, path: Path, *, n_ctx: int, settings: EngineSettings) -> None:
         import llama_cpp
-        from llama_cpp import _internals, _logger
+        from llama_cpp import _internals
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        _logger.set_verbose(False)  # llama.cpp's load and context logs, as the high-level API hides them
+        _route_llama_logs(llama_cpp)
         self._lib = llama_cpp
         self._piece_buffer = ctypes.create_string_buffer(PIECE_BYTES)
         self.settings = settings
