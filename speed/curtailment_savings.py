@@ -60,8 +60,8 @@ def gates_of(experiment: Path) -> list[Gate]:
                              key=lambda m: int(m.name.rsplit("_", 1)[1].split(".")[0]))
             for member in records:
                 record = json.load(tar.extractfile(member))  # type: ignore[arg-type]
-                if "decision" not in record:
-                    continue  # a gate that failed for infrastructure reasons decided nothing
+                if "decision" not in record or "same_as" in record:
+                    continue  # a failed gate decided nothing; a repeated candidate's rejection scored nothing
                 decision = record["decision"]
                 rows = decision["per_task"]
                 found.append(Gate(int(run["seed"]), int(member.name.rsplit("_", 1)[1].split(".")[0]),

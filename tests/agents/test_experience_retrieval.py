@@ -24,6 +24,7 @@ from agent_evolve.contract.experience import (
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext
+from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Task
@@ -108,7 +109,7 @@ def test_the_engine_never_puts_a_holdout_or_test_task_in_memory(tmp_path: Path, 
     root = make_ws({"skill_mode": "none"})
     pool = [Demo("t1", EXAMPLES[0].input, EXAMPLES[0].solution), Demo("h1", "A holdout train riddle", "42"),
             Demo("x1", "A test-split train riddle", "7")]
-    context = EngineContext(EvolveConfig(), AgentWorkspace(root), None,  # type: ignore[arg-type]
+    context = EngineContext(EvolveConfig(), AgentWorkspace(root), EvolutionHistory(root),
                             tmp_path, tmp_path, tmp_path, trial=_Trial({"t1", "t2"}))  # type: ignore[arg-type]
     found = experience_candidates(AgentWorkspace(root), [], pool, context, {"prompts", "memory"})
     ids = [json.loads(line)["task_id"] for line in found[0].files[EXPERIENCE_FILE].splitlines()]

@@ -12,6 +12,7 @@ from engine_fakes import MANIFEST, PROMPT, gsm_obs
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.base import EngineContext
+from agent_evolve.engine.observer import EvolutionHistory
 from agent_evolve.types import Observation
 
 
@@ -47,6 +48,6 @@ def make_context(tmp_path: Path) -> Callable[..., EngineContext]:
         folders = [tmp_path / "engine" / name for name in ("state", "scratch", "output")]
         for folder in folders:
             folder.mkdir(parents=True, exist_ok=True)
-        return EngineContext(config or EvolveConfig(), ws, None, *folders, cycle=cycle)  # type: ignore[arg-type]
+        return EngineContext(config or EvolveConfig(), ws, EvolutionHistory(ws.path), *folders, cycle=cycle)
 
     return build

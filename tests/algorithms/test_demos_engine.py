@@ -62,7 +62,7 @@ def context(ws: ae.AgentWorkspace) -> EngineContext:
     folders = [Path(ws.path) / "evolution" / "engine" / name for name in ("state", "scratch", "output")]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-    return EngineContext(ae.EvolveConfig(), ws, None, *folders, cycle=1)  # type: ignore[arg-type]
+    return EngineContext(ae.EvolveConfig(), ws, ae.EvolutionHistory(ws.path), *folders, cycle=1)
 
 
 def batch(with_hidden: bool = False) -> list[Observation]:

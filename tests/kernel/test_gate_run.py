@@ -77,7 +77,7 @@ def test_a_deterministic_incumbent_is_not_measured_again(tmp_path: Path) -> None
 def test_a_sampling_agent_makes_the_gate_remeasure_the_incumbent(tmp_path: Path) -> None:
     CountingAgent.sampling = True
     try:
-        workspace = evolve(tmp_path, [("prompt", "nothing")], 2)
+        workspace = evolve(tmp_path, [("prompt", "nothing"), ("prompt", "nothing new")], 2)
     finally:
         CountingAgent.sampling = False
     holdout = len(holdout_ids(workspace))
@@ -121,3 +121,24 @@ def test_an_accepted_change_reports_its_extra_calls_and_tokens_per_task(tmp_path
                                                     "extra": {"calls": 1.0, "tokens": 200.0}}
     assert second["cost"]["incumbent"] == {"calls": 2.0, "tokens": 300.0}, "the accepted version's cost is kept"
     assert second["cost"]["extra"] == {"calls": 0.0, "tokens": 0.0}
+
+
+def test_a_candidate_already_rejected_against_the_same_version_is_rejected_again_unscored(tmp_path: Path) -> None:
+    CountingAgent.sampling = False
+    workspace = evolve(tmp_path, [("prompt", "nothing")], 2)
+    first, second = gate_record(workspace, 1), gate_record(workspace, 2)
+    assert first["decision"]["action"] == second["decision"]["action"] == "reject"
+    assert second["same_as"] == "cand-1" and "cand-1" in second["decision"]["reason"]
+    assert "candidate" not in second and "incumbent" not in second
+    scored = sum(len(scores) for scores in first["candidate"]["scores"].values())
+    assert CountingAgent.solves["nothing"] == scored, "the second gate solved nothing"
+    history = ae.EvolutionHistory(workspace).cycle_records()
+    assert [r["metadata"]["gate"]["candidate_score"] for r in history] == [first["decision"]["candidate_score"]] * 2
+
+
+def test_the_same_files_are_scored_again_once_another_version_is_accepted(tmp_path: Path) -> None:
+    CountingAgent.sampling = False
+    workspace = evolve(tmp_path, [("prompt", "nothing"), ("prompt", "k0 k1")], 3)
+    assert gate_record(workspace, 2)["decision"]["action"] == "accept"
+    third = gate_record(workspace, 3)
+    assert "same_as" not in third and third["incumbent_tag"] == "evo-2" and "candidate" in third

@@ -22,6 +22,8 @@ from agent_evolve.algorithms.common.candidate_search import (
     CandidateEdit,
     bundle_parts,
     bundled,
+    fingerprint,
+    rejected,
     search,
     trial_ids,
     write_files,
@@ -49,6 +51,7 @@ from agent_evolve.algorithms.common.techniques import (
 from agent_evolve.algorithms.experience import experience_candidates
 from agent_evolve.benchmarks.answer_kinds import kind_of as answer_kind
 from agent_evolve.contract.paths import atomic_write
+from agent_evolve.engine.versioning import BASELINE_TAG
 from agent_evolve.errors import ConfigError
 from agent_evolve.types import Observation, StepResult
 
@@ -118,15 +121,27 @@ class DemoSearchEngine(ModelEngine):
         pool = merge_pool([Demo.from_dict(d) for d in state.get("pool", [])],
                           verified_demos(applicable("demos", observations), int(self.params["demo_chars"])),
                           int(self.params["pool_size"]))
-        self.save_state({**state, "pool": [d.to_dict() for d in pool]})
+        state = {**state, "pool": [d.to_dict() for d in pool]}
+        self.save_state(state)
         form = learned_form(observations)
         caught = caught_failures(applicable("check", observations), form) if "prompts" in self.layers(workspace) else []
-        candidates = self.candidates(workspace, observations, pool, caught, form)
+        proposed = self.candidates(workspace, observations, pool, caught, form)
+        records = self.context.history.cycle_records()
+        accepted = str(records[-1].get("metadata", {}).get("accepted_tag", BASELINE_TAG)) if records else BASELINE_TAG
+        written: dict[str, str] = dict(state.get("written", {}))
+        seen = rejected(written, records)
+        candidates = [c for c in proposed if fingerprint(c, accepted) not in seen]
         if not candidates:
-            return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, no targeted failure)")
+            why = f"{len(proposed)} proposed, each rejected before against {accepted}" if proposed else "no targeted failure"
+            return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, {why})")
         root = Path(workspace.path)
+
+        def write(chosen: CandidateEdit) -> None:
+            write_files(root, chosen.files)
+            self.save_state({**state, "written": {**written, str(self.cycle): fingerprint(chosen, accepted)}})
+
         if self.trial_tasks == 0:
-            write_files(root, candidates[0].files)
+            write(candidates[0])
             return StepResult(mutated=True, summary=f"{candidates[0].summary} (no trial: the gate decides)")
         sources = [d.task_id for d in pool]
         ids = trial_ids(list(trial.train_tasks), sources, self.trial_tasks, f"{self.config.seed}:{self.cycle}")
@@ -141,7 +156,7 @@ class DemoSearchEngine(ModelEngine):
             return StepResult(mutated=False, summary=f"no candidate beat the current workspace ({measured})",
                               metadata={"search": result.to_dict()})
         chosen = next(c for c in candidates if c.name == result.best)
-        write_files(root, chosen.files)
+        write(chosen)
         return StepResult(mutated=True, summary=f"{chosen.summary} ({measured})", metadata={"search": result.to_dict()})
 
     def candidates(self, workspace: AgentWorkspace, observations: list[Observation], pool: list[Demo],

@@ -4,6 +4,8 @@ The incumbent is re-measured when configured, or (config None) when agent or gra
 cached table is used. Tables and the full decision are sealed outside the workspace; the journal and the engine
 get only the aggregate. Curtailment (`gate_curtail`) stops only on a settled rejection (or, with `sprt_beta`, a
 futile one): an accepted candidate is scored to the end, since its table becomes the next gate's incumbent.
+A candidate with the same files as one already rejected against the same accepted version is rejected again
+unscored: scoring it again would be a second look at one candidate, not new evidence.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from agent_evolve.engine import transitions
 from agent_evolve.engine.acceptance import strategy_from_config
 from agent_evolve.engine.curtailment import GateCurtailer, ScoreRange, StopRule, scoring_order
 from agent_evolve.engine.executors.base import Executor
-from agent_evolve.engine.gate import GateOutcome, decide, no_holdout_decision
+from agent_evolve.engine.gate import GateDecision, GateOutcome, decide, no_holdout_decision
 from agent_evolve.engine.records import RunRecords, read_json, write_json_atomic
 from agent_evolve.engine.solving import (Announcer, HoldoutMeasure, Progress, expected_seconds, graded_mean,
                                          graded_only, infrastructure_problem, measure, reload_agent, solve_all)
 from agent_evolve.engine.journal import RunState
-from agent_evolve.engine.versioning import VersionControl, accepted_tag
+from agent_evolve.engine.versioning import VersionControl, accepted_tag, candidate_tag
 from agent_evolve.errors import AgentEvolveError, ConfigError
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.types import Observation, Task
@@ -67,6 +69,8 @@ class GateRun:
     def evaluate(self, cycle: int, state: RunState, batch: list[Observation], agent: BaseAgent) -> GateOutcome:
         """Score the candidate tagged cand-N (the working tree) against the accepted version; `agent` is the
         run's agent, reloaded here from each version it measures."""
+        if self.holdout and (again := self._rejected_before(cycle, state)) is not None:
+            return again
         agent = reload_agent(agent, self.agent_factory, self.vc.path)
         if not self.holdout:
             return self._train_only(agent, batch)
@@ -111,12 +115,34 @@ class GateRun:
             decision = replace(decision, cost=extra_cost(candidate.cost_per_task(), incumbent_cost))
         write_json_atomic(
             self.records.gate / f"cycle_{cycle}.json",
-            {"decision": decision.to_dict(), "remeasured_incumbent": "incumbent" in measures, **measures},
+            {"decision": decision.to_dict(), "incumbent_tag": state.accepted_tag,
+             "remeasured_incumbent": "incumbent" in measures, **measures},
         )
         if decision.accepted:
             write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
             write_json_atomic(self.records.holdout_cost(accepted_tag(cycle)), candidate.cost_per_task())
         return GateOutcome(decision, accepted_score=candidate.mean)
+
+    def _rejected_before(self, cycle: int, state: RunState) -> GateOutcome | None:
+        """The earlier rejection of this candidate's files against the accepted version, carried over with no task
+        scored; None when no cycle since that version was rejected with the same files."""
+        tree = None
+        for earlier in range(cycle - 1, state.accepted_cycle, -1):
+            record = read_json(self.records.gate / f"cycle_{earlier}.json", None)
+            if not record or record.get("incumbent_tag") != state.accepted_tag or "decision" not in record:
+                continue
+            tree = tree or self.vc.tree(candidate_tag(cycle))
+            if not self.vc.has_ref(candidate_tag(earlier)) or self.vc.tree(candidate_tag(earlier)) != tree:
+                continue
+            before = GateDecision.from_dict(record["decision"])
+            reason = (f"the same files as {candidate_tag(earlier)}, rejected against {state.accepted_tag} in cycle "
+                      f"{earlier} ({before.reason}); not scored again")
+            decision = replace(before, reason=reason, curtailment={}, cost={})
+            write_json_atomic(self.records.gate / f"cycle_{cycle}.json",
+                              {"decision": decision.to_dict(), "incumbent_tag": state.accepted_tag,
+                               "same_as": candidate_tag(earlier)})
+            return GateOutcome(decision, accepted_score=decision.candidate_score)
+        return None
 
     def _curtailer(self, state: RunState) -> GateCurtailer:
         """The gate's curtailment: the configured strategy, the benchmark's score range, the run's task order."""

@@ -141,6 +141,10 @@ class VersionControl:
     def head(self) -> str:
         return self.resolve("HEAD")
 
+    def tree(self, ref: str) -> str:
+        """The id of the files `ref` holds: two versions with the same files have the same tree."""
+        return self._git("rev-parse", f"{ref}^{{tree}}").strip()
+
     def has_commits(self) -> bool:
         return self.has_ref("HEAD")
 

@@ -4,11 +4,13 @@ Each candidate (whole-file writes inside the evolvable layers) is staged in a co
 the trial runner, as is the working copy; the winner must beat the working copy, else nothing is written. With
 curtailment, a candidate's scoring stops once it could no longer win (the same winner as scoring every task). A
 bundle (``cross-check+experience``) is the first candidate of each named kind written together, proposed only when
-every part has a candidate and no two parts write the same file.
+every part has a candidate and no two parts write the same file. A candidate the gate rejected against the same
+accepted version (same `fingerprint`) is not proposed again: the kernel would reject it unscored.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +49,26 @@ def bundled(entry: str, found: Sequence[CandidateEdit], kind_of: Callable[[Candi
         return None
     files = {path: text for c in chosen for path, text in c.files.items()}
     return CandidateEdit(entry, files, "; ".join(c.summary for c in chosen))
+
+
+def fingerprint(candidate: CandidateEdit, accepted: str) -> str:
+    """The candidate's files written on the accepted version `accepted`: equal fingerprints, the same version."""
+    digest = hashlib.sha256(accepted.encode("utf-8"))
+    for path, text in sorted(candidate.files.items()):
+        digest.update(b"\0" + path.encode("utf-8") + b"\0" + text.encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+def rejected(written: Mapping[str, str], records: Sequence[Mapping[str, object]]) -> set[str]:
+    """The fingerprints of the candidates written (`written`: cycle -> fingerprint) that the gate rejected, by the
+    run's cycle records."""
+    def gate_action(record: Mapping[str, object]) -> object:
+        metadata = record.get("metadata")
+        gate = metadata.get("gate") if isinstance(metadata, Mapping) else None
+        return gate.get("action") if isinstance(gate, Mapping) else None
+
+    return {written[str(r.get("cycle"))] for r in records
+            if str(r.get("cycle")) in written and gate_action(r) == "reject"}
 
 
 @dataclass

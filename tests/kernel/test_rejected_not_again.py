@@ -1,0 +1,36 @@
+"""A candidate the gate rejected is not tried again against the same accepted version: the demos engine proposes
+its next candidate instead, and the kernel would reject the same files unscored."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kernel_fakes import make_workspace, reference_manifest
+from test_experience_gate import FAMILIES, FamilyBenchmark
+
+import agent_evolve as ae
+from agent_evolve.algorithms.demos import DemoSearchEngine
+from agent_evolve.llm.base import Message
+from agent_evolve.testing import ScriptedLLM
+
+
+def answer(messages: list[Message]) -> str:
+    """Easy tasks answered, hard ones left empty whatever the prompt says: no rule or demo can help."""
+    task = messages[-1].content
+    family = re.search(r"the (\w+) number", task).group(1)  # type: ignore[union-attr]
+    return FAMILIES[family] if "easy" in task else ""
+
+
+def test_a_rejected_rule_is_not_proposed_again_and_the_next_candidate_gets_the_gate(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", prompt="Answer with one word.\n",
+                               manifest=reference_manifest("rejected"))
+    config = ae.EvolveConfig(batch_size=8, holdout_ratio=0.25, concurrency=1, preflight=False, seed=1)
+    engine = DemoSearchEngine(candidates="rule,demos", trial_tasks=0)
+    ae.Evolver(str(workspace), FamilyBenchmark(), config, engine,
+               clients={"agent": ScriptedLLM([answer] * 2000)}).run(2)
+
+    first, second = ae.EvolutionHistory(workspace).cycle_records()
+    assert first["metadata"]["changed_paths"] == ["prompts/fragments/answer-rules.md"]
+    assert first["metadata"]["gate"]["action"] == "reject"
+    assert second["metadata"]["changed_paths"] == ["prompts/fragments/demos.md"], "the rule is not tried again"
