@@ -81,6 +81,8 @@ def test_the_control_is_solved_on_test_in_every_draw(tmp_path: Path, monkeypatch
 def test_the_compute_matched_control_spends_the_arms_tokens_per_task(tmp_path: Path) -> None:
     report = sampled_lift(tmp_path, control=True)
     [pair] = report["evidence"]["matched_tokens"]
+    assert pair["seed"] == 0
+    assert "Compute-matched control of seed 0, tokens per test task" in (tmp_path / "out" / "lift.md").read_text()
     for matched, evolved in zip(pair["matched"], pair["evolved"]):
         assert evolved > 2.5 * 10, "the evolved prompt costs the arm about three baseline answers a task"
         assert abs(matched - evolved) <= 0.1 * evolved

@@ -176,13 +176,13 @@ def draw_evidence(baseline_draws: Sequence[Mapping[str, float]], by_arm: Mapping
     controls = {name: pooled(task_means([r.test_scores for r in by_arm[name]]), evolved, resamples)
                 for name in (CONTROL, MATCHED) if by_arm.get(name) and evolved}
     headline = min(controls.items(), key=lambda item: item[1]["mean_difference"]) if controls else None
-    matched_tokens = [(m.test_tokens, e.test_tokens) for m in by_arm.get(MATCHED, []) for e in evolved
+    matched_tokens = [(m.seed, m.test_tokens, e.test_tokens) for m in by_arm.get(MATCHED, []) for e in evolved
                       if e.seed == m.seed]
     return {
         "draw_pairings": draw_pairings(baseline_draws, evolved),
         "baseline_churn": churn(baseline_draws),
         "against_controls": controls,
         "headline": {"against": headline[0], **headline[1]} if headline else None,
-        "matched_tokens": [{"matched": m, "evolved": e} for m, e in matched_tokens],
+        "matched_tokens": [{"seed": seed, "matched": m, "evolved": e} for seed, m, e in matched_tokens],
         "convergence": convergence(evolved),
     }

@@ -181,7 +181,9 @@ def control_lines(evidence: dict[str, Any]) -> list[str]:
                       f"[{head['ci_low']:+.3f}, {head['ci_high']:+.3f}]**, against {names.get(head['against'])}."]
     for pair in evidence.get("matched_tokens", []):
         tokens = ", ".join(f"{m:.0f} vs {e:.0f}" for m, e in zip(pair["matched"], pair["evolved"]))
-        lines.append(f"Compute-matched control, tokens per test task by draw (control vs evolved arm): {tokens}.")
+        of_seed = f" of seed {pair['seed']}" if "seed" in pair else ""
+        lines.append(f"Compute-matched control{of_seed}, tokens per test task by draw (control vs evolved arm): "
+                     f"{tokens}.")
     return [*lines, ""] if lines else []
 
 
