@@ -77,6 +77,16 @@ def test_without_a_terminal_progress_goes_to_the_log_and_a_second_call_estimates
     assert any("at the measured speed" in r.getMessage() for r in caplog.records), "the recorded speed gives a time"
 
 
+def test_without_a_terminal_or_a_log_handler_progress_lines_go_to_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logging.getLogger("agent_evolve.progress"), "propagate", False)  # no handler reached
+    tasks = [{"input": f"What is the capital of {c}?", "expected": city} for c, city in CAPITALS.items()]
+    ae.evolve(tasks, lambda e, o: o == e["expected"], llm=scripted(), workspace=tmp_path / "run")
+    err = capsys.readouterr().err
+    assert "time unknown until the first cycle" in err and "cycle 1/3" in err
+
+
 def test_a_metric_that_raises_is_a_failed_grade_with_its_message() -> None:
     def metric(example: dict, output: str) -> float:
         return 1.0 / len(output)  # ZeroDivisionError on an empty answer

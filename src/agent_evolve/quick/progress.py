@@ -1,5 +1,6 @@
 """Where the short API reports: the run command's live display on a terminal or in a notebook, log lines
-(logger `agent_evolve.progress`) otherwise; plus the estimate before the run and the time left after cycle 1."""
+(logger `agent_evolve.progress`) where logging is set up, plain lines on stderr otherwise; plus the estimate
+before the run and the time left after cycle 1."""
 
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ class LogLines(io.TextIOBase):
 
 
 def console_for(progress: bool | str | None) -> Console | None:
-    """Stdout when asked (True) or watched ("auto"); a console writing log lines otherwise ("log", or "auto" with
-    nobody watching); None for no progress."""
+    """Stdout when asked (True) or watched ("auto"); with nobody watching, log lines ("log", or "auto" where a
+    handler would receive them) or else stderr, so a script's output file shows the run; None for no progress."""
     if progress is False or progress is None:
         return None
     if not isinstance(progress, bool) and progress not in ("auto", "log"):
@@ -50,6 +51,8 @@ def console_for(progress: bool | str | None) -> Console | None:
     console = Console()
     if progress is True or (progress == "auto" and (console.is_terminal or console.is_jupyter)):  # someone watches
         return console
+    if progress == "auto" and not LOG.hasHandlers():  # logging is not set up: its lines would go nowhere
+        return Console(stderr=True, width=400, color_system=None)
     return Console(file=LogLines(LOG), width=400, color_system=None)
 
 
