@@ -154,6 +154,7 @@ def test_valid_bash_edit_in_an_enabled_layer_is_kept(ws, failing_batch):
     result = AEvolveEngine(llm=llm, fallback=False).step(ws, failing_batch, None)
     assert result.mutated and [s.name for s in ws.list_skills()] == ["answer-line"]
     assert not (ws.path / "notes.txt").exists()
+    assert result.metadata["edits"] == {"proposed": 0, "valid": 0, "shell": 1}, "the shell's change is counted"
 
 
 def test_edits_escaping_the_confinement_are_undone_by_git_and_layer_edits_kept(ws, failing_batch, unconfined):
@@ -202,10 +203,10 @@ def test_the_step_records_how_many_proposed_edits_were_valid(ws, failing_batch):
                        calls(("add_rule", {"rule": "End with a last line `Answer: <number>`, nothing after it."})),
                        "DONE"])
     result = AEvolveEngine(llm=llm).step(ws, failing_batch, None)
-    assert result.metadata["edits"] == {"proposed": 3, "valid": 1}
+    assert result.metadata["edits"] == {"proposed": 3, "valid": 1, "shell": 0}
 
 
 def test_an_unparsed_fallback_reply_counts_as_a_proposal_that_was_not_valid(ws, failing_batch):
     result = AEvolveEngine(llm=ScriptedLLM(["no tools today", "{not json", "still not json"])).step(
         ws, failing_batch, None)
-    assert result.status == "failed" and result.metadata["edits"] == {"proposed": 1, "valid": 0}
+    assert result.status == "failed" and result.metadata["edits"] == {"proposed": 1, "valid": 0}  # nothing written

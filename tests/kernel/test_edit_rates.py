@@ -16,9 +16,17 @@ def test_rates_sum_the_cycles_whose_step_reported_edits() -> None:
     records = [record("accepted", {"proposed": 3, "valid": 1}), record("rejected", {"proposed": 2, "valid": 2}),
                record("failed", {"proposed": 1, "valid": 0}), record("accepted", None)]
     rates = edit_rates(records)
-    assert rates == {"proposed": 6, "valid": 3, "gated": 2, "accepted": 1}
+    assert rates == {"proposed": 6, "valid": 3, "shell": 0, "gated": 2, "accepted": 1}
     assert describe_edit_rates(rates) == ("3 of 6 proposed edits valid (50%); "
                                           "1 of 2 gated candidates accepted (50%)")
+
+
+def test_files_the_engines_shell_changed_are_counted_beside_the_structured_edits() -> None:
+    rates = edit_rates([record("rejected", {"proposed": 0, "valid": 0, "shell": 1}),
+                        record("rejected", {"proposed": 1, "valid": 1, "shell": 2})])
+    assert rates == {"proposed": 1, "valid": 1, "shell": 3, "gated": 2, "accepted": 0}
+    assert describe_edit_rates(rates) == ("1 of 1 proposed edits valid (100%); 3 files changed by shell commands; "
+                                          "0 of 2 gated candidates accepted (0%)")
 
 
 def test_engines_that_report_no_edits_have_no_rates() -> None:

@@ -86,19 +86,22 @@ def edit_rates(records: list[dict[str, Any]]) -> dict[str, int]:
     if not reported:
         return {}
     outcomes = [m.get("outcome") for m in reported]
-    return {"proposed": sum(int(m["step_metadata"]["edits"].get("proposed", 0)) for m in reported),
-            "valid": sum(int(m["step_metadata"]["edits"].get("valid", 0)) for m in reported),
-            "gated": outcomes.count("accepted") + outcomes.count("rejected"),
+    counted = {key: sum(int(m["step_metadata"]["edits"].get(key, 0)) for m in reported)
+               for key in ("proposed", "valid", "shell")}
+    return {**counted, "gated": outcomes.count("accepted") + outcomes.count("rejected"),
             "accepted": outcomes.count("accepted")}
 
 
 def describe_edit_rates(rates: dict[str, int]) -> str:
-    """The rates in one line: '5 of 8 proposed edits valid (62%); 1 of 4 gated candidates accepted (25%)'."""
+    """The rates in one line: '5 of 8 proposed edits valid (62%); 2 files changed by shell commands; 1 of 4 gated
+    candidates accepted (25%)' (the shell part only where the engine's shell changed files)."""
     def share(part: int, whole: int) -> str:
         return f" ({part / whole:.0%})" if whole else ""
 
     valid, proposed, accepted, gated = rates["valid"], rates["proposed"], rates["accepted"], rates["gated"]
-    return (f"{valid} of {proposed} proposed edits valid{share(valid, proposed)}; "
+    shell = int(rates.get("shell", 0))
+    by_shell = f"; {shell} file{'s' * (shell != 1)} changed by shell commands" if shell else ""
+    return (f"{valid} of {proposed} proposed edits valid{share(valid, proposed)}{by_shell}; "
             f"{accepted} of {gated} gated candidates accepted{share(accepted, gated)}")
 
 

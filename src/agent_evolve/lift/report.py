@@ -43,8 +43,8 @@ def edit_lines(rows: list[dict[str, Any]]) -> list[str]:
     reported = [r for r in rows if r.get("edits")]
     if not reported:
         return []
-    total = {key: sum(int(r["edits"].get(key, 0)) for r in reported) for key in ("proposed", "valid", "gated",
-                                                                                     "accepted")}
+    total = {key: sum(int(r["edits"].get(key, 0)) for r in reported) for key in ("proposed", "valid", "shell",
+                                                                                     "gated", "accepted")}
     seeds = "; ".join(f"seed {r['seed']}: {describe_edit_rates(r['edits'])}" for r in reported)
     return [f"Engine edits, all seeds: {describe_edit_rates(total)} ({seeds}).", ""]
 

@@ -100,12 +100,12 @@ class ModelEngine(EvolutionEngine):
         """The origin that memory entries and skills written by this step record: the engine and the cycle."""
         return {"source": self.engine_name, "cycle": self.cycle}
 
-    def written(self, batch: EditBatch, metadata: dict[str, Any], more: list[str] | None = None) -> StepResult:
-        """Write the staged edits; the step's result names them (and `more`, changes made by other means) and
-        records how many edits were proposed and how many were valid (``edits``)."""
-        changes = batch.apply() + (more or [])
+    def written(self, batch: EditBatch, metadata: dict[str, Any], shell: list[str] | None = None) -> StepResult:
+        """Write the staged edits; the step's result names them and the files `shell` commands changed, and records
+        how many edits were proposed, how many were valid and how many files the shell changed (``edits``)."""
+        changes = batch.apply() + [f"bash changed {path}" for path in shell or []]
         return StepResult(bool(changes), f"{self.engine_name}: {'; '.join(changes) or 'no change'}",
-                          {**metadata, "edits": batch.tally()})
+                          {**metadata, "edits": {**batch.tally(), "shell": len(shell or [])}})
 
     def step(self, workspace: AgentWorkspace, observations: list[Observation], history: EvolutionHistory,
              trial: TrialRunner | None = None, *, context: EngineContext | None = None) -> StepResult:

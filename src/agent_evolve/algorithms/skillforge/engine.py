@@ -108,7 +108,7 @@ class AEvolveEngine(ModelEngine):
                                   {"edits": batch.tally()}, status=status)
         isolation = bash.isolation if bash else NO_GIT if self.params["bash"] else "no bash"
         metadata = {"kinds": dict(evidence.kind_counts), "turns": turns, "fallback": fallback, "isolation": isolation}
-        return self.written(batch, metadata, [f"bash changed {path}" for path in kept])
+        return self.written(batch, metadata, kept)
 
     def _undo(self, workspace: AgentWorkspace) -> VersionControl | None:
         """The workspace's git, which undoes bash edits; None (no bash tool) when bash is off or the tree is not
