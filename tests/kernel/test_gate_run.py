@@ -142,3 +142,10 @@ def test_the_same_files_are_scored_again_once_another_version_is_accepted(tmp_pa
     assert gate_record(workspace, 2)["decision"]["action"] == "accept"
     third = gate_record(workspace, 3)
     assert "same_as" not in third and third["incumbent_tag"] == "evo-2" and "candidate" in third
+
+
+def test_a_third_look_points_at_the_gate_that_scored_the_files(tmp_path: Path) -> None:
+    CountingAgent.sampling = False
+    workspace = evolve(tmp_path, [("prompt", "nothing")], 3)
+    third = gate_record(workspace, 3)
+    assert third["same_as"] == "cand-1" and third["decision"]["reason"].count("the same files as") == 1

@@ -132,7 +132,7 @@ class DemoSearchEngine(ModelEngine):
         seen = rejected(written, records)
         candidates = [c for c in proposed if fingerprint(c, accepted) not in seen]
         if not candidates:
-            why = f"{len(proposed)} proposed, each rejected before against {accepted}" if proposed else "no targeted failure"
+            why = f"{len(proposed)} proposed, each rejected against {accepted}" if proposed else "no targeted failure"
             return StepResult(mutated=False, summary=f"no candidate (pool of {len(pool)} demos, {why})")
         root = Path(workspace.path)
 

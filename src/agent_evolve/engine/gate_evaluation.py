@@ -127,14 +127,15 @@ class GateRun:
         """The earlier rejection of this candidate's files against the accepted version, carried over with no task
         scored; None when no cycle since that version was rejected with the same files."""
         tree = None
-        for earlier in range(cycle - 1, state.accepted_cycle, -1):
+        for earlier in range(state.accepted_cycle + 1, cycle):  # the first match is the gate that scored it
             record = read_json(self.records.gate / f"cycle_{earlier}.json", None)
             if not record or record.get("incumbent_tag") != state.accepted_tag or "decision" not in record:
                 continue
-            tree = tree or self.vc.tree(candidate_tag(cycle))
-            if not self.vc.has_ref(candidate_tag(earlier)) or self.vc.tree(candidate_tag(earlier)) != tree:
-                continue
             before = GateDecision.from_dict(record["decision"])
+            tree = tree or self.vc.tree(candidate_tag(cycle))
+            if (before.accepted or not self.vc.has_ref(candidate_tag(earlier))
+                    or self.vc.tree(candidate_tag(earlier)) != tree):
+                continue
             reason = (f"the same files as {candidate_tag(earlier)}, rejected against {state.accepted_tag} in cycle "
                       f"{earlier} ({before.reason}); not scored again")
             decision = replace(before, reason=reason, curtailment={}, cost={})
