@@ -15,6 +15,7 @@ from agent_evolve.algorithms import (
     AEvolveEngine,
     GuidedSynthesisEngine,
 )
+from agent_evolve.algorithms.common.summaries import REJECTED_HEADING, rejected_attempts
 from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import Message
@@ -99,3 +100,35 @@ def test_one_gated_cycle_through_the_loop(cls, tmp_path: Path):
     assert not validate_workspace(root)
     offered = {tool.name for call in llm.calls for tool in call.tools or []}
     assert ("bash" in offered) == (cls is AEvolveEngine)  # the loop's step starts committed: git can undo bash
+
+
+class NeverToldAgent(AnswerLineAgent):
+    def solve(self, task: Task) -> Trajectory:
+        return Trajectory(task.id, "It is 18 I think")
+
+
+def test_the_engine_model_is_told_which_changes_the_gate_rejected_since_the_last_accepted_one(tmp_path: Path):
+    root = tmp_path / "agent"
+    (root / "prompts").mkdir(parents=True)
+    (root / "prompts" / "system.md").write_text("You solve math problems.\n")
+    (root / "manifest.yaml").write_text(MANIFEST)
+    config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.25, concurrency=1)
+    llm = ScriptedLLM([responder] * 24)
+    ae.Evolver(NeverToldAgent(root), AnswerLineBenchmark(), config, AEvolveEngine(llm=llm, bash=False)).run(cycles=2)
+    first = ae.EvolutionHistory(root).cycle_records()[0]
+    assert first["metadata"]["outcome"] == "rejected"
+    requests = [call.messages[-1].content for call in llm.calls]
+    told = [r for r in requests if REJECTED_HEADING in r]
+    assert told and f"- cycle 1: {first['summary']}" in told[0], "cycle 2's request names cycle 1's rejected change"
+    assert not any(REJECTED_HEADING in r for r in requests[: len(requests) - len(told)]), "cycle 1 had none to name"
+
+
+def test_rejected_changes_are_listed_since_the_last_accepted_version_newest_last() -> None:
+    def record(cycle: int, outcome: str) -> dict:
+        return {"cycle": cycle, "summary": f"change {cycle}", "metadata": {"outcome": outcome}}
+
+    records = [record(1, "rejected"), record(2, "accepted"), record(3, "rejected"), record(4, "unchanged"),
+               record(5, "rejected")]
+    assert rejected_attempts(records) == "- cycle 3: change 3\n- cycle 5: change 5"
+    assert rejected_attempts(records, limit=1) == "- cycle 5: change 5"
+    assert rejected_attempts(records[:2]) == ""

@@ -117,7 +117,7 @@ class AdaptiveEvolutionEngine(ModelEngine):
         if not targets[:budget]:
             return
         request = evidence_prompt(evidence, step.workspace, step.layers, self.params["failures_shown"],
-                                  self.params["prompt_chars"])
+                                  self.params["prompt_chars"], step.rejected)
         for target in targets[:budget]:
             edit = propose(target, self.llm, evidence, request, skills, self.max_tokens, self.source,
                            self.params["skill_cap"])

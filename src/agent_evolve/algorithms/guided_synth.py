@@ -110,7 +110,7 @@ class GuidedSynthesisEngine(ModelEngine):
         if not targets:
             return []
         request = evidence_prompt(evidence, step.workspace, step.layers, self.params["failures_shown"],
-                                  self.params["prompt_chars"])
+                                  self.params["prompt_chars"], step.rejected)
         edit = propose(targets[0], self.llm, evidence, request, skills, self.max_tokens, self.source)
         return [edit.skill] if edit.skill is not None else []
 

@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.evidence import Evidence, analyse
+from agent_evolve.algorithms.common.summaries import rejected_attempts
 from agent_evolve.config import EvolveConfig, type_ok, type_words
 from agent_evolve.contract.manifest import enabled_layers
 from agent_evolve.contract.paths import atomic_write
@@ -44,6 +45,7 @@ class StepInput:
     trial: TrialRunner | None
     layers: set[str]
     hidden: bool
+    rejected: str = ""  # the changes the gate rejected since the last accepted version, one line each
 
     @cached_property
     def evidence(self) -> Evidence:
@@ -117,7 +119,8 @@ class ModelEngine(EvolutionEngine):
         layers = self.layers(workspace)
         if self.editable is not None:
             layers &= self.editable
-        result = self._step(StepInput(workspace, observations, trial, layers, self.hidden(observations)))
+        rejected = rejected_attempts(self.context.history.cycle_records()) if self.context is not None else ""
+        result = self._step(StepInput(workspace, observations, trial, layers, self.hidden(observations), rejected))
         # usage of this step's calls on the engine's own ledger (calls through the run's ledger are counted there)
         return replace(result, usage=result.usage + (self.usage_mark() - mark))
 

@@ -5,6 +5,9 @@ Every function takes a character limit (a small model's context); with hidden fe
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from agent_evolve.algorithms.common.evidence import KIND_TEXT, Evidence, Finding
 from agent_evolve.algorithms.common.prompts import advice
 from agent_evolve.contract.skills import parse_skill
@@ -121,12 +124,31 @@ def workspace_digest(workspace: AgentWorkspace, layers: set[str], limit: int = 1
     return "\n\n".join(parts)
 
 
+REJECTED_SHOWN = 5  # rejected changes listed in the engine's request, newest last
+REJECTED_HEADING = "Changes the gate rejected since the last accepted version (no gain on held-out tasks); do not repeat:"
+
+
+def rejected_attempts(records: Sequence[Mapping[str, Any]], limit: int = REJECTED_SHOWN) -> str:
+    """One line per cycle whose change the gate rejected since the last accepted one (the cycle records' step
+    summaries, newest last), so a model is told what not to propose again; empty when there is none."""
+    since: list[str] = []
+    for record in records:
+        outcome = (record.get("metadata") or {}).get("outcome")
+        if outcome == "accepted":
+            since = []
+        elif outcome == "rejected":
+            since.append(f"- cycle {record.get('cycle')}: {clip(str(record.get('summary', '')), 200)}")
+    return "\n".join(since[-limit:])
+
+
 def evidence_prompt(evidence: Evidence, workspace: AgentWorkspace, layers: set[str], failures: int = 3,
-                    limit: int = 3000) -> str:
-    """The user message most engines send: digest, a few failures, the workspace; at most `limit` chars."""
+                    limit: int = 3000, rejected: str = "") -> str:
+    """The user message most engines send: digest, a few failures, the changes already rejected, the workspace;
+    at most `limit` chars."""
     digest = batch_digest(evidence)
     state = workspace_digest(workspace, layers, limit // 3)
-    room = max(300, limit - len(digest) - len(state) - 40)
+    tried = f"{REJECTED_HEADING}\n{rejected}" if rejected else ""
+    room = max(300, limit - len(digest) - len(state) - len(tried) - 40)
     examples = failure_summaries(evidence, failures, room)
-    sections = [digest, "Examples:\n" + examples if examples else "", "Workspace:\n" + state]
+    sections = [digest, "Examples:\n" + examples if examples else "", tried, "Workspace:\n" + state]
     return "\n\n".join(s for s in sections if s)

@@ -83,7 +83,7 @@ class AEvolveEngine(ModelEngine):
         if not (evidence.failures or evidence.format_count or evidence.hidden):  # a failure or a format problem
             return StepResult(False, "skillforge: nothing to fix in this batch")
         request = evidence_prompt(evidence, workspace, layers, self.params["failures_shown"],
-                                  self.params["prompt_chars"])
+                                  self.params["prompt_chars"], step.rejected)
         batch = EditBatch(workspace, layers, prompt_cap=self.params["prompt_cap"], max_edits=self.params["max_edits"])
         git = self._undo(workspace)
         problems_before = set(validate_workspace(workspace.path))
