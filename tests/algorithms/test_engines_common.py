@@ -87,12 +87,17 @@ def responder(messages: list[Message]) -> str:
     return "DONE"
 
 
-@pytest.mark.parametrize("cls", ALL)
-def test_one_gated_cycle_through_the_loop(cls, tmp_path: Path):
+def math_workspace(tmp_path: Path) -> Path:
     root = tmp_path / "agent"
     (root / "prompts").mkdir(parents=True)
     (root / "prompts" / "system.md").write_text("You solve math problems.\n")
     (root / "manifest.yaml").write_text(MANIFEST)
+    return root
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_one_gated_cycle_through_the_loop(cls, tmp_path: Path):
+    root = math_workspace(tmp_path)
     config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.25, concurrency=1)
     llm = ScriptedLLM([responder] * 12)
     result = ae.Evolver(AnswerLineAgent(root), AnswerLineBenchmark(), config, cls(llm=llm)).run(cycles=1)
@@ -108,10 +113,7 @@ class NeverToldAgent(AnswerLineAgent):
 
 
 def test_the_engine_model_is_told_which_changes_the_gate_rejected_since_the_last_accepted_one(tmp_path: Path):
-    root = tmp_path / "agent"
-    (root / "prompts").mkdir(parents=True)
-    (root / "prompts" / "system.md").write_text("You solve math problems.\n")
-    (root / "manifest.yaml").write_text(MANIFEST)
+    root = math_workspace(tmp_path)
     config = ae.EvolveConfig(batch_size=4, holdout_ratio=0.25, concurrency=1)
     llm = ScriptedLLM([responder] * 24)
     ae.Evolver(NeverToldAgent(root), AnswerLineBenchmark(), config, AEvolveEngine(llm=llm, bash=False)).run(cycles=2)
