@@ -16,6 +16,7 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent_evolve.contract.paths import RECORDS_DIR, atomic_write
 from agent_evolve.contract.regular_files import copy_tree
@@ -59,16 +60,11 @@ def fingerprint(candidate: CandidateEdit, accepted: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def rejected(written: Mapping[str, str], records: Sequence[Mapping[str, object]]) -> set[str]:
-    """The fingerprints of the candidates written (`written`: cycle -> fingerprint) that the gate rejected, by the
-    run's cycle records."""
-    def gate_action(record: Mapping[str, object]) -> object:
-        metadata = record.get("metadata")
-        gate = metadata.get("gate") if isinstance(metadata, Mapping) else None
-        return gate.get("action") if isinstance(gate, Mapping) else None
-
+def rejected(written: Mapping[str, str], records: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The fingerprints of the candidates written (`written`: cycle -> fingerprint) whose cycle the gate rejected,
+    by the run's cycle records."""
     return {written[str(r.get("cycle"))] for r in records
-            if str(r.get("cycle")) in written and gate_action(r) == "reject"}
+            if str(r.get("cycle")) in written and (r.get("metadata") or {}).get("outcome") == "rejected"}
 
 
 @dataclass

@@ -125,7 +125,8 @@ def workspace_digest(workspace: AgentWorkspace, layers: set[str], limit: int = 1
 
 
 REJECTED_SHOWN = 5  # rejected changes listed in the engine's request, newest last
-REJECTED_HEADING = "Changes the gate rejected since the last accepted version (no gain on held-out tasks); do not repeat:"
+REJECTED_HEADING = ("Changes the gate rejected since the last accepted version (no gain on held-out tasks); "
+                    "do not repeat:")
 
 
 def rejected_attempts(records: Sequence[Mapping[str, Any]], limit: int = REJECTED_SHOWN) -> str:
