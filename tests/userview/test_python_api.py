@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 import agent_evolve as ae
+from agent_evolve.agents.answering.program import PROGRAM_CLOSING
 from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import Message
 from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
+from agent_evolve.quick.evolve import short_answers_expected
 from agent_evolve.testing import ScriptedLLM
 
 CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Italy": "Rome", "Spain": "Madrid", "Kenya": "Nairobi",
@@ -149,11 +151,11 @@ def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() ->
 
 
 def program_model(messages: list[Message]) -> str:
-    """Wrong in prose; right when its prompt asks for a Python program (it prints the product)."""
+    """Wrong in prose; right when it is asked for a Python program (it prints the product)."""
     question = messages[-1].content
     if "Which one skill helps most" in question or "Reply with OK" in question:
         return "NONE"
-    a, b = (int(n) for n in question.removeprefix("What is ").removesuffix("?").split(" times "))
+    a, b = (int(n) for n in question.split("\n\n")[0].removeprefix("What is ").removesuffix("?").split(" times "))
     if "Python program" in messages[0].content:
         return f"```python\nfirst = {a}\nsecond = {b}\nprint(first * second)\n```"
     return f"It is about {a * b + 1}."
@@ -171,6 +173,46 @@ def test_numeric_answers_get_program_answers_that_an_exact_metric_accepts(tmp_pa
     assert run.baseline_score == 0.0 and run.final_score == 1.0, "the program candidate won the gate"
     assert (run.workspace / "prompts" / "program.md").is_file()
     assert run.agent()("What is 20 times 30?") == "600", "the bare number the program printed, as the metric expects"
+
+
+def word_model(messages: list[Message]) -> str:
+    """Like a small model: follows the task's "the reversed word only" unless a program is asked for after it."""
+    question = messages[-1].content
+    if "Which one skill helps most" in question or "Reply with OK" in question:
+        return "NONE"
+    word = question.split("'")[1]
+    if question.endswith(PROGRAM_CLOSING):
+        return f"```python\nword = {word!r}\nprint(word[::-1])\n```"
+    return word
+
+
+def test_short_text_answers_get_program_answers_asked_after_the_tasks_own_format(tmp_path: Path) -> None:
+    """Expected answers that are one short word make the tasks `text`, so a program answer is proposed and gated."""
+    words = ["apple", "river", "stone", "candle", "forest", "mirror", "pepper", "violin", "tiger", "window",
+             "garden", "rocket", "saddle", "lemon"]
+    tasks = [{"input": f"Write the word '{w}' backwards. Answer with the reversed word only.", "expected": w[::-1]}
+             for w in words]
+
+    def metric(example: dict, output: str) -> bool:
+        return output.strip() == example["expected"]
+
+    run = ae.evolve(tasks, metric, llm=ScriptedLLM([word_model] * 2000), budget="light",
+                    workspace=tmp_path / "run", progress=False)
+
+    assert run.baseline_score == 0.0 and run.final_score == 1.0, "the program candidate won the gate"
+    assert run.agent()("Write the word 'planet' backwards. Answer with the reversed word only.") == "tenalp"
+
+
+def test_long_or_missing_expected_answers_keep_tasks_undeclared() -> None:
+    """Free text (a paragraph, several lines) or no reference answer: no kind is inferred, so no program is offered."""
+    def metric(example: dict, output: str) -> bool:
+        return bool(output)
+
+    short = TaskList([{"input": "Name a colour.", "expected": "red"}, {"input": "2 + 2?", "expected": 4}], metric)
+    assert short_answers_expected(short)
+    for expected in ("a line\nand another", "x" * 81, None):
+        tasks = [{"input": "Name a colour.", "expected": "red"}, {"input": "Describe it.", "expected": expected}]
+        assert not short_answers_expected(TaskList(tasks, metric)), expected
 
 
 class ShoutingAgent(ae.BaseAgent):

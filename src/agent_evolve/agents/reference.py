@@ -16,7 +16,7 @@ from typing import Any, Literal, get_args
 from agent_evolve.agents.acting import ActingLimits, OutputMode
 from agent_evolve.agents.answering import (CROSS_CHECK_KINDS, Acting, Answer, AnsweringStrategy, CrossCheck, Plain,
     ProgramAnswer, Question, Redraw, ToolLoop, reply_check)
-from agent_evolve.agents.answering.program import PROGRAM_STOP, program_prompt
+from agent_evolve.agents.answering.program import PROGRAM_CLOSING, PROGRAM_STOP, program_prompt
 from agent_evolve.agents.arc_game import arc_game_tools
 from agent_evolve.agents.drafts import propose_draft
 from agent_evolve.agents.experience import Experience, load_experience, with_demonstrations, without_experience
@@ -194,7 +194,7 @@ class ReferenceAgent(BaseAgent):
         text_base = with_demonstrations(state.system_prompt, section)
         prompt = _assemble(state, program or text_base, selected)
         question = Question(task, client, prompt.text, settings.max_tokens or DEFAULT_AGENT_MAX_TOKENS,
-                            settings.temperature)
+                            settings.temperature, PROGRAM_CLOSING if program else "")
         answer = Answer(steps=[{"type": "skills", "mode": settings.skill_mode, "injected": prompt.skills,
                                 "router": detail, "dropped_by_cap": prompt.dropped_skills,
                                 "memories": prompt.memories, "experience": shown}])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,12 +25,13 @@ from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun
 
 DEFAULT_AGENT = "jsonl"  # the built-in agent that answers a task's input in text from its workspace
-DEMOS_NUMERIC_CANDIDATES = "program,demos,rule"
-DEMOS_TEXT_CANDIDATES = "demos,rule"
-NUMBER_ANSWERS_KIND = "text"
-"""The kind of tasks whose expected answers are all numbers: the metric sees the answer as written, and a program
-answer to a text task prints the bare answer (a `number` task's would end its code with `Answer: <n>`)."""
-NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")
+DEMOS_CANDIDATES = "program,demos,rule"
+"""Program answers first (only tasks of a kind a program prints can get them), then worked examples and rules."""
+SHORT_ANSWERS_KIND = "text"
+"""The kind of tasks whose expected answers are all one short line (a number, a word, a name, a date, a list): the
+metric sees the answer as written, and a program answer is the bare line it prints (a `number` task's would end
+its code with `Answer: <n>`)."""
+SHORT_ANSWER_CHARS = 80
 
 
 def evolve(
@@ -67,10 +67,9 @@ def evolve(
       True (print to stdout), "log", False, or your own function of each ProgressEvent.
     """
     benchmark = TaskList(tasks, metric, test=test)
-    numeric = numbers_expected(benchmark)
-    if numeric:
-        benchmark.answer_kind = NUMBER_ANSWERS_KIND  # a task's own "answer_kind" still wins
-    settings = run_config(config, budget, model, engine, numeric)
+    if short_answers_expected(benchmark):
+        benchmark.answer_kind = SHORT_ANSWERS_KIND  # a task's own "answer_kind" still wins
+    settings = run_config(config, budget, model, engine)
     engine = engine if engine is not None else default_engine(settings.evolver_model)
     if workspace is None and not isinstance(agent, BaseAgent):  # an instance keeps its own workspace
         workspace = Path.cwd() / "runs" / time.strftime("evolve-%Y%m%d-%H%M%S")
@@ -94,16 +93,16 @@ def evolve(
     return EvolvedRun(result, evolver.workspace.path, evolver.agent_factory)
 
 
-def numbers_expected(benchmark: TaskList) -> bool:
-    """Whether every train task's expected answer is a number (then program answers are worth proposing)."""
+def short_answers_expected(benchmark: TaskList) -> bool:
+    """Whether every train task's expected answer is one short line (then a program can print it)."""
     answers = [benchmark.expected(task_id) for task_id in benchmark.splits.train]
-    return all(answer is not None and NUMBER.fullmatch(str(answer).strip()) for answer in answers)
+    lines = [None if answer is None else str(answer).strip() for answer in answers]
+    return all(line and "\n" not in line and len(line) <= SHORT_ANSWER_CHARS for line in lines)
 
 
-def run_config(config: EvolveConfig | None, budget: str | None, model: str | None, engine: object,
-               numeric: bool = False) -> EvolveConfig:
+def run_config(config: EvolveConfig | None, budget: str | None, model: str | None, engine: object) -> EvolveConfig:
     """`config` (default: the defaults) with the budget preset and the model for every role; the demos engine gets no
-    trial before the gate, and program-answer candidates only when every expected answer is a number."""
+    trial before the gate."""
     settings = config or EvolveConfig()
     if budget is not None or config is None:
         name = budget or "light"
@@ -113,8 +112,7 @@ def run_config(config: EvolveConfig | None, budget: str | None, model: str | Non
     if model is not None:
         settings = dataclasses.replace(settings, agent_model=model, evolver_model=model)
     if (engine if engine is not None else default_engine(settings.evolver_model)) == "demos":
-        kinds = DEMOS_NUMERIC_CANDIDATES if numeric else DEMOS_TEXT_CANDIDATES
-        defaults = {"trial_tasks": 0, "candidates": kinds}
+        defaults = {"trial_tasks": 0, "candidates": DEMOS_CANDIDATES}
         settings = dataclasses.replace(settings, engine_params={**defaults, **settings.engine_params})
     return settings
 

@@ -10,7 +10,7 @@ import yaml
 
 from agent_evolve.agents import ReferenceAgent
 from agent_evolve.agents.answering.cross_check import settle
-from agent_evolve.agents.answering.program import PROGRAM_STOP
+from agent_evolve.agents.answering.program import PROGRAM_CLOSING, PROGRAM_STOP
 from agent_evolve.contract.check_settings import AnswerForm, CheckSettings, parse_check_settings
 from agent_evolve.errors import WorkspaceError
 from agent_evolve.testing import ScriptedLLM
@@ -58,6 +58,8 @@ def test_a_disagreement_is_settled_by_sampled_programs(make_ws) -> None:
     assert trajectory.output == "3 bags of 4 is 12.\nAnswer: 12", "12 has two votes, 7 one, -1 breaks the form"
     systems = [call.messages[0].content for call in llm.calls]
     assert systems[1] == "Reason in prose.\n" and all(s.startswith("Write a Python") for s in systems[::2])
+    users = [call.messages[-1].content for call in llm.calls]
+    assert users[1] == TASK.input and all(u == f"{TASK.input}\n\n{PROGRAM_CLOSING}" for u in users[::2])
     assert [(c.temperature, c.stop) for c in llm.calls] == [
         (0.0, list(PROGRAM_STOP)), (0.0, None), (0.8, list(PROGRAM_STOP)), (0.8, list(PROGRAM_STOP))]
     step = trajectory.steps[-1]

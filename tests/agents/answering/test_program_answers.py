@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.answering.program import PROGRAM_STOP, answer_with_program, last_program
+from agent_evolve.agents.answering.program import PROGRAM_CLOSING, PROGRAM_STOP, answer_with_program, last_program
 from agent_evolve.benchmarks.support.answers import extract_number
 from agent_evolve.environments import Limits
 from agent_evolve.testing import ScriptedLLM
@@ -74,4 +74,16 @@ def test_without_a_program_prompt_the_reply_is_not_run(make_ws) -> None:
     llm = ScriptedLLM([reply])
     trajectory = ReferenceAgent(root, llm=llm).solve(TASK)
     assert llm.calls[0].stop is None and trajectory.output == reply and "Answer: 288" not in trajectory.output
+    assert llm.calls[0].messages[-1].content == TASK.input
     assert all(step["type"] != "program" for step in trajectory.steps)
+
+
+def test_the_program_request_comes_after_the_tasks_own_answer_format(make_ws) -> None:
+    """A task that says "answer with the word only" is still asked for a program, last, so the model writes one."""
+    task = Task("w1", "Write the word 'forest' backwards. Answer with the reversed word only.", {"answer_kind": "text"})
+    root = make_ws({"skill_mode": "none"})
+    (root / "prompts" / "program.md").write_text("Write a Python program that prints the answer.\n")
+    llm = ScriptedLLM(["```python\nprint('forest'[::-1])\n```"])
+    trajectory = ReferenceAgent(root, llm=llm).solve(task)
+    assert llm.calls[0].messages[-1].content == f"{task.input}\n\n{PROGRAM_CLOSING}"
+    assert trajectory.output == "tserof"

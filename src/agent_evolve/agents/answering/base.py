@@ -13,18 +13,20 @@ from agent_evolve.types import Task, Usage
 @dataclass(frozen=True)
 class Question:
     """What every strategy answers: the task, the model, the assembled system prompt, the reply's length and
-    sampling temperature."""
+    sampling temperature; ``closing``, when given, ends the user turn after the task (what the reply must be, said
+    last so that it wins over an answer format the task itself asks for)."""
 
     task: Task
     client: LLMClient
     system: str
     max_tokens: int
     temperature: float
+    closing: str = ""
 
     @property
     def messages(self) -> list[Message]:
-        """The conversation sent: the system prompt, then the task input as the user turn."""
-        return build_messages(self.system, self.task.input)
+        """The conversation sent: the system prompt, then the task input (and the closing) as the user turn."""
+        return build_messages(self.system, f"{self.task.input}\n\n{self.closing}" if self.closing else self.task.input)
 
     def replied(self, reply: str) -> list[Message]:
         """The conversation sent, answered by ``reply``."""

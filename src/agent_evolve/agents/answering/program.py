@@ -28,6 +28,11 @@ KIND_INSTRUCTIONS: dict[str, str] = {  # what the program must print for a task 
             "items separated by commas), with no label.",
     "choice": "The program must print only the chosen option, written as the task gives it, with no label.",
 }
+PROGRAM_CLOSING = ("Reply with one Python program in a ```python block that prints the answer, in the form the task "
+                   "asks for.")
+"""Ends the user turn of a program question: said after the task, it wins over the task's own "answer with the word
+only" (in the system prompt alone, the embedded model wrote 0 programs for 18 reasoning-mini tasks; with this, 18:
+experiments/probes/README.md)."""
 PROGRAM_LIMITS = Limits(timeout_s=5.0, memory_mb=512, processes=8, file_size_mb=1, output_bytes=8192)
 _ERROR_CHARS = 300
 
