@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, ANSWER_KINDS, UNDECLARED, declared_kind, kind_of
+from agent_evolve.benchmarks.answer_kinds import (ANSWER_KIND_KEY, ANSWER_KINDS, UNDECLARED, declared_kind, kind_of,
+                                                 short_answers)
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.benchmarks.support.splits import TaskSplits, serve
@@ -69,9 +70,17 @@ def test_a_task_files_default_kind_follows_its_grader_and_answers(tmp_path: Path
     dates = write(tmp_path / "d.jsonl", [{"input": "q", "answer": "03/05/2021"}, {"input": "q", "answer": "3/4"}])
     assert set(kinds(JsonlBenchmark(numbers, grader="regex", test_fraction=0.0)).values()) == {"number"}, "all numbers"
     assert set(kinds(JsonlBenchmark(words, test_fraction=0.0)).values()) == {"text"}, "exact grader"
-    assert set(kinds(JsonlBenchmark(words, grader="regex", test_fraction=0.0)).values()) == {"free"}
+    assert set(kinds(JsonlBenchmark(words, grader="regex", test_fraction=0.0)).values()) == {"text"}, "short lines"
     assert set(kinds(JsonlBenchmark(numbers, grader="numeric", test_fraction=0.0)).values()) == {"number"}
-    assert set(kinds(JsonlBenchmark(dates, grader="regex", test_fraction=0.0)).values()) == {"free"}, "a date"
+    assert set(kinds(JsonlBenchmark(dates, grader="regex", test_fraction=0.0)).values()) == {"text"}, "a date"
+    prose = write(tmp_path / "p.jsonl", [{"input": "q", "answer": "Paris"}, {"input": "q", "answer": "word " * 20}])
+    assert set(kinds(JsonlBenchmark(prose, grader="regex", test_fraction=0.0)).values()) == {"free"}, "prose"
+
+
+def test_short_one_line_answers_read_as_text_and_nothing_else_does() -> None:
+    assert short_answers(["red", 4, "03/05/2021", "apple, pear, plum"])
+    for answers in (["red", "a line\nand another"], ["red", "x" * 81], ["red", None], ["red", "  "], []):
+        assert not short_answers(answers), answers
 
 
 def test_an_exact_task_file_of_numbers_is_text_so_a_program_answer_can_match(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import Message
 from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
-from agent_evolve.quick.evolve import short_answers_expected
 from agent_evolve.testing import ScriptedLLM
 
 CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Italy": "Rome", "Spain": "Madrid", "Kenya": "Nairobi",
@@ -201,18 +200,6 @@ def test_short_text_answers_get_program_answers_asked_after_the_tasks_own_format
 
     assert run.baseline_score == 0.0 and run.final_score == 1.0, "the program candidate won the gate"
     assert run.agent()("Write the word 'planet' backwards. Answer with the reversed word only.") == "tenalp"
-
-
-def test_long_or_missing_expected_answers_keep_tasks_undeclared() -> None:
-    """Free text (a paragraph, several lines) or no reference answer: no kind is inferred, so no program is offered."""
-    def metric(example: dict, output: str) -> bool:
-        return bool(output)
-
-    short = TaskList([{"input": "Name a colour.", "expected": "red"}, {"input": "2 + 2?", "expected": 4}], metric)
-    assert short_answers_expected(short)
-    for expected in ("a line\nand another", "x" * 81, None):
-        tasks = [{"input": "Name a colour.", "expected": "red"}, {"input": "Describe it.", "expected": expected}]
-        assert not short_answers_expected(TaskList(tasks, metric)), expected
 
 
 class ShoutingAgent(ae.BaseAgent):

@@ -3,6 +3,7 @@ task's ``metadata["answer_kind"]`` overrides its benchmark's `answer_kind` (docs
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal, get_args
 
 from agent_evolve.errors import ConfigError
@@ -13,6 +14,9 @@ ANSWER_KINDS: tuple[str, ...] = get_args(AnswerKind)
 ANSWER_KIND_KEY = "answer_kind"
 UNDECLARED: AnswerKind = "free"
 """The kind of a task that declares none: judged by its grader, no kind-specific technique applies."""
+SHORT_ANSWER_CHARS = 80
+"""The longest reference answer that still reads as `text` (a word, a name, a date, a list) when nothing declares a
+kind: a program can print it."""
 
 
 def check_kind(value: object, where: str) -> AnswerKind:
@@ -38,3 +42,9 @@ def with_kind(metadata: dict, kind: AnswerKind | None) -> dict:
     if kind is None or ANSWER_KIND_KEY in metadata:
         return metadata
     return {**metadata, ANSWER_KIND_KEY: kind}
+
+
+def short_answers(answers: Iterable[object]) -> bool:
+    """Whether there are answers and every one is a single non-empty line of at most `SHORT_ANSWER_CHARS`."""
+    lines = [None if answer is None else str(answer).strip() for answer in answers]
+    return bool(lines) and all(line and "\n" not in line and len(line) <= SHORT_ANSWER_CHARS for line in lines)

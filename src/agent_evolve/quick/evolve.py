@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent_evolve.api import Evolver, default_engine, workspace_target
 from agent_evolve.benchmarks.adapters.task_list import Example, Metric, TaskList
+from agent_evolve.benchmarks.answer_kinds import short_answers
 from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
@@ -28,10 +29,8 @@ DEFAULT_AGENT = "jsonl"  # the built-in agent that answers a task's input in tex
 DEMOS_CANDIDATES = "program,demos,rule"
 """Program answers first (only tasks of a kind a program prints can get them), then worked examples and rules."""
 SHORT_ANSWERS_KIND = "text"
-"""The kind of tasks whose expected answers are all one short line (a number, a word, a name, a date, a list): the
-metric sees the answer as written, and a program answer is the bare line it prints (a `number` task's would end
-its code with `Answer: <n>`)."""
-SHORT_ANSWER_CHARS = 80
+"""The kind of tasks whose expected answers are all one short line (numbers too): the metric sees the answer as
+written, and a program answer is the bare line it prints (a `number` task's would end its code with `Answer: <n>`)."""
 
 
 def evolve(
@@ -67,7 +66,7 @@ def evolve(
       True (print to stdout), "log", False, or your own function of each ProgressEvent.
     """
     benchmark = TaskList(tasks, metric, test=test)
-    if short_answers_expected(benchmark):
+    if short_answers(benchmark.expected(task_id) for task_id in benchmark.splits.train):
         benchmark.answer_kind = SHORT_ANSWERS_KIND  # a task's own "answer_kind" still wins
     settings = run_config(config, budget, model, engine)
     engine = engine if engine is not None else default_engine(settings.evolver_model)
@@ -91,13 +90,6 @@ def evolve(
                    f"{details.get('baseline_score', 0.0):.3f} -> {result.final_score:.3f}; "
                    f"{details.get('accepted', 0)} accepted, {details.get('rejected', 0)} rejected")
     return EvolvedRun(result, evolver.workspace.path, evolver.agent_factory)
-
-
-def short_answers_expected(benchmark: TaskList) -> bool:
-    """Whether every train task's expected answer is one short line (then a program can print it)."""
-    answers = [benchmark.expected(task_id) for task_id in benchmark.splits.train]
-    lines = [None if answer is None else str(answer).strip() for answer in answers]
-    return all(line and "\n" not in line and len(line) <= SHORT_ANSWER_CHARS for line in lines)
 
 
 def run_config(config: EvolveConfig | None, budget: str | None, model: str | None, engine: object) -> EvolveConfig:

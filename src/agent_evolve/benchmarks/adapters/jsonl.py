@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind
+from agent_evolve.benchmarks.answer_kinds import ANSWER_KIND_KEY, AnswerKind, check_kind, short_answers
 from agent_evolve.benchmarks.support.answers import extract_number, grade_number, parse_number
 from agent_evolve.benchmarks.base import SPLITS
 from agent_evolve.benchmarks.support.splits import (PathLike, ServedBenchmark, TaskSplits, apply_subset, lookup,
@@ -139,12 +139,13 @@ def read_rows(path: Path, grader: GraderFunction | str, flags: int) -> list[Json
 
 def default_kind(grader: GraderFunction | str, answers: list[Any]) -> AnswerKind:
     """The kind of a file's tasks that declare none: `text` with the exact grader (a program answer never matches a
-    whole reply), `number` with the numeric one or when every reference answer is a number, else `free`."""
+    whole reply), `number` with the numeric one or when every reference answer is a number, `text` when every one
+    is a short line, else `free`."""
     if grader == "exact":
         return "text"
     if grader == "numeric" or (answers and all(parse_number(str(a).strip()) is not None for a in answers)):
         return "number"
-    return "free"
+    return "text" if short_answers(answers) else "free"
 
 
 def to_feedback(result: object, grader_name: str, task_id: str) -> Feedback:
