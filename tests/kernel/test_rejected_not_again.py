@@ -34,3 +34,19 @@ def test_a_rejected_rule_is_not_proposed_again_and_the_next_candidate_gets_the_g
     assert first["metadata"]["changed_paths"] == ["prompts/fragments/answer-rules.md"]
     assert first["metadata"]["gate"]["action"] == "reject"
     assert second["metadata"]["changed_paths"] == ["prompts/fragments/demos.md"], "the rule is not tried again"
+
+
+def test_without_a_trial_a_rejected_technique_gives_the_next_one_its_turn(tmp_path: Path) -> None:
+    """Demonstrations rejected: the next cycle gates the rule rather than another demo set; with both rejected, a new
+    demo set comes back (the order of `candidates`)."""
+    workspace = make_workspace(tmp_path / "ws", prompt="Answer with one word.\n",
+                               manifest=reference_manifest("rotation"))
+    config = ae.EvolveConfig(batch_size=8, holdout_ratio=0.25, concurrency=1, preflight=False, seed=1)
+    engine = DemoSearchEngine(candidates="demos,rule", trial_tasks=0)
+    ae.Evolver(str(workspace), FamilyBenchmark(), config, engine,
+               clients={"agent": ScriptedLLM([answer] * 3000)}).run(3)
+
+    records = ae.EvolutionHistory(workspace).cycle_records()
+    assert [r["metadata"]["changed_paths"] for r in records] == [
+        ["prompts/fragments/demos.md"], ["prompts/fragments/answer-rules.md"], ["prompts/fragments/demos.md"]]
+    assert all(r["metadata"]["outcome"] == "rejected" for r in records)

@@ -7,7 +7,9 @@ applies to, `common.techniques`), scores them and the working copy on the same t
 and writes the best only when it beats the working copy; the loop's gate then decides.
 
 With `trial_tasks` 0 the first candidate goes straight to the gate: on a small budget a trial before the gate
-accepts a helpful edit less often than a gate twice as large (`speed/gate_power.py`).
+accepts a helpful edit less often than a gate twice as large (`speed/gate_power.py`). The first is the first of the
+`candidates` order that writes none of the files the gate rejected since the last accepted version, so a rejected
+technique gives the next one its turn.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from agent_evolve.algorithms.common.candidate_search import (
     rejected,
     search,
     trial_ids,
+    untried_first,
     write_files,
 )
 from agent_evolve.algorithms.common.demos import (
@@ -141,8 +144,9 @@ class DemoSearchEngine(ModelEngine):
             self.save_state({**state, "written": {**written, str(self.cycle): fingerprint(chosen, accepted)}})
 
         if self.trial_tasks == 0:
-            write(candidates[0])
-            return StepResult(mutated=True, summary=f"{candidates[0].summary} (no trial: the gate decides)")
+            first = untried_first(candidates, records, accepted)[0]
+            write(first)
+            return StepResult(mutated=True, summary=f"{first.summary} (no trial: the gate decides)")
         sources = [d.task_id for d in pool]
         ids = trial_ids(list(trial.train_tasks), sources, self.trial_tasks, f"{self.config.seed}:{self.cycle}")
         if any("check" in bundle_parts(c.name) for c in candidates):  # the check alone or in a bundle

@@ -5,7 +5,8 @@ the trial runner, as is the working copy; the winner must beat the working copy,
 curtailment, a candidate's scoring stops once it could no longer win (the same winner as scoring every task). A
 bundle (``cross-check+experience``) is the first candidate of each named kind written together, proposed only when
 every part has a candidate and no two parts write the same file. A candidate the gate rejected against the same
-accepted version (same `fingerprint`) is not proposed again: the kernel would reject it unscored.
+accepted version (same `fingerprint`) is not proposed again: the kernel would reject it unscored. Without a trial
+to choose, a candidate writing none of the files rejected since that version goes first (`untried_first`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,15 @@ def rejected(written: Mapping[str, str], records: Sequence[Mapping[str, Any]]) -
     by the run's cycle records."""
     return {written[str(r.get("cycle"))] for r in records
             if str(r.get("cycle")) in written and (r.get("metadata") or {}).get("outcome") == "rejected"}
+
+
+def untried_first(candidates: Sequence[CandidateEdit], records: Sequence[Mapping[str, Any]],
+                  accepted: str) -> list[CandidateEdit]:
+    """`candidates` with those writing none of the files the gate rejected against `accepted` first, order kept
+    within each part: each cycle tries another technique before another draw of one the gate turned down."""
+    tried = {path for r in records if (m := r.get("metadata") or {}).get("outcome") == "rejected"
+             and m.get("accepted_tag") == accepted for path in m.get("changed_paths", [])}
+    return sorted(candidates, key=lambda c: not tried.isdisjoint(c.files))
 
 
 @dataclass
