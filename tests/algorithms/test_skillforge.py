@@ -174,6 +174,25 @@ def test_edits_escaping_the_confinement_are_undone_by_git_and_layer_edits_kept(w
     assert not (ws.path / "tools" / "new").exists()
 
 
+def test_the_model_is_told_it_may_switch_on_program_answers_and_a_program_prompt_it_writes_is_kept(ws, failing_batch):
+    def model(messages):
+        told = "prompts/program.md" in messages[0].content
+        if told and len(messages) == 2:
+            return calls(("bash", {"command": "printf 'Write a Python program that prints the answer.\\n' "
+                                              "> prompts/program.md"}))
+        return "DONE: answers with programs" if told else "DONE: nothing"
+
+    result = AEvolveEngine(llm=ScriptedLLM([model] * 4), fallback=False).step(ws, failing_batch, None)
+    assert result.mutated and ws.read_program_prompt() == "Write a Python program that prints the answer.\n"
+    assert result.metadata["edits"]["shell"] == 1 and not validate_workspace(ws.path)
+
+
+def test_without_bash_the_program_switch_is_not_offered(ws, failing_batch):
+    llm = ScriptedLLM(["DONE"])
+    AEvolveEngine(llm=llm, fallback=False, bash=False).step(ws, failing_batch, None)
+    assert "prompts/program.md" not in llm.calls[0].messages[0].content, "only bash could write it"
+
+
 def test_a_step_on_uncommitted_changes_offers_no_bash_and_keeps_them(ws, failing_batch):
     (ws.path / "notes.txt").write_text("a person's notes, not committed\n")
     llm = ScriptedLLM(["DONE"])

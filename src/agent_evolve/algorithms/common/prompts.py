@@ -57,10 +57,15 @@ Propose at most {max_edits} edit(s) that fix the problems above. Allowed actions
 Reply {{"edits": [...]}}; an empty list when nothing should change."""
 
 FORGE_SYSTEM = """You improve an AI agent by editing its workspace, the current directory: prompts/system.md is its
-system prompt, skills/<name>/SKILL.md its skills, memory/<category>.jsonl its memory.
+system prompt, skills/<name>/SKILL.md its skills, memory/<category>.jsonl its memory.{switches}
 Tools: {tools}.
 Call the tools, one at a time, to make at most {max_edits} edit(s) that fix the problems shown. When you have
 finished, reply with one line saying what you changed."""
+
+PROGRAM_SWITCH = """
+With bash you may also write prompts/program.md: while it exists, the agent answers each task whose answer is a value
+or short text (not code) with one Python program that prints it (the file is the instruction for writing it). It
+helps where answers are computed (arithmetic, counting, dates, sorting, string work); remove it to answer in text."""
 
 TOOL_LINES: dict[str, str] = {
     "bash": "bash (run a shell command in the workspace, e.g. cat prompts/system.md)",

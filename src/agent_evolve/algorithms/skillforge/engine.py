@@ -147,7 +147,8 @@ class AEvolveEngine(ModelEngine):
         """The tool conversation; returns the number of turns (0 when the context was too small)."""
         tools = self._tools(batch, layers, bash)
         system = prompts.FORGE_SYSTEM.format(tools="; ".join(prompts.TOOL_LINES[t.name] for t in tools),
-                                             max_edits=self.params["max_edits"])
+                                             max_edits=self.params["max_edits"],
+                                             switches=prompts.PROGRAM_SWITCH if bash is not None else "")
         messages = [Message("system", system), Message("user", request)]
         try:
             result = run_tool_loop(self.llm, messages, tools, max_turns=self.params["max_turns"],
