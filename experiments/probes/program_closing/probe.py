@@ -6,6 +6,7 @@ output's start. Train tasks only; the test split is not read.
 
     cp -r src/agent_evolve/seed_workspaces/reasoning /tmp/rws
     PYTHONPATH=src python experiments/probes/program_closing/probe.py 18 program /tmp/rws   # or: 18 text /tmp/rws
+    PYTHONPATH=src python experiments/probes/program_closing/probe.py 18 program /tmp/rws 18   # the next 18
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from agent_evolve.algorithms.common.techniques import ANY_KIND_PROGRAM_INSTRUCTI
 from agent_evolve.benchmarks.suites.reasoning_mini import ReasoningMiniBenchmark
 
 
-def main(count: int, mode: str, workspace: Path) -> None:
+def main(count: int, mode: str, workspace: Path, offset: int = 0) -> None:
     benchmark = ReasoningMiniBenchmark()
     tasks = benchmark.get_tasks("train", limit=None)
     random.Random(3).shuffle(tasks)
@@ -30,7 +31,7 @@ def main(count: int, mode: str, workspace: Path) -> None:
         program.unlink(missing_ok=True)
     agent = ae.load_agent(workspace)
     solved = programs = 0
-    for task in tasks[:count]:
+    for task in tasks[offset:offset + count]:
         trajectory = agent.solve(task)
         success = benchmark.evaluate(task, trajectory).success
         ran = any(s.get("type") == "program" and s["ran"] for s in trajectory.steps)
@@ -40,4 +41,4 @@ def main(count: int, mode: str, workspace: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2], Path(sys.argv[3]))
+    main(int(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
