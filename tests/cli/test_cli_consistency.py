@@ -163,7 +163,8 @@ def test_the_baseline_score_is_printed_when_known() -> None:
 def test_a_run_prints_its_baseline_score_before_its_cycles(finished: Path) -> None:
     lines = (finished.parent / "run.out").read_text().splitlines()
     baseline = lines.index("baseline holdout score 0.000 (5 tasks)")
-    assert baseline < next(i for i, line in enumerate(lines) if line.startswith("cycle 1/2 recorded"))
+    verdicts = ("cycle 1/2 accepted: ", "cycle 1/2 rejected: ", "cycle 1/2 unchanged: ", "cycle 1/2 failed: ")
+    assert baseline < next(i for i, line in enumerate(lines) if line.startswith(verdicts))
 
 
 def test_the_summary_counts_the_tokens_the_live_line_counted() -> None:

@@ -113,25 +113,25 @@ def test_progress_is_plain_lines_when_stdout_is_not_a_terminal() -> None:
         progress(ProgressEvent(1, "solve", total=25))
         for done in range(1, 26):
             progress(ProgressEvent(1, "solve", done=done, total=25))
-        progress(ProgressEvent(1, "recorded", score=0.5))
+        progress(ProgressEvent(1, "recorded", score=0.5, message="accepted: a rule; holdout score 0.500"))
     lines = out.getvalue().splitlines()
     phases = [line.split(" | ")[1] for line in lines[:-1]]
     assert phases == [f"scoring the starting workspace on the holdout {n}/4 tasks" for n in (0, 4)] + [
         f"solving train tasks {n}/25 tasks" for n in (0, 10, 20, 25)], "a line per phase, every 10 tasks, at the end"
     assert all(line.endswith("s") and "0 tokens" in line for line in lines[:-1])
-    assert lines[-1] == "cycle 1/2 recorded, accepted holdout score 0.500"
+    assert lines[-1] == "cycle 1/2 accepted: a rule; holdout score 0.500"
 
 
 def test_each_experiment_arm_starts_a_fresh_display_named_after_it() -> None:
     out = io.StringIO()
     progress = LiveProgress(Console(file=out, force_terminal=False), 4)
     progress(ProgressEvent(0, ARM_PHASE, message="control seed 0"))
-    progress(ProgressEvent(1, "recorded", score=0.5))
+    progress(ProgressEvent(1, "recorded", score=0.5, message="rejected: a rule (tie); holdout score 0.500 kept"))
     progress(ProgressEvent(0, ARM_PHASE, message="evolved seed 1"))
     progress(ProgressEvent(0, "baseline", total=40))
     progress(ProgressEvent(0, TEST_PHASE, total=120))
     assert out.getvalue().splitlines()[:4] == [
-        "== control seed 0 ==", "control seed 0 | cycle 1/4 recorded, accepted holdout score 0.500",
+        "== control seed 0 ==", "control seed 0 | cycle 1/4 rejected: a rule (tie); holdout score 0.500 kept",
         "== evolved seed 1 ==",
         "evolved seed 1 | cycle 0/4 | scoring the starting workspace on the holdout 0/40 tasks | 0s"]
     assert out.getvalue().splitlines()[4] == "evolved seed 1 | scoring on the test split 0/120 tasks | 0s", (

@@ -68,8 +68,8 @@ class LiveProgress:
                                markup=False, highlight=False)
             return
         if event.phase == "recorded":
-            self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} recorded, accepted "
-                               f"{event.message or 'holdout'} score {event.score:.3f}", markup=False, highlight=False)
+            self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} {event.message}",
+                               markup=False, highlight=False, soft_wrap=True)
             self._last = (event.cycle, event.phase)
             return
         self._event = event

@@ -27,8 +27,8 @@ from agent_evolve.engine.gate_evaluation import GateRun
 from agent_evolve.engine.journal import CLOSING_PHASES, Phase, RunState
 from agent_evolve.engine.observer import EvolutionHistory, Observer, ScorelessWorkspace, hide_feedback
 from agent_evolve.engine.records import RunRecords, append_jsonl, read_json, read_jsonl, write_json_atomic
-from agent_evolve.engine.run_metrics import (_is_score_converged, accepted_score_plateaued, cycle_record, run_metrics,
-                                             run_result, scored_on)
+from agent_evolve.engine.run_metrics import (_is_score_converged, accepted_score_plateaued, cycle_line, cycle_record,
+                                             run_metrics, run_result)
 from agent_evolve.engine.run_usage import UsageMeter
 from agent_evolve.engine.session import RunSession
 from agent_evolve.engine.solving import (ARM_PHASE, BASELINE_SCORED, TEST_PHASE, Announcer, Progress, ProgressEvent,
@@ -237,7 +237,8 @@ class EvolutionLoop:
         self.engine.on_cycle_end(accepted, score)
         self._record(cycle, observations, graded, batch_rel, outcome, verdict, accepted)
         self._finish_cycle(cycle)
-        self.emit(cycle, "recorded", score=state.accepted_score, message=scored_on(len(session.plan.holdout_ids)))
+        self.emit(cycle, "recorded", score=state.accepted_score,
+                  message=cycle_line(outcome, verdict, len(session.plan.holdout_ids), state.accepted_score))
         if outcome.status == "stop":
             return "stop"  # a stop request stands even when its candidate's gate failed
         return "failed" if verdict.failure else outcome.status

@@ -116,6 +116,20 @@ def outcome_label(outcome: StepOutcome, verdict: GateOutcome) -> str:
     return "accepted" if verdict.accepted else "rejected"
 
 
+def cycle_line(outcome: StepOutcome, verdict: GateOutcome, holdout_size: int, accepted_score: float) -> str:
+    """One line on what a finished cycle decided and why, with the accepted score after it, for live displays."""
+    label = outcome_label(outcome, verdict)
+    after = f"{scored_on(holdout_size)} score {accepted_score:.3f}"
+    if label == "accepted":
+        return f"accepted: {outcome.summary}; {after}"
+    if label == "rejected":
+        reason = verdict.decision.reason if verdict.decision is not None else ""
+        return f"rejected: {outcome.summary}; the gate: {reason}; {after} kept"
+    if label == "failed":
+        return f"failed: {verdict.failure or outcome.summary}; {after} kept"
+    return f"{label.replace('_', ' ')}: {outcome.summary}; {after} kept"
+
+
 def run_result(records: list[dict[str, Any]], metrics: dict[str, Any], final_score: float, converged: bool,
                stop_reason: str, workspace: str) -> EvolutionResult:
     """What `Evolver.run()` returns: the cycles recorded, the accepted score, and the run's summary as details."""
