@@ -8,6 +8,7 @@ import pytest
 from engine_fakes import gsm_obs, snapshot
 
 import agent_evolve as ae
+from agent_evolve.agents.answering import Answer, ProgramAnswer, Question
 from agent_evolve.algorithms.common.candidate_search import pick_best, trial_ids
 from agent_evolve.algorithms.common.demos import Demo, demo_sets, demos_in, render_demos, verified_demos
 from agent_evolve.algorithms.common.evidence import analyse
@@ -25,6 +26,7 @@ from agent_evolve.contract.check_settings import CHECK_SETTINGS, AnswerForm, Che
 from agent_evolve.contract.workspace import PROGRAM_PROMPT
 from agent_evolve.engine.base import EngineContext
 from agent_evolve.engine.trial import TrialRunner
+from agent_evolve.testing import ScriptedLLM
 from agent_evolve.types import Feedback, Observation, Task, Trajectory
 
 FRAGMENT = Path("prompts/fragments/demos.md")
@@ -79,6 +81,19 @@ def test_demos_come_only_from_graded_correct_untruncated_visible_solutions() -> 
     assert [d.task_id for d in verified_demos(batch(with_hidden=True))] == ["t1", "t2"]
 
 
+def test_a_program_that_printed_a_text_answer_becomes_a_worked_example_showing_the_program() -> None:
+    """A demonstration must show how a task was solved: the program, then its printed answer, not the answer
+    alone (which teaches the model to answer without a program)."""
+    reply = '```python\nsentence = "man walked his small dog along"\nprint(len(sentence.split()))\n```'
+    task = Task("t", 'How many words are in this sentence: "man walked his small dog along"?',
+                {"answer_kind": "text"})
+    answer = ProgramAnswer("text").answer(Question(task, ScriptedLLM([reply]), "Write a program.", 256, 0.0), Answer())
+    assert answer.output == "6"
+    observation = Observation(task, Trajectory("t", answer.output, answer.steps,
+                                               [m.to_dict() for m in answer.conversation]), Feedback(True, 1.0))
+    assert [d.solution for d in verified_demos([observation])] == [f"{reply}\nAnswer: 6"]
+
+
 def test_demo_sets_are_distinct_deterministic_and_skip_the_current_set() -> None:
     pool = [Demo(f"t{i}", f"q{i}", "s" * (10 + i)) for i in range(5)]
     sets = demo_sets(pool, 2, 3, "0:1", current=["t0", "t1"])
@@ -87,6 +102,12 @@ def test_demo_sets_are_distinct_deterministic_and_skip_the_current_set() -> None
     assert len(sets) == 3 and len(set(keys)) == 3 and frozenset({"t0", "t1"}) not in keys
     assert demos_in(render_demos(sets[0]), pool) == sorted(d.task_id for d in sets[0])
 
+
+def test_a_question_asked_twice_is_never_shown_twice_in_one_set() -> None:
+    pool = [Demo("t0", "same review", "negative"), Demo("t1", "other", "positive"), Demo("t2", "same review", "bad")]
+    sets = demo_sets(pool, 2, 3, "0:1")
+    assert sets and all(len({d.question for d in s}) == 2 for s in sets)
+    assert all(d.task_id != "t0" for s in sets for d in s), "the newest solution of a repeated question is kept"
 
 def test_pick_best_needs_a_strict_gain_and_prefers_the_highest_then_the_first() -> None:
     assert pick_best(0.5, {"a": 0.5, "b": 0.4}) is None

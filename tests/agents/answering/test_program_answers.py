@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_evolve.agents import ReferenceAgent
-from agent_evolve.agents.answering.program import PROGRAM_CLOSING, PROGRAM_STOP, answer_with_program, last_program
+from agent_evolve.agents.answering.program import (PROGRAM_CLOSING, PROGRAM_STOP, answer_with_program, last_program,
+                                                   worked_solution)
 from agent_evolve.benchmarks.support.answers import extract_number
 from agent_evolve.environments import Limits
 from agent_evolve.testing import ScriptedLLM
@@ -87,3 +88,12 @@ def test_the_program_request_comes_after_the_tasks_own_answer_format(make_ws) ->
     trajectory = ReferenceAgent(root, llm=llm).solve(task)
     assert llm.calls[0].messages[-1].content == f"{task.input}\n\n{PROGRAM_CLOSING}"
     assert trajectory.output == "tserof"
+
+
+def test_a_number_answer_and_a_text_reply_are_shown_as_they_are() -> None:
+    reply = "```python\nprint(3 * 4)\n```"
+    steps = [{"type": "program", "ran": True, "printed": "12"}]
+    conversation = [{"role": "assistant", "content": reply}]
+    assert worked_solution(f"{reply}\nAnswer: 12", steps, conversation) == f"{reply}\nAnswer: 12"
+    assert worked_solution("twelve", [{"type": "answer"}], [{"role": "assistant", "content": "twelve"}]) == "twelve"
+    assert worked_solution("11", steps, conversation) == "11", "an output the program did not print"

@@ -109,6 +109,19 @@ def answer_with_program(reply: str, limits: Limits = PROGRAM_LIMITS,
     return printed_answer(run.printed), run
 
 
+def worked_solution(output: str, steps: list[dict[str, Any]], conversation: list[dict[str, Any]]) -> str:
+    """A solve as a worked example shows it: the output, except where the last reply's program printed a text answer
+    that became the output alone; then that reply with ``Answer: <output>`` after it, as a number answer has it."""
+    runs = [s for s in steps if isinstance(s, dict) and s.get("type") == "program"]
+    replies = [m.get("content") or "" for m in conversation if isinstance(m, dict) and m.get("role") == "assistant"]
+    if not runs or not replies or not runs[-1].get("ran") or runs[-1].get("printed") is None:
+        return output
+    reply = replies[-1].strip()
+    if last_program(reply) is None or printed_answer(str(runs[-1]["printed"])) != output.strip():
+        return output
+    return f"{reply}\n{ANSWER_PREFIX}{output.strip()}"
+
+
 @dataclass(frozen=True)
 class ProgramAnswer:
     """Ask once for a program (stopping at its closed block), run it, and answer with what it printed."""

@@ -10,6 +10,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from agent_evolve.agents.answering.program import worked_solution
 from agent_evolve.algorithms.common.evidence import cut_at_limit
 from agent_evolve.types import Observation
 
@@ -42,7 +43,8 @@ def verified_demos(observations: Sequence[Observation], max_chars: int = DEMO_CH
         graded_right = feedback.success and feedback.score >= 1.0 and not feedback.raw.get("hidden")
         if not graded_right or cut_at_limit(obs.trajectory.steps):
             continue
-        solution = (obs.trajectory.output or "").strip()
+        trajectory = obs.trajectory
+        solution = worked_solution(trajectory.output or "", trajectory.steps, trajectory.conversation).strip()
         if solution and len(solution) <= max_chars:
             question = obs.task.question.strip()
             demos.append(Demo(obs.task.id, question, solution))
@@ -58,7 +60,9 @@ def merge_pool(pool: Sequence[Demo], new: Sequence[Demo], limit: int) -> list[De
 
 def demo_sets(pool: Sequence[Demo], size: int, count: int, seed: str, current: Sequence[str] = ()) -> list[list[Demo]]:
     """Up to `count` distinct candidate sets of `size` demos, deterministic for a seed: the shortest solutions
-    first, then random draws; the workspace's set (`current`, task ids) is never proposed again."""
+    first, then random draws; the workspace's set (`current`, task ids) is never proposed again, and a question
+    asked twice in the pool (tasks with the same text) is shown once, with its newest solution."""
+    pool = list({d.question: d for d in pool}.values())
     if size < 1 or count < 1 or not pool:
         return []
     size = min(size, len(pool))
