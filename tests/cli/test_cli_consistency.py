@@ -163,6 +163,8 @@ def test_the_baseline_score_is_printed_when_known() -> None:
 def test_a_run_prints_its_baseline_score_before_its_cycles(finished: Path) -> None:
     lines = (finished.parent / "run.out").read_text().splitlines()
     baseline = lines.index("baseline holdout score 0.000 (5 tasks)")
+    assert any(line.startswith("workspace: ") and line.endswith("engine: shout") for line in lines), (
+        "the run's header is one line however long its paths")
     verdicts = ("cycle 1/2 accepted: ", "cycle 1/2 rejected: ", "cycle 1/2 unchanged: ", "cycle 1/2 failed: ")
     assert baseline < next(i for i, line in enumerate(lines) if line.startswith(verdicts))
 

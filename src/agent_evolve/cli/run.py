@@ -191,7 +191,8 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
         with holding_run_lock(RunRecords(Path(evolver.workspace.path))):  # a refused run leaves the settings alone
             if changed:
                 console.print(f"continuing with changed settings (--force): {'; '.join(changed)}", markup=False)
-            console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}")
+            console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}",
+                          markup=False, highlight=False, soft_wrap=True)
             started = time.monotonic()
             with LiveProgress(console, total, evolver.ledger) as progress:
                 evolver.progress = progress
