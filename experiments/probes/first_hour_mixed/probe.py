@@ -1,7 +1,8 @@
 """A user's first hour on a mixed task set the project does not ship: 40 short tasks whose answer format is shown
 only by the expected answers (a bare sentiment label, a count, a sorted list as "1, 2, 3"), an exact-match
 metric, `ae.evolve` with its defaults on the embedded model.
-Usage: PYTHONPATH=src python experiments/probes/first_hour_mixed/probe.py RUN_FOLDER"""
+Usage: PYTHONPATH=src python experiments/probes/first_hour_mixed/probe.py RUN_FOLDER [CANDIDATES]
+(CANDIDATES: the demos engine's `candidates` param, e.g. program,experience,demos,rule; default: ae.evolve's)"""
 import random, sys, time
 import agent_evolve as ae
 
@@ -41,7 +42,8 @@ def metric(example, output):
 
 
 t = time.time()
-result = ae.evolve(tasks, metric, budget="light", workspace=sys.argv[1])
+config = ae.EvolveConfig(engine_params={"candidates": sys.argv[2]}) if len(sys.argv) > 2 else None
+result = ae.evolve(tasks, metric, budget="light", workspace=sys.argv[1], config=config)
 print("baseline", result.baseline_score, "final", result.final_score, "accepted", result.accepted, "in",
       round(time.time() - t), "s")
 print(result.agent()("Sort these numbers from smallest to largest: 42 7 19 88 3"))
