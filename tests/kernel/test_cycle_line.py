@@ -24,5 +24,7 @@ def test_an_accepted_candidate_shows_the_new_score() -> None:
 def test_a_failed_gate_and_a_step_without_edits_say_so_and_train_runs_name_train() -> None:
     assert cycle_line(STEP, GateOutcome(failure="holdout scoring crashed"), 12, 0.5) == (
         "failed: holdout scoring crashed; holdout score 0.500 kept")
-    assert cycle_line(StepOutcome("ok", False, "no edit proposed"), GateOutcome(), 0, 0.5) == (
-        "unchanged: no edit proposed; train score 0.500 kept")
+    assert cycle_line(StepOutcome("ok", False, ""), GateOutcome(), 0, 0.5) == (
+        "unchanged: no edit; train score 0.500 kept")
+    assert cycle_line(StepOutcome("out_of_budget", False, "budget spent"), GateOutcome(), 12, 0.5) == (
+        "out of budget: budget spent; holdout score 0.500 kept")

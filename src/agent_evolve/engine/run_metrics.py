@@ -120,14 +120,15 @@ def cycle_line(outcome: StepOutcome, verdict: GateOutcome, holdout_size: int, ac
     """One line on what a finished cycle decided and why, with the accepted score after it, for live displays."""
     label = outcome_label(outcome, verdict)
     after = f"{scored_on(holdout_size)} score {accepted_score:.3f}"
+    summary = outcome.summary or "no edit"
     if label == "accepted":
-        return f"accepted: {outcome.summary}; {after}"
+        return f"accepted: {summary}; {after}"
     if label == "rejected":
         reason = verdict.decision.reason if verdict.decision is not None else ""
-        return f"rejected: {outcome.summary}; the gate: {reason}; {after} kept"
+        return f"rejected: {summary}; the gate: {reason}; {after} kept"
     if label == "failed":
-        return f"failed: {verdict.failure or outcome.summary}; {after} kept"
-    return f"{label.replace('_', ' ')}: {outcome.summary}; {after} kept"
+        return f"failed: {verdict.failure or summary}; {after} kept"
+    return f"{label.replace('_', ' ')}: {summary}; {after} kept"
 
 
 def run_result(records: list[dict[str, Any]], metrics: dict[str, Any], final_score: float, converged: bool,
