@@ -3,6 +3,7 @@ stderr, creates nothing and calls no model (the model-client factory raises if a
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -11,15 +12,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from rich.console import Console
 
 import agent_evolve
 from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
+from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.cli.start import RunPlan, holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import RunRecords
+from agent_evolve.engine.run_estimate import Estimate
 from agent_evolve.engine.run_settings import SETTINGS_FILE
+from agent_evolve.engine.solving import ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import Task, Trajectory
@@ -217,8 +222,23 @@ def test_the_gate_reach_follows_the_acceptance_strategy() -> None:
 
 
 def test_the_plan_counts_the_loops_solves_and_says_the_engines_trials_come_on_top() -> None:
-    line = RunPlan(cycles=2, batch_size=4, holdout_size=2, gate_repeats=1, local_model=False).describe("demos")
+    estimate = Estimate.of(2, 30, EvolveConfig(batch_size=4), 2)
+    line = RunPlan(estimate, holdout_size=2, gate_repeats=1, local_model=False).describe("demos")
     assert "at most 14 agent solves for the baseline, batches and gates" in line and "trial solves" in line
+    local = RunPlan(estimate, holdout_size=2, gate_repeats=1, local_model=True).describe("demos")
+    assert "roughly 5 min at 20 s a solve" in local and "measured after the first cycle" in local
+
+
+def test_the_time_left_is_said_once_after_the_first_cycle_from_the_speed_measured() -> None:
+    out = io.StringIO()
+    estimate = Estimate(baseline=4, batch=4, gate=4, cycles=3)
+    progress = LiveProgress(Console(file=out, force_terminal=False), 3, estimate=estimate)
+    progress.started -= 24.0  # the baseline and cycle 1 took 24 s: 12 solves, 2 s each
+    progress(ProgressEvent(1, "recorded", score=0.5, message="accepted: a rule; holdout score 0.500"))
+    progress(ProgressEvent(2, "recorded", score=0.5, message="rejected: a rule; holdout score 0.500 kept"))
+    lines = out.getvalue().splitlines()
+    assert lines[1].startswith("measured 2.0 s per solve; about 32 s for the 2 cycles left"), lines
+    assert len(lines) == 3, "said once"
 
 
 def test_paris_with_a_full_stop_passes_when_the_grader_strips_punctuation(home: Path) -> None:

@@ -17,7 +17,8 @@ from agent_evolve.agents.answering.program import PROGRAM_CLOSING
 from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import Message
-from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
+from agent_evolve.engine.run_estimate import estimate_solves
+from agent_evolve.quick.budget import BUDGETS, estimate_line
 from agent_evolve.testing import ScriptedLLM
 
 CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Italy": "Rome", "Spain": "Madrid", "Kenya": "Nairobi",

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.loop import ARM_PHASE, BASELINE_SCORED, TEST_PHASE, ProgressEvent
+from agent_evolve.engine.run_estimate import Estimate
 from agent_evolve.engine.run_metrics import describe_edit_rates, scored_on
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.types import EvolutionResult
@@ -35,10 +36,12 @@ class LiveProgress:
     """Progress of a run: a live status line on a terminal (redrawn four times a second, so its clock ticks), plain
     log lines when stdout is a file or a pipe; each experiment arm starts afresh."""
 
-    def __init__(self, console: Console, total_cycles: int, ledger: UsageLedger | None = None):
+    def __init__(self, console: Console, total_cycles: int, ledger: UsageLedger | None = None,
+                 estimate: Estimate | None = None):
         self.console = console
         self.total_cycles = total_cycles
         self.ledger = ledger
+        self.estimate = estimate  # with it, the time left is said once, after the first cycle
         self.started = time.monotonic()
         self.score: float | None = None
         self.arm = ""
@@ -70,6 +73,10 @@ class LiveProgress:
         if event.phase == "recorded":
             self.console.print(f"{self._prefix()}cycle {event.cycle}/{self.total_cycles} {event.message}",
                                markup=False, highlight=False, soft_wrap=True)
+            if self.estimate is not None and event.cycle < self.estimate.cycles:
+                self.console.print(self.estimate.time_left(event.cycle, time.monotonic() - self.started),
+                                   markup=False, highlight=False, soft_wrap=True)
+                self.estimate = None
             self._last = (event.cycle, event.phase)
             return
         self._event = event

@@ -27,6 +27,7 @@ from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.loop import pool_ids
 from agent_evolve.engine.preflight import benchmark_preflight, preflight
 from agent_evolve.engine.records import RunRecords, holding_run_lock, write_json_atomic
+from agent_evolve.engine.run_estimate import Estimate
 from agent_evolve.engine.run_settings import benchmark_source, check_resume, engine_label, run_settings
 from agent_evolve.engine.solving import mean_score, solve_all
 from agent_evolve.engine.tasks import plan_tasks
@@ -184,8 +185,7 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
     adapter = benchmark_from_options(benchmark, options, config)
     total = cycles if cycles is not None else config.max_cycles
     resumed = RunRecords(target).journal.exists()
-    if not resumed:
-        _state_the_plan(console, config, adapter, engine, total)
+    estimate = None if resumed else _state_the_plan(console, config, adapter, engine, total)
     with removed_unless_started(target):
         evolver = Evolver(agent, adapter, config, engine, workspace_dir=workspace)
         with holding_run_lock(RunRecords(Path(evolver.workspace.path))):  # a refused run leaves the settings alone
@@ -194,7 +194,7 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
             console.print(f"workspace: {evolver.workspace.path}  agent model: {config.agent_model}  engine: {engine}",
                           markup=False, highlight=False, soft_wrap=True)
             started = time.monotonic()
-            with LiveProgress(console, total, evolver.ledger) as progress:
+            with LiveProgress(console, total, evolver.ledger, estimate) as progress:
                 evolver.progress = progress
                 result = run_tracked(evolver, trackers, cycles, force=force)
     console.print(summary_table(result, time.monotonic() - started, evolver.ledger))
@@ -202,21 +202,23 @@ def run_command(agent: str, benchmark: str, engine: str | None, cycles: int | No
         console.print(note, markup=False, soft_wrap=True)
 
 
-def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str, cycles: int) -> None:
+def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAdapter, engine: str,
+                    cycles: int) -> Estimate:
     """Before a fresh run spends anything: what it will do, and a warning when its gate cannot judge (tasks are read
-    only once the benchmark passes its readiness check, so that is what an error names)."""
+    only once the benchmark passes its readiness check, so that is what an error names); the estimate it stated."""
     if config.preflight:
         benchmark_preflight(adapter)
     pool = pool_ids(adapter.get_tasks("train", limit=config.task_pool_limit), type(adapter).__name__)
     plan = plan_tasks(pool, config.holdout_ratio, config.seed, config.holdout_limit, config.val_ratio, config.val_limit)
     holdout = len(plan.holdout_ids)
+    estimate = Estimate.of(holdout, len(plan.train_ids), config, cycles)
     local = config.agent_model.startswith("local/")
-    batch = min(config.batch_size, len(plan.train_ids))
-    console.print(RunPlan(cycles, batch, holdout, config.gate_repeats, local).describe(engine),
+    console.print(RunPlan(estimate, holdout, config.gate_repeats, local).describe(engine),
                   markup=False, highlight=False, soft_wrap=True)
     warning = holdout_warning(config, holdout)
     if warning:
         click.echo(f"agent-evolve: warning: {warning}", err=True)
+    return estimate
 
 
 @click.command("eval")

@@ -13,6 +13,7 @@ from pathlib import Path
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config
 from agent_evolve.engine.records import RunRecords
+from agent_evolve.engine.run_estimate import LOCAL_SECONDS_PER_SOLVE, Estimate, duration
 from agent_evolve.errors import ConfigError
 from agent_evolve.registry import benchmark_class, engine_class, is_seed_name, known_names
 from agent_evolve.stats import PairedTable
@@ -20,7 +21,6 @@ from agent_evolve.stats import PairedTable
 RESUME_HINT = ("run it with the same options, pass --force to continue with the new ones, or start a new run in "
                "another --workspace")  # the CLI's way out
 SMALL_HOLDOUT = 10  # below this many tasks one holdout task moves the gate's score by more than 0.1
-LOCAL_SECONDS_PER_SOLVE = 20  # rough: a ~200-token answer at the embedded model's ~10 tokens/s on 2 cores
 
 
 def check_names(agent: str, benchmark: str, engine: str) -> None:
@@ -93,33 +93,26 @@ def holdout_warning(config: EvolveConfig, holdout_size: int) -> str:
 @dataclass(frozen=True)
 class RunPlan:
     """What a run will do, stated before it spends: cycles, train tasks per cycle (the batch size, or the whole train
-    pool when it is smaller), holdout tasks per gate and agent solves in all."""
+    pool when it is smaller), holdout tasks per gate and agent solves in all (`estimate`)."""
 
-    cycles: int
-    batch_size: int
+    estimate: Estimate
     holdout_size: int
     gate_repeats: int
     local_model: bool
 
-    @property
-    def solves(self) -> int:
-        """Baseline on the holdout, then each cycle's batch and its candidate on the holdout (without a gate, a kept
-        candidate re-solves its batch instead)."""
-        gate = self.holdout_size * self.gate_repeats
-        return gate + self.cycles * (self.batch_size + (gate if self.holdout_size else self.batch_size))
-
     def describe(self, engine: str) -> str:
         """The plan line: what each cycle solves and how its edit is judged, the solves in all and, locally, a time."""
+        estimate = self.estimate
         gate = (f"the gate scores each candidate on {self.holdout_size} holdout tasks" + (
             f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")) if self.holdout_size else (
             "no gate (holdout_ratio 0): every valid edit is kept, scored only on the train tasks it learned from")
-        cycles = f"{self.cycles} cycle{'s' if self.cycles != 1 else ''}"
-        tasks = f"{self.batch_size} train task{'s' if self.batch_size != 1 else ''}"
+        cycles = f"{estimate.cycles} cycle{'s' if estimate.cycles != 1 else ''}"
+        tasks = f"{estimate.batch} train task{'s' if estimate.batch != 1 else ''}"
         line = (f"plan: {cycles} of {engine}; each solves {tasks} and {gate}: "
-                f"at most {self.solves:,} agent solves for the baseline, batches and gates, plus the engine's "
+                f"at most {estimate.total:,} agent solves for the baseline, batches and gates, plus the engine's "
                 "own trial solves and model calls")
         if self.local_model:
-            hours = self.solves * LOCAL_SECONDS_PER_SOLVE / 3600
-            line += (f"; on the embedded local model (about {LOCAL_SECONDS_PER_SOLVE} s a solve on 2 cores) "
-                     f"that is roughly {hours:,.1f} h; fewer --cycles or a smaller --holdout-limit cost less")
+            line += (f"; on the embedded local model roughly {duration(estimate.total * LOCAL_SECONDS_PER_SOLVE)} "
+                     f"at {LOCAL_SECONDS_PER_SOLVE} s a solve (short answers take less; the time left is measured "
+                     "after the first cycle); fewer --cycles or a smaller --holdout-limit cost less")
         return line

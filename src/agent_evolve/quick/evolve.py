@@ -21,7 +21,8 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.quick.budget import BUDGETS, estimate_line, estimate_solves
+from agent_evolve.engine.run_estimate import estimate_solves
+from agent_evolve.quick.budget import BUDGETS, estimate_line
 from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun
 

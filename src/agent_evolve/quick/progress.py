@@ -1,12 +1,11 @@
-"""Where the short API reports: the run command's live display on a terminal or in a notebook, log lines
-(logger `agent_evolve.progress`) where logging is set up, plain lines on stderr otherwise; plus the estimate
-before the run and the time left after cycle 1."""
+"""Where the short API reports: the run command's live display (with the time left after cycle 1) on a terminal or
+in a notebook, log lines (logger `agent_evolve.progress`) where logging is set up, plain lines on stderr otherwise;
+plus the estimate before the run."""
 
 from __future__ import annotations
 
 import io
 import logging
-import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -16,7 +15,7 @@ from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
-from agent_evolve.quick.budget import Estimate, duration
+from agent_evolve.engine.run_estimate import Estimate
 
 LOG = logging.getLogger("agent_evolve.progress")
 ProgressOption = bool | Literal["auto", "log"] | Callable[[ProgressEvent], None] | None
@@ -57,25 +56,22 @@ def console_for(progress: bool | str | None) -> Console | None:
 
 
 class RunReport:
-    """The run's display plus the short API's own lines (the estimate up front, the time left after cycle 1);
-    `progress` as `evolve` takes it."""
+    """The run's display plus the short API's own line (the estimate up front); `progress` as `evolve` takes it
+    (your own function of each event gets the events alone)."""
 
     def __init__(self, progress: ProgressOption, estimate: Estimate, ledger: UsageLedger) -> None:
         own = callable(progress)  # your own function of each event
         self.console = console_for("log" if own else progress)  # type: ignore[arg-type]
-        display = LiveProgress(self.console, estimate.cycles, ledger) if self.console is not None and not own else None
+        display = (LiveProgress(self.console, estimate.cycles, ledger, estimate)
+                   if self.console is not None and not own else None)
         self.display: Callable[[ProgressEvent], None] | None = progress if own else display  # type: ignore[assignment]
         self.live = display
-        self.estimate = estimate
-        self.started = time.monotonic()
-        self.timed = False
 
     def say(self, line: str) -> None:
         if self.console is not None:
             self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def __enter__(self) -> RunReport:
-        self.started = time.monotonic()
         if self.live is not None:
             self.live.__enter__()
         return self
@@ -87,13 +83,3 @@ class RunReport:
     def __call__(self, event: ProgressEvent) -> None:
         if self.display is not None:
             self.display(event)
-        if event.phase == "recorded" and not self.timed and event.cycle < self.estimate.cycles:
-            self.timed = True
-            self.say(self.time_left(event.cycle, time.monotonic() - self.started))
-
-    def time_left(self, cycle: int, elapsed: float) -> str:
-        """After the first recorded cycle: the speed measured so far and the time the remaining cycles need."""
-        per_solve = elapsed / max(1, self.estimate.baseline + cycle * self.estimate.per_cycle)
-        left = self.estimate.cycles - cycle
-        return (f"measured {per_solve:.1f} s per solve; about {duration(per_solve * left * self.estimate.per_cycle)} "
-                f"for the {left} cycles left")
