@@ -14,6 +14,7 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.observer import EvolutionHistory
+from agent_evolve.engine.run_estimate import estimate_solves
 from agent_evolve.engine.run_settings import check_resume, engine_label, run_settings
 from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.solving import expected_seconds
@@ -21,7 +22,6 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.engine.run_estimate import estimate_solves
 from agent_evolve.quick.budget import BUDGETS, estimate_line
 from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun

@@ -13,9 +13,9 @@ from rich.console import Console
 
 from agent_evolve.cli.progress import LiveProgress
 from agent_evolve.engine.loop import ProgressEvent
+from agent_evolve.engine.run_estimate import Estimate
 from agent_evolve.errors import ConfigError
 from agent_evolve.llm.usage import UsageLedger
-from agent_evolve.engine.run_estimate import Estimate
 
 LOG = logging.getLogger("agent_evolve.progress")
 ProgressOption = bool | Literal["auto", "log"] | Callable[[ProgressEvent], None] | None
