@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from agent_evolve.agents.routing.router import FULL_BANK_LIMIT, SHORTLIST_SIZE
 from agent_evolve.algorithms.ratchet import ablations, meta
-from agent_evolve.algorithms.ratchet.curator import SkillTally, contribution, evictions, retirement
+from agent_evolve.algorithms.ratchet.curator import (RollbackState, SkillTally, contribution, evictions, retirement,
+                                                      rollback_check)
 from agent_evolve.algorithms.ratchet.records import (
     CONFIDENCES,
     SKILL_STATUSES,
@@ -23,7 +24,6 @@ from agent_evolve.algorithms.ratchet.records import (
     MetaSkill,
     RatchetSkill,
 )
-from agent_evolve.algorithms.ratchet.rollback import RollbackState, check
 from agent_evolve.algorithms.ratchet.rounds import document_round
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank
@@ -137,11 +137,11 @@ def test_rollback_is_a_persistence_gate() -> None:
     round's bank; a single recovery resets the counter."""
     s = RatchetSettings()
     assert (s.rollback_threshold, s.rollback_consecutive) == (0.10, 5)
-    state = check(RollbackState(), 0, 0.6, 0.10, 5).state
+    state = rollback_check(RollbackState(), 0, 0.6, 0.10, 5).state
     for r in range(1, 5):
-        state = check(state, r, 0.4, 0.10, 5).state
-    assert check(state, 5, 0.4, 0.10, 5).restore
-    assert check(check(state, 5, 0.55, 0.10, 5).state, 6, 0.4, 0.10, 5).state.regressed == 1
+        state = rollback_check(state, r, 0.4, 0.10, 5).state
+    assert rollback_check(state, 5, 0.4, 0.10, 5).restore
+    assert rollback_check(rollback_check(state, 5, 0.55, 0.10, 5).state, 6, 0.4, 0.10, 5).state.regressed == 1
 
 
 def test_meta_skills_one_active_per_suite_refresh_pinned_off() -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.algorithms.ratchet.canonical import Failure, canonical_map, clusters, distinct_patterns, nearest
-from agent_evolve.algorithms.ratchet.curator import SkillTally, contribution, credit, evictions, retirement
-from agent_evolve.algorithms.ratchet.rollback import RollbackState, check
+from agent_evolve.algorithms.ratchet.capsules import Failure, canonical_map, clusters, nearest
+from agent_evolve.algorithms.ratchet.curator import (RollbackState, SkillTally, contribution, credit, evictions,
+                                                      retirement, rollback_check)
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
-from agent_evolve.algorithms.ratchet.records import Decision
+from agent_evolve.algorithms.ratchet.records import Capsule, Decision
 from agent_evolve.algorithms.ratchet.synthesizer import draft_tally, duplicate_feedback
 from agent_evolve.errors import ConfigError
 
@@ -70,43 +70,49 @@ def test_cap_evicts_the_lowest_contribution_and_never_a_do_not_retire_skill() ->
 
 
 def test_rollback_fires_on_the_fifth_regressed_round_and_a_recovery_resets() -> None:
-    state = check(RollbackState(), 0, 0.60, 0.10, 5).state
+    state = rollback_check(RollbackState(), 0, 0.60, 0.10, 5).state
     for round_ in range(1, 5):
-        decision = check(state, round_, 0.40, 0.10, 5)
+        decision = rollback_check(state, round_, 0.40, 0.10, 5)
         assert not decision.restore
         state = decision.state
     assert state.regressed == 4
-    fired = check(state, 5, 0.40, 0.10, 5)
+    fired = rollback_check(state, 5, 0.40, 0.10, 5)
     assert fired.restore and fired.restore_round == 0 and fired.state.regressed == 0
-    recovered = check(state, 5, 0.55, 0.10, 5)
+    recovered = rollback_check(state, 5, 0.55, 0.10, 5)
     assert not recovered.restore and recovered.state.regressed == 0
-    again = check(recovered.state, 6, 0.40, 0.10, 5)
+    again = rollback_check(recovered.state, 6, 0.40, 0.10, 5)
     assert not again.restore and again.state.regressed == 1
 
 
 def test_rollback_boundary_exactly_010_below_is_not_a_regression() -> None:
     state = RollbackState(best_score=0.5, best_round=2, regressed=4)
-    assert not check(state, 7, 0.4, 0.10, 5).restore
-    assert check(state, 7, 0.39, 0.10, 5).restore
-    best = check(state, 7, 0.7, 0.10, 5)
+    assert not rollback_check(state, 7, 0.4, 0.10, 5).restore
+    assert rollback_check(state, 7, 0.39, 0.10, 5).restore
+    best = rollback_check(state, 7, 0.7, 0.10, 5)
     assert best.state == RollbackState(0.7, 7, 0)
 
 
 def test_canonicalisation_joins_close_patterns_transitively() -> None:
     patterns = ["Off by one.", "off by one", "off-by-one loop", "wrong type", "off-by-one index"]
-    distinct = distinct_patterns(patterns)
-    assert distinct == ["off by one", "off-by-one loop", "wrong type", "off-by-one index"]
-    vectors = [[1.0, 0.0], [0.9, 0.44], [0.0, 1.0], [0.7, 0.72]]  # a~b (0.90), b~d (0.93), a~d only 0.70
-    mapping = canonical_map(patterns, vectors, 0.85)
+    vectors = {"off by one": [1.0, 0.0], "off-by-one loop": [0.9, 0.44], "wrong type": [0.0, 1.0],
+               "off-by-one index": [0.7, 0.72]}  # a~b (0.90), b~d (0.93), a~d only 0.70
+    embedded: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        embedded.append(list(texts))
+        return [vectors[t] for t in texts]
+
+    mapping = canonical_map(patterns, embed, 0.85)  # type: ignore[arg-type]
+    assert embedded == [["off by one", "off-by-one loop", "wrong type", "off-by-one index"]], "distinct, in order"
     assert mapping == {"off by one": "off by one", "off-by-one loop": "off by one", "wrong type": "wrong type",
                        "off-by-one index": "off by one"}
     assert canonical_map(patterns, None, 0.85)["off-by-one loop"] == "off-by-one loop"
-    with pytest.raises(ValueError):
-        canonical_map(patterns, vectors[:2], 0.85)
+    assert canonical_map(["", " "], embed, 0.85) == {} and len(embedded) == 1, "nothing to embed, no call"
 
 
 def test_clusters_keep_groups_of_at_least_three() -> None:
-    failures = [Failure(i, f"t{i}", 1, p) for i, p in enumerate(["a", "a", "b", "A.", "b", "c"])]
+    failed = Capsule(1, "t", "train", "p", "o", 0.0, False, None, "{}")
+    failures = [Failure(i, failed, p) for i, p in enumerate(["a", "a", "b", "A.", "b", "c"])]
     found = clusters(failures, {"a": "a", "b": "b", "c": "c"}, 3)
     assert [(c.pattern, c.size) for c in found] == [("a", 3)]
     merged = clusters(failures, {"a": "a", "b": "a", "c": "c"}, 3)

@@ -162,10 +162,11 @@ def test_decisions_audit_and_bank_snapshots(ledger: Ledger) -> None:
     assert [e["payload"]["n"] for e in ledger.audit_events()] == [2, 1, 0]
     assert [e["round"] for e in ledger.audit_events(limit=2)] == [2, 1]
     assert [e["payload"]["n"] for e in ledger.audit_events(event="synth", round=1)] == [1]
-    ledger.snapshot_bank(1, ["a"])
-    ledger.snapshot_bank(3, ["a", "b"])
+    ledger.snapshot_bank(1, [skill("a")])
+    ledger.snapshot_bank(3, [skill("a"), skill("b", version="0.2.0")])
     assert ledger.bank_at(0) == [] and ledger.bank_at(1) == ["a"]
     assert ledger.bank_at(2) == ["a"] and ledger.bank_at(9) == ["a", "b"]
+    assert ledger.bank_skills_at(9) == [skill("a"), skill("b", version="0.2.0")], "each skill as it was"
 
 
 def test_a_transaction_records_all_of_its_writes_or_none(ledger: Ledger) -> None:

@@ -20,12 +20,12 @@ def filled(path: Path) -> Path:
     with Ledger.open(path) as ledger:
         [capsule_id] = ledger.add_capsules([Capsule(1, "t1", "train", "p", "o", 1.0, True, "s", "picked s", {})])
         ledger.add_verdict(CriticVerdict(capsule_id, "s", "HELPED", "none", "HIGH", "it helped", 1))
-        ledger.put_skill(RatchetSkill("s", "s does X", "do X", ["x"], "x appears", "think", ["a"], ["b"], "Body."),
-                         1, "synthesised")
+        skill = RatchetSkill("s", "s does X", "do X", ["x"], "x appears", "think", ["a"], ["b"], "Body.")
+        ledger.put_skill(skill, 1, "synthesised")
         ledger.put_meta_skill(MetaSkill("code", "m1", "Write tests first.", True, 0))
         ledger.add_decision(Decision(1, "retire", "s", {"trials": 3}))
         ledger.audit("synth", {"n": 1}, round=1)
-        ledger.snapshot_bank(1, ["s"])
+        ledger.snapshot_bank(1, [skill])
     return path
 
 

@@ -13,7 +13,7 @@ from agent_evolve.algorithms.ratchet.plot import (
     plot_run,
     round_points,
 )
-from agent_evolve.algorithms.ratchet.records import Capsule, Decision
+from agent_evolve.algorithms.ratchet.records import Capsule, Decision, RatchetSkill
 from agent_evolve.contract.paths import RECORDS_DIR
 
 
@@ -26,7 +26,7 @@ def ledger(tmp_path: Path) -> Ledger:
     with Ledger.open(tmp_path / "ratchet.sqlite") as opened:
         opened.add_capsules([attempt(1, None), attempt(1, None), attempt(2, "a"), attempt(2, None), attempt(3, "a")])
         opened.snapshot_bank(1, [])
-        opened.snapshot_bank(2, ["a", "b"])
+        opened.snapshot_bank(2, [RatchetSkill(n, "d", "i", [], "", "", [], [], "") for n in ("a", "b")])
         opened.add_decision(Decision(3, "rollback", "bank", {"best_round": 2}))
         yield opened
 

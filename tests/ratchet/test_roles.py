@@ -12,7 +12,7 @@ from agent_evolve.agents.reference import ReferenceAgent
 from agent_evolve.agents.routing.bank import MARKER, BankRouter, RouterConfig, read_marker, write_marker
 from agent_evolve.agents.routing.embeddings import HashingEmbedder
 from agent_evolve.algorithms.ratchet import critic, meta, synthesizer
-from agent_evolve.algorithms.ratchet.canonical import Failure, PatternCluster
+from agent_evolve.algorithms.ratchet.capsules import Failure, PatternCluster
 from agent_evolve.algorithms.ratchet.records import Capsule, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.errors import ConfigError
@@ -91,23 +91,24 @@ def test_an_unusable_critic_reply_is_a_recorded_failure() -> None:
 
 
 def _cluster(pattern: str, size: int = 3) -> PatternCluster:
-    return PatternCluster(pattern, [Failure(i, f"t{i}", 1, pattern) for i in range(size)])
+    return PatternCluster(pattern, [Failure(i, _capsule(False, None), pattern) for i in range(size)])
 
 
 def _synth(llm: ScriptedLLM, clusters: list[PatternCluster], bank_skills: dict[str, RatchetSkill] | None = None,
            cover: dict[str, str] | None = None, **settings: object) -> synthesizer.SynthOutcome:
     embedder = HashingEmbedder()
-    return synthesizer.synthesize(llm, clusters, {}, bank_skills or {}, cover or {}, embedder.embed,
+    return synthesizer.synthesize(llm, clusters, bank_skills or {}, cover or {}, embedder.embed,
                                   RatchetSettings(**settings), "ADVICE", 3, set(), 2)  # type: ignore[arg-type]
 
 
 def test_synthesis_resynthesises_an_over_budget_draft_and_uses_the_meta_skill() -> None:
     long = {**LOOP, "key_insight": "x" * 2000}
     llm = ScriptedLLM([json.dumps(long), json.dumps(LOOP)])
-    out = _synth(llm, [_cluster("off by one")])
+    out = _synth(llm, [_cluster("off by one", 5)])
     assert [s.name for s in out.created] == ["loop-bounds"]
     assert [d.kind for d in out.decisions] == ["over_budget", "synth"]
     assert "ADVICE" in llm.calls[0].messages[1].content
+    assert "Example 3:" in llm.calls[0].messages[1].content and "Example 4" not in llm.calls[0].messages[1].content
     assert "budget is 1500" in llm.calls[1].messages[1].content
 
 

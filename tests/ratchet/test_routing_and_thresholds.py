@@ -9,9 +9,9 @@ import pytest
 
 from agent_evolve.agents.routing.bank import RouterConfig, workspace_router, write_marker
 from agent_evolve.agents.routing.embeddings import CALIBRATED, make_embedder
-from agent_evolve.algorithms.ratchet.canonical import canonical_map
+from agent_evolve.algorithms.ratchet.capsules import canonical_map
 from agent_evolve.algorithms.ratchet.records import RatchetSkill
-from agent_evolve.algorithms.ratchet.rollback import restore_plan
+from agent_evolve.algorithms.ratchet.curator import restore_plan
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import write_skills
 from agent_evolve.contract.workspace import AgentWorkspace
@@ -58,9 +58,9 @@ def test_a_paraphrase_pair_merges_and_an_unrelated_pair_does_not() -> None:
     settings = RatchetSettings()
     embedder = make_embedder(settings.embedder)
     patterns = ["off by one in loop bounds", "off-by-one error in loop bounds", "does not handle empty input"]
-    mapping = canonical_map(patterns, embedder.embed(patterns), float(settings.canonical_threshold or 0))
+    mapping = canonical_map(patterns, embedder.embed, float(settings.canonical_threshold or 0))
     assert mapping[patterns[1]] == mapping[patterns[0]] != mapping[patterns[2]]
-    unchanged = canonical_map(patterns, embedder.embed(patterns), 0.85)
+    unchanged = canonical_map(patterns, embedder.embed, 0.85)
     assert len(set(unchanged.values())) == 3, "the paper's 0.85 keeps the paraphrase apart under this embedder"
 
 

@@ -1,16 +1,14 @@
-"""The curator's pure decisions: credit, contribution, retirement and bank-cap eviction.
-
-A trial is one routed train attempt; contribution = (successes - failures) / trials, where (the document's credit)
-a success is a graded pass and a failure a graded failure, the critic's verdict recorded beside. A skill retires at
->= retire_min_trials and contribution <= retire_threshold; over the cap the lowest is evicted. `do_not_retire`
-skills are never retired or evicted, but every decision reports them with their live score.
-"""
+"""The curator's and the rollback's pure decisions: credit, contribution, retirement, bank-cap eviction and the
+persistence-gated rollback with its restore plan (the rules are in docs/ratchet.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from agent_evolve.algorithms.ratchet.records import RatchetSkill
 
 EPSILON = 1e-9
 """Boundaries are inclusive despite float rounding: a contribution of exactly -0.10 retires (rollback's and the
@@ -23,12 +21,8 @@ CreditWeighting = Literal["outcome", "critic"]
 def credit(passed: bool, label: str, weighting: CreditWeighting = "outcome") -> int:
     """+1 for a success, -1 for a failure. `outcome`: the grade alone; `critic`: a pass the critic says HELPED,
     a failure it says HURT, else 0."""
-    if weighting == "outcome":
+    if weighting == "outcome" or label == ("HELPED" if passed else "HURT"):
         return 1 if passed else -1
-    if passed and label == "HELPED":
-        return 1
-    if not passed and label == "HURT":
-        return -1
     return 0
 
 
@@ -68,8 +62,7 @@ class CurateDecision:
     hurt: int = 0
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "action": self.action, "contribution": round(self.contribution, 4),
-                "trials": self.trials, "helped": self.helped, "hurt": self.hurt, "reason": self.reason}
+        return {**dataclasses.asdict(self), "contribution": round(self.contribution, 4)}
 
 
 def retirement(stats: Sequence[SkillTally], min_trials: int, threshold: float) -> list[CurateDecision]:
@@ -108,3 +101,68 @@ def evictions(active: Sequence[SkillTally], cap: int, incoming: int) -> tuple[li
                                      f"bank cap {cap}: do_not_retire keeps it; fewer new skills fit")
                       for s in active if s.do_not_retire]
     return decisions, max(0, incoming - (over - len(chosen)))
+
+
+@dataclass(frozen=True)
+class RollbackState:
+    """The best held-out score so far, its round, and the current run of regressed rounds."""
+
+    best_score: float | None = None
+    best_round: int = 0
+    regressed: int = 0
+
+
+@dataclass(frozen=True)
+class RollbackDecision:
+    """Whether to restore the bank of `restore_round`, the state after this round, and why."""
+
+    restore: bool
+    restore_round: int | None
+    state: RollbackState
+    reason: str
+
+
+def rollback_check(state: RollbackState, round_: int, score: float, threshold: float,
+                   consecutive: int) -> RollbackDecision:
+    """The rollback decision after round ``round_`` scored ``score`` on the holdout: a restore after `consecutive`
+    rounds in a row more than `threshold` below the best; any other round, and a restore, resets the counter."""
+    if state.best_score is None or score > state.best_score:
+        return RollbackDecision(False, None, RollbackState(score, round_, 0), f"new best {score:.3f}")
+    gap = state.best_score - score
+    if gap <= threshold + EPSILON:
+        return RollbackDecision(False, None, RollbackState(state.best_score, state.best_round, 0), f"{score:.3f} "
+                                f"within {threshold:.2f} of the best {state.best_score:.3f}: counter reset")
+    regressed = state.regressed + 1
+    if regressed < consecutive:
+        return RollbackDecision(False, None, RollbackState(state.best_score, state.best_round, regressed),
+                                f"{score:.3f} is {gap:.3f} below the best: regressed {regressed} of {consecutive}")
+    return RollbackDecision(True, state.best_round, RollbackState(state.best_score, state.best_round, 0),
+                            f"{consecutive} rounds in a row more than {threshold:.2f} below the best "
+                            f"{state.best_score:.3f} (round {state.best_round}): restore its bank")
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What a rollback writes: the skills restored as the best round had them, and the active skills it drops or
+    keeps because they are locked (`do_not_retire`)."""
+
+    restored: list[RatchetSkill]
+    dropped: list[str]
+    kept_locked: list[str]
+
+
+def restore_plan(best_bank: Sequence[RatchetSkill], current: Sequence[RatchetSkill], best_round: int,
+                 round_: int) -> RestorePlan:
+    """The best round's bank, ACTIVE, each skill as it was then with the user's current `do_not_retire` and the
+    rounds since (`best_round + 1` to `round_`) not its trials; every other active skill dropped unless locked."""
+    now, wanted = {s.name: s for s in current}, {s.name for s in best_bank}
+    span = [best_round + 1, round_]
+    restored = []
+    for skill in best_bank:
+        latest = now.get(skill.name, skill)
+        uncounted = [*latest.uncounted_rounds, *([span] if span not in latest.uncounted_rounds else [])]
+        restored.append(dataclasses.replace(skill, status="ACTIVE", do_not_retire=latest.do_not_retire,
+                                            uncounted_rounds=uncounted))
+    active = [s for s in current if s.status == "ACTIVE" and s.name not in wanted]
+    return RestorePlan(restored, [s.name for s in active if not s.do_not_retire],
+                       [s.name for s in active if s.do_not_retire])

@@ -24,9 +24,10 @@ from agent_evolve.agents.routing.bank import named_embedder, write_marker
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.ratchet import bank as bank_io
 from agent_evolve.algorithms.ratchet import capsules as evidence
-from agent_evolve.algorithms.ratchet import critic, meta, rollback
-from agent_evolve.algorithms.ratchet.canonical import canonical_map, clusters, distinct_patterns
-from agent_evolve.algorithms.ratchet.curator import SkillTally, evictions, retirement
+from agent_evolve.algorithms.ratchet import critic, meta
+from agent_evolve.algorithms.ratchet.capsules import canonical_map, clusters
+from agent_evolve.algorithms.ratchet.curator import (RollbackDecision, RollbackState, SkillTally, evictions,
+                                                      restore_plan, retirement, rollback_check)
 from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
 from agent_evolve.algorithms.ratchet.plot import plot_path, plot_run
 from agent_evolve.algorithms.ratchet.records import Decision, MetaSkill, RatchetSkill
@@ -118,7 +119,7 @@ class RatchetEngine(ModelEngine):
         return StepResult(mutated=True, summary=_summary(report),
                           metadata={"ratchet": report, **({"edits": edits} if edits else {})})
 
-    def _govern(self, ledger: Ledger, root: Path, decision: rollback.RollbackDecision | None,
+    def _govern(self, ledger: Ledger, root: Path, decision: RollbackDecision | None,
                 report: dict[str, Any]) -> None:
         """Steps 4-8 into `report`: the model calls first, then every write in one transaction closed by the round's
         `round` audit event (the report), so a step re-run after a crash finds its round recorded whole or not."""
@@ -139,14 +140,14 @@ class RatchetEngine(ModelEngine):
             report["bank"] = [k.name for k in active]
             ledger.audit("round", {k: v for k, v in report.items() if k != "round"}, round_)
 
-    def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> rollback.RollbackDecision | None:
+    def _rollback_check(self, state: dict[str, Any], root: Path, round_: int) -> RollbackDecision | None:
         """Feed every held-out score not yet seen (rounds before this one) to the persistence gate."""
         seen = int(state.get("rollback_round", -1))
-        current = rollback.RollbackState(**state.get("rollback", {}))
+        current = RollbackState(**state.get("rollback", {}))
         decision = None
         for scored_round, score in sorted(bank_io.round_scores(root).items()):
             if seen < scored_round < round_:
-                decision = rollback.check(current, scored_round, score, self.settings.rollback_threshold,
+                decision = rollback_check(current, scored_round, score, self.settings.rollback_threshold,
                                           self.settings.rollback_consecutive)
                 current, seen = decision.state, scored_round
         state.update(rollback=asdict(current), rollback_round=seen)
@@ -200,20 +201,16 @@ class RatchetEngine(ModelEngine):
         """New skills drafted (model calls) from this window's failure clusters, with `new_meta` when this round
         refreshed the meta-skill; the call returned records them, making room under the cap, and reports."""
         s = self.settings
-        capsules, verdicts = ledger.capsules(split="train"), ledger.verdicts()
-        failures = evidence.recent_failures(capsules, verdicts, round_, s.cluster_window)
-        patterns = [f.pattern for f in failures]
-        vectors = self.embedder.embed(distinct_patterns(patterns)) if s.canonicalise and patterns else None
-        mapping = canonical_map(patterns, vectors, float(s.canonical_threshold or 0.0))
+        failures = evidence.recent_failures(ledger.capsules(split="train"), ledger.verdicts(), round_,
+                                            s.cluster_window)
+        mapping = canonical_map([f.pattern for f in failures], self.embedder.embed if s.canonicalise else None,
+                                float(s.canonical_threshold or 0.0))
         found = clusters(failures, mapping, s.min_cluster)
         active = ledger.skills("ACTIVE")
         stats = self._stats(ledger, active)
         _, room = evictions(stats, s.bank_cap, min(s.max_new_skills, len(found)))
-        by_id = dict(capsules)
-        examples = {c.pattern: [by_id[f.capsule_id] for f in c.failures] for c in found}
         meta_body = (new_meta or self._meta(ledger)).body if s.use_meta else ""
-        outcome = synthesize(self.llm, found, examples, {k.name: k for k in active},
-                             bank_io.cover_texts(ledger, active),
+        outcome = synthesize(self.llm, found, {k.name: k for k in active}, bank_io.cover_texts(ledger, active),
                              self.embedder.embed, replace(s, role_max_tokens=self.max_tokens), meta_body, round_,
                              {k.name for k in ledger.skills()}, room)
         evicted, _ = evictions(stats, s.bank_cap, len(outcome.created))
@@ -281,7 +278,7 @@ class RatchetEngine(ModelEngine):
     def _restore(self, ledger: Ledger, best_round: int, round_: int) -> dict[str, Any]:
         """Make the best round's bank active again as it was then (every row stays; locked skills stay active)."""
         current = ledger.skills()
-        plan = rollback.restore_plan(ledger.bank_skills_at(best_round), current, best_round, round_)
+        plan = restore_plan(ledger.bank_skills_at(best_round), current, best_round, round_)
         reason = f"rollback to the bank of round {best_round}"
         before = {s.name: s for s in current}
         revived = [s.name for s in plan.restored if before.get(s.name) is None or before[s.name].status != "ACTIVE"]

@@ -229,23 +229,18 @@ class Ledger:
 
     def skill(self, name: str) -> RatchetSkill | None:
         """The latest version of a skill with its current status, or None if the ledger never saw it."""
-        found = self._skill_rows(name)
-        return found[0] if found else None
+        return next((s for s in self.skills() if s.name == name), None)
 
     def skills(self, status: SkillStatus | None = None) -> list[RatchetSkill]:
         """Every skill's latest version (in order of first appearance), optionally only those with `status`."""
-        return [s for s in self._skill_rows(None) if status is None or s.status == status]
-
-    def _skill_rows(self, name: str | None) -> list[RatchetSkill]:
-        only = " WHERE name = ?" if name is not None else ""
-        params = (name, name) if name is not None else ()
         rows = self._read(
             "SELECT v.name, v.fields, s.status"
-            f" FROM (SELECT name, MAX(id) AS last, MIN(id) AS first FROM skill_versions{only} GROUP BY name) k"
+            " FROM (SELECT name, MAX(id) AS last, MIN(id) AS first FROM skill_versions GROUP BY name) k"
             " JOIN skill_versions v ON v.id = k.last"
-            f" JOIN (SELECT name, MAX(id) AS last FROM skill_status{only} GROUP BY name) t ON t.name = k.name"
-            " JOIN skill_status s ON s.id = t.last ORDER BY k.first", params)
-        return [RatchetSkill(name=row[0], status=row[2], **json.loads(row[1])) for row in rows]
+            " JOIN (SELECT name, MAX(id) AS last FROM skill_status GROUP BY name) t ON t.name = k.name"
+            " JOIN skill_status s ON s.id = t.last ORDER BY k.first")
+        found = [RatchetSkill(name=row[0], status=row[2], **json.loads(row[1])) for row in rows]
+        return [s for s in found if status is None or s.status == status]
 
     def status_history(self, name: str) -> list[tuple[int, SkillStatus, str]]:
         """Every status a skill has had, oldest first: (round, status, reason)."""
@@ -264,13 +259,11 @@ class Ledger:
     def meta_skills(self, suite: str | None = None) -> list[MetaSkill]:
         """The latest version of every meta-skill (of `suite`, or of all suites), in order of first appearance;
         inside a write, on its connection (one per thread)."""
-        only = " AND m.suite = ?" if suite is not None else ""
         rows = self._read(
             "SELECT m.suite, m.name, m.body, m.active, m.created_round FROM meta_skills m WHERE m.id ="
             " (SELECT MAX(n.id) FROM meta_skills n WHERE n.suite = m.suite AND n.name = m.name)"
-            f"{only} ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)",
-            (suite,) if suite is not None else ())
-        return [MetaSkill(row[0], row[1], row[2], bool(row[3]), row[4]) for row in rows]
+            " ORDER BY (SELECT MIN(f.id) FROM meta_skills f WHERE f.suite = m.suite AND f.name = m.name)")
+        return [MetaSkill(row[0], row[1], row[2], bool(row[3]), row[4]) for row in rows if suite in (None, row[0])]
 
     # decisions, audit events, bank snapshots
 
@@ -318,26 +311,20 @@ class Ledger:
                           " bank_snapshots)")
         return int(rows[0][0] or 0)
 
-    def snapshot_bank(self, round: int, skills: Sequence[RatchetSkill | str]) -> None:
-        """Record the active bank after `round` in order, each skill with its fields and state (a name alone is
-        accepted for a bank without state), so a rollback restores the skills as they were."""
-        entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
-                   for s in skills]
+    def snapshot_bank(self, round: int, skills: Sequence[RatchetSkill]) -> None:
+        """Record the active bank after `round` in order, each skill with its fields and state, so that a rollback
+        restores the skills as they were."""
+        entries = [{"name": s.name, "status": s.status, "fields": _skill_fields(s)} for s in skills]
         with self.transaction() as db:
             _insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
 
     def bank_at(self, round: int) -> list[str]:
         """The names of the bank as last snapshotted at or before `round` ([] before the first snapshot)."""
-        return [e if isinstance(e, str) else e["name"] for e in self._snapshot_at(round)]
+        return [s.name for s in self.bank_skills_at(round)]
 
     def bank_skills_at(self, round: int) -> list[RatchetSkill]:
-        """The bank as last snapshotted at or before `round`, each skill with its fields and state then (a snapshot
-        of names only gives each skill's latest version)."""
-        found = [self.skill(e) if isinstance(e, str)
-                 else RatchetSkill(name=e["name"], status=e["status"], **e["fields"]) for e in self._snapshot_at(round)]
-        return [s for s in found if s is not None]
-
-    def _snapshot_at(self, round: int) -> list[Any]:
+        """The bank as last snapshotted at or before `round`, each skill with its fields and state then."""
         rows = self._read("SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1",
                           (round,))
-        return list(json.loads(rows[0][0])) if rows else []
+        entries = json.loads(rows[0][0]) if rows else []
+        return [RatchetSkill(name=e["name"], status=e["status"], **e["fields"]) for e in entries]

@@ -8,13 +8,13 @@ outcome is a Decision; an unusable reply is a recorded failure, never a crash.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evolve.agents.routing.embedder import Vector
 from agent_evolve.algorithms.common.skill_ops import slugify
-from agent_evolve.algorithms.ratchet.canonical import PatternCluster, nearest
+from agent_evolve.algorithms.ratchet.capsules import Embed, PatternCluster, nearest
 from agent_evolve.algorithms.ratchet.critic import clip
 from agent_evolve.algorithms.ratchet.records import Capsule, Decision, RatchetSkill
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
@@ -37,8 +37,6 @@ SCHEMA: dict[str, Any] = {
 }
 SYSTEM = ("You write one reusable skill: short natural-language guidance a model reads before solving similar "
           "tasks. It must generalise to the failure pattern, not restate one task.")
-
-Embed = Callable[[Sequence[str]], list[list[float]]]
 
 
 @dataclass
@@ -82,9 +80,9 @@ def _example(index: int, failed: Capsule) -> str:
             + (f"\nGrader: {clip(feedback, 200)}" if feedback else ""))
 
 
-def messages(cluster: PatternCluster, examples: Sequence[Capsule], meta: str, notes: Sequence[str]) -> list[Message]:
+def messages(cluster: PatternCluster, meta: str, notes: Sequence[str]) -> list[Message]:
     """The synthesis prompt: the meta-skill prior, the failure pattern, examples and earlier drafts' problems."""
-    shown = "\n\n".join(_example(i, failed) for i, failed in enumerate(examples[:EXAMPLES], 1))
+    shown = "\n\n".join(_example(i, f.capsule) for i, f in enumerate(cluster.failures[:EXAMPLES], 1))
     parts = [f"Authoring advice:\n{meta}"] if meta else []
     parts += [f"Failure pattern seen {cluster.size} times: {cluster.pattern}", shown]
     parts += [f"Problem with your previous draft: {note}" for note in notes]
@@ -109,11 +107,11 @@ def draft_skill(reply: Mapping[str, Any], round_: int, taken: set[str]) -> Ratch
     )
 
 
-def synthesize(client: LLMClient, clusters: Sequence[PatternCluster], examples: Mapping[str, Sequence[Capsule]],
-               bank: Mapping[str, RatchetSkill], cover_texts: Mapping[str, str], embed: Embed,
-               settings: RatchetSettings, meta: str, round_: int, taken: set[str], room: int) -> SynthOutcome:
-    """Up to ``room`` new skills from ``clusters``: ``examples`` are each pattern's failed capsules, ``bank`` the
-    active bank (dedup), ``cover_texts`` its cover texts (cover guard), ``taken`` every name the ledger knows."""
+def synthesize(client: LLMClient, clusters: Sequence[PatternCluster], bank: Mapping[str, RatchetSkill],
+               cover_texts: Mapping[str, str], embed: Embed, settings: RatchetSettings, meta: str, round_: int,
+               taken: set[str], room: int) -> SynthOutcome:
+    """Up to ``room`` new skills from ``clusters``: ``bank`` is the active bank (dedup), ``cover_texts`` its cover
+    texts (cover guard), ``taken`` every name the ledger knows."""
     out = SynthOutcome()
     bank_vectors: dict[str, Vector] = dict(zip(bank, embed([skill_text(s) for s in bank.values()]))) if bank else {}
     cover_vectors: dict[str, Vector] = (dict(zip(cover_texts, embed(list(cover_texts.values()))))
@@ -128,8 +126,7 @@ def synthesize(client: LLMClient, clusters: Sequence[PatternCluster], examples: 
                 out.decisions.append(Decision(round_, "cover_guard", subject, {
                     "skill": covered[0], "cosine": round(covered[1], 4), "size": cluster.size}))
                 continue
-        made = _one(client, cluster, examples.get(cluster.pattern, []), bank_vectors, embed, settings, meta, round_,
-                    taken, out)
+        made = _one(client, cluster, bank_vectors, embed, settings, meta, round_, taken, out)
         if made is not None:
             out.created.append(made)
             taken.add(made.name)
@@ -137,9 +134,8 @@ def synthesize(client: LLMClient, clusters: Sequence[PatternCluster], examples: 
     return out
 
 
-def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[Capsule], bank_vectors: dict[str, Vector],
-         embed: Embed, settings: RatchetSettings, meta: str, round_: int, taken: set[str],
-         out: SynthOutcome) -> RatchetSkill | None:
+def _one(client: LLMClient, cluster: PatternCluster, bank_vectors: dict[str, Vector], embed: Embed,
+         settings: RatchetSettings, meta: str, round_: int, taken: set[str], out: SynthOutcome) -> RatchetSkill | None:
     """One cluster's skill after at most `synth_attempts` drafts, or None with the reason recorded."""
     notes: list[str] = []
     base = {"size": cluster.size, "capsules": [f.capsule_id for f in cluster.failures]}
@@ -149,7 +145,7 @@ def _one(client: LLMClient, cluster: PatternCluster, examples: Sequence[Capsule]
 
     for attempt in range(1, settings.synth_attempts + 1):
         try:
-            reply = complete_json(client, messages(cluster, examples, meta, notes), SCHEMA,
+            reply = complete_json(client, messages(cluster, meta, notes), SCHEMA,
                                   max_tokens=settings.role_max_tokens)
         except StructuredOutputError as exc:
             decide("synth_failed", cluster.pattern, attempt=attempt, error=str(exc)[:300])
