@@ -15,8 +15,7 @@ from click.testing import CliRunner
 
 from agent_evolve.agents.routing.router import FULL_BANK_LIMIT, SHORTLIST_SIZE
 from agent_evolve.algorithms.ratchet import ablations, meta
-from agent_evolve.algorithms.ratchet.curator import (RollbackState, SkillTally, contribution, evictions, retirement,
-                                                      rollback_check)
+from agent_evolve.algorithms.ratchet.curator import RollbackState, SkillTally, evictions, retirement, rollback_check
 from agent_evolve.algorithms.ratchet.records import (
     CONFIDENCES,
     SKILL_STATUSES,
@@ -24,11 +23,9 @@ from agent_evolve.algorithms.ratchet.records import (
     MetaSkill,
     RatchetSkill,
 )
-from agent_evolve.algorithms.ratchet.rounds import document_round
-from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.algorithms.ratchet.settings import RUN_FLAGS, RatchetSettings, document_round
 from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank
 from agent_evolve.cli.main import cli
-from agent_evolve.algorithms.ratchet.run_flags import RUN_FLAGS
 
 README_SKILL = """\
 id: sliding_window
@@ -87,7 +84,7 @@ def test_retirement_rule_and_contribution() -> None:
     (successes - failures) / total_tasks_since_added; retired skills become DEPRECATED, never deleted."""
     settings = RatchetSettings()
     assert (settings.retire_min_trials, settings.retire_threshold, settings.credit_weighting) == (100, -0.10, "outcome")
-    assert contribution(70, 30, 100) == pytest.approx(0.40), "a skill passing 70% scores +0.40"
+    assert SkillTally("s", 100, 70, 30).contribution == pytest.approx(0.40), "a skill passing 70% scores +0.40"
     actions = {d.name: d.action for d in retirement(
         [stats("at-rule", 100, 45), stats("above", 100, 46), stats("young", 99, 0), stats("locked", 200, 0, True)],
         settings.retire_min_trials, settings.retire_threshold)}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent_evolve.algorithms.ratchet.capsules import Failure, canonical_map, clusters, nearest
-from agent_evolve.algorithms.ratchet.curator import (RollbackState, SkillTally, contribution, credit, evictions,
-                                                      retirement, rollback_check)
+from agent_evolve.algorithms.ratchet.curator import (RollbackState, SkillTally, credit, evictions, retirement,
+                                                      rollback_check)
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.records import Capsule, Decision
 from agent_evolve.algorithms.ratchet.synthesizer import draft_tally, duplicate_feedback
@@ -14,8 +14,8 @@ from agent_evolve.errors import ConfigError
 
 
 def test_contribution_is_successes_minus_failures_over_routed_trials() -> None:
-    assert contribution(30, 10, 100) == pytest.approx(0.20)
-    assert contribution(0, 0, 0) == 0.0
+    assert SkillTally("s", 100, 30, 10).contribution == pytest.approx(0.20)
+    assert SkillTally("s", 0, 0, 0).contribution == 0.0
     assert SkillTally("s", trials=8, successes=1, failures=3).contribution == pytest.approx(-0.25)
 
 
@@ -134,6 +134,9 @@ def test_settings_defaults_and_clear_errors() -> None:
     assert (s.full_bank_limit, s.bank_cap, s.retire_min_trials, s.retire_threshold, s.meta_every) == (20, 50, 100,
                                                                                                      -0.10, 0)
     assert RatchetSettings.from_params({"bank_cap": 100}).bank_cap == 100
+    assert RatchetSettings.from_params(s.to_dict()) == s, "every key has a rule that its default passes"
+    with pytest.raises(ConfigError, match="'bank_cap' must be a positive integer, got 'x'"):
+        RatchetSettings.from_params({"bank_cap": "x"})
     with pytest.raises(ConfigError, match="unknown Ratchet keys.*bank_size"):
         RatchetSettings.from_params({"bank_size": 3})
     with pytest.raises(ConfigError, match="'routing' must be one of llm, retrieval, none"):

@@ -14,7 +14,7 @@ import agent_evolve as ae
 from agent_evolve.agents.reference import ReferenceAgent
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.algorithms.ratchet.ledger import Ledger, ledger_path
-from agent_evolve.algorithms.ratchet.rounds import document_round
+from agent_evolve.algorithms.ratchet.settings import document_round
 
 
 def test_synthesis_runs_before_the_curator_in_a_round(tmp_path: Path) -> None:

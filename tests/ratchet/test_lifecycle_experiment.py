@@ -15,8 +15,7 @@ from ratchet_world import make_workspace
 from test_scripted_run import run
 
 from agent_evolve.algorithms.ratchet.ledger import Ledger
-from agent_evolve.algorithms.ratchet.rounds import document_round
-from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+from agent_evolve.algorithms.ratchet.settings import RatchetSettings, document_round
 from agent_evolve.api import resolve_config
 
 EXPERIMENT = Path(__file__).parents[2] / "experiments" / "ratchet-lifecycle"

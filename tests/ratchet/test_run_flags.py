@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from agent_evolve.algorithms.ratchet.engine import RatchetEngine
 from agent_evolve.cli.main import cli
-from agent_evolve.algorithms.ratchet.run_flags import RUN_FLAGS, ratchet_params, ratchet_run_options
+from agent_evolve.algorithms.ratchet.settings import RUN_FLAGS, ratchet_params, ratchet_run_options
 from agent_evolve.cli.run import build_config
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.acceptance import strategy_from_config

@@ -18,7 +18,7 @@ from rich.console import Console
 from agent_evolve.algorithms.ratchet.ablations import (FULL, arm_params, heldout_gain, markdown, parse_arms,
                                                        table_row, with_deltas)
 from agent_evolve.algorithms.ratchet.bank import round_scores
-from agent_evolve.algorithms.ratchet.run_flags import ratchet_run_options
+from agent_evolve.algorithms.ratchet.settings import ratchet_run_options
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.cli.experiment import parse_ints
 from agent_evolve.cli.progress import LiveProgress

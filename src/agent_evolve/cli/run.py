@@ -17,7 +17,7 @@ from rich.console import Console
 
 from agent_evolve.api import (Evolver, RunClients, agent_from_workspace, default_engine, named_target,
                               resolve_benchmark, resolve_config)
-from agent_evolve.algorithms.ratchet.run_flags import ratchet_params, ratchet_run_options, round_config
+from agent_evolve.algorithms.ratchet.settings import ratchet_params, ratchet_run_options, round_config
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subset, write_subset
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table

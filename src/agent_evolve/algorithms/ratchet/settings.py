@@ -1,21 +1,19 @@
-"""RatchetSettings: every Ratchet threshold as one key, with the paper's defaults, read from engine_params.
-
-Defaults follow REFERENCE.md section 5. Keys marked "ours" settle what the README and paper leave open.
-"""
+"""RatchetSettings: every Ratchet threshold as one key with the paper's defaults (REFERENCE.md section 5; "ours"
+settles what the README and paper leave open), read from engine_params or set by Ratchet's run flags."""
 
 from __future__ import annotations
 
 import dataclasses
-import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
+
+import click
 
 from agent_evolve.agents.routing.bank import ROUTER_RULES, RouterConfig, Routing
 from agent_evolve.agents.routing.embeddings import CALIBRATED
 from agent_evolve.algorithms.ratchet.curator import CreditWeighting
-from agent_evolve.config import type_ok
-from agent_evolve.contract.settings_rules import Rules
+from agent_evolve.contract.settings_rules import Rules, check_settings, is_int, is_number
 from agent_evolve.errors import ConfigError
 
 
@@ -70,16 +68,10 @@ class RatchetSettings:
     @classmethod
     def from_params(cls, params: Mapping[str, Any], source: str = "engine_params") -> RatchetSettings:
         """Validated settings from a mapping; ConfigError naming the key for an unknown key or a bad value."""
-        known = cls.keys()
-        unknown = sorted(set(params) - set(known))
+        unknown = sorted(set(params) - set(_RULES))
         if unknown:
-            raise ConfigError(f"{source}: unknown Ratchet keys {unknown}; known: {', '.join(sorted(known))}")
-        hints = typing.get_type_hints(cls)
-        for key, value in params.items():
-            if not type_ok(value, hints[key]):
-                raise ConfigError(f"{source}: key {key!r} must be {_describe(hints[key])}, got {value!r}")
-            if key in _RANGES and not _RANGES[key][0](value):
-                raise ConfigError(f"{source}: key {key!r} must be {_RANGES[key][1]}, got {value!r}")
+            raise ConfigError(f"{source}: unknown Ratchet keys {unknown}; known: {', '.join(sorted(_RULES))}")
+        check_settings(params, _RULES, source, ConfigError)
         return cls(**dict(params))
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,28 +83,83 @@ class RatchetSettings:
                             self.embedder)
 
 
-def _describe(hint: Any) -> str:
-    if type(None) in get_args(hint):
-        return _describe(next(a for a in get_args(hint) if a is not type(None))) + " (or null: calibrated)"
-    if typing.get_origin(hint) is Literal:
-        return "one of " + ", ".join(map(str, get_args(hint)))
-    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
-
-
-_COSINE = (lambda v: v is None or 0.0 < v <= 1.0, "a cosine in (0, 1]")  # None: calibrated
-_POSITIVE = (lambda v: v >= 1, "a positive integer")
-_OFF_OR_EVERY = (lambda v: v >= 0, "a non-negative integer (0: off)")
-
-_RANGES: Rules = {
+_COSINE = (lambda v: v is None or (is_number(v) and 0.0 < v <= 1.0), "a cosine in (0, 1] (or null: calibrated)")
+_POSITIVE = (lambda v: is_int(v) and v >= 1, "a positive integer")
+_RULES: Rules = {
     **ROUTER_RULES,
+    **dict.fromkeys(("canonicalise", "cover_guard", "use_meta", "no_synth", "critic_unrouted"),
+                    (lambda v: isinstance(v, bool), "true or false")),
     **dict.fromkeys(("canonical_threshold", "cover_threshold", "dedup_threshold"), _COSINE),
     **dict.fromkeys(("cluster_window", "min_cluster", "synth_attempts", "retire_min_trials", "bank_cap",
                      "rollback_consecutive"), _POSITIVE),
-    **dict.fromkeys(("meta_every", "meta_every_tasks"), _OFF_OR_EVERY),
-    "skill_char_budget": (lambda v: v >= 100, "an integer of at least 100"),
-    "max_new_skills": (lambda v: v >= 0, "a non-negative integer"),
-    "retire_threshold": (lambda v: -1.0 <= v <= 1.0, "a contribution in [-1, 1]"),
-    "rollback_threshold": (lambda v: v >= 0.0, "a non-negative number"),
-    "role_max_tokens": (lambda v: v >= 16, "an integer of at least 16"),
+    **dict.fromkeys(("meta_every", "meta_every_tasks"), (lambda v: is_int(v) and v >= 0,
+                                                         "a non-negative integer (0: off)")),
+    "skill_char_budget": (lambda v: is_int(v) and v >= 100, "an integer of at least 100"),
+    "max_new_skills": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
+    "retire_threshold": (lambda v: is_number(v) and -1.0 <= v <= 1.0, "a contribution in [-1, 1]"),
+    "credit_weighting": (lambda v: v in get_args(CreditWeighting), "one of " + ", ".join(get_args(CreditWeighting))),
+    "rollback_threshold": (lambda v: is_number(v) and v >= 0.0, "a non-negative number"),
+    "suite": (lambda v: isinstance(v, str), "a string"),
+    "role_max_tokens": (lambda v: is_int(v) and v >= 16, "an integer of at least 16"),
 }
-"""Per key with a range: a check and what a valid value is, for the error message."""
+"""Per key: a check and what a valid value is, for the error message."""
+
+
+NEVER_PLATEAU = 1_000_000
+"""A plateau window no run reaches: the document's runs last their rounds."""
+
+
+def document_round(n_train: int, n_eval: int) -> dict[str, Any]:
+    """EvolveConfig settings that make a cycle the document's round: `n_train` train tasks, all solved every round,
+    and an eval pass over `n_eval` holdout tasks (of the benchmark's first `n_train + n_eval`, split by the seed)."""
+    if n_train < 1 or n_eval < 1:
+        raise ValueError(f"a Ratchet round needs train and eval tasks, got n_train={n_train}, n_eval={n_eval}")
+    pool = n_train + n_eval
+    return {"task_pool_limit": pool, "holdout_ratio": n_eval / pool, "holdout_limit": n_eval, "batch_size": n_train,
+            "gate_strategy": "keep", "egl_window": NEVER_PLATEAU}
+
+
+RUN_FLAGS: dict[str, tuple[str, Any, str]] = {
+    "no_synth": ("--no-synth", None, "Ratchet: audit only (capsules, verdicts, curator; no new skills)."),
+    "meta_every": ("--meta-every", click.IntRange(min=0), "Ratchet: refresh the meta-skill every N rounds (0: off)."),
+    "meta_every_tasks": ("--meta-every-tasks", click.IntRange(min=0),
+                         "Ratchet: ... or every M train tasks (0: off)."),
+    "retire_threshold": ("--skill-retire-contribution-threshold", float,
+                         "Ratchet: retire at contribution <= this [-0.10]."),
+    "retire_min_trials": ("--skill-retire-min-tasks", click.IntRange(min=1),
+                          "Ratchet: routed trials before a skill can retire [100]."),
+    "bank_cap": ("--skill-bank-max", click.IntRange(min=1), "Ratchet: active skills at most [50]."),
+    "rollback_threshold": ("--rollback-threshold", click.FloatRange(min=0),
+                           "Ratchet: a round regresses more than this below the best held-out pass@1 [0.10]."),
+    "rollback_consecutive": ("--rollback-consecutive", click.IntRange(min=1),
+                             "Ratchet: regressed rounds in a row that restore the best bank [5]."),
+}
+"""Ratchet's run flags (its README's names) for `agent-evolve run` and `ablate`, each setting one engine parameter
+when given: (flag, click type or None for an on/off flag, help)."""
+
+
+def ratchet_run_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add Ratchet's run flags to a command, and `--n-train N --n-eval M` (each cycle the document's round)."""
+    func = click.option("--n-eval", "round_eval", type=click.IntRange(min=1),
+                        help="Ratchet: eval tasks of a round (the holdout); with --n-train.")(func)
+    func = click.option("--n-train", "round_train", type=click.IntRange(min=1),
+                        help="Ratchet: train tasks of a round, all attempted every round; with --n-eval.")(func)
+    for key, (flag, kind, text) in reversed(RUN_FLAGS.items()):
+        func = (click.option(flag, key, is_flag=True, default=None, help=text) if kind is None
+                else click.option(flag, key, type=kind, help=text))(func)
+    return func
+
+
+def ratchet_params(options: dict[str, Any]) -> dict[str, Any]:
+    """The Ratchet engine parameters the given flags set."""
+    return {key: options[key] for key in RUN_FLAGS if options.get(key) is not None}
+
+
+def round_config(options: dict[str, Any]) -> dict[str, Any]:
+    """The loop settings of the document's round from --n-train and --n-eval (both or neither; loop flags win)."""
+    n_train, n_eval = options.get("round_train"), options.get("round_eval")
+    if n_train is None and n_eval is None:
+        return {}
+    if n_train is None or n_eval is None:
+        raise ConfigError("command line: --n-train and --n-eval go together (a Ratchet round has both)")
+    return document_round(n_train, n_eval)
