@@ -1,9 +1,5 @@
-"""Ratchet's ablation arms, each a settings override of the full recipe, and their table (run by `agent-evolve ablate`).
-
-The paper's A2 and A5-A8 are not defined in the sources we build from, so asking for them is an error; our own
-arms carry `ours-` names. An arm's score is the paper's held-out gain (late-window mean of the per-round held-out
-pass@1 minus round 0's, over seeds), with the lift protocol's test lift beside it.
-"""
+"""Ratchet's ablation arms (settings overrides of the full recipe; the paper's undefined A2, A5-A8 are an error,
+ours are `ours-`) and their table: the held-out gain over seeds, the test lift beside (`agent-evolve ablate`)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The bank at the edges: the ledger's active skills on disk as Agent Skills, their evidence, each round's score.
-
-Disk follows the ledger (a skill that leaves the active bank leaves skills/, not the ledger); skills already in the
-workspace when Ratchet starts are taken into the ledger.
-"""
+"""The bank at the edges: the ledger's active skills on disk as Agent Skills (disk follows the ledger; skills found
+in the workspace at the start are taken in), their evidence, and each round's held-out score."""
 
 from __future__ import annotations
 

@@ -33,11 +33,8 @@ def routed_skill(observation: Observation) -> str | None:
 def full_prompt(observation: Observation) -> str:
     """Every message of the conversation before the final answer, as `role: content` blocks."""
     messages = list(observation.trajectory.conversation)
-    if messages and messages[-1].get("role") == "assistant":
-        messages = messages[:-1]
-    if not messages:
-        return observation.task.input
-    return "\n\n".join(f"{m.get('role', '?')}: {m.get('content', '')}" for m in messages)
+    messages = messages[:-1] if messages and messages[-1].get("role") == "assistant" else messages
+    return "\n\n".join(f"{m.get('role', '?')}: {m.get('content', '')}" for m in messages) or observation.task.input
 
 
 def capsule(observation: Observation, round_: int, split: str = "train") -> Capsule:

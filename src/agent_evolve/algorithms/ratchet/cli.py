@@ -1,7 +1,5 @@
-"""Ratchet's commands over a run's ledger (`skill`, `meta list`, `synth metaskills`, `audit`, `curate`, `capsule
-prune`), registered for `agent-evolve` through `registry.ENGINE_COMMANDS`. Only `skill load` creates a ledger; a
-user's action is filed at the ledger's latest round as a decision and an audit event, and skills/ follows the bank.
-"""
+"""Ratchet's commands over a run's ledger, registered through `registry.ENGINE_COMMANDS`: a user's action is filed
+at the ledger's latest round as a decision and an audit event, and skills/ follows the bank."""
 
 from __future__ import annotations
 
@@ -22,8 +20,6 @@ from agent_evolve.algorithms.ratchet.records import SKILL_STATUSES, Decision, Ra
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
 from agent_evolve.algorithms.ratchet.skill_forms import load_yaml_bank, render_skill_md
 from agent_evolve.config import EvolveConfig
-
-__all__ = ["COMMANDS"]
 
 _WORKSPACE = click.option(
     "--workspace", "-w", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
@@ -226,10 +222,9 @@ def curate_command(workspace: str, min_trials: int | None, threshold: float | No
 
 def _run_settings(ledger: Ledger) -> RatchetSettings:
     """The settings the run started with (its latest `start` audit event), else the defaults."""
-    for event in ledger.audit_events():
-        if event["event"] == "start" and isinstance(event["payload"].get("settings"), dict):
-            return RatchetSettings.from_params(event["payload"]["settings"], f"{ledger.path}: the run's settings")
-    return RatchetSettings()
+    started = ledger.audit_events(limit=1, event="start")
+    return (RatchetSettings.from_params(started[0]["payload"]["settings"], f"{ledger.path}: the run's settings")
+            if started else RatchetSettings())
 
 
 @click.group("capsule")
@@ -244,7 +239,7 @@ def capsule_prune(workspace: str, keep_days: float) -> None:
     """Delete capsules older than --keep-days (the ledger's only deletion; verdicts and decisions stay)."""
     with _ledger(workspace) as ledger:
         removed = ledger.prune_capsules(keep_days)
-        left = len(ledger.capsules())
+        left = sum(attempts for attempts, _ in ledger.routing_by_round().values())
     click.echo(f"removed {removed} capsules older than {keep_days:g} days; {left} left")
 
 

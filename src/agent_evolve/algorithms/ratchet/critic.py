@@ -1,8 +1,5 @@
-"""The critic: one verdict per routed train attempt (did the injected skill help?) and a failure pattern.
-
-The grade is given to the model, never asked (the curator credits from grade and label); an unparseable reply is
-a recorded failure (`CriticResult.error`), never a crash of the run.
-"""
+"""The critic: one verdict per routed train attempt (did the injected skill help?) and a failure pattern; the grade
+is given, never asked, and an unusable reply is a recorded failure (`CriticResult.error`), never a crash."""
 
 from __future__ import annotations
 
@@ -17,8 +14,6 @@ from agent_evolve.llm.structured import complete_json
 TASK_CHARS = 1500
 OUTPUT_CHARS = 1500
 PATTERN_CHARS = 120
-UNROUTED = ""
-"""The skill of a pattern-only verdict on an unrouted failure."""
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -66,7 +61,7 @@ def verdict_from(reply: dict[str, Any], capsule_id: int, capsule: Capsule) -> Cr
     confidence = reply.get("confidence") if reply.get("confidence") in CONFIDENCES else "LOW"
     label = reply["label"] if capsule.routed_skill else "INAPPLICABLE"
     reason = " ".join(str(reply.get("reason", "")).split())[:200]
-    return CriticVerdict(capsule_id, capsule.routed_skill or UNROUTED, label, pattern, confidence, reason, capsule.round)
+    return CriticVerdict(capsule_id, capsule.routed_skill or "", label, pattern, confidence, reason, capsule.round)
 
 
 def judge(client: LLMClient, capsule_id: int, capsule: Capsule, task: str, guidance: str, feedback: str,

@@ -26,11 +26,6 @@ def credit(passed: bool, label: str, weighting: CreditWeighting = "outcome") -> 
     return 0
 
 
-def contribution(successes: int, failures: int, trials: int) -> float:
-    """(successes - failures) / trials; 0 for a skill never routed."""
-    return (successes - failures) / trials if trials else 0.0
-
-
 @dataclass(frozen=True)
 class SkillTally:
     """One active skill's routed trials and credits since it was added."""
@@ -46,7 +41,8 @@ class SkillTally:
 
     @property
     def contribution(self) -> float:
-        return contribution(self.successes, self.failures, self.trials)
+        """(successes - failures) / trials; 0 for a skill never routed."""
+        return (self.successes - self.failures) / self.trials if self.trials else 0.0
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,5 @@
-"""RatchetEngine: a governed skill library on the shared loop (one Ratchet round = one cycle).
-
-The loop solves the train batch with the live bank (0 or 1 skill routed per task) and scores the new bank on the
-holdout (Ratchet's eval pass). Each step: (1) the persistence-gated rollback check; (2) one capsule per graded train
-attempt; (3) a critic verdict per routed attempt (pattern-only per unrouted failure); then (4) a rollback round
-restores the best round's bank, any other runs (5) the meta-synthesizer when due, (6) the synthesizer unless
-`no_synth` and (7) the curator; (8) the active bank is written to skills/ and snapshotted.
-
-Steps 1-3 write each row once; 4-8 make their model calls first, then record everything in one ledger transaction
-closed by the round's audit event, so a step re-run after a crash leaves the ledger as one run would. Ratchet
-governs its own bank (curator, rollback), so its runs use `gate_strategy: keep`.
-"""
+"""RatchetEngine: a governed skill library on the shared loop, one Ratchet round per cycle (its steps 1-8 are
+listed in docs/ratchet.md); Ratchet governs its own bank, so its runs use `gate_strategy: keep`."""
 
 from __future__ import annotations
 
@@ -94,7 +84,8 @@ class RatchetEngine(ModelEngine):
     # -- one round -----------------------------------------------------------------------------------
 
     def _step(self, step: StepInput) -> StepResult:
-        """Steps 1-8 of the module docstring for round = this cycle."""
+        """One round: (1) the rollback check, (2) capsules and (3) critic verdicts, each row written once, then steps
+        4-8 (`_govern`) unless a re-run step finds them recorded."""
         if step.hidden:
             return StepResult(mutated=False, summary="feedback is hidden: Ratchet cannot credit skills")
         observations, round_, root = step.observations, self.cycle, Path(step.workspace.path)
@@ -102,7 +93,7 @@ class RatchetEngine(ModelEngine):
         with Ledger.open(ledger_path(root)) as ledger:
             decision = self._rollback_check(state, root, round_)
             ids = self._capsules(ledger, observations, round_)
-            critic_errors = self._critic(ledger, ids, round_)
+            critic_errors = self._critic(ledger, round_)
             report: dict[str, Any] = {"round": round_, "capsules": len(ids), "critic_errors": critic_errors,
                                       "rollback": asdict(decision) if decision else None,
                                       "train": _train_summary(observations)}
@@ -121,8 +112,8 @@ class RatchetEngine(ModelEngine):
 
     def _govern(self, ledger: Ledger, root: Path, decision: RollbackDecision | None,
                 report: dict[str, Any]) -> None:
-        """Steps 4-8 into `report`: the model calls first, then every write in one transaction closed by the round's
-        `round` audit event (the report), so a step re-run after a crash finds its round recorded whole or not."""
+        """(4) a rollback's restore, else (5) meta-skill refresh, (6) synthesis, (7) curation; (8) the bank written,
+        snapshotted: model calls first, then one transaction closed by the `round` audit event (crash-safe)."""
         round_ = self.cycle
         restore = decision.restore_round if decision is not None and decision.restore else None
         due = restore is None and self._meta_due(ledger, round_)
@@ -161,7 +152,7 @@ class RatchetEngine(ModelEngine):
         graded = [o for o in observations if not is_infrastructure_failure(o)]
         return ledger.add_capsules([evidence.capsule(o, round_) for o in graded])
 
-    def _critic(self, ledger: Ledger, ids: list[int], round_: int) -> list[str]:
+    def _critic(self, ledger: Ledger, round_: int) -> list[str]:
         """A verdict for each routed capsule and, when on, each unrouted failure; unusable replies are audited (once:
         a re-run step asks about no capsule judged or failed on before); the audited errors, in capsule order."""
         judged = {v.capsule_id for v in ledger.verdicts(round=round_)}
@@ -169,7 +160,7 @@ class RatchetEngine(ModelEngine):
                   for e in ledger.audit_events(event="critic_failed", round=round_)}
         for cid, c in ledger.capsules(round=round_, split="train"):
             wanted = c.routed_skill or (self.settings.critic_unrouted and not c.passed)
-            if cid not in ids or cid in judged or cid in errors or not wanted:
+            if cid in judged or cid in errors or not wanted:
                 continue
             skill = ledger.skill(c.routed_skill) if c.routed_skill else None
             result = critic.judge(self.llm, cid, c, str(c.metadata.get("task", "")),
@@ -239,12 +230,11 @@ class RatchetEngine(ModelEngine):
         """The suite's active meta-skill; the shipped default on first use."""
         suite = self.settings.suite or meta.suite_for(
             [str(c.metadata.get("task", "")) for _, c in ledger.capsules(split="train")[:20]])
-        active = [m for m in ledger.meta_skills(suite) if m.active]
-        if active:
-            return active[0]
-        default = meta.default_meta(suite)
-        ledger.put_meta_skill(default)
-        return default
+        active = next((m for m in ledger.meta_skills(suite) if m.active), None)
+        if active is None:
+            active = meta.default_meta(suite)
+            ledger.put_meta_skill(active)
+        return active
 
     def _meta_due(self, ledger: Ledger, round_: int) -> bool:
         """Whether this round refreshes the meta-skill (`meta.refresh_due`; never with meta-skills off)."""
@@ -279,17 +269,16 @@ class RatchetEngine(ModelEngine):
         """Make the best round's bank active again as it was then (every row stays; locked skills stay active)."""
         current = ledger.skills()
         plan = restore_plan(ledger.bank_skills_at(best_round), current, best_round, round_)
-        reason = f"rollback to the bank of round {best_round}"
-        before = {s.name: s for s in current}
-        revived = [s.name for s in plan.restored if before.get(s.name) is None or before[s.name].status != "ACTIVE"]
+        reason, before = f"rollback to the bank of round {best_round}", {s.name: s.status for s in current}
         for name in plan.dropped:
             ledger.set_status(name, "DEPRECATED", round_, reason)
         for skill in plan.restored:
             ledger.put_skill(skill, round_, reason)
+        revived = [s.name for s in plan.restored if before.get(s.name) != "ACTIVE"]
+        done = {"dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked}
         ledger.add_decision(Decision(round_, "rollback", f"round {best_round}",
-                                     {"dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked,
-                                      "uncounted_rounds": [best_round + 1, round_]}))
-        return {"round": best_round, "dropped": plan.dropped, "revived": revived, "kept_locked": plan.kept_locked}
+                                     {**done, "uncounted_rounds": [best_round + 1, round_]}))
+        return {"round": best_round, **done}
 
 
 def _train_summary(observations: list[Observation]) -> dict[str, Any]:

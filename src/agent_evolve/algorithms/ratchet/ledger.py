@@ -1,6 +1,5 @@
-"""Ratchet's evidence ledger: one append-only SQLite file per run (schema in `ledger_schema`), safe for concurrent
-writers. Rows are never updated or deleted, so any round can be audited and rolled back; `prune_capsules` is the
-one deletion, itself audited. WAL, a busy timeout and one connection per thread make concurrent writers safe."""
+"""Ratchet's evidence ledger: one append-only SQLite file per run (schema in `ledger_schema`), so any round can be
+audited and rolled back; WAL, a busy timeout and one connection per thread make concurrent writers safe."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 from agent_evolve.algorithms.ratchet.ledger_schema import SCHEMA_VERSION, LedgerError, check_header, create_or_check
@@ -24,7 +22,6 @@ __all__ = ["LEDGER_FILE", "SCHEMA_VERSION", "Ledger", "LedgerError", "ledger_pat
 
 LEDGER_FILE = "ratchet.sqlite"
 BUSY_TIMEOUT_MS = 30_000  # how long a writer waits for another writer's lock before failing
-_DAY_S = 86_400.0
 
 
 def _skill_fields(skill: RatchetSkill) -> dict[str, Any]:
@@ -106,7 +103,7 @@ class Ledger:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # connections and transactions
@@ -169,8 +166,7 @@ class Ledger:
                  split: str | None = None) -> list[tuple[int, Capsule]]:
         """Task attempts in the order written, filtered by round, routed skill and split."""
         where, params = _filters(round=round, routed_skill=skill, split=split)
-        rows = self._read("SELECT id, round, task_id, split, prompt, output, score, passed, routed_skill,"
-                          f" router_decision, metadata, created_at FROM capsules{where} ORDER BY id", params)
+        rows = self._read(f"SELECT * FROM capsules{where} ORDER BY id", params)  # Capsule's fields, in order
         return [(row[0], Capsule(*row[1:7], bool(row[7]), row[8], row[9], json.loads(row[10]), row[11]))
                 for row in rows]
 
@@ -185,7 +181,7 @@ class Ledger:
         """Delete capsules older than `keep_days` (the only deletion; verdicts and decisions stay); how many."""
         if keep_days < 0:
             raise ValueError(f"keep_days must be at least 0, got {keep_days}")
-        cutoff = time.time() - keep_days * _DAY_S
+        cutoff = time.time() - keep_days * 86_400  # seconds a day
         with self.transaction() as db:
             removed = db.execute("DELETE FROM capsules WHERE created_at < ?", (cutoff,)).rowcount
             _insert(db, "audit", round=None, event="capsule_prune",
@@ -204,9 +200,8 @@ class Ledger:
     def verdicts(self, skill: str | None = None, round: int | None = None) -> list[CriticVerdict]:
         """Verdicts in the order written, filtered by skill and round."""
         where, params = _filters(skill=skill, round=round)
-        rows = self._read("SELECT capsule_id, skill, label, failure_pattern, confidence, reason, round"
-                          f" FROM verdicts{where} ORDER BY id", params)
-        return [CriticVerdict(*row) for row in rows]
+        rows = self._read(f"SELECT * FROM verdicts{where} ORDER BY id", params)  # CriticVerdict's fields, in order
+        return [CriticVerdict(*row[1:]) for row in rows]
 
     # skills
 

@@ -1,8 +1,5 @@
-"""The ledger's one schema, created whole in a new file; a file with any other is refused (nothing is migrated).
-
-SQLite itself enforces append-only: triggers refuse UPDATE and DELETE on the evidence tables (capsules refuse only
-UPDATE: `prune_capsules`, audited, is the one deletion).
-"""
+"""The ledger's one schema, created whole in a new file (any other is refused, nothing is migrated); triggers make
+the evidence tables append-only (capsules refuse only UPDATE: `prune_capsules`, audited, is the one deletion)."""
 
 from __future__ import annotations
 
@@ -13,8 +10,6 @@ from pathlib import Path
 
 from agent_evolve.contract.regular_files import NotRegularFileError, open_regular
 from agent_evolve.errors import WorkspaceError
-
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "LedgerError", "check_header", "create_or_check"]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SCHEMA_VERSION = 2

@@ -1,8 +1,5 @@
-"""Meta-skills: the synthesizer's authoring prior, one active per suite; defaults for code and math ship here.
-
-Refresh is off by default (the paper pins it off: much wall time, little measured benefit); when due, the model
-rewrites the advice from how the bank's skills fared and the new meta-skill replaces the active one (kept, inactive).
-"""
+"""Meta-skills: the synthesizer's authoring prior, one active per suite (code and math defaults ship here); a
+refresh, off by default as in the paper, rewrites it from how the bank's skills fared."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Ratchet's per-round plot (matplotlib, lazily): held-out pass@1 (from the run records), router engagement (the
-share of attempts routed to a skill), the active bank size and the rollbacks (from the ledger).
-"""
+"""Ratchet's per-round plot (matplotlib, lazily): held-out pass@1 (from the run records), router engagement, the
+active bank size and the rollbacks (from the ledger)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,6 @@ from pathlib import Path
 from agent_evolve.algorithms.ratchet.ledger import Ledger
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.errors import MissingDependencyError, optional_module
-
-__all__ = ["PLOT_FILE", "RoundPoint", "plot_path", "plot_run", "round_points"]
 
 PLOT_FILE = "ratchet_rounds.png"
 log = logging.getLogger(__name__)

@@ -1,9 +1,5 @@
-"""Ratchet skills in both forms: a valid Agent Skill on disk (`skills/<name>/SKILL.md`) and a `RatchetSkill`.
-
-Ratchet's fields live in the frontmatter under `metadata.ratchet`, so any Agent Skills host loads the file and a
-round trip loses nothing; the body renders the guidance readably. `load_yaml_bank` imports a user's Ratchet-style
-YAML bank, losing nothing of Ratchet's schema.
-"""
+"""Ratchet skills as a valid Agent Skill (`skills/<name>/SKILL.md`, Ratchet's fields under `metadata.ratchet`, so a
+round trip loses nothing) and as a `RatchetSkill`; `load_yaml_bank` imports a user's Ratchet-style YAML bank."""
 
 from __future__ import annotations
 
@@ -15,6 +11,7 @@ from typing import Any
 
 from agent_evolve.algorithms.ratchet.records import SKILL_ORIGINS, SKILL_STATUSES, RatchetSkill
 from agent_evolve.contract.regular_files import read_regular_text
+from agent_evolve.contract.settings_rules import is_int, is_number
 from agent_evolve.contract.skills import MAX_NAME_LENGTH, Skill, parse_skill, render_skill
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError
@@ -33,15 +30,10 @@ _NOT_NAME = re.compile(r"[^a-z0-9]+")
 
 def guidance_text(skill: RatchetSkill) -> str:
     """The readable guidance part of a SKILL.md body: title, intent, when it applies, insight, pitfalls, checks."""
-    parts = [f"# {skill.name}", skill.intent]
-    if skill.applies_when:
-        parts.append(f"Applies when: {skill.applies_when}")
-    if skill.key_insight:
-        parts.append(f"Key insight: {skill.key_insight}")
-    for title, items in (("Common pitfalls", skill.common_pitfalls),
-                         ("Verify before returning", skill.verify_before_returning)):
-        if items:
-            parts.append(f"{title}:\n" + "\n".join(f"- {item}" for item in items))
+    texts = (("Applies when", skill.applies_when), ("Key insight", skill.key_insight))
+    lists = (("Common pitfalls", skill.common_pitfalls), ("Verify before returning", skill.verify_before_returning))
+    parts = [f"# {skill.name}", skill.intent, *(f"{title}: {text}" for title, text in texts if text)]
+    parts += [f"{title}:\n" + "\n".join(f"- {item}" for item in items) for title, items in lists if items]
     return "\n\n".join(parts) + "\n"
 
 
@@ -70,11 +62,12 @@ def from_agent_skill(skill: Skill) -> RatchetSkill:
                             origin="seed")
     if not isinstance(fields, dict):
         raise SkillFormatError(f"{where} must be a mapping, got {type(fields).__name__}")
+    created = fields.get("created_round", 0)
+    _valid(created, is_int(created) and created >= 0, f"{where}.created_round", "a non-negative integer")
     parsed = RatchetSkill(
-        name=skill.name, description=skill.description, body="",
+        name=skill.name, description=skill.description, body="", created_round=created,
         intent=_text(fields.get("intent"), f"{where}.intent") or skill.description,
         origin=_choice(fields.get("origin", "synthesized"), SKILL_ORIGINS, f"{where}.origin"),  # type: ignore[arg-type]
-        created_round=_round(fields.get("created_round", 0), f"{where}.created_round"),
         **_shared_fields(fields, f"{where}.", fields.get("status", "ACTIVE")),
     )
     prefix = guidance_text(parsed)
@@ -170,14 +163,13 @@ def _shared_fields(data: dict[str, Any], where: str, status: Any) -> dict[str, A
     guidance = data.get("guidance") or {}
     if not isinstance(guidance, dict):
         raise SkillFormatError(f"{where}guidance must be a mapping")
-    version = data.get("version", "0.1.0")
-    if isinstance(version, bool) or not isinstance(version, (str, int, float)):
-        raise SkillFormatError(f"{where}version must be a string such as 0.1.0, got {version!r}")
+    version, lock = data.get("version", "0.1.0"), data.get("do_not_retire", False)
+    _valid(version, isinstance(version, str) or is_number(version), where + "version", "a string such as 0.1.0")
     return {"signals_match": _items(data.get("signals_match"), where + "signals_match"),
             **{key: _text(guidance.get(key), f"{where}guidance.{key}") for key in _GUIDANCE_TEXTS},
             **{key: _items(guidance.get(key), f"{where}guidance.{key}") for key in _GUIDANCE_LISTS},
             "status": _choice(status, SKILL_STATUSES, where + "status"),
-            "do_not_retire": _flag(data.get("do_not_retire", False), where + "do_not_retire"),
+            "do_not_retire": _valid(lock, isinstance(lock, bool), where + "do_not_retire", "true or false"),
             "version": str(version), "tags": _items(data.get("tags"), where + "tags"),
             "preconditions": _items(data.get("preconditions"), where + "preconditions"),
             "author": _text(data.get("author"), where + "author")}
@@ -208,13 +200,8 @@ def _choice(value: Any, allowed: tuple[str, ...], where: str) -> str:
     return str(value)
 
 
-def _flag(value: Any, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise SkillFormatError(f"{where} must be true or false, got {value!r}")
-    return value
-
-
-def _round(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SkillFormatError(f"{where} must be a non-negative integer, got {value!r}")
+def _valid(value: Any, ok: bool, where: str, expected: str) -> Any:
+    """`value` when `ok`, else SkillFormatError: `where` must be `expected`, got `value`."""
+    if not ok:
+        raise SkillFormatError(f"{where} must be {expected}, got {value!r}")
     return value

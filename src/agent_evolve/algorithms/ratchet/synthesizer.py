@@ -1,10 +1,5 @@
-"""The synthesizer: new skills from clusters of recent failures, under the cover guard, dedup and a length budget.
-
-For each cluster (largest first) until `max_new_skills` are made: skip it when an active skill covers it; else ask
-for one skill in Ratchet's schema (the active meta-skill as prior, up to three failures as examples), re-drafting
-one over budget or too close to a bank skill (named back to the model) up to `synth_attempts` drafts. Every
-outcome is a Decision; an unusable reply is a recorded failure, never a crash.
-"""
+"""The synthesizer: a skill per cluster of recent failures (largest first) unless an active skill covers it,
+redrafted when over budget or a duplicate; every outcome is a Decision, an unusable reply never a crash."""
 
 from __future__ import annotations
 
