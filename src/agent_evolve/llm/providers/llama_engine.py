@@ -93,8 +93,8 @@ class LlamaEngine:
         self._piece_buffer = ctypes.create_string_buffer(PIECE_BYTES)
         self.settings = settings
         self.n_ctx, self.slots, self.n_batch = n_ctx, settings.slots, settings.n_batch
-        model_params = llama_cpp.llama_model_default_params()
-        self._model = _internals.LlamaModel(path_model=str(path), params=model_params, verbose=False)
+        self._model = _internals.LlamaModel(path_model=str(path), params=llama_cpp.llama_model_default_params(),
+                                            verbose=False)
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * self.slots
         params.n_batch, params.n_ubatch = settings.n_batch, settings.n_ubatch
@@ -145,11 +145,8 @@ class LlamaEngine:
         while True:
             if not waiting and not running:
                 waiting.append(self._queue.get())
-            while True:
-                try:
-                    waiting.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
+            while not self._queue.empty():  # this thread is the only consumer: a non-empty queue stays so
+                waiting.append(self._queue.get_nowait())
             now = time.monotonic()
             for request in [r for r in waiting if r.deadline is not None and now >= r.deadline]:
                 waiting.remove(request)
