@@ -135,7 +135,7 @@ def test_missing_parts_and_missing_llama_cpp_say_what_to_install(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
     with pytest.raises(MissingDependencyError) as info:
-        llama_cpp_local._import_llama_cpp()
+        llama_cpp_local.load_model(spec, n_ctx=123)
     assert "agent-evolve[local]" in str(info.value) and "GGML_NATIVE=OFF" in str(info.value)
 
 

@@ -161,11 +161,6 @@ _models: dict[tuple[str, int], LoadedModel] = {}
 _models_lock = threading.Lock()
 
 
-def _import_llama_cpp() -> Any:
-    """llama-cpp-python, or MissingDependencyError with the command that builds it portable."""
-    return optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)
-
-
 def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX) -> LoadedModel:
     """The process-wide engine of spec (joined, verified and loaded on first use), ``n_ctx`` tokens a slot, speed
     settings from ``AGENT_EVOLVE_*`` variables (:class:`~agent_evolve.llm.local_settings.EngineSettings`)."""
@@ -174,7 +169,7 @@ def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX) -> LoadedMod
         if key in _models:
             return _models[key]
         settings = EngineSettings.from_env()
-        _import_llama_cpp()
+        optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)  # else: how to build it portable
         from agent_evolve.llm.providers.llama_engine import LlamaEngine
 
         started = time.perf_counter()
