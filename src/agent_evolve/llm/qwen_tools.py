@@ -85,17 +85,13 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     """Split a reply into its plain text and its <tool_call> blocks (unparseable ones stay text); as small models drop
     the tags, a reply that is only a JSON call of a known tool, or else its first ```json block calling one, counts."""
     calls: list[ToolCall] = []
-    kept: list[str] = []
-    last = 0
-    for match in _CALL_BLOCK.finditer(text):
+
+    def take(match: re.Match[str]) -> str:
         call = _call_in(match.group(2).strip(), None if match.group(1) == "tool_call" else tool_names or set())
-        if call is None:
-            continue
-        kept.append(text[last:match.start()])
-        last = match.end()
-        calls.append(call)
-    kept.append(text[last:])
-    remaining = "".join(kept).strip()
+        calls.extend([call] if call is not None else [])
+        return match.group(0) if call is None else ""
+
+    remaining = _CALL_BLOCK.sub(take, text).strip()
     if not calls and tool_names:
         bare = _call_in(remaining, tool_names)
         if bare is not None:
