@@ -165,8 +165,8 @@ class LlamaEngine:
                 self._step(running)
             except Exception as exc:  # noqa: BLE001 - a failed decode fails the requests in it, not the loop
                 log.exception("local model decode failed")
-                for slot, (request, _, sampler) in list(running.items()):
-                    self._release(running, slot, sampler)
+                for slot, (request, _, _) in list(running.items()):
+                    self._lib.llama_sampler_free(running.pop(slot)[2])
                     self._lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
                     self._cached[slot] = []
                     request.error = exc
@@ -296,18 +296,14 @@ class LlamaEngine:
 
     def _finish(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, finish: Finish,
                 cut: int | None = None) -> None:
-        request, active, sampler = running[slot]
+        request, active, sampler = running.pop(slot)
+        self._lib.llama_sampler_free(sampler)
         text = active.text.decode("utf-8", errors="ignore")
         assert request.result is not None
         request.result.text = text if cut is None else text[:cut]
         request.result.completion_tokens = len(active.generated)
         request.result.finish = finish
-        self._release(running, slot, sampler)
         request.done.set()
-
-    def _release(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, sampler: Any) -> None:
-        self._lib.llama_sampler_free(sampler)
-        del running[slot]
 
 
 def system_info() -> str:
