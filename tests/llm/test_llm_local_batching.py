@@ -72,7 +72,7 @@ def test_a_step_decodes_every_generating_sequence_then_prompt_chunks() -> None:
 def test_deadlines() -> None:
     timed = Active(0, [1], 0, 8, (), deadline=100.0)
     assert timed.expired(now=100.0) and not timed.expired(now=99.9)
-    assert not active(0, [1]).expired()
+    assert not active(0, [1]).expired(now=1e12)
 
 
 def test_stop_index_finds_the_earliest_stop() -> None:

@@ -128,14 +128,14 @@ def test_a_checksum_mismatch_names_file_and_hashes_and_deletes_only_the_joined_f
 
 
 def test_missing_parts_and_missing_llama_cpp_say_what_to_install(monkeypatch):
-    spec = LocalModelSpec("fake", "fake", ("no_such_part_module_1",), "pip install fake-parts", "0" * 64, "f.gguf")
+    spec = LocalModelSpec("fake", ("no_such_part_module_1",), "pip install fake-parts", "0" * 64, "f.gguf")
     with pytest.raises(MissingDependencyError, match="pip install fake-parts"):
         part_paths(spec)
     from agent_evolve.llm.providers import llama_cpp_local
 
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
     with pytest.raises(MissingDependencyError) as info:
-        llama_cpp_local._import_llama_cpp()
+        llama_cpp_local.load_model(spec, n_ctx=123)
     assert "agent-evolve[local]" in str(info.value) and "GGML_NATIVE=OFF" in str(info.value)
 
 

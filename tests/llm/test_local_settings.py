@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from agent_evolve.config import EMBEDDED_SLOTS, REMOTE_CONCURRENCY, EvolveConfig
 from agent_evolve.errors import ConfigError
-from agent_evolve.llm.local_settings import EngineSettings, available_cores
+from agent_evolve.llm.local_settings import EngineSettings
 
 
 def test_defaults_are_todays_measured_choices() -> None:
     settings = EngineSettings.from_env({})
     assert (settings.slots, settings.n_batch, settings.n_ubatch, settings.draft) == (16, 512, 512, "none")
     assert settings.kv_unified
-    assert settings.n_threads == available_cores()
+    assert settings.n_threads == len(os.sched_getaffinity(0))
 
 
 def test_a_run_keeps_the_embedded_engine_full_unless_told_otherwise() -> None:

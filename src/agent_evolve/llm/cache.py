@@ -137,11 +137,6 @@ class ResponseCache:
         self.store.put(key, json.dumps(asdict(completion), ensure_ascii=False))
 
 
-def json_reply_files(directory: Path) -> list[Path]:
-    """The older layout's reply files in a cache folder (``<key[:2]>/<key>.json``), by path."""
-    return sorted(directory.glob("*/*.json"))
-
-
 def _reply_text(path: Path) -> tuple[str, str]:
     """(key, reply text) of one JSON reply file, or an AgentEvolveError naming the file and what is wrong."""
     key = path.stem
@@ -162,7 +157,7 @@ def cached_replies(directory: Path) -> Iterator[dict[str, Any]]:
     for key, text in ReplyStore(directory / STORE_NAME).items():
         seen.add(key)
         yield json.loads(text)
-    for path in json_reply_files(directory):
+    for path in sorted(directory.glob("*/*.json")):  # the older layout's files: <key[:2]>/<key>.json
         if path.stem not in seen:
             try:
                 yield json.loads(read_regular_text(path))
@@ -185,7 +180,7 @@ def pack_folder(directory: str | os.PathLike[str], *, remove: bool = False) -> P
     folder = Path(directory)
     if not folder.is_dir():
         raise AgentEvolveError(f"{folder}: not a folder of cached replies")
-    paths = json_reply_files(folder)
+    paths = sorted(folder.glob("*/*.json"))
     pairs = [_reply_text(path) for path in paths]
     store = ReplyStore(folder / STORE_NAME)
     try:

@@ -25,9 +25,8 @@ REMOTE_TIMEOUT_S = 120.0
 LOCAL_TIMEOUT_S = 1800.0
 
 
-def make_provider(
-    ref: ModelRef, *, base_url: str | None = None, timeout_s: float | None = None, n_ctx: int = 4096, seed: int = 0
-) -> LLMClient:
+def make_provider(ref: ModelRef, *, base_url: str | None = None, timeout_s: float | None = None, seed: int = 0
+                  ) -> LLMClient:
     """The raw (unmetered) client for a parsed model string (SDK imported on first use); `seed` is the local model's
     sampling seed, `timeout_s` None the provider kind's default (REMOTE_TIMEOUT_S or LOCAL_TIMEOUT_S)."""
     url = base_url or ref.default_base_url
@@ -50,7 +49,7 @@ def make_provider(
         return BedrockConverseClient(ref.full, ref.name, base_url=url, timeout_s=timeout_s)
     from agent_evolve.llm.providers.llama_cpp_local import LocalLlamaClient
 
-    return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], n_ctx=n_ctx, timeout_s=timeout_s, seed=seed)
+    return LocalLlamaClient(ref.full, LOCAL_MODELS[ref.name], timeout_s=timeout_s, seed=seed)
 
 
 def _is_http_url(url: str) -> bool:
@@ -65,12 +64,12 @@ def _is_http_url(url: str) -> bool:
 
 def make_client(model: str, *, role: str = "agent", base_url: str | None = None, timeout_s: float | None = None,
                 max_retries: int = 3, retry_base_delay_s: float = 1.0, ledger: UsageLedger | None = None,
-                cache_dir: str | None = None, prices: Mapping[str, Any] | None = None, n_ctx: int = 4096,
-                seed: int = 0) -> MeteredClient:
+                cache_dir: str | None = None, prices: Mapping[str, Any] | None = None, seed: int = 0
+                ) -> MeteredClient:
     """A metered client for model ('provider/name' or a bare Bedrock id), recording under role."""
     ref = parse_model(model)
     validate_prices(prices or {})
-    inner = make_provider(ref, base_url=base_url, timeout_s=timeout_s, n_ctx=n_ctx, seed=seed)
+    inner = make_provider(ref, base_url=base_url, timeout_s=timeout_s, seed=seed)
     return MeteredClient(inner, role=role, ledger=ledger, prices=prices, seed=seed,
                          retry=RetryPolicy(max_retries=max_retries, base_delay_s=retry_base_delay_s),
                          cache=ResponseCache(cache_dir) if cache_dir else None)

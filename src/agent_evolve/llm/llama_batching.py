@@ -3,7 +3,6 @@ ends), applied by :mod:`agent_evolve.llm.providers.llama_engine` and tested with
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,8 +30,6 @@ def place(prompt: Sequence[int], free: Sequence[int], cached: dict[int, Sequence
     slot whose cache the prompt keeps whole (empty or a prefix of it), sharing most first, else the least recently
     used (``last_used``: larger is later); the prefix is copied from whichever slot shares most, so a request never
     destroys a cached prompt while a slot it would not destroy is free. Ties go to the lowest slot (deterministic)."""
-    if not free:
-        raise ValueError("no free slot")
     limit = max(len(prompt) - 1, 0)
     shares = {s: min(common_prefix(prompt, tokens), limit) for s, tokens in cached.items()}
     used = last_used or {}
@@ -63,8 +60,8 @@ class Active:
     complete_at: Callable[[str], int | None] | None = None
     draft: list[int] = field(default_factory=list)
 
-    def expired(self, now: float | None = None) -> bool:
-        return self.deadline is not None and (time.monotonic() if now is None else now) >= self.deadline
+    def expired(self, now: float) -> bool:
+        return self.deadline is not None and now >= self.deadline
 
 
 @dataclass(frozen=True)

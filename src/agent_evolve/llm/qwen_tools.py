@@ -30,16 +30,6 @@ RESULTS_NUDGE = (
 _CALL_BLOCK = re.compile(r"<(tool_call|tools)>\s*(.*?)\s*(?:</\1>|$)", re.DOTALL)
 
 
-def render_tools(tools: list[ToolSpec]) -> str:
-    """The '# Tools' section Qwen2.5 was trained on, one JSON function signature per line."""
-    lines = [
-        json.dumps({"type": "function", "function": {"name": t.name, "description": t.description,
-                                                     "parameters": t.parameters}}, ensure_ascii=False)
-        for t in tools
-    ]
-    return _TOOLS_HEADER + "\n".join(lines) + _TOOLS_FOOTER
-
-
 def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> list[dict[str, str]]:
     """Plain role/content dicts any chat template accepts, with tools, calls and results written as Qwen text."""
     out: list[dict[str, str]] = []
@@ -48,7 +38,10 @@ def to_chat_messages(messages: list[Message], tools: list[ToolSpec] | None) -> l
         system = DEFAULT_SYSTEM
         if messages and messages[0].role == "system":
             system, rest = messages[0].content, messages[1:]
-        out.append({"role": "system", "content": f"{system}\n\n{render_tools(tools)}"})
+        signatures = "\n".join(json.dumps({"type": "function", "function": {  # one line each, as Qwen2.5 was trained
+            "name": t.name, "description": t.description, "parameters": t.parameters}}, ensure_ascii=False)
+            for t in tools)
+        out.append({"role": "system", "content": f"{system}\n\n{_TOOLS_HEADER}{signatures}{_TOOLS_FOOTER}"})
     result_turns: set[int] = set()
     for msg in rest:
         if msg.role == "tool":
@@ -92,17 +85,13 @@ def parse_tool_calls(text: str, tool_names: set[str] | None = None) -> tuple[str
     """Split a reply into its plain text and its <tool_call> blocks (unparseable ones stay text); as small models drop
     the tags, a reply that is only a JSON call of a known tool, or else its first ```json block calling one, counts."""
     calls: list[ToolCall] = []
-    kept: list[str] = []
-    last = 0
-    for match in _CALL_BLOCK.finditer(text):
+
+    def take(match: re.Match[str]) -> str:
         call = _call_in(match.group(2).strip(), None if match.group(1) == "tool_call" else tool_names or set())
-        if call is None:
-            continue
-        kept.append(text[last:match.start()])
-        last = match.end()
-        calls.append(call)
-    kept.append(text[last:])
-    remaining = "".join(kept).strip()
+        calls.extend([call] if call is not None else [])
+        return match.group(0) if call is None else ""
+
+    remaining = _CALL_BLOCK.sub(take, text).strip()
     if not calls and tool_names:
         bare = _call_in(remaining, tool_names)
         if bare is not None:

@@ -24,9 +24,6 @@ class Price:
     input: float
     output: float
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
-
 
 # List prices per million tokens, keyed by model name without provider or Bedrock region/vendor prefix;
 # the longest key that prefixes a model name applies. Override with EvolveConfig.prices.
@@ -88,7 +85,7 @@ def cost_of(model: str, usage: Usage, overrides: Mapping[str, Any] | None = None
             _warned.add(model)
             log.warning("no price known for %s; counting its cost as 0 (set prices in the config)", model)
         return 0.0
-    return price.cost(usage.input_tokens, usage.output_tokens)
+    return (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000
 
 
 def require_prices(models: list[str], overrides: Mapping[str, Any] | None = None) -> None:
@@ -108,7 +105,7 @@ class UsageLedger:
     def __init__(self, *, max_total_tokens: int | None = None, max_cost_usd: float | None = None) -> None:
         self._cond = threading.Condition()
         self._by_role: dict[str, Usage] = {}
-        self._in_flight = 0
+        self.in_flight = 0  # calls admitted and not yet finished
         self._reserved = Usage()
         self.max_total_tokens = max_total_tokens
         self.max_cost_usd = max_cost_usd
@@ -152,11 +149,6 @@ class UsageLedger:
         with self._cond:
             return {role: replace(usage) for role, usage in self._by_role.items()}
 
-    @property
-    def in_flight(self) -> int:
-        """Calls admitted and not yet finished."""
-        return self._in_flight
-
     def set_budget(self, max_total_tokens: int | None = None, max_cost_usd: float | None = None) -> None:
         """Set (or clear, with None) the token and cost budgets shared by every role."""
         with self._cond:
@@ -180,12 +172,6 @@ class UsageLedger:
         if problem is not None:
             raise BudgetExceededError(problem)
 
-    def _estimate(self, spent: Usage, max_tokens: int | None) -> Usage:
-        """What one more call may spend: its output limit or the mean call so far, whichever is larger."""
-        mean_tokens = spent.total_tokens // spent.calls if spent.calls else 0
-        mean_cost = spent.cost / spent.calls if spent.calls else 0.0
-        return Usage(calls=1, output_tokens=max(max_tokens or 0, mean_tokens), cost=mean_cost)
-
     @contextmanager
     def admit(self, max_tokens: int | None = None) -> Iterator[None]:
         """Hold a place for one call; waits while admitted calls could spend the rest, raises once it is spent (a
@@ -193,21 +179,22 @@ class UsageLedger:
         with self._cond:
             while True:
                 self.check_budget()  # the condition's lock is re-entrant
-                spent = self.total()
-                estimate = self._estimate(spent, max_tokens)
+                spent = self.total()  # one more call may spend its output limit or the mean call, whichever is more
+                mean = (spent.total_tokens // spent.calls, spent.cost / spent.calls) if spent.calls else (0, 0.0)
+                estimate = Usage(calls=1, output_tokens=max(max_tokens or 0, mean[0]), cost=mean[1])
                 planned = spent + self._reserved + estimate
                 tokens_fit = self.max_total_tokens is None or planned.total_tokens <= self.max_total_tokens
                 cost_fits = self.max_cost_usd is None or planned.cost <= self.max_cost_usd
-                if self._in_flight == 0 or (tokens_fit and cost_fits):
+                if self.in_flight == 0 or (tokens_fit and cost_fits):
                     break
                 self._cond.wait()
-            self._in_flight += 1
+            self.in_flight += 1
             self._reserved = self._reserved + estimate
         try:
             yield
         finally:
             with self._cond:
-                self._in_flight -= 1
+                self.in_flight -= 1
                 self._reserved = self._reserved - estimate
                 self._cond.notify_all()
 

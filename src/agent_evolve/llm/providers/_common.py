@@ -23,6 +23,11 @@ from agent_evolve.types import Usage
 
 MAX_ARGUMENT_CHARS = 1_000_000
 _SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+# How the content-block APIs (Anthropic messages, Bedrock Converse) say why a reply ended; any other reason: stop.
+BLOCK_FINISH: dict[str, FinishReason] = {
+    "max_tokens": "length", "model_context_window_exceeded": "length", "tool_use": "tool_calls", "refusal": "error",
+    "guardrail_intervened": "error", "content_filtered": "error",
+}
 
 
 class MalformedReplyError(ProviderServerError):
@@ -43,10 +48,10 @@ def decode_arguments(raw: Any) -> dict[str, Any]:
     return raw if isinstance(raw, dict) else {"_value": raw}
 
 
-def read_key(given: str | None, env_var: str, model: str) -> str | None:
-    """The API key given or in `env_var` (None when neither), stripped and registered for redaction; ConfigError when
+def read_key(env_var: str, model: str) -> str | None:
+    """The API key in `env_var` (None when unset), stripped and registered for redaction; ConfigError when
     it cannot travel in an HTTP header (a line break, space or quote pasted inside it)."""
-    key = (given or os.environ.get(env_var) or "").strip() or None
+    key = (os.environ.get(env_var) or "").strip() or None
     register_secret(key)
     if key is not None and not (key.isascii() and key.isprintable() and " " not in key):
         raise ConfigError(f"{model}: the API key in {env_var} has a space, line break or non-ASCII character inside; "

@@ -6,20 +6,11 @@ import inspect
 from typing import Any
 
 from agent_evolve.errors import MissingDependencyError
-from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
-from agent_evolve.llm.providers._common import SdkClient, decode_arguments, merged_turns, one_call, read_key
+from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
+from agent_evolve.llm.providers._common import (BLOCK_FINISH, SdkClient, decode_arguments, merged_turns, one_call,
+                                                read_key)
 
 DEFAULT_MAX_TOKENS = 4096  # the messages API requires max_tokens
-
-_FINISH: dict[str, FinishReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "tool_use": "tool_calls",
-    "refusal": "error",
-}
 
 
 def _blocks(msg: Message) -> tuple[str, list[dict[str, Any]]]:
@@ -36,10 +27,9 @@ class AnthropicMessagesClient(SdkClient):
 
     sdk = ("anthropic", "anthropic", "Anthropic")
 
-    def __init__(self, model: str, name: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout_s: float = 120.0) -> None:
+    def __init__(self, model: str, name: str, *, base_url: str | None = None, timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider="anthropic", base_url=base_url, timeout_s=timeout_s)
-        key = read_key(api_key, "ANTHROPIC_API_KEY", model)
+        key = read_key("ANTHROPIC_API_KEY", model)
         if key is None:
             raise MissingDependencyError(f"{model}: no API key; set the ANTHROPIC_API_KEY environment variable")
         self._api_key = key
@@ -70,7 +60,7 @@ class AnthropicMessagesClient(SdkClient):
                 texts.append(block.text)
             elif block.type == "tool_use":
                 calls.append(ToolCall(id=block.id, name=block.name, arguments=decode_arguments(block.input)))
-        finish = _FINISH.get(response.stop_reason or "end_turn", "stop")
+        finish = BLOCK_FINISH.get(response.stop_reason, "stop")
         usage = response.usage
         input_tokens = (usage.input_tokens or 0) + (getattr(usage, "cache_creation_input_tokens", 0) or 0) + (
             getattr(usage, "cache_read_input_tokens", 0) or 0

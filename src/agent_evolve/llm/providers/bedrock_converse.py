@@ -5,21 +5,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agent_evolve.llm.base import Completion, FinishReason, Message, ToolCall, ToolSpec
+from agent_evolve.llm.base import Completion, Message, ToolCall, ToolSpec
 from agent_evolve.llm.errors import (AuthenticationError, LLMError, LLMTimeoutError, ProviderServerError,
                                      RateLimitError, error_for_status)
-from agent_evolve.llm.providers._common import (SdkClient, decode_arguments, malformed_body, merged_turns, one_call,
-                                                with_retry_after)
+from agent_evolve.llm.providers._common import (BLOCK_FINISH, SdkClient, decode_arguments, malformed_body,
+                                                merged_turns, one_call, with_retry_after)
 
-_FINISH: dict[str, FinishReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "tool_use": "tool_calls",
-    "guardrail_intervened": "error",
-    "content_filtered": "error",
-}
 _THROTTLED = {"ThrottlingException", "TooManyRequestsException", "ServiceQuotaExceededException"}
 _UNAVAILABLE = {"ServiceUnavailableException", "InternalServerException", "ModelNotReadyException"}
 
@@ -40,10 +31,10 @@ class BedrockConverseClient(SdkClient):
     shown = "region"
     sdk = ("boto3", "bedrock", "")
 
-    def __init__(self, model: str, name: str, *, region: str | None = None, base_url: str | None = None,
-                 timeout_s: float = 120.0, client: Any = None) -> None:
+    def __init__(self, model: str, name: str, *, base_url: str | None = None, timeout_s: float = 120.0,
+                 client: Any = None) -> None:
         super().__init__(model, name, provider="bedrock", base_url=base_url, timeout_s=timeout_s)
-        self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        self.region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self._client = client
 
     def _connect(self) -> Any:
@@ -106,5 +97,5 @@ class BedrockConverseClient(SdkClient):
         uses = [b["toolUse"] for b in content if "toolUse" in b]
         calls = [ToolCall(id=u["toolUseId"], name=u["name"], arguments=decode_arguments(u.get("input"))) for u in uses]
         usage = response.get("usage", {})
-        return one_call(self.model, "".join(texts), calls, _FINISH.get(response.get("stopReason", "end_turn"), "stop"),
+        return one_call(self.model, "".join(texts), calls, BLOCK_FINISH.get(response.get("stopReason"), "stop"),
                         usage.get("inputTokens", 0), usage.get("outputTokens", 0))

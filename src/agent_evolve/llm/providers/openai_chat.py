@@ -15,7 +15,6 @@ from agent_evolve.llm.providers._common import SdkClient, decode_arguments, one_
 log = logging.getLogger(__name__)
 _without_usage: set[str] = set()  # models whose server sent a reply without token counts (warned about once)
 _FINISH: dict[str, FinishReason] = {
-    "stop": "stop",
     "length": "length",
     "tool_calls": "tool_calls",
     "function_call": "tool_calls",
@@ -45,9 +44,9 @@ class OpenAIChatClient(SdkClient):
     default_temperature_only = False  # found true when the model refuses a temperature (OpenAI's reasoning models)
 
     def __init__(self, model: str, name: str, *, provider: str = "openai", base_url: str | None = None,
-                 api_key: str | None = None, timeout_s: float = 120.0) -> None:
+                 timeout_s: float = 120.0) -> None:
         super().__init__(model, name, provider=provider, base_url=base_url, timeout_s=timeout_s)
-        key = read_key(api_key, "OPENAI_API_KEY", model)
+        key = read_key("OPENAI_API_KEY", model)
         if key is None and provider == "openai" and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
             raise MissingDependencyError(
                 f"{model}: no API key; set the OPENAI_API_KEY environment variable "
