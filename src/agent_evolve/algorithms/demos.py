@@ -153,7 +153,7 @@ class DemoSearchEngine(ModelEngine):
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids) - set(sources))
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]),
                         curtail=self.config.gate_curtail)
-        self.record(result.to_dict())
+        atomic_write(self.context.output_dir / "search.json", json.dumps(result.to_dict(), indent=1))  # with the cycle
         scores = ", ".join(result.describe(c.name) for c in candidates)
         measured = f"trial on {len(ids)} train tasks: current {result.incumbent:.2f}; {scores}"
         if result.best is None:
@@ -198,8 +198,3 @@ class DemoSearchEngine(ModelEngine):
         found += [b for entry in self.kinds if JOIN in entry and (b := bundled(entry, found, kind_of)) is not None]
         chosen = [c for c in found if kind_of(c) in self.kinds]
         return sorted(chosen, key=lambda c: self.kinds.index(kind_of(c)))
-
-    def record(self, result: dict[str, Any]) -> None:
-        """Keep the search's numbers with this cycle's engine output."""
-        if self.context is not None:
-            atomic_write(self.context.output_dir / "search.json", json.dumps(result, indent=1))
