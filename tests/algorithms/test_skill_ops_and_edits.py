@@ -59,7 +59,7 @@ def test_merge_skills_gives_one_valid_skill_naming_both_sources():
     a = make_skill("check-units", "mixed units", UNITS, {"kind": "unit_scale"})
     b = make_skill("percent-basics", "percentages",
                    "A percent p means p/100.\nConvert everything to one unit before computing.")
-    merged = merge_skills(a, b, "units-and-percents", "mixed units or percents", UNITS + "\nA percent p means p/100.")
+    merged = merge_skills(a, b, "units-and-percents", "mixed units or percents", UNITS + "\nA percent p is p/100.")
     assert not validate_skill(merged, "units-and-percents")
     assert "p/100" in merged.body and merged.description.startswith("TRIGGER when:")
     assert merged.metadata == {"kind": "unit_scale", "merged_from": ["check-units", "percent-basics"]}

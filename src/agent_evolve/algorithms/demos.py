@@ -153,7 +153,7 @@ class DemoSearchEngine(ModelEngine):
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids) - set(sources))
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]),
                         curtail=self.config.gate_curtail)
-        atomic_write(self.context.output_dir / "search.json", json.dumps(result.to_dict(), indent=1))  # with the cycle
+        atomic_write(self.context.output_dir / "search.json", json.dumps(result.to_dict(), indent=1))
         scores = ", ".join(result.describe(c.name) for c in candidates)
         measured = f"trial on {len(ids)} train tasks: current {result.incumbent:.2f}; {scores}"
         if result.best is None:

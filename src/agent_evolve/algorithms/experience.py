@@ -121,8 +121,7 @@ def new_examples(observations: Sequence[Observation], pool: Sequence[Demo]) -> l
     acted = {o.task.id: (o, text) for o in observations
              if o.task.id in verified and (text := compact_trajectory(o)) is not None}
     examples = [example(d.task_id, d.question, d.solution) for d in pool if d.task_id not in acted]
-    examples += [example(i, o.task.question, text)
-                 for i, (o, text) in acted.items()]
+    examples += [example(i, o.task.question, text) for i, (o, text) in acted.items()]
     return [e for e in examples if e.input]
 
 

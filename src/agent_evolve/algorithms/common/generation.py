@@ -27,8 +27,8 @@ WEAK_SKILL_RATE = 0.5
 _TEXT = {"type": "string", "minLength": 1}
 _LINES = {"anyOf": [_TEXT, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}  # small models list lines
 RULE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}
-SKILL_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES},
-                                "required": ["name", "description", "body"]}
+SKILL_SCHEMA: dict[str, Any] = {"type": "object", "required": ["name", "description", "body"],
+                                "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES}}
 _UNUSABLE_TRIGGER = re.compile(r"<[^>]{0,80}>|\b(?:answer|result|output) is (?:wrong|incorrect|correct)\b",
                                re.IGNORECASE)
 _META = re.compile(r"\b(?:system prompt|the prompt|the agent|this rule)\b", re.IGNORECASE)

@@ -117,10 +117,8 @@ class SkillOptEngine(ModelEngine):
         return max(1, math.ceil(len(trial.train_tasks) / self.config.batch_size))
 
     def _current_text(self, root: Path, path: str) -> str:
-        file = root / path
-        if file.is_file():
-            return read_regular_text(file)
-        return render_skill(Skill(self.params["skill_name"], self.params["skill_description"], "\n"))
+        blank = Skill(self.params["skill_name"], self.params["skill_description"], "\n")
+        return read_regular_text(root / path) if (root / path).is_file() else render_skill(blank)
 
     def _validate(self, candidate: Candidate, root: Path, trial: TrialRunner, scores: dict[str, float]) -> float:
         """The candidate's mean validation score, measured once per version and kept in the state."""
