@@ -120,9 +120,8 @@ class Evidence:
 
     @property
     def mean_score(self) -> float | None:
-        if self.hidden or not self.findings:
-            return None
-        return sum(f.score or 0.0 for f in self.findings) / len(self.findings)
+        visible = not self.hidden and self.findings
+        return sum(f.score or 0.0 for f in self.findings) / len(self.findings) if visible else None
 
     @property
     def kind_counts(self) -> Counter[str]:

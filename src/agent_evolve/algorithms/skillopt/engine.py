@@ -112,9 +112,8 @@ class SkillOptEngine(ModelEngine):
                           metadata={"skillopt": report})
 
     def _epoch_length(self, trial: TrialRunner) -> int:
-        if self.params["steps_per_epoch"]:
-            return int(self.params["steps_per_epoch"])
-        return max(1, math.ceil(len(trial.train_tasks) / self.config.batch_size))
+        per_epoch = self.params["steps_per_epoch"]
+        return int(per_epoch) if per_epoch else max(1, math.ceil(len(trial.train_tasks) / self.config.batch_size))
 
     def _current_text(self, root: Path, path: str) -> str:
         blank = Skill(self.params["skill_name"], self.params["skill_description"], "\n")
