@@ -19,38 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.candidate_search import (
-    JOIN,
-    CandidateEdit,
-    bundle_parts,
-    bundled,
-    fingerprint,
-    rejected,
-    search,
-    trial_ids,
-    untried_first,
-    write_files,
-)
-from agent_evolve.algorithms.common.demos import (
-    DEMO_FRAGMENT,
-    Demo,
-    demo_sets,
-    demos_in,
-    merge_pool,
-    render_demos,
-    verified_demos,
-)
+from agent_evolve.algorithms.common.candidate_search import (JOIN, CandidateEdit, bundle_parts, bundled, fingerprint,
+    rejected, search, trial_ids, untried_first, write_files)
+from agent_evolve.algorithms.common.demos import (DEMO_FRAGMENT, Demo, demo_sets, demos_in, merge_pool, render_demos,
+    verified_demos)
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.failure_notes import RULES_FRAGMENT, note_candidates, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.techniques import (
-    applicable,
-    caught_failures,
-    check_candidate,
-    cross_check_candidate,
-    learned_form,
-    program_candidate,
-    program_instruction,
-)
+from agent_evolve.algorithms.common.techniques import (applicable, caught_failures, check_candidate,
+    cross_check_candidate, learned_form, program_candidate, program_instruction)
 from agent_evolve.algorithms.experience import experience_candidates
 from agent_evolve.benchmarks.answer_kinds import kind_of as answer_kind
 from agent_evolve.contract.paths import atomic_write

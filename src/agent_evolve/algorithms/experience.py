@@ -14,16 +14,8 @@ from typing import TYPE_CHECKING
 
 from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.algorithms.common.demos import Demo, verified_demos
-from agent_evolve.contract.experience import (
-    EXPERIENCE_FILE,
-    EXPERIENCE_SETTINGS,
-    Example,
-    ExperienceSettings,
-    example,
-    experience_text,
-    read_experience,
-    read_experience_settings,
-)
+from agent_evolve.contract.experience import (EXPERIENCE_FILE, EXPERIENCE_SETTINGS, Example, ExperienceSettings,
+    example, experience_text, read_experience, read_experience_settings)
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import Observation
 

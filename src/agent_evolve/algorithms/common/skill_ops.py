@@ -9,14 +9,8 @@ from dataclasses import replace
 from itertools import accumulate, combinations
 from typing import Any
 
-from agent_evolve.contract.skills import (
-    MAX_DESCRIPTION_LENGTH,
-    Skill,
-    parse_skill,
-    read_skill_file,
-    render_skill,
-    validate_skill,
-)
+from agent_evolve.contract.skills import (MAX_DESCRIPTION_LENGTH, Skill, parse_skill, read_skill_file, render_skill,
+    validate_skill)
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.text import ascii_words, cosine, tfidf_vectors

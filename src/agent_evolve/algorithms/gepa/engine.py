@@ -14,29 +14,16 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.candidates import (
-    Candidate,
-    best_accepted_tag,
-    check_components,
-    default_components,
-    editable_text,
-    materialize,
-    read_candidate,
-    validation_runner,
-)
+from agent_evolve.algorithms.candidates import (Candidate, best_accepted_tag, check_components, default_components,
+    editable_text, materialize, read_candidate, validation_runner)
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
 from agent_evolve.algorithms.gepa.merge import decide_merge, merge_subsample, plan_merge
 from agent_evolve.algorithms.gepa.reflection import extract_proposal, proposal_prompt
 from agent_evolve.algorithms.gepa.scores import LEDGER_NAME, ScoreLedger
-from agent_evolve.algorithms.gepa.selection import (
-    MinibatchImprovement,
-    front_frequency,
-    is_perfect,
-    make_selector,
-    mean_scores,
-)
+from agent_evolve.algorithms.gepa.selection import (MinibatchImprovement, front_frequency, is_perfect, make_selector,
+    mean_scores)
 from agent_evolve.errors import AgentEvolveError
 from agent_evolve.llm.base import Message
 from agent_evolve.types import Observation, StepResult

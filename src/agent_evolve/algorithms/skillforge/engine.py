@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common import prompts
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.edits import (
-    DuplicateEditError,
-    Edit,
-    EditBatch,
-    EditError,
-    proposable_kinds,
-)
+from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, proposable_kinds
 from agent_evolve.algorithms.common.generation import edit_from_action, plan_targets, propose, propose_edits
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills

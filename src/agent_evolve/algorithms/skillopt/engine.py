@@ -12,14 +12,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.candidates import (
-    Candidate,
-    best_accepted_tag,
-    editable_text,
-    join_editable,
-    materialize,
-    validation_runner,
-)
+from agent_evolve.algorithms.candidates import (Candidate, best_accepted_tag, editable_text, join_editable,
+    materialize, validation_runner)
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
