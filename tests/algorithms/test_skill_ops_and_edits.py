@@ -55,14 +55,14 @@ def test_near_duplicates_find_rewordings_only():
     assert pairs[0][2] >= 0.85
 
 
-def test_merge_skills_gives_one_valid_skill_with_both_bodies():
-    a = make_skill("check-units", "mixed units", UNITS)
+def test_merge_skills_gives_one_valid_skill_naming_both_sources():
+    a = make_skill("check-units", "mixed units", UNITS, {"kind": "unit_scale"})
     b = make_skill("percent-basics", "percentages",
                    "A percent p means p/100.\nConvert everything to one unit before computing.")
-    merged = merge_skills(a, b, name="units-and-percents")
+    merged = merge_skills(a, b, "units-and-percents", "mixed units or percents", UNITS + "\nA percent p is p/100.")
     assert not validate_skill(merged, "units-and-percents")
-    assert "p/100" in merged.body and merged.body.count("Convert everything") == 1
-    assert merged.metadata["merged_from"] == ["check-units", "percent-basics"]
+    assert "p/100" in merged.body and merged.description.startswith("TRIGGER when:")
+    assert merged.metadata == {"kind": "unit_scale", "merged_from": ["check-units", "percent-basics"]}
 
 
 def test_draft_without_frontmatter_becomes_a_skill():

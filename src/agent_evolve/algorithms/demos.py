@@ -19,38 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.candidate_search import (
-    JOIN,
-    CandidateEdit,
-    bundle_parts,
-    bundled,
-    fingerprint,
-    rejected,
-    search,
-    trial_ids,
-    untried_first,
-    write_files,
-)
-from agent_evolve.algorithms.common.demos import (
-    DEMO_FRAGMENT,
-    Demo,
-    demo_sets,
-    demos_in,
-    merge_pool,
-    render_demos,
-    verified_demos,
-)
+from agent_evolve.algorithms.common.candidate_search import (JOIN, CandidateEdit, bundle_parts, bundled, fingerprint,
+    rejected, search, trial_ids, untried_first, write_files)
+from agent_evolve.algorithms.common.demos import (DEMO_FRAGMENT, Demo, demo_sets, demos_in, merge_pool, render_demos,
+    verified_demos)
 from agent_evolve.algorithms.common.evidence import analyse
 from agent_evolve.algorithms.common.failure_notes import RULES_FRAGMENT, note_candidates, targeted_fixes, with_fix
-from agent_evolve.algorithms.common.techniques import (
-    applicable,
-    caught_failures,
-    check_candidate,
-    cross_check_candidate,
-    learned_form,
-    program_candidate,
-    program_instruction,
-)
+from agent_evolve.algorithms.common.techniques import (applicable, caught_failures, check_candidate,
+    cross_check_candidate, learned_form, program_candidate, program_instruction)
 from agent_evolve.algorithms.experience import experience_candidates
 from agent_evolve.benchmarks.answer_kinds import kind_of as answer_kind
 from agent_evolve.contract.paths import atomic_write
@@ -153,7 +129,7 @@ class DemoSearchEngine(ModelEngine):
             ids += sorted(set(caught) & set(trial.train_tasks) - set(ids) - set(sources))
         result = search(trial, root, self.context.scratch_dir, candidates, ids, float(self.params["min_gain"]),
                         curtail=self.config.gate_curtail)
-        self.record(result.to_dict())
+        atomic_write(self.context.output_dir / "search.json", json.dumps(result.to_dict(), indent=1))
         scores = ", ".join(result.describe(c.name) for c in candidates)
         measured = f"trial on {len(ids)} train tasks: current {result.incumbent:.2f}; {scores}"
         if result.best is None:
@@ -198,8 +174,3 @@ class DemoSearchEngine(ModelEngine):
         found += [b for entry in self.kinds if JOIN in entry and (b := bundled(entry, found, kind_of)) is not None]
         chosen = [c for c in found if kind_of(c) in self.kinds]
         return sorted(chosen, key=lambda c: self.kinds.index(kind_of(c)))
-
-    def record(self, result: dict[str, Any]) -> None:
-        """Keep the search's numbers with this cycle's engine output."""
-        if self.context is not None:
-            atomic_write(self.context.output_dir / "search.json", json.dumps(result, indent=1))

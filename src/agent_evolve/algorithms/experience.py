@@ -14,16 +14,8 @@ from typing import TYPE_CHECKING
 
 from agent_evolve.algorithms.common.candidate_search import CandidateEdit
 from agent_evolve.algorithms.common.demos import Demo, verified_demos
-from agent_evolve.contract.experience import (
-    EXPERIENCE_FILE,
-    EXPERIENCE_SETTINGS,
-    Example,
-    ExperienceSettings,
-    example,
-    experience_text,
-    read_experience,
-    read_experience_settings,
-)
+from agent_evolve.contract.experience import (EXPERIENCE_FILE, EXPERIENCE_SETTINGS, Example, ExperienceSettings,
+    example, experience_text, read_experience, read_experience_settings)
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import Observation
 
@@ -121,8 +113,7 @@ def new_examples(observations: Sequence[Observation], pool: Sequence[Demo]) -> l
     acted = {o.task.id: (o, text) for o in observations
              if o.task.id in verified and (text := compact_trajectory(o)) is not None}
     examples = [example(d.task_id, d.question, d.solution) for d in pool if d.task_id not in acted]
-    examples += [example(i, o.task.question, text)
-                 for i, (o, text) in acted.items()]
+    examples += [example(i, o.task.question, text) for i, (o, text) in acted.items()]
     return [e for e in examples if e.input]
 
 

@@ -16,13 +16,8 @@ from agent_evolve.algorithms.common.edits import Edit, EditBatch, EditError
 from agent_evolve.algorithms.common.evidence import Evidence
 from agent_evolve.algorithms.common.generation import decide, merge, plan_targets, propose
 from agent_evolve.algorithms.common.memory_ops import lessons, stage_promotions
-from agent_evolve.algorithms.common.skill_ops import (
-    DUPLICATE_THRESHOLD,
-    draft_to_skill,
-    most_similar,
-    near_duplicates,
-    read_skills,
-)
+from agent_evolve.algorithms.common.skill_ops import (DUPLICATE_THRESHOLD, draft_to_skill, most_similar,
+    near_duplicates, read_skills)
 from agent_evolve.algorithms.common.summaries import evidence_prompt
 from agent_evolve.contract.skills import Skill
 from agent_evolve.llm.errors import StructuredOutputError

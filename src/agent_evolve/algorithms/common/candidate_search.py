@@ -1,12 +1,8 @@
 """Search with measurement: candidate edits scored on the same train tasks; only the best may be kept.
 
-Each candidate (whole-file writes inside the evolvable layers) is staged in a copy of the workspace and scored by
-the trial runner, as is the working copy; the winner must beat the working copy, else nothing is written. With
-curtailment, a candidate's scoring stops once it could no longer win (the same winner as scoring every task). A
-bundle (``cross-check+experience``) is the first candidate of each named kind written together, proposed only when
-every part has a candidate and no two parts write the same file. A candidate the gate rejected against the same
-accepted version (same `fingerprint`) is not proposed again: the kernel would reject it unscored. Without a trial
-to choose, a candidate writing none of the files rejected since that version goes first (`untried_first`).
+Each candidate (whole-file writes inside the evolvable layers) is scored in a copy of the workspace, as is the
+working copy; the winner must beat the working copy, else nothing is written. Bundles, curtailment and the
+candidates not proposed again are described where they are done (`bundled`, `out_of_the_running`, `fingerprint`).
 """
 
 from __future__ import annotations

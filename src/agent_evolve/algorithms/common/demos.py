@@ -43,11 +43,10 @@ def verified_demos(observations: Sequence[Observation], max_chars: int = DEMO_CH
         graded_right = feedback.success and feedback.score >= 1.0 and not feedback.raw.get("hidden")
         if not graded_right or cut_at_limit(obs.trajectory.steps):
             continue
-        trajectory = obs.trajectory
-        solution = worked_solution(trajectory.output or "", trajectory.steps, trajectory.conversation).strip()
+        run = obs.trajectory
+        solution = worked_solution(run.output or "", run.steps, run.conversation).strip()
         if solution and len(solution) <= max_chars:
-            question = obs.task.question.strip()
-            demos.append(Demo(obs.task.id, question, solution))
+            demos.append(Demo(obs.task.id, obs.task.question.strip(), solution))
     return demos
 
 

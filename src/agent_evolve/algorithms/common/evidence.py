@@ -46,7 +46,6 @@ _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 _EXPECTED_GOT = re.compile(r"expected\s+(\S+?),?\s+got\s+(\S+)", re.I)
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
 _SCALES = (12, 24, 60, 100, 1000)
-TOOL_STEPS = ("tool", "tool_call")
 
 
 @dataclass
@@ -121,9 +120,8 @@ class Evidence:
 
     @property
     def mean_score(self) -> float | None:
-        if self.hidden or not self.findings:
-            return None
-        return sum(f.score or 0.0 for f in self.findings) / len(self.findings)
+        visible = not self.hidden and self.findings
+        return sum(f.score or 0.0 for f in self.findings) / len(self.findings) if visible else None
 
     @property
     def kind_counts(self) -> Counter[str]:
@@ -201,7 +199,8 @@ def classify(obs: Observation, hidden: bool) -> str | None:
         return None
     if not output.strip():
         return "empty_output"
-    tool_error = any(isinstance(s, dict) and s.get("type") in TOOL_STEPS and s.get("error") for s in steps)
+    tool_error = any(isinstance(s, dict) and s.get("type") in ("tool", "tool_call") and s.get("error")
+                     for s in steps)
     if hidden:
         return "tool_error" if tool_error else None
     detail = obs.feedback.detail or ""
@@ -262,8 +261,7 @@ def analyse(observations: list[Observation], hidden: bool | None = None) -> Evid
             entry = stats.setdefault(name, SkillStats(name))
             entry.uses += 1
             entry.solved += int(bool(solved))
-        question = obs.task.question
-        findings.append(Finding(obs.task.id, question, obs.trajectory.output or "", solved,
+        findings.append(Finding(obs.task.id, obs.task.question, obs.trajectory.output or "", solved,
                                 None if hidden else float(obs.feedback.score), kind,
                                 "" if hidden else obs.feedback.detail or "", problems, skills,
                                 kind_of(obs.task) == "number"))

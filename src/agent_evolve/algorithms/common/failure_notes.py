@@ -60,12 +60,10 @@ def targeted_fixes(evidence: Evidence, existing: str, limit: int = 2,
                    number_tasks: set[str] | None = None) -> list[Fix]:
     """Fixes for the most frequent targeted kinds whose rule is not yet written; number rules only from failures on
     `number_tasks` when given."""
-    fixes = []
-    for kind, count in sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0])):
-        rule = TRUNCATION_RULE if kind == TRUNCATED else advice(kind, evidence.answer_marker)
-        if rule not in existing:
-            fixes.append(Fix(kind, count, rule))
-    return fixes[:limit]
+    ranked = sorted(failure_counts(evidence, number_tasks).items(), key=lambda kv: (-kv[1], kv[0]))
+    fixes = [Fix(kind, n, TRUNCATION_RULE if kind == TRUNCATED else advice(kind, evidence.answer_marker))
+             for kind, n in ranked]
+    return [fix for fix in fixes if fix.rule not in existing][:limit]
 
 
 def with_fix(existing: str, fix: Fix) -> str:

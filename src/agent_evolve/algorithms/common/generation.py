@@ -27,19 +27,13 @@ WEAK_SKILL_RATE = 0.5
 _TEXT = {"type": "string", "minLength": 1}
 _LINES = {"anyOf": [_TEXT, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}  # small models list lines
 RULE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}
-SKILL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES},
-    "required": ["name", "description", "body"],
-}
+SKILL_SCHEMA: dict[str, Any] = {"type": "object", "required": ["name", "description", "body"],
+                                "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES}}
 _UNUSABLE_TRIGGER = re.compile(r"<[^>]{0,80}>|\b(?:answer|result|output) is (?:wrong|incorrect|correct)\b",
                                re.IGNORECASE)
 _META = re.compile(r"\b(?:system prompt|the prompt|the agent|this rule)\b", re.IGNORECASE)
-DECISION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"decision": {"enum": ["ACCEPT", "MERGE", "SKIP"]}, "reason": {"type": "string"}},
-    "required": ["decision"],
-}
+DECISION_SCHEMA: dict[str, Any] = {"type": "object", "required": ["decision"], "properties": {
+    "decision": {"enum": ["ACCEPT", "MERGE", "SKIP"]}, "reason": {"type": "string"}}}
 
 
 def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
@@ -73,10 +67,8 @@ def skill_from_fields(fields: dict[str, Any], metadata: dict[str, Any] | None = 
 def edit_from_action(item: dict[str, Any], source: dict[str, Any]) -> Edit:
     """The Edit one action object asks for (`{"action": "add_rule", "rule": ...}` etc.); EditError if invalid."""
     action = item.get("action")
-    if action == "add_rule":
-        return Edit("add_rule", text=_required(item, "rule"))
-    if action == "write_prompt":
-        return Edit("write_prompt", text=_required(item, "prompt"))
+    if action in ("add_rule", "write_prompt"):
+        return Edit(action, text=_required(item, "rule" if action == "add_rule" else "prompt"))
     if action == "add_memory":
         return Edit("add_memory", entry={"content": _required(item, "content"), **source})
     if action == "write_skill":
@@ -98,9 +90,8 @@ def _required(item: dict[str, Any], key: str) -> str:
 
 def decide(client: LLMClient, candidate: Skill, existing: Skill | None, max_tokens: int) -> Decision:
     """The curator's ACCEPT / MERGE / SKIP for a proposed skill against its closest existing one."""
-    request = prompts.CURATE_REQUEST.format(
-        candidate=render_skill(candidate), existing=render_skill(existing) if existing else "(none)"
-    )
+    request = prompts.CURATE_REQUEST.format(candidate=render_skill(candidate),
+                                            existing=render_skill(existing) if existing else "(none)")
     decision: Decision = ask(client, request, DECISION_SCHEMA, max_tokens)["decision"]
     return "ACCEPT" if decision == "MERGE" and existing is None else decision
 

@@ -159,6 +159,4 @@ ARITHMETIC_SEEDS = frozenset({"wrong_answer", "reported_intermediate", "unit_sca
 def seed_skill(kind: str, numbers: bool) -> tuple[str, str, tuple[str, ...]] | None:
     """The seed skill for failures of `kind` (name, when it applies, body lines); None when there is none, or when
     it is about arithmetic and the failed tasks are not mostly number tasks (`numbers`)."""
-    if kind in ARITHMETIC_SEEDS and not numbers:
-        return None
-    return SEED_SKILLS.get(kind)
+    return None if kind in ARITHMETIC_SEEDS and not numbers else SEED_SKILLS.get(kind)

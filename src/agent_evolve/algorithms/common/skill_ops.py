@@ -9,17 +9,11 @@ from dataclasses import replace
 from itertools import accumulate, combinations
 from typing import Any
 
-from agent_evolve.contract.skills import (
-    MAX_DESCRIPTION_LENGTH,
-    Skill,
-    parse_skill,
-    read_skill_file,
-    render_skill,
-    validate_skill,
-)
+from agent_evolve.contract.skills import (MAX_DESCRIPTION_LENGTH, Skill, parse_skill, read_skill_file, render_skill,
+    validate_skill)
 from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.errors import SkillFormatError, WorkspaceError
-from agent_evolve.text import ascii_words, cosine, tfidf_vectors, words
+from agent_evolve.text import ascii_words, cosine, tfidf_vectors
 
 SKILL_CHAR_CAP = 1500
 DUPLICATE_THRESHOLD = 0.85
@@ -112,20 +106,7 @@ def most_similar(candidate: Skill, skills: dict[str, Skill]) -> tuple[str, float
     return best_name, best_score
 
 
-def _norm_line(line: str) -> str:
-    return " ".join(words(line))
-
-
-def body_union(first: str, second: str) -> str:
-    """The lines of `first`, then the lines of `second` that `first` does not already say."""
-    seen = {_norm_line(line) for line in first.splitlines() if line.strip()}
-    extra = [line for line in second.splitlines() if line.strip() and _norm_line(line) not in seen]
-    return first.rstrip() + ("\n" + "\n".join(extra) if extra else "") + "\n"
-
-
-def merge_skills(a: Skill, b: Skill, name: str | None = None, description: str | None = None,
-                 body: str | None = None, cap: int = SKILL_CHAR_CAP) -> Skill:
-    """One valid skill from two: the given parts where present, else `a`'s name and description and both bodies."""
+def merge_skills(a: Skill, b: Skill, name: str, description: str, body: str, cap: int = SKILL_CHAR_CAP) -> Skill:
+    """One valid skill replacing `a` and `b` (both named in its `merged_from` metadata)."""
     metadata = {**b.metadata, **a.metadata, "merged_from": sorted({a.name, b.name})}
-    body = body if body and body.strip() else body_union(a.body, b.body)
-    return make_skill(name or a.name, description or a.description, body, metadata, cap)
+    return make_skill(name, description, body, metadata, cap)

@@ -54,14 +54,10 @@ TECHNIQUES: dict[str, Technique] = {t.name: t for t in (
 NUMERIC_RULES = frozenset({"reported_intermediate", "unit_scale", "rounding"})
 """Rules about numbers (an intermediate value, a unit or percent scale, rounding): for number tasks only."""
 WRONG_ANSWER_KINDS = ("wrong_answer", "reported_intermediate", "unit_scale", "rounding")
-PROGRAM_INSTRUCTION = (
-    "Solve the problem by writing one Python program in a ```python block that computes the answer. Give each "
-    "quantity a named variable, compute the result step by step, and print only the final number.\n"
-)
-ANY_KIND_PROGRAM_INSTRUCTION = (
-    "Solve the problem by writing one Python program in a ```python block that computes the answer. Give each "
-    "fact of the problem a named variable, compute the result step by step, and print only the final answer.\n"
-)
+_PROGRAM = ("Solve the problem by writing one Python program in a ```python block that computes the answer. "
+            "Give each {} a named variable, compute the result step by step, and print only the final {}.\n")
+PROGRAM_INSTRUCTION = _PROGRAM.format("quantity", "number")
+ANY_KIND_PROGRAM_INSTRUCTION = _PROGRAM.format("fact of the problem", "answer")
 """For tasks that are not all numbers; the agent adds the line its task's kind needs (``agents.answering.program``)."""
 
 

@@ -29,12 +29,9 @@ Provide the new instructions within ``` blocks."""
 
 
 def _render(value: Any, level: int) -> str:
-    if isinstance(value, Mapping):
-        text = "".join(f"{'#' * level} {k}\n" + _render(v, min(level + 1, 6)) for k, v in value.items())
-        return text if value else "\n"
-    if isinstance(value, list | tuple):
-        text = "".join(f"{'#' * level} Item {i + 1}\n" + _render(v, min(level + 1, 6)) for i, v in enumerate(value))
-        return text if value else "\n"
+    if isinstance(value, Mapping | list | tuple):
+        items = value.items() if isinstance(value, Mapping) else ((f"Item {i + 1}", v) for i, v in enumerate(value))
+        return "".join(f"{'#' * level} {k}\n" + _render(v, min(level + 1, 6)) for k, v in items) or "\n"
     return f"{str(value).strip()}\n\n"
 
 

@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_evolve.algorithms.common import prompts
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
-from agent_evolve.algorithms.common.edits import (
-    DuplicateEditError,
-    Edit,
-    EditBatch,
-    EditError,
-    proposable_kinds,
-)
+from agent_evolve.algorithms.common.edits import DuplicateEditError, Edit, EditBatch, EditError, proposable_kinds
 from agent_evolve.algorithms.common.generation import edit_from_action, plan_targets, propose, propose_edits
 from agent_evolve.algorithms.common.memory_ops import lessons
 from agent_evolve.algorithms.common.skill_ops import read_skills
@@ -126,14 +120,13 @@ class AEvolveEngine(ModelEngine):
 
         def stage(action: str) -> Callable[[dict[str, Any]], str]:
             def call(arguments: dict[str, Any]) -> str:
+                proposed = None
                 try:
                     proposed = edit_from_action({"action": action, **arguments}, self.source)
-                except EditError as exc:  # arguments that do not make an edit
-                    batch.count_unparsed()
-                    return f"Error: {exc}"
-                try:
                     batch.add(proposed)
                 except EditError as exc:
+                    if proposed is None:  # arguments that do not make an edit
+                        batch.count_unparsed()
                     return f"Error: {exc}"
                 return f"OK: staged {batch.edits[-1].describe()}"
             return call
@@ -177,8 +170,7 @@ class AEvolveEngine(ModelEngine):
         evidence, layers, source = step.evidence, step.layers, self.source
         if self.params["free_form"]:
             actions = proposable_kinds(layers)
-            for edit in propose_edits(self.llm, request, actions, self.params["max_edits"],
-                                                 self.max_tokens, source):
+            for edit in propose_edits(self.llm, request, actions, self.params["max_edits"], self.max_tokens, source):
                 batch.add(edit)
             return
         skills = read_skills(step.workspace) if "skills" in layers else {}

@@ -71,9 +71,7 @@ def apply_one(body: str, edit: SkillEdit) -> tuple[str, str]:
     """Apply one edit; return the new body and '' or the reason it was not applied."""
     if edit.op == "add":
         if edit.target and edit.target in body:
-            end = body.index(edit.target) + len(edit.target)
-            newline = body.find("\n", end)
-            at = newline + 1 if newline != -1 else len(body)
+            at = body.find("\n", body.index(edit.target) + len(edit.target)) + 1 or len(body)  # after its line
             return body[:at] + edit.content + "\n" + body[at:], ""
         return body.rstrip() + "\n\n" + edit.content + "\n", ""
     if edit.target not in body:

@@ -12,14 +12,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_evolve.algorithms.candidates import (
-    Candidate,
-    best_accepted_tag,
-    editable_text,
-    join_editable,
-    materialize,
-    validation_runner,
-)
+from agent_evolve.algorithms.candidates import (Candidate, best_accepted_tag, editable_text, join_editable,
+    materialize, validation_runner)
 from agent_evolve.algorithms.common.base import ModelEngine, StepInput
 from agent_evolve.algorithms.common.candidate_search import write_files
 from agent_evolve.algorithms.common.summaries import clip
@@ -112,15 +106,12 @@ class SkillOptEngine(ModelEngine):
                           metadata={"skillopt": report})
 
     def _epoch_length(self, trial: TrialRunner) -> int:
-        if self.params["steps_per_epoch"]:
-            return int(self.params["steps_per_epoch"])
-        return max(1, math.ceil(len(trial.train_tasks) / self.config.batch_size))
+        per_epoch = self.params["steps_per_epoch"]
+        return int(per_epoch) if per_epoch else max(1, math.ceil(len(trial.train_tasks) / self.config.batch_size))
 
     def _current_text(self, root: Path, path: str) -> str:
-        file = root / path
-        if file.is_file():
-            return read_regular_text(file)
-        return render_skill(Skill(self.params["skill_name"], self.params["skill_description"], "\n"))
+        blank = Skill(self.params["skill_name"], self.params["skill_description"], "\n")
+        return read_regular_text(root / path) if (root / path).is_file() else render_skill(blank)
 
     def _validate(self, candidate: Candidate, root: Path, trial: TrialRunner, scores: dict[str, float]) -> float:
         """The candidate's mean validation score, measured once per version and kept in the state."""
