@@ -32,7 +32,7 @@ import yaml
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings, parse_check_settings
 from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
-from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
+from agent_evolve.contract.paths import CATEGORY_RE, RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.regular_files import read_text_if_present
 from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
 from agent_evolve.contract.skills import parse_skill, validate_skill
@@ -163,7 +163,7 @@ class AgentWorkspace:
     def list_memory_categories(self) -> list[str]:
         """Categories that have a ``memory/<category>.jsonl`` file, sorted."""
         names = _list_files(self._file("memory"))
-        return [n[:-6] for n in names if n.endswith(".jsonl") and _is_category(n[:-6])]
+        return [n[:-6] for n in names if n.endswith(".jsonl") and CATEGORY_RE.match(n[:-6])]
 
     def add_memory(self, entry: dict[str, Any], category: str = "episodic") -> None:
         """Append ``entry`` as one JSON line to ``memory/<category>.jsonl``."""
@@ -248,14 +248,6 @@ def _list_files(folder: Path) -> list[str]:
     if not folder.is_dir():
         return []
     return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-
-
-def _is_category(name: str) -> bool:
-    try:
-        check_category(name)
-    except WorkspaceError:
-        return False
-    return True
 
 
 def check_registry(data: Any, path: Path) -> None:
