@@ -1,17 +1,4 @@
-"""``AgentWorkspace``: typed, path-safe access to an agent's workspace folder.
-
-Layout (relative to the workspace root)::
-
-    manifest.yaml                  what the agent is, which layers may evolve
-    prompts/system.md              system prompt
-    prompts/program.md             program prompt: when present, the agent answers with a Python program instead
-    prompts/check.yaml             redraw a reply that fails a check (see contract.check_settings)
-    prompts/fragments/{name}       prompt fragments
-    skills/{name}/SKILL.md         Agent Skills (name == folder name)
-    skills/_drafts/{name}.md       skills proposed by the agent, pending review
-    memory/{category}.jsonl        one JSON object per line
-    tools/registry.yaml            list of tool descriptions; tools/{name} tool files
-    evolution/history.jsonl, evolution/metrics.json   run records (read-only here)
+"""``AgentWorkspace``: typed, path-safe access to an agent's workspace folder (the layout: docs/concepts.md).
 
 A missing prompt, memory, history, registry or metrics reads as empty; a missing fragment, skill or tool raises
 :class:`WorkspaceError`. Every name goes through :func:`safe_join`, so nothing can leave the workspace. Writes are
