@@ -63,9 +63,9 @@ def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
         return handle.read()
 
 
-def read_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict") -> str:
-    """The text of the regular file ``path``, read as ``Path.read_text`` reads it (universal newlines)."""
-    with io.open(open_regular(path), encoding=encoding, errors=errors) as handle:
+def read_regular_text(path: str | os.PathLike[str]) -> str:
+    """The UTF-8 text of the regular file ``path``, read as ``Path.read_text`` reads it (universal newlines)."""
+    with io.open(open_regular(path), encoding="utf-8") as handle:
         return handle.read()
 
 

@@ -21,7 +21,7 @@ from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
 from agent_evolve.contract.paths import CATEGORY_RE, RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.regular_files import read_text_if_present
-from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
+from agent_evolve.contract.skill_bank import SKILL_FILE, scan_bank
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.io.safe_json import parse_json
@@ -98,7 +98,15 @@ class AgentWorkspace:
     def list_skills(self) -> list[SkillMeta]:
         """Every readable ``skills/<name>/SKILL.md`` (``_``/``.`` folders skipped), sorted by name: one breaking a
         spec rule is listed with a warning, an unreadable one skipped with a warning (validation is strict)."""
-        return _bank_metas(scan_bank(self.path))
+        metas = []
+        for entry in scan_bank(self.path):
+            if entry.error:
+                log.warning("skipping an unreadable skill: %s", entry.error)
+            elif entry.skill is not None:
+                if entry.problems:
+                    log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
+                metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
+        return metas
 
     def read_skill(self, name: str) -> str:
         """Full text of ``skills/<name>/SKILL.md``, frontmatter included."""
@@ -242,15 +250,3 @@ def check_registry(data: Any, path: Path) -> None:
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise WorkspaceError(f"{path}: the tool registry must be a list of mappings, got {type(data).__name__}")
 
-
-def _bank_metas(entries: tuple[BankEntry, ...]) -> list[SkillMeta]:
-    """The readable skills of one scan, with a warning for each that cannot be read or breaks a rule."""
-    metas = []
-    for entry in entries:
-        if entry.error:
-            log.warning("skipping an unreadable skill: %s", entry.error)
-        elif entry.skill is not None:
-            if entry.problems:
-                log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
-            metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
-    return metas

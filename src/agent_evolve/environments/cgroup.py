@@ -65,17 +65,11 @@ def _make(parent: Path, settings: dict[str, str]) -> Path | None:
     path = parent / f"agent-evolve-{uuid.uuid4().hex[:12]}"
     try:
         path.mkdir()
-    except OSError:
-        return None
-    try:
         for name, value in settings.items():
-            optional = name.startswith("?")
-            target = path / name.lstrip("?")
-            if optional and not target.exists():
-                continue
-            target.write_text(value)
+            if not name.startswith("?") or (path / name[1:]).exists():
+                (path / name.lstrip("?")).write_text(value)
     except OSError:
-        _remove_one(path)
+        _remove_one(path)  # also when mkdir failed: nothing to remove then
         return None
     return path
 
