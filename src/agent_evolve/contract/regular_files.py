@@ -1,9 +1,5 @@
-"""Opening workspace and record files so that no reader can hang: only a regular file is ever read or appended to.
-
-A FIFO at a record's path (the engine's shell can make one) blocks a plain ``open()``, a device can stream forever.
-:func:`open_regular` opens with ``O_NONBLOCK``, checks the descriptor with ``fstat`` and refuses anything but a
-regular file with :class:`NotRegularFileError` naming the path (symlinks are followed).
-"""
+"""Opening workspace and record files so that no reader can hang on a FIFO or a device: ``O_NONBLOCK``, then
+``fstat``; anything but a regular file is a :class:`NotRegularFileError` naming the path (symlinks followed)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""A memory and a pids cgroup per command, limits that count the whole process tree, and which bounds hold without
-them (the refusal when none bounds the processes).
-
-Made below this process's own cgroup where possible (so whatever bounds us counts them too), else below the
-root; v2 or v1. Without a pids cgroup, RLIMIT_NPROC bounds the tree except for root (kuid 0), whose command is
-refused unless AGENT_EVOLVE_ALLOW_UNBOUNDED=1; without a memory cgroup only each process is bounded (RLIMIT_AS).
-"""
+"""A memory and a pids cgroup per command (below our own cgroup where possible, else the root; v2 or v1), and which
+bounds hold without them, with the refusal when none bounds the processes (docs/security.md says which)."""
 
 from __future__ import annotations
 

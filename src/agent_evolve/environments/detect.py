@@ -21,9 +21,7 @@ _lock = threading.Lock()
 def candidates() -> list[Backend]:
     """The backends to try, strongest first: unshare with a user namespace, then without one (root only)."""
     unshare = shutil.which("unshare")
-    if unshare is None:
-        return []
-    return [Backend(unshare, user=True), Backend(unshare, user=False)]
+    return [Backend(unshare, user=True), Backend(unshare, user=False)] if unshare else []
 
 
 def probe(backend: Backend) -> str | None:
