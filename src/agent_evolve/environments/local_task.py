@@ -49,7 +49,8 @@ class LocalTaskEnvironment(TaskEnvironment):
             confines = backend_for_untrusted_code().confines
             self.workdir = os.path.normpath(spec.workdir) if confines else str(self.tree)
             if not os.path.isabs(self.workdir) or self.workdir == "/":
-                raise EnvironmentSetupError(f"workdir {spec.workdir!r} must be an absolute path below /, such as /task")
+                raise EnvironmentSetupError(f"workdir {spec.workdir!r} must be an absolute path below /, "
+                                            "such as /task")
             env = {"PATH": f"{os.path.dirname(sys.executable)}:{DEFAULT_PATH}", "LANG": "C.UTF-8", "HOME": "/tmp",
                    "TMPDIR": "/tmp", **spec.env}
             mounts = (Mount("rw", self.workdir, str(self.tree)), *hidden_package_mounts()) if confines else ()
