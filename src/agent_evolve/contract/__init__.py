@@ -7,17 +7,6 @@ from agent_evolve.contract.validate import validate_workspace
 from agent_evolve.contract.workspace import AgentWorkspace
 
 __all__ = [
-    "LAYER_PATHS",
-    "AgentWorkspace",
-    "Manifest",
-    "Skill",
-    "atomic_write",
-    "check_name",
-    "load_manifest",
-    "parse_skill",
-    "render_skill",
-    "safe_join",
-    "strip_frontmatter",
-    "validate_skill",
-    "validate_workspace",
+    "LAYER_PATHS", "AgentWorkspace", "Manifest", "Skill", "atomic_write", "check_name", "load_manifest",
+    "parse_skill", "render_skill", "safe_join", "strip_frontmatter", "validate_skill", "validate_workspace",
 ]

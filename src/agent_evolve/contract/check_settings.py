@@ -1,15 +1,5 @@
-"""``prompts/check.yaml``: when present, a reply that fails a check the agent can run without the grader is
-answered again by fresh samples, and the first that passes is kept (``agents.answering.redraw``). Code is
-checked against its task's docstring examples; with ``answer``, a plain numeric answer is checked against the
-form that right answers were seen to have.
-
-    redraws: 4          # fresh replies drawn at most per task (1-16)
-    temperature: 0.8    # their sampling temperature (above 0, at most 2)
-    answer:             # optional: a numeric answer that is missing, or breaks this form, is drawn again
-      whole: true       # the answer must be a whole number
-      min: 0            # the answer must be at least this
-    cross_check: 4      # optional, with prompts/program.md: also answer in text; when the two numbers differ,
-                        # this many programs are sampled and the most common answer keeping the form wins (0-16)
+"""``prompts/check.yaml`` (docs/concepts.md): a reply that fails a check the agent can run without the grader
+(code against its docstring's examples, a numeric answer against its form) is drawn again; the first pass is kept.
 
 Every key is optional; an empty file means the defaults (no answer check). Anything else is an error naming
 the file.

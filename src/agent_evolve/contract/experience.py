@@ -1,15 +1,5 @@
-"""Experience memory: the agent's grader-verified train solutions, kept as worked examples in the memory layer.
-
-``memory/experience.jsonl`` holds one example a line (``task_id``, ``input``, ``solution``, ``short``);
-``prompts/experience.yaml`` says how many nearest examples the agent shows per task and in which form::
-
-    k: 2              # examples shown per task (1-8), the nearest to the task by the shared text index
-    form: full        # full: the whole verified solution | short: its compact form
-    max_chars: 1500   # the longest the shown examples may be together (200-8000)
-
-Every key is optional. Only train tasks may become examples: :func:`experience_text` refuses any other id, so a
-holdout, validation, dev or test task never enters the file through it.
-"""
+"""Experience memory (docs/experience-memory.md): grader-verified train solutions as worked examples, one a line in
+``memory/experience.jsonl``, shown as ``prompts/experience.yaml`` says; only train task ids may become examples."""
 
 from __future__ import annotations
 

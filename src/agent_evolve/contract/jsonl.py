@@ -9,8 +9,9 @@ Durability: fsync guards only against a machine crash and costs a disk flush, so
 from __future__ import annotations
 
 import json
+import mmap
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +21,21 @@ from agent_evolve.errors import WorkspaceError
 from agent_evolve.io.safe_json import parse_json
 
 
-def _parse_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
-    value = parse_json(line, f"{path}:{lineno}")
-    if not isinstance(value, dict):
-        raise WorkspaceError(f"{path}:{lineno}: each line must be a JSON object, got {type(value).__name__}")
-    return value
-
-
-def _rows(path: Path, text: str) -> list[tuple[int, str, bool]]:
-    """``(line number, line, is_torn_candidate)`` for each non-blank line; only an unterminated last line is one."""
+def _lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | WorkspaceError]]:
+    """``(line number, object, or the error saying why the line is not one)`` for each non-blank line; a bad
+    unterminated last line (torn: its writer was killed mid-append) is left out."""
     lines = text.split("\n")
-    return [(number, line, number == len(lines)) for number, line in enumerate(lines, start=1) if line.strip()]
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = parse_json(line, f"{path}:{number}")
+            if not isinstance(value, dict):
+                raise WorkspaceError(f"{path}:{number}: each line must be a JSON object, got {type(value).__name__}")
+            yield number, value
+        except WorkspaceError as exc:
+            if number < len(lines):
+                yield number, exc
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -41,16 +46,11 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
 def numbered_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each object :func:`read_jsonl` reads: a later check can name the file's line."""
     path = Path(path)
-    text = read_text_if_present(path)
-    if text is None:
-        return []
     records = []
-    for number, line, last in _rows(path, text):
-        try:
-            records.append((number, _parse_line(path, number, line)))
-        except WorkspaceError:
-            if not last:
-                raise
+    for number, value in _lines(path, read_text_if_present(path) or ""):
+        if isinstance(value, WorkspaceError):
+            raise value
+        records.append((number, value))
     return records
 
 
@@ -88,14 +88,7 @@ def jsonl_problems(path: str | Path) -> list[str]:
         text = read_text_if_present(path)
     except WorkspaceError as exc:
         return [str(exc)]
-    problems = []
-    for number, line, last in _rows(path, text or ""):
-        try:
-            _parse_line(path, number, line)
-        except WorkspaceError as exc:
-            if not last:
-                problems.append(str(exc))
-    return problems
+    return [str(value) for _, value in _lines(path, text or "") if isinstance(value, WorkspaceError)]
 
 
 def dump_line(entry: dict[str, Any], where: str | Path, *, records: bool = False) -> str:
@@ -121,9 +114,9 @@ def repair_tail(path: str | Path) -> bool:
             handle.seek(size - 1)
             if handle.read(1) == b"\n":
                 return False
-            start = _last_line_start(handle, size)
-            handle.seek(start)
-            tail = handle.read(size - start)
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                start = view.rfind(b"\n") + 1
+                tail = view[start:]
             if _is_object(tail):
                 handle.seek(size)
                 handle.write(b"\n")
@@ -149,20 +142,6 @@ def append_line(path: str | Path, entry: dict[str, Any], *, durable: bool = Fals
         if durable:
             handle.flush()
             os.fsync(handle.fileno())
-
-
-def _last_line_start(handle: Any, size: int) -> int:
-    """The offset just after the last newline of an open file of ``size`` bytes (0 when it has none)."""
-    position = size
-    while position > 0:
-        step = min(65536, position)
-        handle.seek(position - step)
-        chunk = handle.read(step)
-        index = chunk.rfind(b"\n")
-        if index >= 0:
-            return position - step + index + 1
-        position -= step
-    return 0
 
 
 def _is_object(raw: bytes) -> bool:

@@ -15,7 +15,7 @@ REPLIES_DIR = "replies"  # the response cache: a run's under its records folder,
 TEMP_SUFFIX = ".tmp"  # suffix of the hidden temporary files `atomic_write` creates beside its target
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_CATEGORY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+CATEGORY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def safe_join(root: str | Path, *parts: str | os.PathLike[str]) -> Path:
@@ -39,17 +39,10 @@ def check_name(name: str, kind: str) -> str:
     """``name`` when it is one plain path component (no separators, not ``.``/``..``); ``kind`` names it in errors."""
     if not isinstance(name, str):
         raise WorkspaceError(f"{kind} name must be a string, got {type(name).__name__}")
-    problem = None
-    if not name:
-        problem = "is empty"
-    elif name in (".", ".."):
-        problem = "is a relative directory reference"
-    elif "/" in name or "\\" in name:
-        problem = "contains a path separator"
-    elif "\x00" in name:
-        problem = "contains a NUL byte"
-    elif os.path.isabs(name) or Path(name).anchor:
-        problem = "is an absolute path"
+    problems = ((not name, "is empty"), (name in (".", ".."), "is a relative directory reference"),
+                ("/" in name or "\\" in name, "contains a path separator"), ("\x00" in name, "contains a NUL byte"),
+                (os.path.isabs(name) or bool(Path(name).anchor), "is an absolute path"))
+    problem = next((why for bad, why in problems if bad), None)
     if problem:
         raise WorkspaceError(f"invalid {kind} name {name!r}: {problem}")
     return name
@@ -57,7 +50,7 @@ def check_name(name: str, kind: str) -> str:
 
 def check_category(category: str) -> str:
     """Check a memory category name: 1-64 chars of letters, digits, ``_`` and ``-``, starting alphanumeric."""
-    if not isinstance(category, str) or not _CATEGORY_RE.match(category):
+    if not isinstance(category, str) or not CATEGORY_RE.match(category):
         raise WorkspaceError(
             f"invalid memory category {category!r}: use 1-64 letters, digits, '_' or '-', starting with a letter or digit"
         )

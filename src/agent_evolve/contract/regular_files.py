@@ -1,9 +1,5 @@
-"""Opening workspace and record files so that no reader can hang: only a regular file is ever read or appended to.
-
-A FIFO at a record's path (the engine's shell can make one) blocks a plain ``open()``, a device can stream forever.
-:func:`open_regular` opens with ``O_NONBLOCK``, checks the descriptor with ``fstat`` and refuses anything but a
-regular file with :class:`NotRegularFileError` naming the path (symlinks are followed).
-"""
+"""Opening workspace and record files so that no reader can hang on a FIFO or a device: ``O_NONBLOCK``, then
+``fstat``; anything but a regular file is a :class:`NotRegularFileError` naming the path (symlinks followed)."""
 
 from __future__ import annotations
 
@@ -63,9 +59,9 @@ def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
         return handle.read()
 
 
-def read_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict") -> str:
-    """The text of the regular file ``path``, read as ``Path.read_text`` reads it (universal newlines)."""
-    with io.open(open_regular(path), encoding=encoding, errors=errors) as handle:
+def read_regular_text(path: str | os.PathLike[str]) -> str:
+    """The UTF-8 text of the regular file ``path``, read as ``Path.read_text`` reads it (universal newlines)."""
+    with io.open(open_regular(path), encoding="utf-8") as handle:
         return handle.read()
 
 

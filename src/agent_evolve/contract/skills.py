@@ -19,10 +19,9 @@ under ``metadata`` so that every host that reads Agent Skills can still load the
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,12 +177,6 @@ def _short_repr(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-_Stamp = tuple[int, int, int, int]  # one version of a file, known without reading it: inode, size, mtime, ctime
-_CACHE_SIZE = 16_384  # parsed versions kept: a 10,000-skill bank stays cached
-_cache: OrderedDict[str, tuple[_Stamp, Skill]] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
 def read_skill_file(path: str | Path) -> Skill:
     """Parse the ``SKILL.md`` at ``path`` (read several times per cycle) from a cache keyed by the file's stamp;
     callers get their own copy. Raises :class:`SkillFormatError` naming the file."""
@@ -197,20 +190,14 @@ def read_skill_file(path: str | Path) -> Skill:
 
 def cached_skill(file: str, info: os.stat_result) -> Skill:
     """The skill parsed from ``file`` whose stat is ``info``, parsed only for a new stamp; shared: never change it."""
-    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    with _cache_lock:
-        hit = _cache.get(file)
-        if hit is not None and hit[0] == stamp:
-            _cache.move_to_end(file)
-            return hit[1]
+    return _parse_version(file, (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+
+
+@functools.lru_cache(maxsize=16_384)  # parsed versions kept: a 10,000-skill bank stays cached
+def _parse_version(file: str, stamp: tuple[int, int, int, int]) -> Skill:
+    """The skill of one version of ``file``, named by its stamp (inode, size, mtime, ctime: known unread)."""
     try:
         text = read_regular_text(file)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillFormatError(f"{file}: cannot read: {exc}") from None
-    skill = parse_skill(text, path=file)
-    with _cache_lock:
-        _cache[file] = (stamp, skill)
-        _cache.move_to_end(file)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return skill
+    return parse_skill(text, path=file)

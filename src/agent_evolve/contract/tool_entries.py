@@ -1,10 +1,5 @@
-"""The tools layer: `tools/registry.yaml` entries, each naming a small script under `tools/`, validated.
-
-An entry is `{name, description, parameters (a JSON Schema object), file, env}`; `env` (optional) lists the
-environment variables the tool asks for (given only when the user allows them too). A `.py` file defines
-`run(arguments: dict) -> str`; a `.sh` file reads `$TOOL_ARGS` (JSON) and `$ARG_<name>` and prints its result.
-The workspace check runs `tool_entries` on every candidate, so a bad entry is rejected like any invalid edit.
-"""
+"""The tools layer (docs/benchmarks.md): `tools/registry.yaml` entries `{name, description, parameters, file, env}`,
+each naming a `.py` or `.sh` script under `tools/`, validated; `env` lists the variables the tool asks for."""
 
 from __future__ import annotations
 

@@ -1,17 +1,4 @@
-"""``AgentWorkspace``: typed, path-safe access to an agent's workspace folder.
-
-Layout (relative to the workspace root)::
-
-    manifest.yaml                  what the agent is, which layers may evolve
-    prompts/system.md              system prompt
-    prompts/program.md             program prompt: when present, the agent answers with a Python program instead
-    prompts/check.yaml             redraw a reply that fails a check (see contract.check_settings)
-    prompts/fragments/{name}       prompt fragments
-    skills/{name}/SKILL.md         Agent Skills (name == folder name)
-    skills/_drafts/{name}.md       skills proposed by the agent, pending review
-    memory/{category}.jsonl        one JSON object per line
-    tools/registry.yaml            list of tool descriptions; tools/{name} tool files
-    evolution/history.jsonl, evolution/metrics.json   run records (read-only here)
+"""``AgentWorkspace``: typed, path-safe access to an agent's workspace folder (the layout: docs/concepts.md).
 
 A missing prompt, memory, history, registry or metrics reads as empty; a missing fragment, skill or tool raises
 :class:`WorkspaceError`. Every name goes through :func:`safe_join`, so nothing can leave the workspace. Writes are
@@ -32,9 +19,9 @@ import yaml
 from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings, parse_check_settings
 from agent_evolve.contract.jsonl import append_line, dump_line, read_jsonl
 from agent_evolve.contract.manifest import Manifest, load_manifest, read_manifest_data
-from agent_evolve.contract.paths import RECORDS_DIR, atomic_write, check_category, check_name, safe_join
+from agent_evolve.contract.paths import CATEGORY_RE, RECORDS_DIR, atomic_write, check_category, check_name, safe_join
 from agent_evolve.contract.regular_files import read_text_if_present
-from agent_evolve.contract.skill_bank import SKILL_FILE, BankEntry, scan_bank
+from agent_evolve.contract.skill_bank import SKILL_FILE, scan_bank
 from agent_evolve.contract.skills import parse_skill, validate_skill
 from agent_evolve.errors import SkillFormatError, WorkspaceError
 from agent_evolve.io.safe_json import parse_json
@@ -111,7 +98,15 @@ class AgentWorkspace:
     def list_skills(self) -> list[SkillMeta]:
         """Every readable ``skills/<name>/SKILL.md`` (``_``/``.`` folders skipped), sorted by name: one breaking a
         spec rule is listed with a warning, an unreadable one skipped with a warning (validation is strict)."""
-        return _bank_metas(scan_bank(self.path))
+        metas = []
+        for entry in scan_bank(self.path):
+            if entry.error:
+                log.warning("skipping an unreadable skill: %s", entry.error)
+            elif entry.skill is not None:
+                if entry.problems:
+                    log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
+                metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
+        return metas
 
     def read_skill(self, name: str) -> str:
         """Full text of ``skills/<name>/SKILL.md``, frontmatter included."""
@@ -163,7 +158,7 @@ class AgentWorkspace:
     def list_memory_categories(self) -> list[str]:
         """Categories that have a ``memory/<category>.jsonl`` file, sorted."""
         names = _list_files(self._file("memory"))
-        return [n[:-6] for n in names if n.endswith(".jsonl") and _is_category(n[:-6])]
+        return [n[:-6] for n in names if n.endswith(".jsonl") and CATEGORY_RE.match(n[:-6])]
 
     def add_memory(self, entry: dict[str, Any], category: str = "episodic") -> None:
         """Append ``entry`` as one JSON line to ``memory/<category>.jsonl``."""
@@ -250,28 +245,8 @@ def _list_files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
-def _is_category(name: str) -> bool:
-    try:
-        check_category(name)
-    except WorkspaceError:
-        return False
-    return True
-
-
 def check_registry(data: Any, path: Path) -> None:
     """Refuse a tool registry that is not a list of mappings."""
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise WorkspaceError(f"{path}: the tool registry must be a list of mappings, got {type(data).__name__}")
 
-
-def _bank_metas(entries: tuple[BankEntry, ...]) -> list[SkillMeta]:
-    """The readable skills of one scan, with a warning for each that cannot be read or breaks a rule."""
-    metas = []
-    for entry in entries:
-        if entry.error:
-            log.warning("skipping an unreadable skill: %s", entry.error)
-        elif entry.skill is not None:
-            if entry.problems:
-                log.warning("%s: loaded despite: %s", entry.path, "; ".join(entry.problems))
-            metas.append(SkillMeta(name=entry.folder, description=entry.skill.description, path=str(entry.path)))
-    return metas

@@ -1,10 +1,5 @@
-"""A memory and a pids cgroup per command, limits that count the whole process tree, and which bounds hold without
-them (the refusal when none bounds the processes).
-
-Made below this process's own cgroup where possible (so whatever bounds us counts them too), else below the
-root; v2 or v1. Without a pids cgroup, RLIMIT_NPROC bounds the tree except for root (kuid 0), whose command is
-refused unless AGENT_EVOLVE_ALLOW_UNBOUNDED=1; without a memory cgroup only each process is bounded (RLIMIT_AS).
-"""
+"""A memory and a pids cgroup per command (below our own cgroup where possible, else the root; v2 or v1), and which
+bounds hold without them, with the refusal when none bounds the processes (docs/security.md says which)."""
 
 from __future__ import annotations
 
@@ -65,17 +60,11 @@ def _make(parent: Path, settings: dict[str, str]) -> Path | None:
     path = parent / f"agent-evolve-{uuid.uuid4().hex[:12]}"
     try:
         path.mkdir()
-    except OSError:
-        return None
-    try:
         for name, value in settings.items():
-            optional = name.startswith("?")
-            target = path / name.lstrip("?")
-            if optional and not target.exists():
-                continue
-            target.write_text(value)
+            if not name.startswith("?") or (path / name[1:]).exists():
+                (path / name.lstrip("?")).write_text(value)
     except OSError:
-        _remove_one(path)
+        _remove_one(path)  # also when mkdir failed: nothing to remove then
         return None
     return path
 

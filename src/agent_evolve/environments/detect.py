@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 
 from agent_evolve.environments.errors import ConfinementError, ConfinementUnavailable
-from agent_evolve.environments.process import Backend, ConfinedProcess, ExecResult, NamespaceBackend, UnconfinedBackend
+from agent_evolve.environments.process import Backend, ConfinedProcess, ExecResult
 from agent_evolve.environments.spec import Confinement, Limits
 
 ALLOW_UNCONFINED_ENV = "AGENT_EVOLVE_ALLOW_UNCONFINED"
@@ -21,9 +21,7 @@ _lock = threading.Lock()
 def candidates() -> list[Backend]:
     """The backends to try, strongest first: unshare with a user namespace, then without one (root only)."""
     unshare = shutil.which("unshare")
-    if unshare is None:
-        return []
-    return [NamespaceBackend(unshare, user=True), NamespaceBackend(unshare, user=False)]
+    return [Backend(unshare, user=True), Backend(unshare, user=False)] if unshare else []
 
 
 def probe(backend: Backend) -> str | None:
@@ -60,7 +58,7 @@ def backend_for_untrusted_code() -> Backend:
     if found is not None:
         return found
     if os.environ.get(ALLOW_UNCONFINED_ENV) == "1":
-        return UnconfinedBackend()
+        return Backend()
     raise ConfinementUnavailable(
         f"refusing to run untrusted code: no kernel confinement works on this machine ({why}). Allow unprivileged "
         f"user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root, or set "

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import posixpath
-import shutil
 import tarfile
 import tempfile
 import uuid
@@ -156,8 +155,11 @@ class DockerTaskEnvironment(TaskEnvironment):
             if not source.is_dir():
                 raise EnvironmentSetupError(f"EnvironmentSpec.source_dir {str(source)!r} is not a directory")
             self._put(self.workdir, archive_of_tree(source))
-        elif self.spec.git_repo:
-            with _checkout(self.spec.git_repo, self.spec.commit) as tree:
+        elif self.spec.git_repo:  # a temporary clone on the host
+            with tempfile.TemporaryDirectory(prefix="agent-evolve-checkout-", ignore_cleanup_errors=True) as folder:
+                tree, home = Path(folder, "tree"), Path(folder, "home")
+                home.mkdir()
+                clone_at(self.spec.git_repo, self.spec.commit, tree, home)
                 self._put(self.workdir, archive_of_tree(tree))
 
     def exec(self, command: str, timeout_s: float | None = None) -> CommandResult:
@@ -269,15 +271,3 @@ class DockerTaskEnvironment(TaskEnvironment):
             yield
         except (sdk.errors.DockerException, requests.exceptions.RequestException) as exc:
             raise ConfinementError(f"Docker failed while {doing}: {type(exc).__name__}: {str(exc)[:300]}") from exc
-
-
-@contextlib.contextmanager
-def _checkout(repo: str, commit: str | None) -> Iterator[Path]:
-    """A temporary clone of `repo` at `commit` (HEAD when None) on the host, removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="agent-evolve-checkout-"))
-    try:
-        (folder / "home").mkdir()
-        clone_at(repo, commit, folder / "tree", folder / "home")
-        yield folder / "tree"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)

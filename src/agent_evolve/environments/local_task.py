@@ -41,41 +41,40 @@ class LocalTaskEnvironment(TaskEnvironment):
     def __init__(self, spec: EnvironmentSpec) -> None:
         self.spec = spec
         self._private = Path(tempfile.mkdtemp(prefix="agent-evolve-task-"))
-        self._tree = self._private / "tree"
+        self.tree = self._private / "tree"
+        """The work tree's real path on this machine (outside the confinement)."""
         self._baseline = self._private / "baseline.git"
         self._closed = False
         try:
             confines = backend_for_untrusted_code().confines
-            self.workdir = _checked_workdir(spec.workdir) if confines else str(self._tree)
+            self.workdir = os.path.normpath(spec.workdir) if confines else str(self.tree)
+            if not os.path.isabs(self.workdir) or self.workdir == "/":
+                raise EnvironmentSetupError(f"workdir {spec.workdir!r} must be an absolute path below /, "
+                                            "such as /task")
             env = {"PATH": f"{os.path.dirname(sys.executable)}:{DEFAULT_PATH}", "LANG": "C.UTF-8", "HOME": "/tmp",
                    "TMPDIR": "/tmp", **spec.env}
-            mounts = (Mount("rw", self.workdir, str(self._tree)), *hidden_package_mounts()) if confines else ()
+            mounts = (Mount("rw", self.workdir, str(self.tree)), *hidden_package_mounts()) if confines else ()
             self._confinement = Confinement(mounts=mounts, cwd=self.workdir, env=env, network=spec.network)
             self._populate()
             for command in spec.setup_commands:
                 check_setup(command, self.exec(command))
-            record_baseline(self._baseline, self._tree, self._private)
+            record_baseline(self._baseline, self.tree, self._private)
         except BaseException:
             self.close()
             raise
-
-    @property
-    def tree(self) -> Path:
-        """The work tree's real path on this machine (outside the confinement)."""
-        return self._tree
 
     def _populate(self) -> None:
         spec = self.spec
         if spec.source_dir is not None and spec.git_repo is not None:
             raise EnvironmentSetupError("an environment spec names both source_dir and git_repo; give one")
         if spec.git_repo is not None:
-            clone_at(spec.git_repo, spec.commit, self._tree, self._private)
+            clone_at(spec.git_repo, spec.commit, self.tree, self._private)
         elif spec.source_dir is not None:
             if not os.path.isdir(spec.source_dir):
                 raise EnvironmentSetupError(f"{spec.source_dir}: the task's source_dir is not a directory")
-            shutil.copytree(spec.source_dir, self._tree, symlinks=True)
+            shutil.copytree(spec.source_dir, self.tree, symlinks=True)
         else:
-            self._tree.mkdir()
+            self.tree.mkdir()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -93,7 +92,7 @@ class LocalTaskEnvironment(TaskEnvironment):
     def read_file(self, path: str) -> str:
         """The text of a file of the work tree (undecodable bytes replaced)."""
         self._check_open()
-        target = resolve_inside(self._tree, path)
+        target = resolve_inside(self.tree, path)
         if target.is_dir():
             raise IsADirectoryError(f"{path}: is a folder of the work tree, not a file")
         if not target.is_file():
@@ -103,8 +102,8 @@ class LocalTaskEnvironment(TaskEnvironment):
     def write_file(self, path: str, content: str) -> None:
         """Create or replace a file of the work tree, making its parent folders."""
         self._check_open()
-        target = resolve_inside(self._tree, path)
-        if target == self._tree or target.is_dir():
+        target = resolve_inside(self.tree, path)
+        if target == self.tree or target.is_dir():
             raise IsADirectoryError(f"{path}: is a folder of the work tree, not a file")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
@@ -112,8 +111,8 @@ class LocalTaskEnvironment(TaskEnvironment):
     def list_files(self, path: str = ".") -> list[str]:
         """Files (and symlinks) under `path`, relative to the work tree, sorted; version-control folders left out."""
         self._check_open()
-        start = resolve_inside(self._tree, path)
-        root = Path(os.path.realpath(self._tree))
+        start = resolve_inside(self.tree, path)
+        root = Path(os.path.realpath(self.tree))
         if start.is_file():
             return [start.relative_to(root).as_posix()]
         if not start.is_dir():
@@ -129,7 +128,7 @@ class LocalTaskEnvironment(TaskEnvironment):
     def diff(self) -> str:
         """The unified diff of the work tree against its state after setup, new and deleted files included."""
         self._check_open()
-        return diff_from_baseline(self._baseline, self._tree, self._private)
+        return diff_from_baseline(self._baseline, self.tree, self._private)
 
     def close(self) -> None:
         """Remove the work tree and the baseline; safe to call twice."""
@@ -137,14 +136,6 @@ class LocalTaskEnvironment(TaskEnvironment):
             return
         self._closed = True
         shutil.rmtree(self._private, onerror=_make_writable_and_retry)
-
-
-def _checked_workdir(workdir: str) -> str:
-    """The spec's workdir, normalised; an error for a relative path or the root itself."""
-    normal = os.path.normpath(workdir)
-    if not os.path.isabs(normal) or normal == "/":
-        raise EnvironmentSetupError(f"workdir {workdir!r} must be an absolute path below /, such as /task")
-    return normal
 
 
 def _make_writable_and_retry(function: object, path: str, _error: object) -> None:

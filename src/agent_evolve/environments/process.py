@@ -15,7 +15,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from agent_evolve.environments import cgroup
 from agent_evolve.environments.cgroup import ALLOW_UNBOUNDED_ENV, TreeBounds, refuse_unbounded, tree_bounds
@@ -29,43 +28,33 @@ _APPLY_GRACE_S = 10.0
 """How long a stopped command's init may take to apply its writes before it is killed."""
 
 
-class Backend(Protocol):
-    """Puts its isolation around the launcher (the argv in front of it); `confines` is False only for the opt-in
-    unconfined backend, where the launcher builds no root."""
+@dataclass(frozen=True)
+class Backend:
+    """Puts its isolation around the launcher: `unshare` with its own PID (its init's death ends every process in
+    it), mount and network namespaces, `user` adding a user namespace (needed without root), `--kill-child` ending
+    it when unshare is killed. Without `unshare` it is the opt-in unconfined backend, where the launcher builds no
+    root: limits, an empty environment and a process group, but the whole file system, network and process table."""
 
-    name: str
-    confines: bool
+    unshare: str | None = None
+    user: bool = True
+
+    @property
+    def name(self) -> str:
+        """`namespaces`, or `unconfined`."""
+        return "namespaces" if self.unshare else "unconfined"
+
+    @property
+    def confines(self) -> bool:
+        """False only for the unconfined backend."""
+        return self.unshare is not None
 
     def prefix(self, confinement: Confinement) -> list[str]:
         """The command line in front of `python launcher.py ...` that enters this backend's isolation."""
-
-
-@dataclass(frozen=True)
-class NamespaceBackend:
-    """`unshare` with its own PID (its init's death ends every process in it), mount and network namespaces; `user`
-    adds a user namespace (needed without root); `--kill-child` ends it when unshare is killed."""
-
-    unshare: str
-    user: bool = True
-    name: str = "namespaces"
-    confines: bool = True
-
-    def prefix(self, confinement: Confinement) -> list[str]:
+        if self.unshare is None:
+            return []
         flags = ["--user", "--map-root-user"] if self.user else []
         flags += ["--pid", "--fork", "--mount", "--kill-child=SIGKILL"]
         return [self.unshare, *flags, *([] if confinement.network else ["--net"])]
-
-
-@dataclass(frozen=True)
-class UnconfinedBackend:
-    """No isolation, only where the user opts in: limits, an empty environment and a process group, but the whole
-    file system, network and process table."""
-
-    name: str = "unconfined"
-    confines: bool = False
-
-    def prefix(self, confinement: Confinement) -> list[str]:
-        return []
 
 
 @dataclass(frozen=True)

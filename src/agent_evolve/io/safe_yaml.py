@@ -20,12 +20,12 @@ _VALUE_ERRORS = (ValueError, KeyError, TypeError, AttributeError, OverflowError,
 
 
 class _Unbuildable(Exception):
-    """A safe constructor failed on ``node``; carries the node so the key path can be named."""
+    """A safe constructor failed on ``node``, as the message says; carries the node so the key path can be named."""
 
     def __init__(self, node: yaml.Node, cause: BaseException) -> None:
-        super().__init__(str(cause))
+        known = isinstance(cause, (ValueError, yaml.YAMLError))
+        super().__init__(_one_line(cause) if known else "it is not a valid value for its tag")
         self.node = node
-        self.cause = cause
 
 
 class _Loader(_LOADER_BASE):  # type: ignore[misc, valid-type]
@@ -67,7 +67,7 @@ def load_yaml(text: str, where: str, error: type[AgentEvolveError] = WorkspaceEr
             _check_expansion(node, where, error)
         return loader.construct_document(node)
     except _Unbuildable as exc:
-        raise error(f"{where}: {_node_label(node, exc.node)}: cannot read the value: {_explain(exc.cause)}") from None
+        raise error(f"{where}: {_node_label(node, exc.node)}: cannot read the value: {exc}") from None
     except _VALUE_ERRORS as exc:  # yaml.YAMLError among them
         raise error(f"{where}: not valid YAML: {_one_line(exc)}") from None
     finally:
@@ -151,12 +151,6 @@ def _node_label(root: yaml.Node, target: yaml.Node) -> str:
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((child, f"{path}[{i}]") for i, child in enumerate(node.value))
     return line
-
-
-def _explain(cause: BaseException) -> str:
-    if isinstance(cause, (ValueError, yaml.YAMLError)):
-        return _one_line(cause)
-    return "it is not a valid value for its tag"
 
 
 def _one_line(exc: BaseException) -> str:

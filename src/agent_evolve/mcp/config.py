@@ -18,8 +18,7 @@ from agent_evolve.contract.manifest import MANIFEST_FILE, read_manifest_data
 from agent_evolve.errors import ConfigError, MissingDependencyError
 from agent_evolve.types import Task
 
-MANIFEST_KEY = "mcp_servers"
-TASK_KEY = "mcp_servers"
+KEY = "mcp_servers"  # the manifest's key and a task's metadata key
 PYTHON_COMMANDS = frozenset({"python", "python3"})
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 _ENTRY_KEYS = frozenset({"command", "args", "env", "cwd"})
@@ -93,12 +92,12 @@ def _parse_entry(name: str, entry: Any, source: str) -> McpServerConfig:
 def workspace_servers(workspace_path: str | Path) -> list[McpServerConfig]:
     """The servers the workspace's manifest lists under `mcp_servers` (none when the key is absent)."""
     source = str(Path(workspace_path) / MANIFEST_FILE)
-    return parse_servers(read_manifest_data(workspace_path).get(MANIFEST_KEY), f"{source}: key '{MANIFEST_KEY}'")
+    return parse_servers(read_manifest_data(workspace_path).get(KEY), f"{source}: key '{KEY}'")
 
 
 def task_servers(task: Task) -> list[McpServerConfig]:
     """The servers a task brings in `metadata["mcp_servers"]`."""
-    return parse_servers(task.metadata.get(TASK_KEY), f"task {task.id}: metadata '{TASK_KEY}'")
+    return parse_servers(task.metadata.get(KEY), f"task {task.id}: metadata '{KEY}'")
 
 
 def merge_servers(base: list[McpServerConfig], override: list[McpServerConfig]) -> list[McpServerConfig]:

@@ -1,11 +1,5 @@
-"""``BaseAgent``: the class a user's agent extends. It reads its behaviour from a workspace folder.
-
-Subclasses implement :meth:`solve`. During ``solve`` an agent may :meth:`remember` lessons and
-:meth:`propose_skill` drafts; both are buffered in memory (thread-safe, since ``solve`` may run on several
-threads at once) and written by :meth:`export_to_fs`. After evolution the loop calls :meth:`reload_from_fs`. What an agent
-buffers while it solves holdout tasks is dropped with :meth:`discard_buffers`, so no holdout lesson is ever
-exported.
-"""
+"""``BaseAgent``: the class a user's agent extends; it reads its behaviour from a workspace folder, buffers what it
+learns while solving (thread-safe) and writes it on :meth:`export_to_fs`, or drops it after holdout tasks."""
 
 from __future__ import annotations
 
