@@ -1,8 +1,5 @@
-"""`agent-evolve ablate`: Ratchet's ablation arms over seeds with the lift protocol, in one table. Each arm (the full
-recipe first) is a lift experiment in `<out>/<arm>/` with engine `ratchet` and the arm's settings (A1 is Ratchet's
-own no-skill control, so no no-edit control runs), reported by its held-out gain with the test lift beside.
-Resumable: run the same command again.
-"""
+"""`agent-evolve ablate`: Ratchet's ablation arms (full recipe first; A1 is its no-skill control, so no no-edit
+control runs), each a resumable lift experiment in `<out>/<arm>/`, in one table of held-out gains and test lifts."""
 
 from __future__ import annotations
 

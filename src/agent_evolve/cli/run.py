@@ -21,7 +21,7 @@ from agent_evolve.algorithms.ratchet.run_flags import ratchet_params, ratchet_ru
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.benchmarks.support.hard_subset import Solver, select_hard_subset, write_subset
 from agent_evolve.cli.progress import LiveProgress, learned_note, summary_table
-from agent_evolve.cli.start import RESUME_HINT, RunPlan, check_names, holdout_warning, removed_unless_started
+from agent_evolve.cli.start import RESUME_HINT, check_names, describe_plan, holdout_warning, removed_unless_started
 from agent_evolve.config import GRADER_OPTIONS, EvolveConfig
 from agent_evolve.engine.executors import EXECUTORS
 from agent_evolve.engine.loop import pool_ids
@@ -213,7 +213,7 @@ def _state_the_plan(console: Console, config: EvolveConfig, adapter: BenchmarkAd
     holdout = len(plan.holdout_ids)
     estimate = Estimate.of(holdout, len(plan.train_ids), config, cycles)
     local = config.agent_model.startswith("local/")
-    console.print(RunPlan(estimate, holdout, config.gate_repeats, local).describe(engine),
+    console.print(describe_plan(estimate, holdout, config.gate_repeats, local, engine),
                   markup=False, highlight=False, soft_wrap=True)
     warning = holdout_warning(config, holdout)
     if warning:

@@ -7,7 +7,6 @@ import inspect
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_evolve.config import EvolveConfig
@@ -90,29 +89,19 @@ def holdout_warning(config: EvolveConfig, holdout_size: int) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class RunPlan:
-    """What a run will do, stated before it spends: cycles, train tasks per cycle (the batch size, or the whole train
-    pool when it is smaller), holdout tasks per gate and agent solves in all (`estimate`)."""
-
-    estimate: Estimate
-    holdout_size: int
-    gate_repeats: int
-    local_model: bool
-
-    def describe(self, engine: str) -> str:
-        """The plan line: what each cycle solves and how its edit is judged, the solves in all and, locally, a time."""
-        estimate = self.estimate
-        gate = (f"the gate scores each candidate on {self.holdout_size} holdout tasks" + (
-            f" x{self.gate_repeats}" if self.gate_repeats > 1 else "")) if self.holdout_size else (
-            "no gate (holdout_ratio 0): every valid edit is kept, scored only on the train tasks it learned from")
-        cycles = f"{estimate.cycles} cycle{'s' if estimate.cycles != 1 else ''}"
-        tasks = f"{estimate.batch} train task{'s' if estimate.batch != 1 else ''}"
-        line = (f"plan: {cycles} of {engine}; each solves {tasks} and {gate}: "
-                f"at most {estimate.total:,} agent solves for the baseline, batches and gates, plus the engine's "
-                "own trial solves and model calls")
-        if self.local_model:
-            line += (f"; on the embedded local model roughly {duration(estimate.total * LOCAL_SECONDS_PER_SOLVE)} "
-                     f"at {LOCAL_SECONDS_PER_SOLVE} s a solve (short answers take less; the time left is measured "
-                     "after the first cycle); fewer --cycles or a smaller --holdout-limit cost less")
-        return line
+def describe_plan(estimate: Estimate, holdout_size: int, gate_repeats: int, local_model: bool, engine: str) -> str:
+    """What a run will do, stated before it spends: what each cycle solves, how its edit is judged, the agent solves
+    in all and, on the embedded model, a time."""
+    gate = (f"the gate scores each candidate on {holdout_size} holdout tasks" + (
+        f" x{gate_repeats}" if gate_repeats > 1 else "")) if holdout_size else (
+        "no gate (holdout_ratio 0): every valid edit is kept, scored only on the train tasks it learned from")
+    cycles = f"{estimate.cycles} cycle{'s' if estimate.cycles != 1 else ''}"
+    tasks = f"{estimate.batch} train task{'s' if estimate.batch != 1 else ''}"
+    line = (f"plan: {cycles} of {engine}; each solves {tasks} and {gate}: "
+            f"at most {estimate.total:,} agent solves for the baseline, batches and gates, plus the engine's "
+            "own trial solves and model calls")
+    if local_model:
+        line += (f"; on the embedded local model roughly {duration(estimate.total * LOCAL_SECONDS_PER_SOLVE)} "
+                 f"at {LOCAL_SECONDS_PER_SOLVE} s a solve (short answers take less; the time left is measured "
+                 "after the first cycle); fewer --cycles or a smaller --holdout-limit cost less")
+    return line

@@ -1,12 +1,11 @@
-"""The commands that look at (and roll back) a run's workspace: `history`, `diff`, `show`, `status`, `rollback`,
-`report`, `init`, `export`, `import-skills` and `solver-cache` (`list` a run's reply cache, `pack` JSON replies into
-its one-file store). Each names the workspace with `-w/--workspace` (default: .); `history`, `status` and `report`
-also take it positionally (naming two different ones is a usage error)."""
+"""The commands on a run's workspace (`-w/--workspace`; history, status and report also take it positionally):
+history, diff, show, status, rollback, report, init, export, import-skills and solver-cache (list, pack)."""
 
 from __future__ import annotations
 
 import functools
 import json
+from dataclasses import asdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,7 +78,7 @@ def history_command(workspace: str, as_json: bool, wide: bool) -> None:
     view = load_run(workspace)
     rows = view.rows
     if as_json:
-        click.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
         return
     console = Console()
     if wide:
@@ -127,7 +126,7 @@ def status_command(workspace: str, as_json: bool) -> None:
     """Cycle, phase, tasks done, accepted version and spending of the run in WORKSPACE."""
     status = run_status(workspace)
     if as_json:
-        click.echo(json.dumps(status.to_dict(), indent=2))
+        click.echo(json.dumps(asdict(status), indent=2))
         return
     click.echo(
         f"{_state(status)} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"

@@ -1,6 +1,5 @@
-"""Export a workspace's accepted version for a host: skills as strictly valid Agent Skills and, optionally, its other
-evolved instructions in CLAUDE.md / AGENTS.md; an export that would drop an evolved file is refused unless partial.
-What evolved is read from the committed history (the accepted version against `evo-0`), never uncommitted edits."""
+"""Export a workspace's accepted version (its committed history against `evo-0`) for a host: skills as strictly valid
+Agent Skills, optionally its other instructions in CLAUDE.md / AGENTS.md; dropping an evolved file needs consent."""
 
 from __future__ import annotations
 
@@ -134,9 +133,8 @@ def export_workspace(
     workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False, allow_partial: bool = False,
     replace: bool = False,
 ) -> ExportResult:
-    """Export the accepted version of `workspace` under `target` in the host's layout; refuses before writing when a
-    skill cannot be made valid, an evolved file would be dropped (unless `allow_partial`), or a skill folder it would
-    replace holds files no export wrote (unless `replace`)."""
+    """Export the accepted version of `workspace` under `target` in the host's layout; refuses an invalid skill,
+    a dropped evolved file (unless `allow_partial`) or a replaced folder holding others' files (unless `replace`)."""
     if host_name not in HOSTS:
         raise ConfigError(f"unknown export target {host_name!r}; choose one of {', '.join(HOSTS)}")
     host = HOSTS[host_name]

@@ -35,18 +35,10 @@ written, and a program answer is the bare line it prints (a `number` task's woul
 
 
 def evolve(
-    tasks: Sequence[Example],
-    metric: Metric,
-    *,
-    model: str | None = None,
-    budget: str | None = None,
-    test: Sequence[Example] = (),
-    agent: str | BaseAgent = DEFAULT_AGENT,
-    engine: str | EvolutionEngine | None = None,
-    workspace: str | Path | None = None,
-    config: EvolveConfig | None = None,
-    llm: LLMClient | None = None,
-    progress: ProgressOption = "auto",
+    tasks: Sequence[Example], metric: Metric, *, model: str | None = None, budget: str | None = None,
+    test: Sequence[Example] = (), agent: str | BaseAgent = DEFAULT_AGENT,
+    engine: str | EvolutionEngine | None = None, workspace: str | Path | None = None,
+    config: EvolveConfig | None = None, llm: LLMClient | None = None, progress: ProgressOption = "auto",
 ) -> EvolvedRun:
     """Evolve `agent` on `tasks` graded by `metric`; returns the run, whose `agent()` answers new tasks.
 
