@@ -19,7 +19,7 @@ from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import LiveProgress
-from agent_evolve.cli.start import describe_plan, holdout_warning, tasks_to_accept
+from agent_evolve.cli.run import describe_plan, holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.run_estimate import Estimate

@@ -25,7 +25,7 @@ from agent_evolve.report.build import build_report
 from agent_evolve.userview.init import TEMPLATES, init_workspace
 from agent_evolve.userview.labels import layer_diff, show_at
 from agent_evolve.userview.rollback import rollback
-from agent_evolve.userview.run import CycleRow, RunStatus, load_run, run_status, score_text
+from agent_evolve.userview.run import CycleRow, load_run, run_status, score_text
 
 _EXISTING = click.Path(exists=True, file_okay=False)
 
@@ -113,12 +113,6 @@ def show_command(version: str, path: str, workspace: str) -> None:
     _print(show_at(workspace, version, path), "markdown" if path.endswith(".md") else "text")
 
 
-def _state(status: RunStatus) -> str:
-    if status.live:
-        return "running"
-    return f"finished ({status.ended})" if status.finished else "not running"
-
-
 @click.command("status")
 @workspace_option_or_argument
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
@@ -128,8 +122,9 @@ def status_command(workspace: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(asdict(status), indent=2))
         return
+    state = "running" if status.live else f"finished ({status.ended})" if status.finished else "not running"
     click.echo(
-        f"{_state(status)} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"
+        f"{state} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"
         f" | {status.cycles_recorded} cycles recorded | {status.tasks_done} train tasks done | accepted "
         f"{status.accepted_tag} ({score_text(status.accepted_score)}) | {status.tokens:,} tokens | ${status.cost:.4f}"
     )
