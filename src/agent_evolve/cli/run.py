@@ -41,8 +41,7 @@ from agent_evolve.llm.factory import apply_config_limits
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import benchmark_class, engine_class, import_object, is_seed_name, known_names, seed_path
 from agent_evolve.stats import PairedTable
-from agent_evolve.tracking.events import RunTracker
-from agent_evolve.tracking.run import run_tracked
+from agent_evolve.tracking.run import RunTracker, run_tracked
 
 # Command-line option -> EvolveConfig key; a given option beats the YAML file, which beats the defaults.
 _OVERRIDES = {

@@ -1,17 +1,40 @@
-"""Run an Evolver with trackers attached: the loop's progress events become run events (each recorded cycle read
-from history), and the trackers hear when the run finished."""
+"""The tracking protocol (a run's events, and what a tracker implements to receive them), and an Evolver run with
+trackers attached: the loop's progress events become run events (each recorded cycle read from history)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from agent_evolve.api import Evolver
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.engine.records import RunRecords, read_jsonl
-from agent_evolve.tracking.events import RunEvent, RunTracker
 from agent_evolve.types import EvolutionResult
 from agent_evolve.userview.run import CycleRow, cycle_row
+
+EventKind = Literal[
+    "cycle_started", "task_done", "step_done", "gate_decided", "version_accepted", "budget_spent",
+    "cycle_recorded", "run_finished",
+]
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """One thing that happened in a run. `cycle_recorded` carries the cycle's metrics in `data["metrics"]`;
+    `run_finished` carries the workspace path in `data["workspace"]`."""
+
+    kind: EventKind
+    cycle: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class RunTracker(Protocol):
+    """Receives every event of a run, in order, on the thread that runs the loop; it must not raise."""
+
+    def on_event(self, event: RunEvent) -> None: ...
+
 
 _TASK_PHASES = ("baseline", "solve", "gate")
 
