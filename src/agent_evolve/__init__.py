@@ -14,49 +14,15 @@ from agent_evolve.engine.trial import TrialReport, TrialRunner
 from agent_evolve.engine.versioning import VersionControl
 from agent_evolve.protocol.base_agent import BaseAgent
 from agent_evolve.quick import EvolvedAgent, EvolvedRun, evolve, load_agent
-from agent_evolve.types import (
-    CycleRecord,
-    EvolutionResult,
-    Feedback,
-    Observation,
-    SkillMeta,
-    StepResult,
-    Task,
-    Trajectory,
-    Usage,
-)
+from agent_evolve.types import (CycleRecord, EvolutionResult, Feedback, Observation, SkillMeta, StepResult, Task,
+                                Trajectory, Usage)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AGENT_REGISTRY",
-    "BENCHMARK_REGISTRY",
-    "ENGINE_REGISTRY",
-    "AgentWorkspace",
-    "BaseAgent",
-    "BenchmarkAdapter",
-    "CycleRecord",
-    "EngineContext",
-    "EvolutionEngine",
-    "EvolutionHistory",
-    "EvolutionLoop",
-    "EvolutionResult",
-    "EvolvedAgent",
-    "EvolvedRun",
-    "EvolveConfig",
-    "Evolver",
-    "Feedback",
-    "Observation",
-    "Observer",
-    "SkillMeta",
-    "StepResult",
-    "TaskList",
-    "Task",
-    "TrialReport",
-    "TrialRunner",
-    "Trajectory",
-    "Usage",
-    "VersionControl",
-    "evolve",
-    "load_agent",
+    "AGENT_REGISTRY", "BENCHMARK_REGISTRY", "ENGINE_REGISTRY", "AgentWorkspace", "BaseAgent", "BenchmarkAdapter",
+    "CycleRecord", "EngineContext", "EvolutionEngine", "EvolutionHistory", "EvolutionLoop", "EvolutionResult",
+    "EvolvedAgent", "EvolvedRun", "EvolveConfig", "Evolver", "Feedback", "Observation", "Observer", "SkillMeta",
+    "StepResult", "TaskList", "Task", "TrialReport", "TrialRunner", "Trajectory", "Usage", "VersionControl",
+    "evolve", "load_agent",
 ]

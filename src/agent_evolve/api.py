@@ -54,21 +54,13 @@ def default_engine(evolver_model: str) -> str:
 
 
 class Evolver:
-    """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`. It owns its run's `UsageLedger`
-    (`ledger=` shares yours); the clients it builds per model role record into it and are what the pre-flight
-    checks. `clients` gives your own client for a role ("agent", "engine", "judge"), used instead of a built one
-    and metered like one (its usage counts toward the run's budgets)."""
+    """Main entry point: `ae.Evolver(agent, benchmark, config, engine).run()`, metering every role's client
+    (`clients`: your own for "agent", "engine", "judge") into its `UsageLedger` (`ledger=`: yours) and budgets."""
 
     def __init__(
-        self,
-        agent: str | BaseAgent,
-        benchmark: str | BenchmarkAdapter,
-        config: EvolveConfig | str | None = None,
-        engine: EvolutionEngine | str | None = None,
-        workspace_dir: str | None = None,
-        *,
-        progress: Callable[[ProgressEvent], None] | None = None,
-        ledger: UsageLedger | None = None,
+        self, agent: str | BaseAgent, benchmark: str | BenchmarkAdapter, config: EvolveConfig | str | None = None,
+        engine: EvolutionEngine | str | None = None, workspace_dir: str | None = None, *,
+        progress: Callable[[ProgressEvent], None] | None = None, ledger: UsageLedger | None = None,
         clients: Mapping[str, LLMClient] | None = None,
     ):
         target = workspace_target(agent, workspace_dir)  # the run keeps its replies with its records
@@ -95,25 +87,15 @@ class Evolver:
             self.loop.cancel()
 
     def run(self, cycles: int | None = None, *, force: bool = False) -> EvolutionResult:
-        """Evolve until the workspace has `cycles` cycles (default config.max_cycles), resuming an interrupted run,
-        which must have been started with these settings unless `force` (ConfigError naming the differences);
-        `config.preflight` checks every model role and the benchmark first (PreflightError before any record)."""
+        """Evolve until the workspace has `cycles` cycles (default config.max_cycles), resuming an interrupted run
+        of the same settings (else ConfigError, unless `force`); `config.preflight` checks roles and benchmark."""
         if cycles is not None and (isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0):
             raise ConfigError(f"cycles must be a whole number >= 0 or None (config.max_cycles), got {cycles!r}")
         if self.config.preflight:
             preflight(self.clients, self.benchmark)
-        loop = EvolutionLoop(
-            self.agent,
-            self.benchmark,
-            self.engine,
-            self.config,
-            self.workspace,
-            agent_factory=self.agent_factory,
-            progress=self.progress,
-            ledger=self.ledger,
-        )
-        self.loop = loop
-        return loop.run(cycles, force=force)
+        self.loop = EvolutionLoop(self.agent, self.benchmark, self.engine, self.config, self.workspace,
+                                  agent_factory=self.agent_factory, progress=self.progress, ledger=self.ledger)
+        return self.loop.run(cycles, force=force)
 
 
 RoleClient = Callable[[str], LLMClient]
@@ -163,18 +145,16 @@ def resolve_benchmark(
         raise ConfigError(f"benchmark must be a name or a BenchmarkAdapter, got {type(benchmark).__name__}")
     name, _, argument = benchmark.partition(":")
     cls = benchmark_class(name)
-    if grader is not None:
-        if not _accepts(cls, "grader"):
-            raise ConfigError(f"benchmark {name!r} takes no grader (grader {grader!r}); graders apply to jsonl:PATH")
-        kwargs["grader"] = grader
-    if config is not None and config.answer_kind is not None:
-        if not _accepts(cls, "answer_kind"):
-            raise ConfigError(f"benchmark {name!r} declares its own answer kinds; answer_kind applies to jsonl:PATH")
-        kwargs["answer_kind"] = config.answer_kind
-    for option, value in (config.grader_options if config is not None else {}).items():
-        if not _accepts(cls, option):
-            raise ConfigError(f"benchmark {name!r} takes no grader option {option!r}; grader options apply to jsonl:PATH")
-        kwargs[option] = value
+    refusals = {"grader": f"takes no grader (grader {grader!r}); graders apply to jsonl:PATH",
+                "answer_kind": "declares its own answer kinds; answer_kind applies to jsonl:PATH"}
+    given = {"grader": grader, "answer_kind": config.answer_kind if config is not None else None,
+             **(config.grader_options if config is not None else {})}
+    for option, value in given.items():
+        if value is not None and not _accepts(cls, option):
+            why = refusals.get(option, f"takes no grader option {option!r}; grader options apply to jsonl:PATH")
+            raise ConfigError(f"benchmark {name!r} {why}")
+        if value is not None:
+            kwargs[option] = value
     if config is not None and _accepts(cls, "config"):
         kwargs["config"] = config  # benchmarks with a model of their own (a judge) default to the run's models
     native_subset = subset is not None and _accepts(cls, "subset")

@@ -156,32 +156,19 @@ class EvolveConfig:
         return dataclasses.asdict(self)
 
 
+# key: (description, minimum inclusive, maximum exclusive)
 _RULES: dict[str, tuple[str, float | None, float | None]] = {
-    # key: (description, minimum inclusive, maximum exclusive)
-    "batch_size": ("a positive integer", 1, None),
-    "max_cycles": ("a non-negative integer", 0, None),
-    "holdout_ratio": ("a number in [0, 1)", 0.0, 1.0),
-    "evolver_max_tokens": ("a positive integer", 1, None),
-    "agent_max_tokens": ("a positive integer", 1, None),
+    **dict.fromkeys(("batch_size", "evolver_max_tokens", "agent_max_tokens", "egl_window", "task_pool_limit",
+                     "holdout_limit", "val_limit", "gate_repeats", "patience", "concurrency", "max_total_tokens"),
+                    ("a positive integer", 1, None)),
+    **dict.fromkeys(("llm_timeout_s", "agent_timeout_s", "evolver_timeout_s"), ("a positive number", 1e-9, None)),
+    **dict.fromkeys(("holdout_ratio", "val_ratio"), ("a number in [0, 1)", 0.0, 1.0)),
+    **dict.fromkeys(("max_cycles", "llm_max_retries"), ("a non-negative integer", 0, None)),
+    **dict.fromkeys(("egl_threshold", "gate_min_improvement"), ("a non-negative number", 0.0, None)),
     "agent_temperature": ("a number in [0, 2]", 0.0, 2.0 + 1e-12),
-    "egl_threshold": ("a non-negative number", 0.0, None),
-    "egl_window": ("a positive integer", 1, None),
-    "llm_timeout_s": ("a positive number", 1e-9, None),
-    "llm_max_retries": ("a non-negative integer", 0, None),
-    "task_pool_limit": ("a positive integer", 1, None),
-    "holdout_limit": ("a positive integer", 1, None),
-    "val_ratio": ("a number in [0, 1)", 0.0, 1.0),
-    "val_limit": ("a positive integer", 1, None),
-    "gate_min_improvement": ("a non-negative number", 0.0, None),
-    "gate_repeats": ("a positive integer", 1, None),
     "gate_alpha": ("a number in (0, 1)", 1e-12, 1.0),
     "gate_sprt_beta": ("a number in (0, 1) or null (off)", 1e-12, 1.0),
-    "patience": ("a positive integer", 1, None),
     "max_infra_failure_ratio": ("a number in [0, 1]", 0.0, 1.0 + 1e-12),
-    "agent_timeout_s": ("a positive number", 1e-9, None),
-    "evolver_timeout_s": ("a positive number", 1e-9, None),
-    "concurrency": ("a positive integer", 1, None),
-    "max_total_tokens": ("a positive integer", 1, None),
     "max_cost_usd": ("a positive number", 1e-12, None),
 }
 
@@ -193,7 +180,6 @@ def unknown_key_message(key: str, known: list[str], otherwise: str) -> str:
 
 
 _OWN_SETTINGS = "put a setting of your own under 'extra:'"
-_CHOICES: dict[str, tuple[str, ...]] = {"gate_strategy": GATE_STRATEGIES, "executor": EXECUTORS}
 
 
 def type_ok(value: Any, annotation: Any) -> bool:
@@ -205,8 +191,7 @@ def type_ok(value: Any, annotation: Any) -> bool:
         return value in typing.get_args(annotation)
     if annotation is type(None):
         return value is None
-    if origin is not None:
-        annotation = origin
+    annotation = origin or annotation
     if annotation is Any:
         return True
     if annotation is float:
@@ -251,7 +236,7 @@ def validate_config(config: EvolveConfig) -> None:
             description, low, high = _RULES[f.name]
             if (low is not None and value < low) or (high is not None and value >= high):
                 raise ConfigError(f"key '{f.name}' must be {description}, got {value!r}")
-    for key, choices in _CHOICES.items():
+    for key, choices in (("gate_strategy", GATE_STRATEGIES), ("executor", EXECUTORS)):
         if getattr(config, key) not in choices:
             raise ConfigError(f"key '{key}' must be one of {', '.join(choices)}, got {getattr(config, key)!r}")
     for option, value in config.grader_options.items():

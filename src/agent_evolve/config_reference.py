@@ -1,6 +1,5 @@
-"""The configuration reference page (`docs/configuration.md`), rendered from `EvolveConfig` so it cannot drift: each
-key's meaning is written once, here. Regenerate with `python -m agent_evolve.config_reference > docs/configuration.md`.
-"""
+"""The configuration reference page, rendered from `EvolveConfig` so it cannot drift (each key's meaning is written
+once, here): `python -m agent_evolve.config_reference > docs/configuration.md`."""
 
 from __future__ import annotations
 

@@ -19,26 +19,13 @@ __all__ = ["comparison_markdown", "markdown_table", "run_comparison_experiment",
 
 
 def run_lift_experiment(
-    *,
-    agent: str,
-    benchmark: str | BenchmarkAdapter,
-    engine: str,
-    seeds: list[int],
-    cycles: int,
-    test_limit: int,
-    out_dir: Path,
-    config: EvolveConfig,
-    progress: Callable[[ProgressEvent], None] | None = None,
-    control: bool = True,
-    allow_small_test: bool = False,
-    draws: int = DEFAULT_DRAWS,
-    matched: bool = True,
-    test_reserve: int | None = None,
-    register_only: bool = False,
+    *, agent: str, benchmark: str | BenchmarkAdapter, engine: str, seeds: list[int], cycles: int, test_limit: int,
+    out_dir: Path, config: EvolveConfig, progress: Callable[[ProgressEvent], None] | None = None,
+    control: bool = True, allow_small_test: bool = False, draws: int = DEFAULT_DRAWS, matched: bool = True,
+    test_reserve: int | None = None, register_only: bool = False,
 ) -> dict[str, Any]:
-    """Register the plan, then for each seed: evolve a fresh copy of the seed workspace (and a no-edit control),
-    score it, a compute-matched control and the baseline in `draws` test draws, and write lift.json, lift.md and
-    lift.png into `out_dir` (resumable). `register_only`: write plan.json and stop, so it can be committed first."""
+    """Register the plan (`register_only`: and stop), then per seed evolve a fresh workspace and score it, its
+    controls and the baseline in `draws` test draws; writes lift.json, .md and .png to `out_dir` (resumable)."""
     adapter, name = _benchmark(benchmark, config)
     plan = LiftPlan(agent, name, engine, tuple(seeds), cycles, test_limit, control, allow_small_test, draws, matched,
                     test_reserve)
@@ -46,19 +33,9 @@ def run_lift_experiment(
 
 
 def run_comparison_experiment(
-    *,
-    agent: str,
-    benchmark: str | BenchmarkAdapter,
-    engines: list[str],
-    seeds: list[int],
-    cycles: int,
-    test_limit: int,
-    out_dir: Path,
-    config: EvolveConfig,
-    progress: Callable[[ProgressEvent], None] | None = None,
-    control: bool = True,
-    allow_small_test: bool = False,
-    draws: int = DEFAULT_DRAWS,
+    *, agent: str, benchmark: str | BenchmarkAdapter, engines: list[str], seeds: list[int], cycles: int,
+    test_limit: int, out_dir: Path, config: EvolveConfig, progress: Callable[[ProgressEvent], None] | None = None,
+    control: bool = True, allow_small_test: bool = False, draws: int = DEFAULT_DRAWS,
     test_reserve: int | None = None,
 ) -> dict[str, Any]:
     """Every engine on the same seeds, splits and config against one shared baseline; writes comparison.json,

@@ -52,9 +52,7 @@ ENGINE_REGISTRY: dict[str, str] = {
     "ratchet": "agent_evolve.algorithms.ratchet.engine.RatchetEngine",
 }
 
-ENGINE_COMMANDS: dict[str, str] = {
-    "ratchet": "agent_evolve.algorithms.ratchet.cli.COMMANDS",
-}
+ENGINE_COMMANDS: dict[str, str] = {"ratchet": "agent_evolve.algorithms.ratchet.cli.COMMANDS"}
 """Engine name -> its package's list of click commands, added to `agent-evolve` (a plugin's: `commands` below)."""
 
 _ENTRY_POINT_GROUPS = {
@@ -82,18 +80,19 @@ def known_names(kind: str) -> list[str]:
     return sorted({*builtin, *_plugins(kind)})
 
 
-def _unknown(kind: str, name: str) -> UnknownNameError:
-    return UnknownNameError(f"unknown {kind} {name!r}; known {kind}s: {', '.join(known_names(kind))}")
+def _plugin(kind: str, name: str) -> Any:
+    """What the plugin registered as `name` gives; UnknownNameError listing the known names when none is."""
+    plugins = _plugins(kind)
+    if name not in plugins:
+        raise UnknownNameError(f"unknown {kind} {name!r}; known {kind}s: {', '.join(known_names(kind))}")
+    return plugins[name].load()
 
 
 def seed_path(name: str) -> Path:
     """The folder of a built-in (or plugin) seed workspace."""
     if name in AGENT_REGISTRY:
         return Path(str(files("agent_evolve").joinpath(AGENT_REGISTRY[name])))
-    plugins = _plugins("agent")
-    if name in plugins:
-        return Path(plugins[name].load())
-    raise _unknown("agent", name)
+    return Path(_plugin("agent", name))
 
 
 def is_seed_name(name: str) -> bool:
@@ -102,12 +101,7 @@ def is_seed_name(name: str) -> bool:
 
 def _registered_class(kind: str, registry: dict[str, str], name: str) -> type:
     """The class a built-in name points to, else a plugin's; UnknownNameError listing the known names."""
-    if name in registry:
-        return import_object(registry[name])
-    plugins = _plugins(kind)
-    if name in plugins:
-        return plugins[name].load()
-    raise _unknown(kind, name)
+    return import_object(registry[name]) if name in registry else _plugin(kind, name)
 
 
 def benchmark_class(name: str) -> type:

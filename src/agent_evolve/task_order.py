@@ -7,9 +7,11 @@ import hashlib
 from collections.abc import Sequence
 
 
-def stable_key(seed: int, item_id: str) -> str:
-    """A hash of (seed, id) that is the same on every machine and Python version."""
-    return hashlib.sha256(f"{seed}\x00{item_id}".encode()).hexdigest()
+def stable_key(seed: int | str, item_id: str) -> str:
+    """A hash of (seed, id) that is the same on every machine and Python version; a named split's key (a string)
+    hashes apart from every integer seed."""
+    separator = "\x01" if isinstance(seed, str) else "\x00"
+    return hashlib.sha256(f"{seed}{separator}{item_id}".encode()).hexdigest()
 
 
 def seeded_order(ids: Sequence[str], seed: int) -> list[str]:
@@ -25,9 +27,4 @@ task is dev or not whatever the pool, the seed or the benchmark's order."""
 
 def is_dev(item_id: str) -> bool:
     """Whether a train task belongs to the dev split (design data: never carved into a gate's holdout)."""
-    return int(stable_key_named(DEV_KEY, item_id)[:8], 16) < DEV_FRACTION * 16**8
-
-
-def stable_key_named(key: str, item_id: str) -> str:
-    """A hash of (key, id) for a named split, apart from the seeded orders (whose keys are integers)."""
-    return hashlib.sha256(f"{key}\x01{item_id}".encode()).hexdigest()
+    return int(stable_key(DEV_KEY, item_id)[:8], 16) < DEV_FRACTION * 16**8

@@ -45,24 +45,16 @@ class ScriptedLLM:
     def remaining(self) -> int:
         return len(self.responses) - len(self.calls)
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, tools: list[ToolSpec] | None = None,
+                 max_tokens: int | None = None, temperature: float = 0.0, stop: list[str] | None = None,
+                 ) -> Completion:
         """Record the call and return the next scripted response."""
         index = len(self.calls)
         self.calls.append(ScriptedCall([replace(m) for m in messages], tools, max_tokens, temperature, stop))
         if index >= len(self.responses):
             last = messages[-1].content[:200] if messages else ""
-            raise ScriptExhaustedError(
-                f"ScriptedLLM ({self.model}) has {len(self.responses)} response(s) but got call {index + 1}; "
-                f"last message: {last!r}"
-            )
+            raise ScriptExhaustedError(f"ScriptedLLM ({self.model}) has {len(self.responses)} response(s) but got "
+                                       f"call {index + 1}; last message: {last!r}")
         response: Any = self.responses[index]
         if callable(response):
             response = response(messages)
@@ -71,8 +63,5 @@ class ScriptedLLM:
         if not isinstance(response, str):
             raise TypeError(f"scripted response {index + 1} must be a str or Completion, got {type(response).__name__}")
         prompt = sum(_estimate_tokens(m.content) for m in messages)
-        return Completion(
-            text=response,
-            usage=Usage(calls=1, input_tokens=prompt, output_tokens=_estimate_tokens(response)),
-            model=self.model,
-        )
+        usage = Usage(calls=1, input_tokens=prompt, output_tokens=_estimate_tokens(response))
+        return Completion(text=response, usage=usage, model=self.model)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from typing import Any, Literal, get_args
 
 StepStatus = Literal["done", "failed", "out_of_budget", "stop"]
@@ -96,14 +96,11 @@ class Usage:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def _numbers(self) -> tuple[int, int, int, float]:
-        return self.calls, self.input_tokens, self.output_tokens, self.cost
-
     def __add__(self, other: Usage) -> Usage:
-        return Usage(*map(operator.add, self._numbers(), other._numbers()))
+        return Usage(*map(operator.add, astuple(self), astuple(other)))
 
     def __sub__(self, other: Usage) -> Usage:
-        return Usage(*map(operator.sub, self._numbers(), other._numbers()))
+        return Usage(*map(operator.sub, astuple(self), astuple(other)))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,9 +108,8 @@ class Usage:
 
 @dataclass
 class StepResult:
-    """What one engine step did. `usage` is what it spent outside the run's metered clients (its own CLI or API
-    client), charged to the run's budgets (usage equal to the step's metered usage is not charged twice); `session`
-    is a host-session handle the next call gets back as `context.session` when resume is enabled."""
+    """What one engine step did; `usage`: its spending outside the run's metered clients, charged to the budgets (not
+    twice); `session`: a host-session handle the next call gets back as `context.session` when resume is enabled."""
 
     mutated: bool
     summary: str

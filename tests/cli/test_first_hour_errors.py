@@ -19,7 +19,7 @@ from agent_evolve.api import resolve_benchmark
 from agent_evolve.benchmarks.adapters.jsonl import JsonlBenchmark
 from agent_evolve.cli.main import cli
 from agent_evolve.cli.progress import LiveProgress
-from agent_evolve.cli.start import RunPlan, holdout_warning, tasks_to_accept
+from agent_evolve.cli.run import describe_plan, holdout_warning, tasks_to_accept
 from agent_evolve.config import EvolveConfig
 from agent_evolve.engine.records import RunRecords
 from agent_evolve.engine.run_estimate import Estimate
@@ -223,9 +223,9 @@ def test_the_gate_reach_follows_the_acceptance_strategy() -> None:
 
 def test_the_plan_counts_the_loops_solves_and_says_the_engines_trials_come_on_top() -> None:
     estimate = Estimate.of(2, 30, EvolveConfig(batch_size=4), 2)
-    line = RunPlan(estimate, holdout_size=2, gate_repeats=1, local_model=False).describe("demos")
+    line = describe_plan(estimate, holdout_size=2, gate_repeats=1, local_model=False, engine="demos")
     assert "at most 14 agent solves for the baseline, batches and gates" in line and "trial solves" in line
-    local = RunPlan(estimate, holdout_size=2, gate_repeats=1, local_model=True).describe("demos")
+    local = describe_plan(estimate, holdout_size=2, gate_repeats=1, local_model=True, engine="demos")
     assert "roughly 5 min at 20 s a solve" in local and "measured after the first cycle" in local
 
 

@@ -20,7 +20,7 @@ from agent_evolve.algorithms.ratchet.ablations import (
     with_deltas,
 )
 from agent_evolve.algorithms.ratchet.settings import RatchetSettings
-from agent_evolve.cli.ablate import run_ablation
+from agent_evolve.cli.experiment import run_ablation
 from agent_evolve.errors import ConfigError
 
 

@@ -18,7 +18,7 @@ from agent_evolve.benchmarks.adapters.task_list import TaskList
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.llm.base import Message
 from agent_evolve.engine.run_estimate import estimate_solves
-from agent_evolve.quick.budget import BUDGETS, estimate_line
+from agent_evolve.quick.evolve import estimate_line, run_config
 from agent_evolve.testing import ScriptedLLM
 
 CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Italy": "Rome", "Spain": "Madrid", "Kenya": "Nairobi",
@@ -139,7 +139,7 @@ def test_one_task_is_refused_before_the_run_naming_the_minimum(tmp_path: Path) -
 
 
 def test_the_estimate_counts_the_baseline_then_a_batch_and_a_gate_per_cycle() -> None:
-    config = BUDGETS["light"].apply(ae.EvolveConfig())
+    config = run_config(None, "light", None, "skillforge")
     estimate = estimate_solves(config, 100)
     assert (estimate.baseline, estimate.batch, estimate.gate, estimate.cycles) == (16, 8, 16, 3)
     assert estimate.total == 16 + 3 * (8 + 16)

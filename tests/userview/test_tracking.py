@@ -14,7 +14,7 @@ from wandb_records import records
 import agent_evolve as ae
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.errors import MissingDependencyError
-from agent_evolve.tracking.events import RunEvent
+from agent_evolve.tracking.run import RunEvent
 from agent_evolve.tracking.run import run_tracked
 
 

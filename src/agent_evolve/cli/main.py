@@ -15,9 +15,8 @@ from typing import Any
 
 import click
 
-from agent_evolve.cli.ablate import ablate_command
 from agent_evolve.cli.doctor import doctor
-from agent_evolve.cli.experiment import experiment_command
+from agent_evolve.cli.experiment import ablate_command, experiment_command
 from agent_evolve.cli.run import eval_command, hard_subset_command, run_command
 from agent_evolve.cli.userview import USERVIEW_COMMANDS
 from agent_evolve.errors import AgentEvolveError, ConfigError, UnknownNameError

@@ -1,12 +1,11 @@
-"""The commands that look at (and roll back) a run's workspace: `history`, `diff`, `show`, `status`, `rollback`,
-`report`, `init`, `export`, `import-skills` and `solver-cache` (`list` a run's reply cache, `pack` JSON replies into
-its one-file store). Each names the workspace with `-w/--workspace` (default: .); `history`, `status` and `report`
-also take it positionally (naming two different ones is a usage error)."""
+"""The commands on a run's workspace (`-w/--workspace`; history, status and report also take it positionally):
+history, diff, show, status, rollback, report, init, export, import-skills and solver-cache (list, pack)."""
 
 from __future__ import annotations
 
 import functools
 import json
+from dataclasses import asdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from agent_evolve.report.build import build_report
 from agent_evolve.userview.init import TEMPLATES, init_workspace
 from agent_evolve.userview.labels import layer_diff, show_at
 from agent_evolve.userview.rollback import rollback
-from agent_evolve.userview.run import CycleRow, RunStatus, load_run, run_status, score_text
+from agent_evolve.userview.run import CycleRow, load_run, run_status, score_text
 
 _EXISTING = click.Path(exists=True, file_okay=False)
 
@@ -79,7 +78,7 @@ def history_command(workspace: str, as_json: bool, wide: bool) -> None:
     view = load_run(workspace)
     rows = view.rows
     if as_json:
-        click.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
         return
     console = Console()
     if wide:
@@ -114,12 +113,6 @@ def show_command(version: str, path: str, workspace: str) -> None:
     _print(show_at(workspace, version, path), "markdown" if path.endswith(".md") else "text")
 
 
-def _state(status: RunStatus) -> str:
-    if status.live:
-        return "running"
-    return f"finished ({status.ended})" if status.finished else "not running"
-
-
 @click.command("status")
 @workspace_option_or_argument
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
@@ -127,10 +120,11 @@ def status_command(workspace: str, as_json: bool) -> None:
     """Cycle, phase, tasks done, accepted version and spending of the run in WORKSPACE."""
     status = run_status(workspace)
     if as_json:
-        click.echo(json.dumps(status.to_dict(), indent=2))
+        click.echo(json.dumps(asdict(status), indent=2))
         return
+    state = "running" if status.live else f"finished ({status.ended})" if status.finished else "not running"
     click.echo(
-        f"{_state(status)} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"
+        f"{state} | cycle {status.cycle}{'' if status.finished else f' | {status.phase}'}"
         f" | {status.cycles_recorded} cycles recorded | {status.tasks_done} train tasks done | accepted "
         f"{status.accepted_tag} ({score_text(status.accepted_score)}) | {status.tokens:,} tokens | ${status.cost:.4f}"
     )

@@ -1,6 +1,5 @@
-"""The hosts (where each discovers skills and reads instructions) and where each evolved file goes in a host's layout,
-decided from paths alone: skills to the skills folder, prompts, fragments, answer settings and memories to the
-CLAUDE.md / AGENTS.md section; anything else would be dropped."""
+"""The hosts (where each finds skills and instructions) and where each evolved file goes, from its path alone:
+skills to the skills folder, prompts, fragments, settings and memories to the CLAUDE.md / AGENTS.md section."""
 
 from __future__ import annotations
 

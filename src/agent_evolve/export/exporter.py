@@ -1,6 +1,5 @@
-"""Export a workspace's accepted version for a host: skills as strictly valid Agent Skills and, optionally, its other
-evolved instructions in CLAUDE.md / AGENTS.md; an export that would drop an evolved file is refused unless partial.
-What evolved is read from the committed history (the accepted version against `evo-0`), never uncommitted edits."""
+"""Export a workspace's accepted version (its committed history against `evo-0`) for a host: skills as strictly valid
+Agent Skills, optionally its other instructions as a CLAUDE.md / AGENTS.md section; dropping files needs consent."""
 
 from __future__ import annotations
 
@@ -10,17 +9,20 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from agent_evolve.contract.check_settings import CHECK_SETTINGS, CheckSettings
+from agent_evolve.contract.experience import (EXPERIENCE_CATEGORY, EXPERIENCE_FILE, read_experience,
+                                              read_experience_settings)
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.contract.regular_files import copy_tree, read_regular_text
 from agent_evolve.contract.skills import Skill, parse_skill, render_skill
-from agent_evolve.contract.workspace import AgentWorkspace
+from agent_evolve.contract.workspace import PROGRAM_PROMPT, AgentWorkspace
 from agent_evolve.engine.executors.remote import WorkspaceSnapshot
 from agent_evolve.engine.versioning import BASELINE_TAG, VersionControl
 from agent_evolve.errors import ConfigError, SkillFormatError, WorkspaceError
-from agent_evolve.export.coverage import HOSTS, ExportPlan, Host, plan_export
-from agent_evolve.export.instructions import instructions_section, merge_section
+from agent_evolve.export.coverage import (FRAGMENTS_DIR, HOSTS, SECTION_BEGIN, SECTION_END, ExportPlan, Host,
+                                          plan_export)
 from agent_evolve.export.portable import SKILL_FILE, skill_file_problems, to_portable
 from agent_evolve.io.safe_json import parse_json
 from agent_evolve.userview.run import accepted_version, load_run
@@ -134,9 +136,8 @@ def export_workspace(
     workspace: str | Path, host_name: str, target: str | Path, *, with_prompt: bool = False, allow_partial: bool = False,
     replace: bool = False,
 ) -> ExportResult:
-    """Export the accepted version of `workspace` under `target` in the host's layout; refuses before writing when a
-    skill cannot be made valid, an evolved file would be dropped (unless `allow_partial`), or a skill folder it would
-    replace holds files no export wrote (unless `replace`)."""
+    """Export the accepted version of `workspace` under `target` in the host's layout; refuses an invalid skill,
+    a dropped evolved file (unless `allow_partial`) or a replaced folder holding others' files (unless `replace`)."""
     if host_name not in HOSTS:
         raise ConfigError(f"unknown export target {host_name!r}; choose one of {', '.join(HOSTS)}")
     host = HOSTS[host_name]
@@ -174,3 +175,67 @@ def write_skills(prepared: list[tuple[Path, Skill]], skills_root: Path) -> list[
     record = {**exported_before(skills_root), **{p.parent.name: file_hashes(p.parent) for p in written}}
     atomic_write(skills_root / EXPORT_RECORD, json.dumps(record, indent=2, sort_keys=True))
     return written
+
+
+def check_lines(settings: CheckSettings) -> list[str]:
+    """The answer settings as instructions a person or a host model can follow."""
+    lines = [f"- When an answer fails a check you can run yourself (code: its docstring's examples), answer again, "
+             f"up to {settings.redraws} fresh tries, and keep the first that passes."]
+    if settings.answer is not None:
+        form = "a whole number" if settings.answer.whole else "a number"
+        bound = f" of at least {settings.answer.min:g}" if settings.answer.min is not None else ""
+        lines.append(f"- A numeric answer must be {form}{bound}; one that is not is answered again.")
+    if settings.cross_check:
+        lines.append(f"- Also work the answer out in plain text; when it differs from the program's answer, write "
+                     f"{settings.cross_check} more programs and keep the most common answer of the right form.")
+    return lines
+
+
+def _titled(heading: str, source: str, body: str) -> list[str]:
+    return [f"### {heading} ({source})", "", body.strip(), ""]
+
+
+def instructions_section(workspace: AgentWorkspace) -> str:
+    """Everything the agent reads besides skills, as one Markdown section between our markers."""
+    lines = [SECTION_BEGIN, "## Evolved instructions (agent-evolve)", "", workspace.read_prompt().strip(), ""]
+    program = workspace.read_program_prompt()
+    if program is not None:
+        lines += _titled("Program answers: answer with a Python program whose printed result is the answer",
+                         PROGRAM_PROMPT, program)
+    for name in workspace.list_fragments():
+        heading = PurePosixPath(name).stem.replace("-", " ").replace("_", " ").capitalize()
+        lines += _titled(heading, f"{FRAGMENTS_DIR}/{name}", workspace.read_fragment(name))
+    settings = workspace.read_check_settings()
+    if settings is not None:
+        raw = read_regular_text(workspace.path / CHECK_SETTINGS).strip()
+        lines += [f"### Answer checks ({CHECK_SETTINGS})", "", *check_lines(settings), "", "```yaml", raw, "```", ""]
+    lines += experience_lines(workspace)
+    memories = [m for m in workspace.read_all_memories(limit=None) if m["category"] != EXPERIENCE_CATEGORY]
+    if memories:
+        lines += ["### Memories", ""]
+        lines += [f"- {str(m.get('content', m)).strip()}" for m in memories]
+        lines.append("")
+    return "\n".join([*lines, SECTION_END]) + "\n"
+
+
+def experience_lines(workspace: AgentWorkspace) -> list[str]:
+    """The worked examples of experience memory, each in the form the agent shows it ([] when there are none)."""
+    examples = read_experience(workspace.path)
+    if not examples:
+        return []
+    settings = read_experience_settings(workspace.path)
+    lines = [f"### Solved examples ({EXPERIENCE_FILE})", "",
+             "Problems solved correctly before; when a task resembles one, solve it the same way.", ""]
+    for example in examples:
+        lines += [f"#### {example.task_id}", "", f"Problem: {example.input}", "", "Solution:", "",
+                  example.shown(settings.form), ""]
+    return lines
+
+
+def merge_section(existing: str, section: str) -> str:
+    """`existing` with our section replaced (or appended); the user's own text is kept as it was."""
+    start, end = existing.find(SECTION_BEGIN), existing.find(SECTION_END)
+    if start != -1 and end > start:
+        return existing[:start] + section + existing[end + len(SECTION_END):].lstrip("\n")
+    separator = "" if not existing else "\n" if existing.endswith("\n") else "\n\n"
+    return existing + separator + section

@@ -1,6 +1,5 @@
-"""Our skills as strictly valid Agent Skills and back: non-string metadata and stray top-level keys are kept inside
-`metadata` as JSON strings, with the keys listed, so an import restores them exactly; the strict check applies the
-one rule the workspace does not enforce, that `metadata` maps strings to strings."""
+"""Our skills as strictly valid Agent Skills (`metadata` maps strings to strings) and back: other metadata and stray
+top-level keys travel in `metadata` as JSON strings, with the keys listed, so an import restores them exactly."""
 
 from __future__ import annotations
 
@@ -47,12 +46,8 @@ def from_portable(skill: Skill) -> Skill:
     encoded = set(filter(None, str(metadata.pop(JSON_KEYS, "")).split(",")))
     moved = set(filter(None, str(metadata.pop(TOP_KEYS, "")).split(",")))
     decoded = {k: json.loads(v) if k in encoded else v for k, v in metadata.items()}
-    return replace(
-        skill,
-        metadata={k: v for k, v in decoded.items() if k not in moved},
-        extra={k: v for k, v in decoded.items() if k in moved},
-        path=None,
-    )
+    return replace(skill, metadata={k: v for k, v in decoded.items() if k not in moved},
+                   extra={k: v for k, v in decoded.items() if k in moved}, path=None)
 
 
 def skill_file_problems(text: str, folder: str) -> list[str]:

@@ -3,8 +3,7 @@ before the run, budget presets, and a result whose `agent()` answers new tasks a
 
 from __future__ import annotations
 
-from agent_evolve.quick.budget import BUDGETS, Budget
-from agent_evolve.quick.evolve import evolve
+from agent_evolve.quick.evolve import BUDGETS, evolve
 from agent_evolve.quick.result import EvolvedAgent, EvolvedRun, load_agent
 
-__all__ = ["BUDGETS", "Budget", "EvolvedAgent", "EvolvedRun", "evolve", "load_agent"]
+__all__ = ["BUDGETS", "EvolvedAgent", "EvolvedRun", "evolve", "load_agent"]

@@ -14,7 +14,7 @@ from agent_evolve.config import EvolveConfig
 from agent_evolve.contract.paths import RECORDS_DIR
 from agent_evolve.engine.base import EvolutionEngine
 from agent_evolve.engine.observer import EvolutionHistory
-from agent_evolve.engine.run_estimate import estimate_solves
+from agent_evolve.engine.run_estimate import Estimate, duration, estimate_solves
 from agent_evolve.engine.run_settings import check_resume, engine_label, run_settings
 from agent_evolve.engine.run_metrics import scored_on
 from agent_evolve.engine.solving import expected_seconds
@@ -22,7 +22,6 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.llm.base import LLMClient
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.protocol.base_agent import BaseAgent
-from agent_evolve.quick.budget import BUDGETS, estimate_line
 from agent_evolve.quick.progress import ProgressOption, RunReport
 from agent_evolve.quick.result import EvolvedRun
 
@@ -32,21 +31,19 @@ DEMOS_CANDIDATES = "program,demos,rule"
 SHORT_ANSWERS_KIND = "text"
 """The kind of tasks whose expected answers are all one short line (numbers too): the metric sees the answer as
 written, and a program answer is the bare line it prints (a `number` task's would end its code with `Answer: <n>`)."""
+HOLDOUT_RATIO = 0.3
+BUDGETS: dict[str, dict[str, int]] = {  # cycles, train tasks per cycle, cap on the holdout (30% of the tasks)
+    "light": {"max_cycles": 3, "batch_size": 8, "holdout_limit": 16},
+    "medium": {"max_cycles": 6, "batch_size": 10, "holdout_limit": 32},
+    "heavy": {"max_cycles": 12, "batch_size": 16, "holdout_limit": 50},
+}
 
 
 def evolve(
-    tasks: Sequence[Example],
-    metric: Metric,
-    *,
-    model: str | None = None,
-    budget: str | None = None,
-    test: Sequence[Example] = (),
-    agent: str | BaseAgent = DEFAULT_AGENT,
-    engine: str | EvolutionEngine | None = None,
-    workspace: str | Path | None = None,
-    config: EvolveConfig | None = None,
-    llm: LLMClient | None = None,
-    progress: ProgressOption = "auto",
+    tasks: Sequence[Example], metric: Metric, *, model: str | None = None, budget: str | None = None,
+    test: Sequence[Example] = (), agent: str | BaseAgent = DEFAULT_AGENT,
+    engine: str | EvolutionEngine | None = None, workspace: str | Path | None = None,
+    config: EvolveConfig | None = None, llm: LLMClient | None = None, progress: ProgressOption = "auto",
 ) -> EvolvedRun:
     """Evolve `agent` on `tasks` graded by `metric`; returns the run, whose `agent()` answers new tasks.
 
@@ -101,7 +98,7 @@ def run_config(config: EvolveConfig | None, budget: str | None, model: str | Non
         name = budget or "light"
         if name not in BUDGETS:
             raise ConfigError(f"unknown budget {name!r}; choose one of {', '.join(BUDGETS)}")
-        settings = BUDGETS[name].apply(settings)
+        settings = dataclasses.replace(settings, **BUDGETS[name], holdout_ratio=HOLDOUT_RATIO)
     if model is not None:
         settings = dataclasses.replace(settings, agent_model=model, evolver_model=model)
     if (engine if engine is not None else default_engine(settings.evolver_model)) == "demos":
@@ -116,3 +113,13 @@ def measured_seconds(workspace: Path) -> float | None:
         return None
     observations = EvolutionHistory(workspace).get_observations()
     return expected_seconds(observations, 1, 1) if observations else None
+
+
+def estimate_line(estimate: Estimate, seconds_per_solve: float | None, concurrency: int) -> str:
+    """The line printed before a run: its solves and, from a measured speed, its time."""
+    judged = f"a gate of {estimate.gate}" if estimate.baseline else "no gate (each kept edit re-solves its batch)"
+    solves = (f"up to {estimate.total} solves: {estimate.baseline} to score the starting agent, then {estimate.cycles} "
+              f"cycles of {estimate.batch} train tasks and {judged}")
+    if seconds_per_solve is None:
+        return f"{solves}; time unknown until the first cycle"
+    return f"{solves}; about {duration(seconds_per_solve * estimate.total / max(1, concurrency))} at the measured speed"

@@ -1,6 +1,5 @@
-"""Where the short API reports: the run command's live display (with the time left after cycle 1) on a terminal or
-in a notebook, log lines (logger `agent_evolve.progress`) where logging is set up, plain lines on stderr otherwise;
-plus the estimate before the run."""
+"""Where the short API reports (the estimate first): the run command's live display on a terminal or in a notebook,
+log lines (logger `agent_evolve.progress`) where logging is set up, plain lines on stderr otherwise."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from agent_evolve.contract.workspace import AgentWorkspace
 from agent_evolve.engine.run_metrics import describe_edit_rates, edit_rates
 from agent_evolve.engine.versioning import VersionControl, candidate_tag, pre_evolution_tag
 from agent_evolve.report.figures import save_png, score_figure, spending_figure, svg_text
-from agent_evolve.report.model import (GATED_OUTCOMES, GateTally, VersionNode, gate_tallies, lineage, skill_bank,
+from agent_evolve.report.model import (GATED_OUTCOMES, GateTally, VersionNode, gate_tally, lineage, skill_bank,
                                        task_matrix)
 from agent_evolve.userview.labels import evolvable_paths
 from agent_evolve.userview.run import RunView, accepted_version, baseline_score, load_run, score_text
@@ -119,7 +119,7 @@ def render(run: RunView) -> str:
     baseline = baseline_score(run.journal)
     vc, layers = VersionControl(run.workspace), evolvable_paths(run.workspace)
     batches = run.observations()
-    tallies = gate_tallies(rows)
+    tallies = [gate_tally(row) for row in rows if row.outcome in GATED_OUTCOMES]  # in cycle order
     bank = skill_bank([(s.name, s.description) for s in AgentWorkspace(run.workspace).list_skills()],
                       [o for batch in batches.values() for o in batch])
     matrix = task_matrix({r.cycle: run.holdout_scores(r.cycle) for r in rows}, batches)

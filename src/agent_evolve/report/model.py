@@ -103,11 +103,6 @@ def gate_tally(row: CycleRow) -> GateTally:
                      str(gate.get("reason", "")))
 
 
-def gate_tallies(rows: Sequence[CycleRow]) -> list[GateTally]:
-    """The tally of every gated cycle, in cycle order."""
-    return [gate_tally(row) for row in rows if row.outcome in GATED_OUTCOMES]
-
-
 @dataclass(frozen=True)
 class SkillUse:
     """A skill's injections into train tasks and the mean score with it minus without it (None if unknown)."""

@@ -28,10 +28,6 @@ class PairedRow:
     baseline: float
     candidate: float
 
-    @property
-    def difference(self) -> float:
-        return self.candidate - self.baseline
-
 
 @dataclass(frozen=True)
 class PairedTable:
@@ -57,7 +53,7 @@ class PairedTable:
 
     @property
     def differences(self) -> tuple[float, ...]:
-        return tuple(row.difference for row in self.rows)
+        return tuple(row.candidate - row.baseline for row in self.rows)
 
     @property
     def wins(self) -> int:
@@ -122,17 +118,7 @@ def lift_summary(table: PairedTable, *, resamples: int = 10_000, level: float = 
     """The lift of a candidate over a baseline in one JSON-ready record: means, lift, paired bootstrap interval,
     sign-test (McNemar) p-value and the win/loss/tie counts."""
     low, high = paired_bootstrap_ci(table.differences, resamples=resamples, level=level, seed=seed)
-    return {
-        "n": table.n,
-        "baseline_mean": table.baseline_mean,
-        "candidate_mean": table.candidate_mean,
-        "mean_difference": table.mean_difference,
-        "ci_low": low,
-        "ci_high": high,
-        "ci_level": level,
-        "p_value": sign_test_p(table.wins, table.losses),
-        "wins": table.wins,
-        "losses": table.losses,
-        "ties": table.ties,
-        "excluded": list(table.excluded),
-    }
+    return {"n": table.n, "baseline_mean": table.baseline_mean, "candidate_mean": table.candidate_mean,
+            "mean_difference": table.mean_difference, "ci_low": low, "ci_high": high, "ci_level": level,
+            "p_value": sign_test_p(table.wins, table.losses), "wins": table.wins, "losses": table.losses,
+            "ties": table.ties, "excluded": list(table.excluded)}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.report.build import build_report
-from agent_evolve.tracking.events import RunEvent
+from agent_evolve.tracking.run import RunEvent
 from agent_evolve.errors import optional_module
 
 

@@ -1,18 +1,40 @@
-"""Run an Evolver with trackers attached: the loop's progress events become run events (each recorded cycle read
-from history), and the trackers hear when the run finished."""
+"""The tracking protocol (a run's events, and what a tracker implements to receive them), and an Evolver run with
+trackers attached: the loop's progress events become run events (each recorded cycle read from history)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from agent_evolve.api import Evolver
 from agent_evolve.engine.loop import ProgressEvent
 from agent_evolve.engine.records import RunRecords, read_jsonl
-from agent_evolve.tracking.events import RunEvent, RunTracker
 from agent_evolve.types import EvolutionResult
 from agent_evolve.userview.run import CycleRow, cycle_row
+
+EventKind = Literal[
+    "cycle_started", "task_done", "step_done", "gate_decided", "version_accepted", "budget_spent",
+    "cycle_recorded", "run_finished",
+]
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """One thing that happened in a run. `cycle_recorded` carries the cycle's metrics in `data["metrics"]`;
+    `run_finished` carries the workspace path in `data["workspace"]`."""
+
+    kind: EventKind
+    cycle: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class RunTracker(Protocol):
+    """Receives every event of a run, in order, on the thread that runs the loop; it must not raise."""
+
+    def on_event(self, event: RunEvent) -> None: ...
+
 
 _TASK_PHASES = ("baseline", "solve", "gate")
 
@@ -47,46 +69,31 @@ def translate(event: ProgressEvent, previous_phase: str, row: CycleRow | None) -
     return found
 
 
-class TrackingProgress:
-    """A `progress` callable for the loop: forwards each event to a display and its run events to trackers."""
-
-    def __init__(self, workspace: str | Path, trackers: Sequence[RunTracker],
-                 display: Callable[[ProgressEvent], None] | None = None) -> None:
-        self.records = RunRecords(Path(workspace))
-        self.trackers = list(trackers)
-        self.display = display
-        self.phase = ""
-
-    def __call__(self, event: ProgressEvent) -> None:
-        if self.display is not None:
-            self.display(event)
-        row = self._row(event.cycle) if event.phase == "recorded" else None
-        for run_event in translate(event, self.phase, row):
-            self.emit(run_event)
-        self.phase = event.phase
-
-    def emit(self, event: RunEvent) -> None:
-        for tracker in self.trackers:
-            tracker.on_event(event)
-
-    def finish(self, cycle: int, **data: Any) -> None:
-        """Tell the trackers the run ended (they log the report and close)."""
-        self.emit(RunEvent("run_finished", cycle, {"workspace": str(self.records.workspace), **data}))
-
-    def _row(self, cycle: int) -> CycleRow | None:
-        rows = [r for r in read_jsonl(self.records.history) if r.get("cycle") == cycle]
-        return cycle_row(rows[-1]) if rows else None
-
-
 def run_tracked(evolver: Evolver, trackers: Sequence[RunTracker], cycles: int | None = None, *,
                 force: bool = False) -> EvolutionResult:
     """`evolver.run(cycles, force=force)` with every run event sent to `trackers` (the evolver's own display still
-    gets its events)."""
-    progress = TrackingProgress(evolver.workspace.path, trackers, display=evolver.progress)
+    gets its events), then `run_finished` with the workspace, the final score and the stop reason."""
+    display, records, phase = evolver.progress, RunRecords(Path(evolver.workspace.path)), [""]
+
+    def emit(event: RunEvent) -> None:
+        for tracker in trackers:
+            tracker.on_event(event)
+
+    def progress(event: ProgressEvent) -> None:
+        if display is not None:
+            display(event)
+        rows = [r for r in read_jsonl(records.history) if r.get("cycle") == event.cycle] \
+            if event.phase == "recorded" else []
+        for run_event in translate(event, phase[0], cycle_row(rows[-1]) if rows else None):
+            emit(run_event)
+        phase[0] = event.phase
+
     evolver.progress = progress
     try:
         result = evolver.run(cycles, force=force)
     finally:
-        evolver.progress = progress.display
-    progress.finish(result.cycles_completed, final_score=result.final_score, stop_reason=result.details.get("stop_reason", ""))
+        evolver.progress = display
+    emit(RunEvent("run_finished", result.cycles_completed, {
+        "workspace": str(records.workspace), "final_score": result.final_score,
+        "stop_reason": result.details.get("stop_reason", "")}))
     return result

@@ -3,7 +3,7 @@ one row per cycle, and where the run is (cycle, phase, tasks done, spent); nothi
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,6 @@ class CycleRow:
     tokens: int
     cost: float
     gate: dict[str, Any] | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def score_text(value: float | None) -> str:
@@ -174,9 +171,6 @@ class RunStatus:
     accepted_score: float | None
     tokens: int
     cost: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def status_of(journal: list[dict[str, Any]], tokens: int, cost: float, live: bool, ended: str = "") -> RunStatus:
