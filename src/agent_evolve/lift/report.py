@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.run_metrics import describe_edit_rates
-from agent_evolve.lift.token_lift import token_lift_lines
+from agent_evolve.lift.plan import ARM_ROWS
 
 RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test) | wins / losses / ties "
               "| baseline holdout | evolved holdout | accepted | rejected | cycles | solves | seconds |")
@@ -108,6 +108,24 @@ def markdown_table(report: dict[str, Any]) -> str:
                      f"| {base['tokens']:.0f} | {base['seconds']:.0f} | |")
     lines += ["", *token_lift_lines(report)]
     return "\n".join(lines) + "\n"
+
+
+def lift_per_thousand_tokens(lift: float, tokens: float) -> float | None:
+    """`lift` per 1,000 `tokens` (None when no token was counted: a model that reports no usage)."""
+    return 1000 * lift / tokens if tokens > 0 else None
+
+
+def token_lift_lines(report: dict[str, Any]) -> list[str]:
+    """lift.md's section: each arm's mean lift beside its tokens per seed it has scored and its lift per 1,000 tokens,
+    so a technique that buys lift with more calls per task shows its price."""
+    lines = ["## Lift per 1,000 tokens", "", "| arm | mean lift | tokens per seed | lift per 1,000 tokens |",
+             "|---|---:|---:|---:|"]
+    for name, arm in report["arms"].items():
+        tokens = float(arm["cost"].get("tokens", 0)) / max(1, len(report[ARM_ROWS[name]]))
+        value = lift_per_thousand_tokens(arm["mean_lift"], tokens)
+        shown = "-" if value is None else f"{value:+.2e}"
+        lines.append(f"| {name} | {arm['mean_lift']:+.3f} | {tokens:,.0f} | {shown} |")
+    return [*lines, ""]
 
 
 def written_report(out_dir: Path, name: str, report: dict[str, Any], markdown: str,
