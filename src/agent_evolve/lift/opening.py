@@ -4,6 +4,7 @@ arm's git-ignored working folder across machines in a committed `checkpoint.tar.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,12 +23,12 @@ from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import holding_lock
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.lift.analysis import task_means
-from agent_evolve.lift.draws import DrawLayout
 from agent_evolve.lift.ledger import LEDGER_FILE, View, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
-from agent_evolve.lift.plan import BASELINE, MATCHED, ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.plan import BASELINE, DEFAULT_DRAWS, MATCHED, ComparisonPlan, LiftPlan, check_test_split
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
 from agent_evolve.lift.shapes import read_plan
+from agent_evolve.llm.draws import draw_seed
 from agent_evolve.registry import seed_path
 from agent_evolve.stats import mean
 from agent_evolve.types import Task
@@ -47,6 +48,7 @@ EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fres
 /{LOCK_FILE}
 """
 NEW_PLAN_FIELDS = ("draws", "matched", "test_reserve")  # what plans gained with registration
+TEST_SEED = 104_729  # the sampling seed of test draw 0; draw d uses draw_seed(TEST_SEED, d)
 
 
 @dataclass
@@ -127,6 +129,33 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     layout = DrawLayout(out_dir, registration["draws"], legacy)
     scorer = DrawScorer(benchmark, tests, cached, layout, views, registration["plan_id"], progress)
     return Experiment(source, tests, cached, scorer, registration)
+
+
+@dataclass(frozen=True)
+class DrawLayout:
+    """Test draws: draw `d` scores every workspace again with its own sampling seed, reply-cache namespace and score
+    files (arms share replies within a draw, nothing across draws); an unregistered (`legacy`) folder has one draw."""
+
+    out_dir: Path
+    draws: int = DEFAULT_DRAWS
+    legacy: bool = False
+
+    def store(self, draw: int, who: str, key: str) -> Path:
+        """The score file of `who` (``baseline``, ``evolved/seed-0``, ...) in `draw`; a legacy folder's is keyed
+        by the workspace's content."""
+        if self.legacy:
+            return self.out_dir / "scores" / f"{key}.jsonl"
+        return self.out_dir / "scores" / f"draw-{draw}" / f"{who.replace('/', '-')}.jsonl"
+
+    def sampling_seed(self, draw: int) -> int:
+        """The sampling seed every role uses in `draw` (the same for every arm of the draw)."""
+        return 0 if self.legacy else draw_seed(TEST_SEED, draw)
+
+    def config(self, config: EvolveConfig, draw: int) -> EvolveConfig:
+        """`config` with the draw's reply-cache namespace (a folder of its own under the experiment's cache)."""
+        if self.legacy or not config.llm_cache_dir:
+            return config
+        return dataclasses.replace(config, llm_cache_dir=str(Path(config.llm_cache_dir) / f"draw-{draw}"))
 
 
 DrawAgent = Callable[[int], AgentMaker | None]
