@@ -129,18 +129,3 @@ def read_plan(path: Path) -> dict[str, Any] | None:
     if record is not None and "id" in record:
         check_shape(record, str(path), REGISTERED_SCHEMA)
     return record
-
-
-def read_lift(path: Path) -> dict[str, Any] | None:
-    """A folder's lift.json (None when there is none)."""
-    return read_checked(path, LIFT_SCHEMA)
-
-
-def read_arm(path: Path) -> dict[str, Any] | None:
-    """A finished arm's arm.json (None when there is none)."""
-    return read_checked(path, ARM_SCHEMA)
-
-
-def read_cost(path: Path) -> dict[str, Any]:
-    """An arm's cost.json ({} when there is none)."""
-    return read_checked(path, COST_SCHEMA) or {}
