@@ -15,7 +15,7 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, run_lift, summarize
 from agent_evolve.lift import run as run_module
 from agent_evolve.lift.opening import DrawScorer
-from agent_evolve.lift.run import MeteredBenchmark, usage_totals
+from agent_evolve.lift.run import MeteredBenchmark, arm_cost
 from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_files, workspace_key
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import Trajectory
@@ -163,10 +163,11 @@ def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None
     assert second.identity() == "keywords:2", "an arm's run records the benchmark it meters, not the meter"
 
 
-def test_usage_totals_count_engine_calls_apart_from_the_agent() -> None:
+def test_an_arms_cost_counts_engine_calls_apart_from_the_agent() -> None:
     usage = {"agent": {"calls": 10, "input_tokens": 100, "output_tokens": 50},
              "engine": {"calls": 3, "input_tokens": 30, "output_tokens": 20}}
-    assert usage_totals({"usage": usage}) == {"engine_calls": 3, "tokens": 200}
+    cost = arm_cost({"solves": 4, "seconds": 1.0}, {"usage": usage}, {"solves": 2, "tokens": 5, "seconds": 2.0})
+    assert (cost["engine_calls"], cost["tokens"], cost["solves"], cost["seconds"]) == (3, 205, 6, 3.0)
 
 
 def test_an_arms_seconds_count_its_test_scoring_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
