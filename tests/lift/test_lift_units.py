@@ -39,7 +39,7 @@ def test_check_test_split_refuses_shared_ids_and_small_splits_unless_allowed() -
 def test_summary_pairs_each_seed_with_the_baseline_and_pools_the_seeds() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0, 1), test_limit=10)
     runs = [arm("evolved", 0, 8), arm("control", 0, 5, key="base"), arm("evolved", 1, 6), arm("control", 1, 5, key="base")]
-    report = summarize(plan, BASELINE, runs, baseline_key="base", resamples=2000)
+    report = summarize(plan, BASELINE, runs, baseline_key="base")
     assert [r["lift"] for r in report["runs"]] == pytest.approx([0.3, 0.1])
     assert [(r["wins"], r["losses"]) for r in report["runs"]] == [(3, 0), (1, 0)]
     evolved = report["arms"]["evolved"]
@@ -56,7 +56,7 @@ def test_summary_pairs_each_seed_with_the_baseline_and_pools_the_seeds() -> None
 
 def test_seeds_that_end_alike_do_not_narrow_the_interval() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0, 1, 2), test_limit=10)
-    report = summarize(plan, BASELINE, [arm("evolved", seed, 7) for seed in (0, 1, 2)], resamples=2000)
+    report = summarize(plan, BASELINE, [arm("evolved", seed, 7) for seed in (0, 1, 2)])
     one, pooled = report["runs"][0], report["arms"]["evolved"]["pooled"]
     assert (pooled["ci_low"], pooled["ci_high"]) == (one["ci_low"], one["ci_high"]), \
         "three copies of one seed's scores are one seed's evidence"
@@ -65,8 +65,7 @@ def test_seeds_that_end_alike_do_not_narrow_the_interval() -> None:
 
 def test_a_control_whose_workspace_changed_is_not_exact() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0,), test_limit=10)
-    report = summarize(plan, BASELINE, [arm("evolved", 0, 5), arm("control", 0, 5, key="other")], baseline_key="base",
-                       resamples=100)
+    report = summarize(plan, BASELINE, [arm("evolved", 0, 5), arm("control", 0, 5, key="other")], baseline_key="base")
     assert not report["control_exact"] and "**NO**" in markdown_table(report)
 
 
