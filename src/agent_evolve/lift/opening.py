@@ -24,7 +24,8 @@ from agent_evolve.engine.records import holding_lock
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.lift.analysis import task_means
 from agent_evolve.lift.ledger import LEDGER_FILE, View, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
-from agent_evolve.lift.plan import BASELINE, DEFAULT_DRAWS, MATCHED, ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.plan import (BASELINE, DEFAULT_DRAWS, MATCHED, MIN_TEST_TASKS, ComparisonPlan, LiftPlan,
+                                   check_test_split)
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
 from agent_evolve.lift.shapes import read_plan
@@ -99,7 +100,7 @@ def experiment_lock(out_dir: Path) -> AbstractContextManager[None]:
 
 
 def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
-                    out_dir: Path, min_test_tasks: int, progress: Progress | None = None) -> Experiment:
+                    out_dir: Path, progress: Progress | None = None) -> Experiment:
     """Check the test split, register the plan (or check it on a resume), open the ledgers and draws; one reply cache
     under the folder, a namespace per draw, so paired lifts share replies."""
     split = benchmark.get_tasks("test", limit=None)
@@ -111,7 +112,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     legacy = saved is not None and not is_registered(saved)
     tests = split[: plan.test_limit] if legacy else choose_tests(plan, split, saved, views)
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
-    check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
+    check_test_split([t.id for t in tests], [t.id for t in train], MIN_TEST_TASKS, plan.allow_small_test)
     if legacy:
         check_legacy_plan(path, saved, plan, config)
         registration = {"plan_id": legacy_id(saved), "registered": False, "draws": 1}

@@ -25,7 +25,7 @@ from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.matched import matched_agent
 from agent_evolve.lift.opening import (Drawn, Experiment, experiment_lock, open_experiment, restore_checkpoint,
                                       save_checkpoint)
-from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
+from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
 from agent_evolve.lift.shapes import ARM_SCHEMA, COST_SCHEMA, read_checked
 from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
@@ -112,12 +112,11 @@ def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[
 
 
 def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
-             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS,
-             register_only: bool = False) -> dict:
+             progress: Progress | None = None, register_only: bool = False) -> dict:
     """Register the plan (or check it), then run (or resume) every arm of every seed and write the report after
     each; returns the report. `register_only`: stop once the plan is registered (to commit it before any arm)."""
     with experiment_lock(out_dir):
-        experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+        experiment = open_experiment(plan, benchmark, config, out_dir, progress)
         if register_only:
             return {"registration": experiment.registration}
         if experiment.scorer.layout.legacy:
