@@ -254,27 +254,24 @@ def save_checkpoint(folder: Path) -> Path | None:
     return target
 
 
-def restore_checkpoint(folder: Path, working: str = "workspace") -> bool:
-    """Unpack `folder/checkpoint.tar.gz` when the arm's `working` folder is missing (a fresh clone; one there is
-    newer and wins); True if it did."""
+def restore_checkpoint(folder: Path) -> bool:
+    """Unpack `folder/checkpoint.tar.gz` when the arm's workspace is missing (a fresh clone; one there is newer and
+    wins); True if it did."""
     archive = folder / CHECKPOINT
-    if (folder / working).exists() or not archive.is_file():
+    if (folder / "workspace").exists() or not archive.is_file():
         return False
-    staging = Path(tempfile.mkdtemp(prefix=".restore-", dir=folder))
-    try:
+    with tempfile.TemporaryDirectory(prefix=".restore-", dir=folder, ignore_cleanup_errors=True) as staging:
         try:
             with tarfile.open(archive, "r:gz") as tar:
                 tar.extractall(staging, filter="data")
         except (tarfile.TarError, OSError, EOFError) as exc:
             raise WorkspaceError(f"{archive}: cannot unpack the arm's checkpoint ({exc}); remove it to start the "
                                  "arm again from its first cycle") from None
-        for entry in sorted(staging.iterdir()):
+        for entry in sorted(Path(staging).iterdir()):
             destination = folder / entry.name
             if destination.is_dir():
                 shutil.rmtree(destination)
             elif destination.exists():
                 destination.unlink()
             entry.rename(destination)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return True
