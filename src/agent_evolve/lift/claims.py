@@ -33,7 +33,8 @@ def _rounded(*values: float) -> Triple:
 
 def triples(report: Any) -> set[Triple]:
     """Every (lift, CI low, CI high) a lift.json holds: per-seed rows, pooled arms, lifts against controls."""
-    found: set[Triple] = set()
+    values = report.values() if isinstance(report, dict) else report if isinstance(report, list) else []
+    found: set[Triple] = set().union(*map(triples, values))
     if isinstance(report, dict):
         lift = next((report[k] for k in ("lift", "mean_difference") if isinstance(report.get(k), int | float)), None)
         if lift is not None and isinstance(report.get("ci_low"), int | float):
@@ -41,11 +42,6 @@ def triples(report: Any) -> set[Triple]:
         pooled = report.get("pooled")
         if isinstance(report.get("mean_lift"), int | float) and isinstance(pooled, dict) and "ci_low" in pooled:
             found.add(_rounded(report["mean_lift"], pooled["ci_low"], pooled["ci_high"]))
-        for value in report.values():
-            found |= triples(value)
-    elif isinstance(report, list):
-        for value in report:
-            found |= triples(value)
     return found
 
 
