@@ -113,22 +113,18 @@ def plot_comparison(report: dict[str, Any], path: Path) -> Path | None:
         return None
     rows = [*report["table"], *([report["control"]] if report["control"] else [])]
     fig, (bars, costs) = plt.subplots(1, 2, figsize=(10, 3.8))
-    names = [r["engine"] for r in rows]
-    lifts = [r["mean_lift"] for r in rows]
     errors = [[r["mean_lift"] - r["ci_low"] for r in rows], [r["ci_high"] - r["mean_lift"] for r in rows]]
-    bars.bar(range(len(rows)), lifts, yerr=errors, capsize=4, color="tab:blue")
-    bars.set_xticks(range(len(rows)), names)
+    bars.bar(range(len(rows)), [r["mean_lift"] for r in rows], yerr=errors, capsize=4, color="tab:blue")
+    bars.set_xticks(range(len(rows)), [r["engine"] for r in rows])
     bars.axhline(0, color="black", linewidth=0.8)
-    bars.set_ylabel(f"test lift ({report['test_tasks']} tasks, pooled 95% CI)")
-    bars.set_title(f"{report['benchmark']}: lift per engine")
+    bars.set(ylabel=f"test lift ({report['test_tasks']} tasks, pooled 95% CI)",
+             title=f"{report['benchmark']}: lift per engine")
     for row in rows:
         per_seed = row["cost"]["solves"] / max(1, row["seeds"])
         costs.scatter(per_seed, row["mean_lift"])
         costs.annotate(row["engine"], (per_seed, row["mean_lift"]), textcoords="offset points", xytext=(4, 4))
     costs.axhline(0, color="black", linewidth=0.8)
-    costs.set_xlabel("task solves per seed")
-    costs.set_ylabel("mean test lift")
-    costs.set_title("lift against cost")
+    costs.set(xlabel="task solves per seed", ylabel="mean test lift", title="lift against cost")
     return saved(plt, fig, path)
 
 

@@ -248,23 +248,19 @@ def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
     fig, (bars, curves) = plt.subplots(1, 2, figsize=(10, 3.8))
     width = 0.38
     for offset, (name, rows) in zip((-width / 2, width / 2), arms):
-        xs = [i + offset for i in range(len(rows))]
-        lifts = [r["lift"] for r in rows]
         errors = [[r["lift"] - r["ci_low"] for r in rows], [r["ci_high"] - r["lift"] for r in rows]]
         if rows:
-            bars.bar(xs, lifts, width=width, yerr=errors, capsize=4, label=name)
-    seeds = [str(r["seed"]) for r in report["runs"]]
-    bars.set_xticks(range(len(seeds)), [f"seed {s}" for s in seeds])
+            bars.bar([i + offset for i in range(len(rows))], [r["lift"] for r in rows], width=width, yerr=errors,
+                     capsize=4, label=name)
+    bars.set_xticks(range(len(report["runs"])), [f"seed {r['seed']}" for r in report["runs"]])
     bars.axhline(0, color="black", linewidth=0.8)
-    bars.set_ylabel(f"test lift ({report['test_tasks']} tasks, 95% CI)")
-    bars.set_title(f"{report['benchmark']}: lift per seed ({report['engine']})")
+    bars.set(ylabel=f"test lift ({report['test_tasks']} tasks, 95% CI)",
+             title=f"{report['benchmark']}: lift per seed ({report['engine']})")
     bars.legend()
     for row in report["runs"]:
         curve = [row["baseline_holdout"], *row["score_curve"]]
         curves.plot(range(len(curve)), curve, marker="o", label=f"seed {row['seed']}")
     curves.xaxis.set_major_locator(MaxNLocator(integer=True))
-    curves.set_xlabel("cycle")
-    curves.set_ylabel("accepted holdout score")
-    curves.set_title("score curve per cycle")
+    curves.set(xlabel="cycle", ylabel="accepted holdout score", title="score curve per cycle")
     curves.legend()
     return saved(plt, fig, path)
