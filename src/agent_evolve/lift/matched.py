@@ -29,7 +29,6 @@ class SampledClient:
 
     def __init__(self, inner: LLMClient) -> None:
         self.inner = inner
-        self.model = inner.model
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
