@@ -65,7 +65,8 @@ def test_seeds_that_end_alike_do_not_narrow_the_interval() -> None:
 
 def test_a_control_whose_workspace_changed_is_not_exact() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0,), test_limit=10)
-    report = summarize(plan, BASELINE, [arm("evolved", 0, 5), arm("control", 0, 5, key="other")], baseline_key="base")
+    runs = [arm("evolved", 0, 5), arm("control", 0, 5, key="other")]
+    report = summarize(plan, BASELINE, runs, baseline_key="base")
     assert not report["control_exact"] and "**NO**" in markdown_table(report)
 
 

@@ -1,6 +1,5 @@
-"""The lift protocol's numbers as pure functions of per-task test scores: per seed, pooled, and the spread; and what a
-reader needs to weigh a lift: the lift of every draw pairing, the baseline's draw-to-draw churn, the lift against each
-control (the headline is the smaller), and how many seeds ended with one workspace content."""
+"""The lift protocol's numbers from per-task test scores: per seed, pooled, the spread, each draw pairing's lift, the
+baseline's churn, the lift against each control (the headline is the smaller) and the seeds' convergence."""
 
 from __future__ import annotations
 
@@ -52,11 +51,9 @@ def arm_summary(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> dict[s
 def paired_tasks(baseline: Mapping[str, float], runs: Sequence[ArmRun]) -> list[dict[str, Any]]:
     """The per-task paired table: each test task's baseline score and its score in every arm and seed (draws
     averaged)."""
-    return [
-        {"task_id": task_id, "baseline": score,
-         **{f"{r.arm}/{r.seed}": r.test_scores[task_id] for r in runs if task_id in r.test_scores}}
-        for task_id, score in sorted(baseline.items())
-    ]
+    return [{"task_id": task_id, "baseline": score,
+             **{f"{r.arm}/{r.seed}": r.test_scores[task_id] for r in runs if task_id in r.test_scores}}
+            for task_id, score in sorted(baseline.items())]
 
 
 def report_head(plan: LiftPlan | ComparisonPlan, engines: Mapping[str, Any], baseline: Mapping[str, float],
@@ -64,8 +61,8 @@ def report_head(plan: LiftPlan | ComparisonPlan, engines: Mapping[str, Any], bas
                 registration: dict[str, Any]) -> dict[str, Any]:
     """The fields a lift report and a comparison report open with, in their order; `engines` names the engine(s)."""
     return {"plan": plan.to_dict(), "registration": registration, "benchmark": plan.benchmark, "agent": plan.agent,
-            **engines, "test_tasks": len(baseline), "baseline_test": mean(list(baseline.values())) if baseline else 0.0,
-            "baseline_key": baseline_key, "baseline_cost": dict(baseline_cost or {})}
+            **engines, "test_tasks": len(baseline), "baseline_test": mean(list(baseline.values())) if baseline else
+            0.0, "baseline_key": baseline_key, "baseline_cost": dict(baseline_cost or {})}
 
 
 def summarize(plan: LiftPlan, baseline: Mapping[str, float], runs: Sequence[ArmRun], *, baseline_key: str = "",

@@ -37,7 +37,8 @@ def table_row(name: str, runs: Sequence[ArmRun], arm: Mapping[str, Any]) -> dict
     pooled = arm["pooled"]
     return {"engine": name, "seeds": len(runs), "test": pooled["candidate_mean"], "mean_lift": arm["mean_lift"],
             **{key: pooled[key] for key in TEST_KEYS}, "stdev": arm["spread"]["stdev"], "accepted": arm["accepted"],
-            "rejected": arm["rejected"], "cost": dict(arm["cost"]), "lift_per_100_solves": arm["lift_per_100_solves"]}
+            "rejected": arm["rejected"], "cost": dict(arm["cost"]),
+            "lift_per_100_solves": arm["lift_per_100_solves"]}
 
 
 def compare(plan: ComparisonPlan, baseline: Mapping[str, float], runs: Mapping[str, Sequence[ArmRun]],

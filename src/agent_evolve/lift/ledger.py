@@ -1,6 +1,5 @@
-"""The test-view ledger: every scoring of test tasks (an `eval` on a test split too, :func:`record_eval`), appended
-as a hash-chained JSONL row in the experiment folder and a per-user store keyed by the test split's hash, so a
-rewritten, dropped or reordered row breaks the chain and `--test-reserve` avoids every task already seen."""
+"""The test-view ledger: every scoring of test tasks (`eval` on a test split too) is a hash-chained JSONL row in the
+experiment folder and a per-user store of its split, so a rewritten row breaks the chain and a reserve avoids it."""
 
 from __future__ import annotations
 
@@ -53,7 +52,8 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); the ledger was damaged") from None
-    rows = [(n, parse_json(line, f"{path}: row {n}", ConfigError)) for n, line in enumerate(lines, 1) if line.strip()]
+    rows = [(n, parse_json(line, f"{path}: row {n}", ConfigError))
+            for n, line in enumerate(lines, 1) if line.strip()]
     bad = next((n for n, row in rows if not isinstance(row, dict)), None)
     if bad is not None:
         raise ConfigError(f"{path}: row {bad} is not a JSON object")
@@ -154,7 +154,8 @@ def missing_scorings(folder: Iterable[Mapping[str, Any]], store: Iterable[Mappin
     """The scorings of `plan_id` that the per-user store records and the folder's ledger lacks: rows cut from the end
     of the folder's ledger, which its own chain cannot show."""
     held = {scoring(r) for r in folder}
-    return [f"{r.get('who')} draw {r.get('draw')}" for r in store if r.get("plan") == plan_id and scoring(r) not in held]
+    return [f"{r.get('who')} draw {r.get('draw')}" for r in store
+            if r.get("plan") == plan_id and scoring(r) not in held]
 
 
 def reserve(split_ids: Sequence[str], rows: Iterable[Mapping[str, Any]], size: int, where: str) -> list[str]:

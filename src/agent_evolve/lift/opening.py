@@ -1,6 +1,5 @@
-"""Opening an experiment folder: choose the test tasks and register the plan before anything runs (or check it on a
-resume); score workspaces on them draw by draw into the test-view ledgers (:class:`DrawScorer`); carry an unfinished
-arm's git-ignored working folder across machines in a committed `checkpoint.tar.gz`, so a fresh clone resumes it."""
+"""Opening an experiment folder: test tasks chosen and the plan registered (or checked) before anything runs, test
+draws scored into the ledgers (:class:`DrawScorer`), and each arm's working folder carried in `checkpoint.tar.gz`."""
 
 from __future__ import annotations
 
@@ -38,10 +37,8 @@ CHECKPOINT = "checkpoint.tar.gz"
 LOCK_FILE = ".lock"  # held by the one process running the experiment in this folder
 _LEFT_OUT = ("arm.json", CHECKPOINT, "__pycache__")  # committed on their own, or rebuilt
 
-# Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
-# and to report (plan, ledger, baseline copy, per-task scores, each finished arm's arm.json, each arm's
-# checkpoint, the report), and leaves out the arms' working folders (workspaces with their own git, journals,
-# partial costs), which the checkpoint carries.
+# Written into every experiment folder: `git add` of it keeps what a later checkout needs to resume and report, and
+# leaves out the arms' working folders (own git, journals, partial costs), which the checkpoint carries.
 EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
 /*/seed-*/*
 !/*/seed-*/arm.json
@@ -135,7 +132,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
 @dataclass(frozen=True)
 class DrawLayout:
     """Test draws: draw `d` scores every workspace again with its own sampling seed, reply-cache namespace and score
-    files (arms share replies within a draw, nothing across draws); an unregistered (`legacy`) folder has one draw."""
+    files (arms share replies within a draw, nothing across draws); an unregistered (legacy) folder has one."""
 
     out_dir: Path
     draws: int = DEFAULT_DRAWS

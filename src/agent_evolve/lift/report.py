@@ -1,6 +1,5 @@
-"""The lift report on disk: lift.json (every number and the per-task paired table), lift.md (with how far the numbers
-can be trusted: registration, earlier plans on these tasks, draws, lift against each control, convergence) and
-lift.png (per-seed lift bars and holdout score curves; matplotlib, lazily)."""
+"""The lift report on disk: lift.json (every number, the per-task paired table), lift.md (with how far the numbers
+can be trusted: registration, earlier plans, draws, controls, convergence) and lift.png (matplotlib, lazily)."""
 
 from __future__ import annotations
 
@@ -116,8 +115,8 @@ def lift_per_thousand_tokens(lift: float, tokens: float) -> float | None:
 
 
 def token_lift_lines(report: dict[str, Any]) -> list[str]:
-    """lift.md's section: each arm's mean lift beside its tokens per seed it has scored and its lift per 1,000 tokens,
-    so a technique that buys lift with more calls per task shows its price."""
+    """lift.md's section: each arm's mean lift, tokens per seed it has scored and lift per 1,000 tokens, so that a
+    technique that buys lift with more calls per task shows its price."""
     lines = ["## Lift per 1,000 tokens", "", "| arm | mean lift | tokens per seed | lift per 1,000 tokens |",
              "|---|---:|---:|---:|"]
     for name, arm in report["arms"].items():
@@ -131,7 +130,6 @@ def token_lift_lines(report: dict[str, Any]) -> list[str]:
 def written_report(out_dir: Path, name: str, report: dict[str, Any], markdown: str,
                    plot: Callable[[dict[str, Any], Path], Path | None]) -> list[Path]:
     """Write `<name>.json`, `<name>.md` and, when matplotlib is installed (the `plot` extra), `<name>.png`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / f"{name}.json", out_dir / f"{name}.md"]
     atomic_write(written[0], json.dumps(report, indent=1))
     atomic_write(written[1], markdown)

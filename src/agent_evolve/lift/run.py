@@ -1,6 +1,5 @@
-"""Run a lift experiment, resumably (a rerun reads finished arms back): register the plan, score the baseline in every
-test draw, then per seed the evolved arm and its controls (:class:`NoEditEngine`'s loop; `lift.matched`'s vote), then
-the report. Each arm's cost is written as it is spent, so a kill keeps it. The layout is in docs/evidence.md."""
+"""Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
+evolved arm and its controls, then the report; each arm's cost is written as spent (the layout: docs/evidence.md)."""
 
 from __future__ import annotations
 
@@ -71,7 +70,8 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchma
                   baseline_holdout=float(details.get("baseline_score", 0.0)), final_holdout=result.final_score,
                   accepted=int(details.get("accepted", 0)), rejected=int(details.get("rejected", 0)),
                   cycles=result.cycles_completed, score_curve=list(result.score_history),
-                  cost=arm_cost(evolution, details, drawn.cost), finished=True, edits=dict(details.get("edits") or {}))
+                  cost=arm_cost(evolution, details, drawn.cost), finished=True,
+                  edits=dict(details.get("edits") or {}))
 
 
 def score_baseline(experiment: Experiment, out_dir: Path, progress: Progress | None = None) -> Drawn:
@@ -201,11 +201,8 @@ def arm_cost(evolution: dict[str, float], metrics: dict[str, Any], test: dict[st
     run's usage by role recorded, and its test scoring."""
     usage = metrics.get("usage") or {}
     tokens = sum(float(n.get("input_tokens", 0)) + float(n.get("output_tokens", 0)) for n in usage.values())
-    return {
-        "evolution_solves": evolution["solves"],
-        "test_solves": test.get("solves", 0),
-        "solves": evolution["solves"] + test.get("solves", 0),
-        "engine_calls": sum(float(n.get("calls", 0)) for role, n in usage.items() if role != "agent"),
-        "tokens": tokens + test.get("tokens", 0),
-        "seconds": round(evolution["seconds"] + test.get("seconds", 0), 1),
-    }
+    return {"evolution_solves": evolution["solves"], "test_solves": test.get("solves", 0),
+            "solves": evolution["solves"] + test.get("solves", 0),
+            "engine_calls": sum(float(n.get("calls", 0)) for role, n in usage.items() if role != "agent"),
+            "tokens": tokens + test.get("tokens", 0),
+            "seconds": round(evolution["seconds"] + test.get("seconds", 0), 1)}

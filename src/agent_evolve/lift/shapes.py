@@ -1,6 +1,5 @@
-"""plan.json and lift.json read in one place and checked against JSON Schemas of the fields their readers use
-(opening, registration, verify, the results and engine tables), so that a damaged file or one of the wrong shape is a
-ConfigError naming the file and what is wrong, never a KeyError or TypeError deep inside a reader."""
+"""plan.json, lift.json and the arm files read in one place and checked against JSON Schemas of the fields their
+readers use, so a damaged file is a ConfigError naming the file and field, never a KeyError deep inside a reader."""
 
 from __future__ import annotations
 
