@@ -18,13 +18,9 @@ START, END = "<!-- lift-results:start (generated: agent-evolve experiment table)
 Triple = tuple[float, float, float]
 
 
-def _number(text: str) -> float:
-    return round(float(text.replace("−", "-")), 3)
-
-
 def quotes(text: str) -> list[tuple[Triple, int]]:
     """Every quoted (lift, CI low, CI high) of `text` with the offset where it starts."""
-    return [((_number(m[1]), _number(m[2]), _number(m[3])), m.start()) for m in QUOTE.finditer(text)]
+    return [(_rounded(*(float(g.replace("−", "-")) for g in m.groups())), m.start()) for m in QUOTE.finditer(text)]
 
 
 def _rounded(*values: float) -> Triple:

@@ -156,10 +156,6 @@ class DrawLayout:
         return dataclasses.replace(config, llm_cache_dir=str(Path(config.llm_cache_dir) / f"draw-{draw}"))
 
 
-DrawAgent = Callable[[int], AgentMaker | None]
-"""The agent maker of draw `d` (None: the workspace's own agent)."""
-
-
 @dataclass
 class Drawn:
     """A workspace's test scores in each draw, its content key, its mean tokens per task in each draw, its cost."""
@@ -201,8 +197,9 @@ class DrawScorer:
         if self.complete(scores):
             self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
 
-    def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
-        """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""
+    def score(self, workspace: Path, who: str, agent: Callable[[int], AgentMaker | None] | None = None) -> Drawn:
+        """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw;
+        `agent(d)` builds draw d's agent (None: the workspace's own)."""
         if not self.layout.legacy:
             self.views.claim(self.plan_id, [t.id for t in self.tests])
         key = workspace_key(workspace)
