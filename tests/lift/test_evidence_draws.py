@@ -17,8 +17,8 @@ from agent_evolve.benchmarks.support.splits import dev_tasks
 from agent_evolve.engine.records import read_jsonl
 from agent_evolve.engine.tasks import plan_tasks
 from agent_evolve.lift import LiftPlan, run_lift
-from agent_evolve.lift.draws import DrawLayout
 from agent_evolve.lift.matched import draw_another, example_passes, majority, matched_agent
+from agent_evolve.lift.opening import DrawLayout
 from agent_evolve.lift.scoring import score_tasks
 from agent_evolve.llm.usage import UsageLedger
 from agent_evolve.registry import ENGINE_REGISTRY

@@ -15,7 +15,7 @@ from agent_evolve.errors import ConfigError
 from agent_evolve.lift import ArmRun, LiftPlan, check_test_split, markdown_table, run_lift, summarize
 from agent_evolve.lift import run as run_module
 from agent_evolve.lift.opening import DrawScorer
-from agent_evolve.lift.run import MeteredBenchmark, usage_totals
+from agent_evolve.lift.run import MeteredBenchmark, arm_cost
 from agent_evolve.lift.scoring import score_tasks, store_cost, workspace_files, workspace_key
 from agent_evolve.registry import ENGINE_REGISTRY
 from agent_evolve.types import Trajectory
@@ -39,7 +39,7 @@ def test_check_test_split_refuses_shared_ids_and_small_splits_unless_allowed() -
 def test_summary_pairs_each_seed_with_the_baseline_and_pools_the_seeds() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0, 1), test_limit=10)
     runs = [arm("evolved", 0, 8), arm("control", 0, 5, key="base"), arm("evolved", 1, 6), arm("control", 1, 5, key="base")]
-    report = summarize(plan, BASELINE, runs, baseline_key="base", resamples=2000)
+    report = summarize(plan, BASELINE, runs, baseline_key="base")
     assert [r["lift"] for r in report["runs"]] == pytest.approx([0.3, 0.1])
     assert [(r["wins"], r["losses"]) for r in report["runs"]] == [(3, 0), (1, 0)]
     evolved = report["arms"]["evolved"]
@@ -56,7 +56,7 @@ def test_summary_pairs_each_seed_with_the_baseline_and_pools_the_seeds() -> None
 
 def test_seeds_that_end_alike_do_not_narrow_the_interval() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0, 1, 2), test_limit=10)
-    report = summarize(plan, BASELINE, [arm("evolved", seed, 7) for seed in (0, 1, 2)], resamples=2000)
+    report = summarize(plan, BASELINE, [arm("evolved", seed, 7) for seed in (0, 1, 2)])
     one, pooled = report["runs"][0], report["arms"]["evolved"]["pooled"]
     assert (pooled["ci_low"], pooled["ci_high"]) == (one["ci_low"], one["ci_high"]), \
         "three copies of one seed's scores are one seed's evidence"
@@ -65,8 +65,8 @@ def test_seeds_that_end_alike_do_not_narrow_the_interval() -> None:
 
 def test_a_control_whose_workspace_changed_is_not_exact() -> None:
     plan = LiftPlan("a", "b", "e", seeds=(0,), test_limit=10)
-    report = summarize(plan, BASELINE, [arm("evolved", 0, 5), arm("control", 0, 5, key="other")], baseline_key="base",
-                       resamples=100)
+    runs = [arm("evolved", 0, 5), arm("control", 0, 5, key="other")]
+    report = summarize(plan, BASELINE, runs, baseline_key="base")
     assert not report["control_exact"] and "**NO**" in markdown_table(report)
 
 
@@ -163,10 +163,11 @@ def test_metered_benchmark_counts_solves_across_restarts(tmp_path: Path) -> None
     assert second.identity() == "keywords:2", "an arm's run records the benchmark it meters, not the meter"
 
 
-def test_usage_totals_count_engine_calls_apart_from_the_agent() -> None:
+def test_an_arms_cost_counts_engine_calls_apart_from_the_agent() -> None:
     usage = {"agent": {"calls": 10, "input_tokens": 100, "output_tokens": 50},
              "engine": {"calls": 3, "input_tokens": 30, "output_tokens": 20}}
-    assert usage_totals({"usage": usage}) == {"engine_calls": 3, "tokens": 200}
+    cost = arm_cost({"solves": 4, "seconds": 1.0}, {"usage": usage}, {"solves": 2, "tokens": 5, "seconds": 2.0})
+    assert (cost["engine_calls"], cost["tokens"], cost["solves"], cost["seconds"]) == (3, 205, 6, 3.0)
 
 
 def test_an_arms_seconds_count_its_test_scoring_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_evolve.lift.token_lift import lift_per_thousand_tokens, token_lift_lines
+from agent_evolve.lift.report import lift_per_thousand_tokens, token_lift_lines
 
 
 def test_lift_per_thousand_tokens_is_lift_over_tokens_per_seed() -> None:

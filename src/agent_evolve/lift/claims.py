@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_evolve.lift.plan import ARM_ROWS
-from agent_evolve.lift.shapes import read_lift
+from agent_evolve.lift.shapes import LIFT_SCHEMA, read_checked
 
 NUMBER = r"[+\-−]\d+\.\d{3}"
 QUOTE = re.compile(rf"({NUMBER})(?:(?!{NUMBER}).){{0,60}}?95% CI \[({NUMBER}), ({NUMBER})\]", re.S)
@@ -19,13 +18,9 @@ START, END = "<!-- lift-results:start (generated: agent-evolve experiment table)
 Triple = tuple[float, float, float]
 
 
-def _number(text: str) -> float:
-    return round(float(text.replace("−", "-")), 3)
-
-
 def quotes(text: str) -> list[tuple[Triple, int]]:
     """Every quoted (lift, CI low, CI high) of `text` with the offset where it starts."""
-    return [((_number(m[1]), _number(m[2]), _number(m[3])), m.start()) for m in QUOTE.finditer(text)]
+    return [(_rounded(*(float(g.replace("−", "-")) for g in m.groups())), m.start()) for m in QUOTE.finditer(text)]
 
 
 def _rounded(*values: float) -> Triple:
@@ -34,7 +29,8 @@ def _rounded(*values: float) -> Triple:
 
 def triples(report: Any) -> set[Triple]:
     """Every (lift, CI low, CI high) a lift.json holds: per-seed rows, pooled arms, lifts against controls."""
-    found: set[Triple] = set()
+    values = report.values() if isinstance(report, dict) else report if isinstance(report, list) else []
+    found: set[Triple] = set().union(*map(triples, values))
     if isinstance(report, dict):
         lift = next((report[k] for k in ("lift", "mean_difference") if isinstance(report.get(k), int | float)), None)
         if lift is not None and isinstance(report.get("ci_low"), int | float):
@@ -42,11 +38,6 @@ def triples(report: Any) -> set[Triple]:
         pooled = report.get("pooled")
         if isinstance(report.get("mean_lift"), int | float) and isinstance(pooled, dict) and "ci_low" in pooled:
             found.add(_rounded(report["mean_lift"], pooled["ci_low"], pooled["ci_high"]))
-        for value in report.values():
-            found |= triples(value)
-    elif isinstance(report, list):
-        for value in report:
-            found |= triples(value)
     return found
 
 
@@ -55,41 +46,26 @@ def lift_files(root: Path) -> dict[str, Path]:
     return {path.relative_to(root.parent).as_posix(): path for path in sorted(root.glob("*/lift.json"))}
 
 
-@dataclass(frozen=True)
-class Mismatch:
-    """A quote no lift.json holds (or not the one it links to)."""
-
-    document: str
-    line: int
-    quote: Triple
-    cited: str
-
-    def __str__(self) -> str:
-        where = f"its file {self.cited}" if self.cited else "any committed lift.json"
-        lift, low, high = self.quote
-        return f"{self.document}:{self.line}: {lift:+.3f}, 95% CI [{low:+.3f}, {high:+.3f}] is not in {where}"
-
-
 def check(document: Path, text: str, files: dict[str, Path], repo: Path, *,
-          every_quote: bool = True) -> Iterator[Mismatch]:
-    """The quotes of `text` that their lift.json files do not hold: linked quotes against the file they link to,
-    and (with `every_quote`) any other quote against every file in `files`."""
-    cache = {key: triples(read_lift(path)) for key, path in files.items()}
+          every_quote: bool = True) -> Iterator[str]:
+    """`document:line: quote is not in ...` for each quote of `text` that its lift.json files do not hold: linked
+    quotes against the file they link to, and (with `every_quote`) any other quote against every file in `files`."""
+    cache = {key: triples(read_checked(path, LIFT_SCHEMA)) for key, path in files.items()}
     every: set[Triple] = set().union(*cache.values())
     linked_spans = []
+    found = []
     for link in LINKED.finditer(text):
         path = next((p for p in (document.parent / link[2], repo / link[2]) if p.is_file()), repo / link[2])
         cited = path.resolve().relative_to(repo.resolve()).as_posix() if path.is_file() else link[2]
-        held = cache.get(cited) or triples(read_lift(path))
+        held = cache.get(cited) or triples(read_checked(path, LIFT_SCHEMA))
         linked_spans.append((link.start(), link.end()))
-        for quote, _ in quotes(link[1]):
-            if quote not in held:
-                yield Mismatch(str(document), text.count("\n", 0, link.start()) + 1, quote, cited)
+        found += [(quote, link.start(), f"its file {cited}") for quote, _ in quotes(link[1]) if quote not in held]
     for quote, start in quotes(text) if every_quote else []:
-        if any(a <= start < b for a, b in linked_spans):
-            continue
-        if quote not in every:
-            yield Mismatch(str(document), text.count("\n", 0, start) + 1, quote, "")
+        if quote not in every and not any(a <= start < b for a, b in linked_spans):
+            found.append((quote, start, "any committed lift.json"))
+    for quote, start, where in found:
+        line = text.count("\n", 0, start) + 1
+        yield f"{document}:{line}: {fmt_lift(*quote)} is not in {where}"
 
 
 def fmt_lift(lift: float, low: float, high: float) -> str:
@@ -135,7 +111,7 @@ def results_table(root: Path) -> str:
     """The generated table of every lift.json under `root`, between its markers."""
     head = ("| experiment | benchmark | test tasks | seeds | plan | draws | mean lift, pooled 95% CI "
             "| headline (smaller against the controls) |")
-    rows = [table_row(Path(key).parent.name + "/lift.json", read_lift(path) or {})
+    rows = [table_row(Path(key).parent.name + "/lift.json", read_checked(path, LIFT_SCHEMA) or {})
             for key, path in lift_files(root).items()]
     return "\n".join([START, head, "|---|---|---:|---:|---|---:|---|---|", *rows, END])
 

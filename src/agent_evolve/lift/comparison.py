@@ -15,7 +15,7 @@ from agent_evolve.engine.loop import Progress
 from agent_evolve.errors import ConfigError
 from agent_evolve.lift.analysis import TEST_KEYS, arm_summary, paired_tasks, report_head, summarize
 from agent_evolve.lift.opening import experiment_lock, open_experiment
-from agent_evolve.lift.plan import CONTROL, EVOLVED, MIN_TEST_TASKS, ArmRun, ComparisonPlan
+from agent_evolve.lift.plan import CONTROL, EVOLVED, ArmRun, ComparisonPlan
 from agent_evolve.lift.report import (cost_cells, pyplot, registration_lines, saved, test_cells, write_report,
                                       written_report)
 from agent_evolve.lift.run import arm_once, run_arm, score_baseline
@@ -35,44 +35,31 @@ def engine_params_for(engine: str, params: Mapping[str, Any], engines: Sequence[
 def table_row(name: str, runs: Sequence[ArmRun], arm: Mapping[str, Any]) -> dict[str, Any]:
     """One row of the comparison: an arm's mean test score and lift over its seeds, pooled CI and p, cost."""
     pooled = arm["pooled"]
-    return {
-        "engine": name,
-        "seeds": len(runs),
-        "test": pooled["candidate_mean"],
-        "mean_lift": arm["mean_lift"],
-        **{key: pooled[key] for key in TEST_KEYS},
-        "stdev": arm["spread"]["stdev"],
-        "accepted": arm["accepted"],
-        "rejected": arm["rejected"],
-        "cost": dict(arm["cost"]),
-        "lift_per_100_solves": arm["lift_per_100_solves"],
-    }
+    return {"engine": name, "seeds": len(runs), "test": pooled["candidate_mean"], "mean_lift": arm["mean_lift"],
+            **{key: pooled[key] for key in TEST_KEYS}, "stdev": arm["spread"]["stdev"], "accepted": arm["accepted"],
+            "rejected": arm["rejected"], "cost": dict(arm["cost"]),
+            "lift_per_100_solves": arm["lift_per_100_solves"]}
 
 
 def compare(plan: ComparisonPlan, baseline: Mapping[str, float], runs: Mapping[str, Sequence[ArmRun]],
             controls: Sequence[ArmRun], *, baseline_key: str = "", baseline_cost: Mapping[str, float] | None = None,
-            resamples: int = 10_000, baseline_draws: Sequence[Mapping[str, float]] = (),
-            evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            baseline_draws: Sequence[Mapping[str, float]] = (), evidence: Mapping[str, Any] | None = None
+            ) -> dict[str, Any]:
     """The comparison report: one row per engine with finished seeds (and the control), each engine's own lift
     report (as a single-engine experiment would write it), and the per-task table over every engine and seed."""
     reports = {
         engine: summarize(plan.lift_plan(engine), baseline, [*done, *controls], baseline_key=baseline_key,
-                          baseline_cost=baseline_cost, resamples=resamples, baseline_draws=baseline_draws,
-                          evidence=evidence)
+                          baseline_cost=baseline_cost, baseline_draws=baseline_draws, evidence=evidence)
         for engine, done in runs.items() if done
     }
     rows = [table_row(engine, runs[engine], report["arms"][EVOLVED]) for engine, report in reports.items()]
-    control = table_row(CONTROL, controls, arm_summary(baseline, controls, resamples)) if controls else None
+    control = table_row(CONTROL, controls, arm_summary(baseline, controls)) if controls else None
     named = [dataclasses.replace(r, arm=engine) for engine, done in runs.items() for r in done]
-    return {
-        **report_head(plan, {"engines": list(plan.engines)}, baseline, baseline_key, baseline_cost,
-                      dict(evidence or {})),
-        "table": rows,
-        "control": control,
-        "control_exact": bool(controls and reports) and all(r["control_exact"] for r in reports.values()),
-        "reports": reports,
-        "tasks": paired_tasks(baseline, [*named, *controls]),
-    }
+    head = report_head(plan, {"engines": list(plan.engines)}, baseline, baseline_key, baseline_cost,
+                       dict(evidence or {}))
+    return {**head, "table": rows, "control": control,
+            "control_exact": bool(controls and reports) and all(r["control_exact"] for r in reports.values()),
+            "reports": reports, "tasks": paired_tasks(baseline, [*named, *controls])}
 
 
 HEADER = ("| engine | seeds | test score | mean lift | pooled 95% CI | p (sign test) | wins / losses / ties "
@@ -127,22 +114,18 @@ def plot_comparison(report: dict[str, Any], path: Path) -> Path | None:
         return None
     rows = [*report["table"], *([report["control"]] if report["control"] else [])]
     fig, (bars, costs) = plt.subplots(1, 2, figsize=(10, 3.8))
-    names = [r["engine"] for r in rows]
-    lifts = [r["mean_lift"] for r in rows]
     errors = [[r["mean_lift"] - r["ci_low"] for r in rows], [r["ci_high"] - r["mean_lift"] for r in rows]]
-    bars.bar(range(len(rows)), lifts, yerr=errors, capsize=4, color="tab:blue")
-    bars.set_xticks(range(len(rows)), names)
+    bars.bar(range(len(rows)), [r["mean_lift"] for r in rows], yerr=errors, capsize=4, color="tab:blue")
+    bars.set_xticks(range(len(rows)), [r["engine"] for r in rows])
     bars.axhline(0, color="black", linewidth=0.8)
-    bars.set_ylabel(f"test lift ({report['test_tasks']} tasks, pooled 95% CI)")
-    bars.set_title(f"{report['benchmark']}: lift per engine")
+    bars.set(ylabel=f"test lift ({report['test_tasks']} tasks, pooled 95% CI)",
+             title=f"{report['benchmark']}: lift per engine")
     for row in rows:
         per_seed = row["cost"]["solves"] / max(1, row["seeds"])
         costs.scatter(per_seed, row["mean_lift"])
         costs.annotate(row["engine"], (per_seed, row["mean_lift"]), textcoords="offset points", xytext=(4, 4))
     costs.axhline(0, color="black", linewidth=0.8)
-    costs.set_xlabel("task solves per seed")
-    costs.set_ylabel("mean test lift")
-    costs.set_title("lift against cost")
+    costs.set(xlabel="task solves per seed", ylabel="mean test lift", title="lift against cost")
     return saved(plt, fig, path)
 
 
@@ -155,10 +138,10 @@ def write_comparison(report: dict[str, Any], out_dir: Path) -> list[Path]:
 
 
 def run_comparison(plan: ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
-                   progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS) -> dict:
+                   progress: Progress | None = None) -> dict:
     """Run (or resume) every engine and the control for every seed; returns the comparison report."""
     with experiment_lock(out_dir):
-        experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+        experiment = open_experiment(plan, benchmark, config, out_dir, progress)
         config = experiment.config
         for engine in plan.engines:   # an unknown or misnamed engine fails before any work
             engine_class(engine)

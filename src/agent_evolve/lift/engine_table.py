@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evolve.lift.claims import completion, fmt_lift
-from agent_evolve.lift.shapes import read_lift, read_plan
+from agent_evolve.lift.shapes import LIFT_SCHEMA, read_checked, read_plan
 
 ENGINE_MARKERS = ("<!-- engine-table:start (generated: agent-evolve experiment table --engines) -->",
                   "<!-- engine-table:end -->")
@@ -37,7 +37,7 @@ def registered_runs(root: Path) -> list[RegisteredRun]:
         plan = read_plan(plan_path) or {}
         if not plan.get("id") or not plan.get("registered") or "engines" in plan["plan"]:
             continue
-        report = read_lift(plan_path.with_name("lift.json")) or {}
+        report = read_checked(plan_path.with_name("lift.json"), LIFT_SCHEMA) or {}
         headline, progress = None, None
         if (report.get("registration") or {}).get("plan_id") == plan["id"]:
             done, planned = completion(report)

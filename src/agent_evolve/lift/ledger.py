@@ -1,6 +1,5 @@
-"""The test-view ledger: every scoring of test tasks (an `eval` on a test split too, :func:`record_eval`), appended
-as a hash-chained JSONL row in the experiment folder and a per-user store keyed by the test split's hash, so a
-rewritten, dropped or reordered row breaks the chain and `--test-reserve` avoids every task already seen."""
+"""The test-view ledger: every scoring of test tasks (`eval` on a test split too) is a hash-chained JSONL row in the
+experiment folder and a per-user store of its split, so a rewritten row breaks the chain and a reserve avoids it."""
 
 from __future__ import annotations
 
@@ -17,9 +16,11 @@ from typing import Any
 
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.jsonl import repair_tail
 from agent_evolve.engine.solving import graded_only
 from agent_evolve.errors import ConfigError
-from agent_evolve.lift.scoring import drop_torn_tail, workspace_key
+from agent_evolve.io.safe_json import parse_json
+from agent_evolve.lift.scoring import workspace_key
 from agent_evolve.types import Observation
 
 LEDGER_FILE = "test-views.jsonl"
@@ -47,24 +48,21 @@ def row_hash(row: Mapping[str, Any]) -> str:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Every row of a ledger (none when it does not exist); a line that is not a JSON object is a ConfigError."""
-    if not path.is_file():
-        return []
     try:
-        text = path.read_text(encoding="utf-8")
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); the ledger was damaged") from None
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            raise ConfigError(f"{path}: row {number} is not JSON") from None
-        if not isinstance(row, dict):
-            raise ConfigError(f"{path}: row {number} is not a JSON object")
-        rows.append(row)
-    return rows
+    rows = [(n, parse_json(line, f"{path}: row {n}", ConfigError))
+            for n, line in enumerate(lines, 1) if line.strip()]
+    bad = next((n for n, row in rows if not isinstance(row, dict)), None)
+    if bad is not None:
+        raise ConfigError(f"{path}: row {bad} is not a JSON object")
+    return [row for _, row in rows]
+
+
+def scoring(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What names a scoring in a ledger row (a resumed or re-reported plan appends no second row for it)."""
+    return row.get("plan"), row.get("who"), row.get("draw"), row.get("tasks")
 
 
 def first_bad_row(rows: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
@@ -93,11 +91,6 @@ class View:
     score: float | None
     split: str = ""  # the hash of the benchmark's whole test split
 
-    def same_scoring(self, row: Mapping[str, Any]) -> bool:
-        """Whether `row` records this scoring already (a resumed or re-reported plan appends no second row)."""
-        return (row.get("plan"), row.get("who"), row.get("draw"), row.get("tasks")) == (
-            self.plan, self.who, self.draw, ids_hash(self.task_ids))
-
 
 def append_view(path: Path, view: View) -> bool:
     """Append `view` to the ledger at `path`, chained to its last row, unless it records that scoring already (True
@@ -105,9 +98,9 @@ def append_view(path: Path, view: View) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as sink:
         fcntl.flock(sink, fcntl.LOCK_EX)
-        drop_torn_tail(path)
+        repair_tail(path)
         rows = read_rows(path)
-        if any(view.same_scoring(row) for row in rows):
+        if any(scoring(row) == (view.plan, view.who, view.draw, ids_hash(view.task_ids)) for row in rows):
             return False
         bad = first_bad_row(rows)
         if bad is not None:
@@ -150,9 +143,9 @@ class ViewLedgers:
 
     def rows(self) -> list[dict[str, Any]]:
         """Every row of every ledger, each scoring once."""
-        seen: dict[str, dict[str, Any]] = {}
+        seen: dict[tuple[Any, ...], dict[str, Any]] = {}
         for row in [*read_rows(self.store), *read_rows(self.folder), *self.neighbours()]:
-            seen.setdefault(f"{row.get('plan')}|{row.get('who')}|{row.get('draw')}|{row.get('tasks')}", row)
+            seen.setdefault(scoring(row), row)
         return sorted(seen.values(), key=lambda row: str(row.get("time", "")))
 
 
@@ -160,9 +153,9 @@ def missing_scorings(folder: Iterable[Mapping[str, Any]], store: Iterable[Mappin
                      plan_id: str) -> list[str]:
     """The scorings of `plan_id` that the per-user store records and the folder's ledger lacks: rows cut from the end
     of the folder's ledger, which its own chain cannot show."""
-    held = {(r.get("who"), r.get("draw"), r.get("tasks")) for r in folder if r.get("plan") == plan_id}
+    held = {scoring(r) for r in folder}
     return [f"{r.get('who')} draw {r.get('draw')}" for r in store
-            if r.get("plan") == plan_id and (r.get("who"), r.get("draw"), r.get("tasks")) not in held]
+            if r.get("plan") == plan_id and scoring(r) not in held]
 
 
 def reserve(split_ids: Sequence[str], rows: Iterable[Mapping[str, Any]], size: int, where: str) -> list[str]:

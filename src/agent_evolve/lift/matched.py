@@ -1,6 +1,5 @@
-"""The compute-matched control: the baseline workspace, no evolution, drawing further sampled replies per test task
-up to the evolved arm's mean tokens and keeping the answer most replies give (more samples alone may explain a lift).
-Replies agree by value or text; programs, which never agree as text, by which of the docstring's examples they pass."""
+"""The compute-matched control: the baseline workspace voting over sampled replies up to the evolved arm's tokens per
+task; replies agree by value or text, programs by which of the docstring's examples they pass."""
 
 from __future__ import annotations
 
@@ -29,7 +28,6 @@ class SampledClient:
 
     def __init__(self, inner: LLMClient) -> None:
         self.inner = inner
-        self.model = inner.model
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -1,9 +1,9 @@
-"""Opening an experiment folder: choose the test tasks and register the plan before anything runs (or check it on a
-resume); score workspaces on them draw by draw into the test-view ledgers (:class:`DrawScorer`); carry an unfinished
-arm's git-ignored working folder across machines in a committed `checkpoint.tar.gz`, so a fresh clone resumes it."""
+"""Opening an experiment folder: test tasks chosen and the plan registered (or checked) before anything runs, test
+draws scored into the ledgers (:class:`DrawScorer`), and each arm's working folder carried in `checkpoint.tar.gz`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,12 +22,13 @@ from agent_evolve.engine.loop import ARM_PHASE, Progress, ProgressEvent
 from agent_evolve.engine.records import holding_lock
 from agent_evolve.errors import ConfigError, WorkspaceError
 from agent_evolve.lift.analysis import task_means
-from agent_evolve.lift.draws import DrawLayout
 from agent_evolve.lift.ledger import LEDGER_FILE, View, ViewLedgers, earlier_plans, ids_hash, reserve, user_store
-from agent_evolve.lift.plan import BASELINE, MATCHED, ComparisonPlan, LiftPlan, check_test_split
+from agent_evolve.lift.plan import (BASELINE, DEFAULT_DRAWS, MATCHED, MIN_TEST_TASKS, ComparisonPlan, LiftPlan,
+                                   check_test_split)
 from agent_evolve.lift.registration import PLAN_FILE, is_registered, legacy_id, plan_record, register
 from agent_evolve.lift.scoring import AgentMaker, score_tasks, store_cost, workspace_key
 from agent_evolve.lift.shapes import read_plan
+from agent_evolve.llm.draws import draw_seed
 from agent_evolve.registry import seed_path
 from agent_evolve.stats import mean
 from agent_evolve.types import Task
@@ -36,10 +37,8 @@ CHECKPOINT = "checkpoint.tar.gz"
 LOCK_FILE = ".lock"  # held by the one process running the experiment in this folder
 _LEFT_OUT = ("arm.json", CHECKPOINT, "__pycache__")  # committed on their own, or rebuilt
 
-# Written into every experiment folder: `git add` of the folder then keeps what a later checkout needs to resume
-# and to report (plan, ledger, baseline copy, per-task scores, each finished arm's arm.json, each arm's
-# checkpoint, the report), and leaves out the arms' working folders (workspaces with their own git, journals,
-# partial costs), which the checkpoint carries.
+# Written into every experiment folder: `git add` of it keeps what a later checkout needs to resume and report, and
+# leaves out the arms' working folders (own git, journals, partial costs), which the checkpoint carries.
 EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fresh checkout resumes from it
 /*/seed-*/*
 !/*/seed-*/arm.json
@@ -47,6 +46,7 @@ EXPERIMENT_GITIGNORE = f"""# agent-evolve experiment: commit this folder; a fres
 /{LOCK_FILE}
 """
 NEW_PLAN_FIELDS = ("draws", "matched", "test_reserve")  # what plans gained with registration
+TEST_SEED = 104_729  # the sampling seed of test draw 0; draw d uses draw_seed(TEST_SEED, d)
 
 
 @dataclass
@@ -97,7 +97,7 @@ def experiment_lock(out_dir: Path) -> AbstractContextManager[None]:
 
 
 def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter, config: EvolveConfig,
-                    out_dir: Path, min_test_tasks: int, progress: Progress | None = None) -> Experiment:
+                    out_dir: Path, progress: Progress | None = None) -> Experiment:
     """Check the test split, register the plan (or check it on a resume), open the ledgers and draws; one reply cache
     under the folder, a namespace per draw, so paired lifts share replies."""
     split = benchmark.get_tasks("test", limit=None)
@@ -109,7 +109,7 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     legacy = saved is not None and not is_registered(saved)
     tests = split[: plan.test_limit] if legacy else choose_tests(plan, split, saved, views)
     train = benchmark.get_tasks("train", limit=config.task_pool_limit)
-    check_test_split([t.id for t in tests], [t.id for t in train], min_test_tasks, plan.allow_small_test)
+    check_test_split([t.id for t in tests], [t.id for t in train], MIN_TEST_TASKS, plan.allow_small_test)
     if legacy:
         check_legacy_plan(path, saved, plan, config)
         registration = {"plan_id": legacy_id(saved), "registered": False, "draws": 1}
@@ -129,8 +129,31 @@ def open_experiment(plan: LiftPlan | ComparisonPlan, benchmark: BenchmarkAdapter
     return Experiment(source, tests, cached, scorer, registration)
 
 
-DrawAgent = Callable[[int], AgentMaker | None]
-"""The agent maker of draw `d` (None: the workspace's own agent)."""
+@dataclass(frozen=True)
+class DrawLayout:
+    """Test draws: draw `d` scores every workspace again with its own sampling seed, reply-cache namespace and score
+    files (arms share replies within a draw, nothing across draws); an unregistered (legacy) folder has one."""
+
+    out_dir: Path
+    draws: int = DEFAULT_DRAWS
+    legacy: bool = False
+
+    def store(self, draw: int, who: str, key: str) -> Path:
+        """The score file of `who` (``baseline``, ``evolved/seed-0``, ...) in `draw`; a legacy folder's is keyed
+        by the workspace's content."""
+        if self.legacy:
+            return self.out_dir / "scores" / f"{key}.jsonl"
+        return self.out_dir / "scores" / f"draw-{draw}" / f"{who.replace('/', '-')}.jsonl"
+
+    def sampling_seed(self, draw: int) -> int:
+        """The sampling seed every role uses in `draw` (the same for every arm of the draw)."""
+        return 0 if self.legacy else draw_seed(TEST_SEED, draw)
+
+    def config(self, config: EvolveConfig, draw: int) -> EvolveConfig:
+        """`config` with the draw's reply-cache namespace (a folder of its own under the experiment's cache)."""
+        if self.legacy or not config.llm_cache_dir:
+            return config
+        return dataclasses.replace(config, llm_cache_dir=str(Path(config.llm_cache_dir) / f"draw-{draw}"))
 
 
 @dataclass
@@ -174,8 +197,9 @@ class DrawScorer:
         if self.complete(scores):
             self.views.record(View(self.plan_id, who, key, draw, tuple(scores), mean(list(scores.values()))))
 
-    def score(self, workspace: Path, who: str, agent: DrawAgent | None = None) -> Drawn:
-        """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw."""
+    def score(self, workspace: Path, who: str, agent: Callable[[int], AgentMaker | None] | None = None) -> Drawn:
+        """`workspace` solved on the test tasks by `who` (its score files and ledger rows name it), draw by draw;
+        `agent(d)` builds draw d's agent (None: the workspace's own)."""
         if not self.layout.legacy:
             self.views.claim(self.plan_id, [t.id for t in self.tests])
         key = workspace_key(workspace)
@@ -224,27 +248,24 @@ def save_checkpoint(folder: Path) -> Path | None:
     return target
 
 
-def restore_checkpoint(folder: Path, working: str = "workspace") -> bool:
-    """Unpack `folder/checkpoint.tar.gz` when the arm's `working` folder is missing (a fresh clone; one there is
-    newer and wins); True if it did."""
+def restore_checkpoint(folder: Path) -> bool:
+    """Unpack `folder/checkpoint.tar.gz` when the arm's workspace is missing (a fresh clone; one there is newer and
+    wins); True if it did."""
     archive = folder / CHECKPOINT
-    if (folder / working).exists() or not archive.is_file():
+    if (folder / "workspace").exists() or not archive.is_file():
         return False
-    staging = Path(tempfile.mkdtemp(prefix=".restore-", dir=folder))
-    try:
+    with tempfile.TemporaryDirectory(prefix=".restore-", dir=folder, ignore_cleanup_errors=True) as staging:
         try:
             with tarfile.open(archive, "r:gz") as tar:
                 tar.extractall(staging, filter="data")
         except (tarfile.TarError, OSError, EOFError) as exc:
             raise WorkspaceError(f"{archive}: cannot unpack the arm's checkpoint ({exc}); remove it to start the "
                                  "arm again from its first cycle") from None
-        for entry in sorted(staging.iterdir()):
+        for entry in sorted(Path(staging).iterdir()):
             destination = folder / entry.name
             if destination.is_dir():
                 shutil.rmtree(destination)
             elif destination.exists():
                 destination.unlink()
             entry.rename(destination)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return True

@@ -1,6 +1,5 @@
-"""Registered plans: what decides an experiment's numbers (code hash, plan, config, test ids, metric), written to
-plan.json before anything runs and hashed into the plan id, so a folder refuses to resume under another plan (one
-without an id is *unregistered*); `verify_folder` checks the ledgers' hash chains and that the plan came first."""
+"""Registered plans: what decides the numbers (code hash, plan, config, test ids, metric) hashed into the plan id in
+plan.json before anything runs, so a folder resumes under no other plan; `verify_folder` checks the ledgers."""
 
 from __future__ import annotations
 
@@ -52,16 +51,11 @@ def plan_record(plan: Mapping[str, Any], config: EvolveConfig, test_ids: list[st
     """plan.json's content, its id included; `split_hash` names the benchmark's whole test split (its ledger),
     `agent_key` the seed workspace's content (its prompts are no Python file of the code hash)."""
     record: dict[str, Any] = {
-        "format": PLAN_FORMAT,
-        "code": {"source": source_hash(), **git_state()},
-        "agent_workspace": agent_key,
-        "plan": json.loads(json.dumps(dict(plan))),
-        "config": json.loads(json.dumps(config.to_dict())),
+        "format": PLAN_FORMAT, "code": {"source": source_hash(), **git_state()}, "agent_workspace": agent_key,
+        "plan": json.loads(json.dumps(dict(plan))), "config": json.loads(json.dumps(config.to_dict())),
         "test": {"ids_hash": ids_hash(test_ids), "count": len(test_ids), "split_hash": split_hash,
                  "ids": list(test_ids)},
-        "metric": METRIC,
-        "registered": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+        "metric": METRIC, "registered": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     record["id"] = plan_id(record)
     return record
 

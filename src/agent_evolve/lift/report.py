@@ -1,6 +1,5 @@
-"""The lift report on disk: lift.json (every number and the per-task paired table), lift.md (with how far the numbers
-can be trusted: registration, earlier plans on these tasks, draws, lift against each control, convergence) and
-lift.png (per-seed lift bars and holdout score curves; matplotlib, lazily)."""
+"""The lift report on disk: lift.json (every number, the per-task paired table), lift.md (with how far the numbers
+can be trusted: registration, earlier plans, draws, controls, convergence) and lift.png (matplotlib, lazily)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import Any
 
 from agent_evolve.contract.paths import atomic_write
 from agent_evolve.engine.run_metrics import describe_edit_rates
-from agent_evolve.lift.token_lift import token_lift_lines
+from agent_evolve.lift.plan import ARM_ROWS
 
 RUN_HEADER = ("| seed | baseline test | arm test | lift | 95% CI | p (sign test) | wins / losses / ties "
               "| baseline holdout | evolved holdout | accepted | rejected | cycles | solves | seconds |")
@@ -110,10 +109,27 @@ def markdown_table(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def lift_per_thousand_tokens(lift: float, tokens: float) -> float | None:
+    """`lift` per 1,000 `tokens` (None when no token was counted: a model that reports no usage)."""
+    return 1000 * lift / tokens if tokens > 0 else None
+
+
+def token_lift_lines(report: dict[str, Any]) -> list[str]:
+    """lift.md's section: each arm's mean lift, tokens per seed it has scored and lift per 1,000 tokens, so that a
+    technique that buys lift with more calls per task shows its price."""
+    lines = ["## Lift per 1,000 tokens", "", "| arm | mean lift | tokens per seed | lift per 1,000 tokens |",
+             "|---|---:|---:|---:|"]
+    for name, arm in report["arms"].items():
+        tokens = float(arm["cost"].get("tokens", 0)) / max(1, len(report[ARM_ROWS[name]]))
+        value = lift_per_thousand_tokens(arm["mean_lift"], tokens)
+        shown = "-" if value is None else f"{value:+.2e}"
+        lines.append(f"| {name} | {arm['mean_lift']:+.3f} | {tokens:,.0f} | {shown} |")
+    return [*lines, ""]
+
+
 def written_report(out_dir: Path, name: str, report: dict[str, Any], markdown: str,
                    plot: Callable[[dict[str, Any], Path], Path | None]) -> list[Path]:
     """Write `<name>.json`, `<name>.md` and, when matplotlib is installed (the `plot` extra), `<name>.png`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / f"{name}.json", out_dir / f"{name}.md"]
     atomic_write(written[0], json.dumps(report, indent=1))
     atomic_write(written[1], markdown)
@@ -230,23 +246,19 @@ def plot_lift(report: dict[str, Any], path: Path) -> Path | None:
     fig, (bars, curves) = plt.subplots(1, 2, figsize=(10, 3.8))
     width = 0.38
     for offset, (name, rows) in zip((-width / 2, width / 2), arms):
-        xs = [i + offset for i in range(len(rows))]
-        lifts = [r["lift"] for r in rows]
         errors = [[r["lift"] - r["ci_low"] for r in rows], [r["ci_high"] - r["lift"] for r in rows]]
         if rows:
-            bars.bar(xs, lifts, width=width, yerr=errors, capsize=4, label=name)
-    seeds = [str(r["seed"]) for r in report["runs"]]
-    bars.set_xticks(range(len(seeds)), [f"seed {s}" for s in seeds])
+            bars.bar([i + offset for i in range(len(rows))], [r["lift"] for r in rows], width=width, yerr=errors,
+                     capsize=4, label=name)
+    bars.set_xticks(range(len(report["runs"])), [f"seed {r['seed']}" for r in report["runs"]])
     bars.axhline(0, color="black", linewidth=0.8)
-    bars.set_ylabel(f"test lift ({report['test_tasks']} tasks, 95% CI)")
-    bars.set_title(f"{report['benchmark']}: lift per seed ({report['engine']})")
+    bars.set(ylabel=f"test lift ({report['test_tasks']} tasks, 95% CI)",
+             title=f"{report['benchmark']}: lift per seed ({report['engine']})")
     bars.legend()
     for row in report["runs"]:
         curve = [row["baseline_holdout"], *row["score_curve"]]
         curves.plot(range(len(curve)), curve, marker="o", label=f"seed {row['seed']}")
     curves.xaxis.set_major_locator(MaxNLocator(integer=True))
-    curves.set_xlabel("cycle")
-    curves.set_ylabel("accepted holdout score")
-    curves.set_title("score curve per cycle")
+    curves.set(xlabel="cycle", ylabel="accepted holdout score", title="score curve per cycle")
     curves.legend()
     return saved(plt, fig, path)

@@ -1,6 +1,5 @@
-"""Run a lift experiment, resumably (a rerun reads finished arms back): register the plan, score the baseline in every
-test draw, then per seed the evolved arm and its controls (:class:`NoEditEngine`'s loop; `lift.matched`'s vote), then
-the report. Each arm's cost is written as it is spent, so a kill keeps it. The layout is in docs/evidence.md."""
+"""Run a lift experiment, resumably: register the plan, score the baseline in every test draw, then per seed the
+evolved arm and its controls, then the report; each arm's cost is written as spent (the layout: docs/evidence.md)."""
 
 from __future__ import annotations
 
@@ -25,9 +24,9 @@ from agent_evolve.lift.analysis import summarize
 from agent_evolve.lift.matched import matched_agent
 from agent_evolve.lift.opening import (Drawn, Experiment, experiment_lock, open_experiment, restore_checkpoint,
                                       save_checkpoint)
-from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, MIN_TEST_TASKS, ArmRun, LiftPlan
+from agent_evolve.lift.plan import BASELINE, CONTROL, EVOLVED, MATCHED, ArmRun, LiftPlan
 from agent_evolve.lift.report import write_report
-from agent_evolve.lift.shapes import read_arm, read_cost
+from agent_evolve.lift.shapes import ARM_SCHEMA, COST_SCHEMA, read_checked
 from agent_evolve.types import Feedback, Observation, StepResult, Task, Trajectory
 
 if TYPE_CHECKING:
@@ -66,24 +65,13 @@ def run_arm(plan: LiftPlan, arm: str, seed: int, experiment: Experiment, benchma
         save_checkpoint(folder)
     evolution = {"solves": meter.solves, "seconds": meter.seconds}  # its clock stops before the test scoring
     drawn = experiment.scorer.score(workspace, folder.relative_to(out_dir).as_posix())
-    return ArmRun(
-        arm=arm,
-        seed=seed,
-        workspace=str(workspace),
-        test_key=drawn.key,
-        test_scores=drawn.scores,
-        draw_scores=drawn.draws,
-        test_tokens=drawn.tokens_per_task,
-        baseline_holdout=float(result.details.get("baseline_score", 0.0)),
-        final_holdout=result.final_score,
-        accepted=int(result.details.get("accepted", 0)),
-        rejected=int(result.details.get("rejected", 0)),
-        cycles=result.cycles_completed,
-        score_curve=list(result.score_history),
-        cost=arm_cost(evolution, result.details, drawn.cost),
-        finished=True,
-        edits=dict(result.details.get("edits") or {}),
-    )
+    details = result.details
+    return ArmRun(arm, seed, str(workspace), drawn.key, drawn.scores, drawn.draws, drawn.tokens_per_task,
+                  baseline_holdout=float(details.get("baseline_score", 0.0)), final_holdout=result.final_score,
+                  accepted=int(details.get("accepted", 0)), rejected=int(details.get("rejected", 0)),
+                  cycles=result.cycles_completed, score_curve=list(result.score_history),
+                  cost=arm_cost(evolution, details, drawn.cost), finished=True,
+                  edits=dict(details.get("edits") or {}))
 
 
 def score_baseline(experiment: Experiment, out_dir: Path, progress: Progress | None = None) -> Drawn:
@@ -106,15 +94,14 @@ def run_matched(seed: int, evolved: ArmRun, experiment: Experiment, out_dir: Pat
     budgets = evolved.test_tokens or [0.0]
     drawn = experiment.scorer.score(out_dir / BASELINE / "workspace", f"{MATCHED}/seed-{seed}",
                                     lambda draw: matched_agent(budgets[min(draw, len(budgets) - 1)]))
-    return ArmRun(arm=MATCHED, seed=seed, workspace=str(out_dir / BASELINE / "workspace"), test_key=drawn.key,
-                  test_scores=drawn.scores, draw_scores=drawn.draws, test_tokens=drawn.tokens_per_task,
-                  cost=arm_cost({"solves": 0, "seconds": 0.0}, {}, drawn.cost), finished=True)
+    return ArmRun(MATCHED, seed, str(out_dir / BASELINE / "workspace"), drawn.key, drawn.scores, drawn.draws,
+                  drawn.tokens_per_task, cost=arm_cost({"solves": 0, "seconds": 0.0}, {}, drawn.cost), finished=True)
 
 
 def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[[], ArmRun]) -> ArmRun:
     """A finished arm read back from `folder/arm.json`, else (or when a draw lacks a task) run, solving only what its
     score files lack, and recorded there; either way its test draws go into the ledgers under the folder's name."""
-    saved = read_arm(folder / "arm.json")
+    saved = read_checked(folder / "arm.json", ARM_SCHEMA)
     result = ArmRun(**saved) if saved else None
     if result is None or not all(experiment.scorer.complete(scores) for scores in result.draws):
         result = run()
@@ -125,12 +112,11 @@ def arm_once(experiment: Experiment, out_dir: Path, folder: Path, run: Callable[
 
 
 def run_lift(plan: LiftPlan, benchmark: BenchmarkAdapter, config: EvolveConfig, out_dir: Path, *,
-             progress: Progress | None = None, min_test_tasks: int = MIN_TEST_TASKS,
-             register_only: bool = False) -> dict:
+             progress: Progress | None = None, register_only: bool = False) -> dict:
     """Register the plan (or check it), then run (or resume) every arm of every seed and write the report after
     each; returns the report. `register_only`: stop once the plan is registered (to commit it before any arm)."""
     with experiment_lock(out_dir):
-        experiment = open_experiment(plan, benchmark, config, out_dir, min_test_tasks, progress)
+        experiment = open_experiment(plan, benchmark, config, out_dir, progress)
         if register_only:
             return {"registration": experiment.registration}
         if experiment.scorer.layout.legacy:
@@ -171,7 +157,7 @@ class MeteredBenchmark(BenchmarkAdapter):
         self.score_range = inner.score_range  # class attributes of the base, so __getattr__ never sees them
         self.answer_kind = inner.answer_kind
         self.ledger = ledger
-        saved = read_cost(ledger)
+        saved = read_checked(ledger, COST_SCHEMA) or {}
         self.solves = int(saved.get("solves", 0))
         self._seconds = float(saved.get("seconds", 0.0))
         self._started = time.monotonic()
@@ -207,26 +193,16 @@ class MeteredBenchmark(BenchmarkAdapter):
 
     def flush(self) -> None:
         """Write the counts so far (also called at the end of a stage, to keep its wall time)."""
-        self.ledger.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.ledger, json.dumps({"solves": self.solves, "seconds": round(self.seconds, 1)}))
 
 
-def usage_totals(metrics: dict[str, Any]) -> dict[str, float]:
-    """Engine model calls and all tokens from a run's metrics (its usage by role)."""
+def arm_cost(evolution: dict[str, float], metrics: dict[str, Any], test: dict[str, float]) -> dict[str, float]:
+    """One arm's cost: evolution solves and time, the engine calls (every role's but the agent's) and all tokens its
+    run's usage by role recorded, and its test scoring."""
     usage = metrics.get("usage") or {}
     tokens = sum(float(n.get("input_tokens", 0)) + float(n.get("output_tokens", 0)) for n in usage.values())
-    engine_calls = sum(float(n.get("calls", 0)) for role, n in usage.items() if role != "agent")
-    return {"engine_calls": engine_calls, "tokens": tokens}
-
-
-def arm_cost(evolution: dict[str, float], metrics: dict[str, Any], test: dict[str, float]) -> dict[str, float]:
-    """One arm's cost: evolution solves and time, the model usage its run recorded, and its test scoring."""
-    usage = usage_totals(metrics)
-    return {
-        "evolution_solves": evolution["solves"],
-        "test_solves": test.get("solves", 0),
-        "solves": evolution["solves"] + test.get("solves", 0),
-        "engine_calls": usage["engine_calls"],
-        "tokens": usage["tokens"] + test.get("tokens", 0),
-        "seconds": round(evolution["seconds"] + test.get("seconds", 0), 1),
-    }
+    return {"evolution_solves": evolution["solves"], "test_solves": test.get("solves", 0),
+            "solves": evolution["solves"] + test.get("solves", 0),
+            "engine_calls": sum(float(n.get("calls", 0)) for role, n in usage.items() if role != "agent"),
+            "tokens": tokens + test.get("tokens", 0),
+            "seconds": round(evolution["seconds"] + test.get("seconds", 0), 1)}

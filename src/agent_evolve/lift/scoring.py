@@ -13,6 +13,7 @@ from pathlib import Path
 from agent_evolve.api import RoleClient, RunClients, agent_from_workspace
 from agent_evolve.benchmarks.base import BenchmarkAdapter
 from agent_evolve.config import EvolveConfig
+from agent_evolve.contract.jsonl import repair_tail
 from agent_evolve.contract.paths import RECORDS_DIR, is_temp_file
 from agent_evolve.contract.regular_files import read_regular_bytes
 from agent_evolve.engine.loop import TEST_PHASE, Progress, ProgressEvent
@@ -66,15 +67,6 @@ def store_cost(path: Path, made_by: str | None = None) -> dict[str, float]:
             "seconds": round(sum(float(r.get("seconds", 0.0)) for r in rows), 1)}
 
 
-def drop_torn_tail(path: Path) -> None:
-    """Cut a last line left half-written by a kill, so the next append starts on a line of its own."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        path.write_bytes(data[: data.rfind(b"\n") + 1])
-
-
 def score_tasks(
     workspace: Path, benchmark: BenchmarkAdapter, tasks: list[Task], store: Path, config: EvolveConfig,
     made_by: str, progress: Progress | None = None, *, sampling_seed: int = 0, make_agent: AgentMaker | None = None,
@@ -85,7 +77,7 @@ def score_tasks(
     todo = [t for t in tasks if t.id not in done]
     if todo:
         store.parent.mkdir(parents=True, exist_ok=True)
-        drop_torn_tail(store)
+        repair_tail(store)
         ledger = UsageLedger(max_total_tokens=config.max_total_tokens, max_cost_usd=config.max_cost_usd)
         roles = RunClients(config, ledger, seed=sampling_seed)
         agent = (make_agent or own_agent)(workspace, config, roles)

@@ -1,6 +1,5 @@
-"""plan.json and lift.json read in one place and checked against JSON Schemas of the fields their readers use
-(opening, registration, verify, the results and engine tables), so that a damaged file or one of the wrong shape is a
-ConfigError naming the file and what is wrong, never a KeyError or TypeError deep inside a reader."""
+"""plan.json, lift.json and the arm files read in one place and checked against JSON Schemas of the fields their
+readers use, so a damaged file is a ConfigError naming the file and field, never a KeyError deep inside a reader."""
 
 from __future__ import annotations
 
@@ -129,18 +128,3 @@ def read_plan(path: Path) -> dict[str, Any] | None:
     if record is not None and "id" in record:
         check_shape(record, str(path), REGISTERED_SCHEMA)
     return record
-
-
-def read_lift(path: Path) -> dict[str, Any] | None:
-    """A folder's lift.json (None when there is none)."""
-    return read_checked(path, LIFT_SCHEMA)
-
-
-def read_arm(path: Path) -> dict[str, Any] | None:
-    """A finished arm's arm.json (None when there is none)."""
-    return read_checked(path, ARM_SCHEMA)
-
-
-def read_cost(path: Path) -> dict[str, Any]:
-    """An arm's cost.json ({} when there is none)."""
-    return read_checked(path, COST_SCHEMA) or {}
