@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_evolve.agents.routing import router
+from agent_evolve.agents.routing.bank import BankRouter, RouterConfig
 from agent_evolve.agents.routing.router import (
     BankShortlist,
     SkillRouter,
@@ -122,11 +123,11 @@ def test_embedder_adds_its_top_to_the_shortlist() -> None:
 
     class Embed:
         def embed(self, texts: list[str]) -> list[list[float]]:
-            return [[1.0, 0.0] if ("keyword3" in t or i == 0) else [0.0, 1.0] for i, t in enumerate(texts)]
+            return [[1.0, 0.0] if ("keyword3" in t or "unrelated" in t) else [0.0, 1.0] for t in texts]
 
     llm = ScriptedLLM(["topic-3"])
-    router = SkillRouter(llm, embedder=Embed(), shortlist_size=2)
-    decision = router.route("unrelated words only", bank)
+    router = BankRouter(bank, RouterConfig(full_bank_limit=20, shortlist_lexical=2, shortlist_embedding=2), Embed())
+    decision = router.route(llm, "unrelated words only")
     assert decision.candidates[0] == "topic-3" and len(decision.candidates) == 2
     assert decision.skill == "topic-3"
 

@@ -1,7 +1,5 @@
-"""The ARC-AGI-3 observe-act loop as a tool: each `arc_action` call plays one action and returns the next frame. The
-game's scorecard opens and closes with the attempt; actions past the budget or the game's end are refused, so the
-benchmark can replay every successful call to grade.
-"""
+"""The ARC-AGI-3 observe-act loop as a tool: each `arc_action` call plays one action and returns the next frame; the
+scorecard opens and closes with the attempt, and actions past the budget or the game's end are refused."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Worked examples from experience memory: the k whose inputs are nearest to a task (tf-idf cosine, ties to the earlier
-example, indexed once per memory version), shown as demonstrations; a task is never shown its own example.
-"""
+"""Worked examples from experience memory: the k whose inputs are nearest a task (tf-idf cosine, indexed once per
+memory version), shown as demonstrations; a task is never shown its own example."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Prompt assembly for the reference agent, as pure functions: system = prompt, fragments (by name), "# Skills" and
-"# Memory"; user = the task input. The default 1.5B model has a 4k context, so the system prompt is capped: memories
-go first, then skills from the last; the one remaining skill is shortened while a useful part of it fits.
-"""
+"""Prompt assembly for the reference agent, as pure functions: system = prompt, fragments, "# Skills" and "# Memory",
+capped for a small model's context (memories dropped first, then skills); user = the task input."""
 
 from __future__ import annotations
 
@@ -35,7 +33,6 @@ class AssembledPrompt:
     skills: list[str] = field(default_factory=list)
     memories: int = 0
     dropped_skills: list[str] = field(default_factory=list)
-    dropped_memories: int = 0
     shortened_skill: str | None = None
 
 
@@ -104,8 +101,8 @@ def assemble_system_prompt(system: str, fragments: Mapping[str, str], skills: Se
             kept_skills = []
         text = render_system_prompt(system, fragments, kept_skills, kept_memories)
     names = [s.name for s in kept_skills]
-    return AssembledPrompt(text, names, len(kept_memories), [s.name for s in skills if s.name not in names],
-                           len(memories) - len(kept_memories), shortened)
+    dropped = [s.name for s in skills if s.name not in names]
+    return AssembledPrompt(text, names, len(kept_memories), dropped, shortened)
 
 
 def build_messages(system_text: str, task_input: str) -> list[Message]:

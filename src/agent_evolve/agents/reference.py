@@ -1,9 +1,5 @@
-"""`ReferenceAgent`: the built-in agent that reads everything it does from its workspace. Per task it selects skills,
-assembles a capped system prompt (prompt, the nearest worked examples, fragments, skills, memories), answers
-through a chain of strategies (`agents.answering`, picked by `_chain`) and may propose a draft skill. Its settings
-(`AgentSettings`) are the manifest's `agent.config` over `EvolveConfig.extra["agent"]`, under the config's
-explicit `agent_max_tokens` / `agent_temperature`.
-"""
+"""`ReferenceAgent`, the built-in agent that reads everything from its workspace: per task it selects skills,
+assembles a capped prompt, answers through a chain of strategies (`_chain`), may propose a draft skill."""
 
 from __future__ import annotations
 
@@ -153,20 +149,15 @@ class ReferenceAgent(BaseAgent):
                                              ws.path / MANIFEST_FILE)
         skills = ws.list_skills()
         snapshot = _Snapshot(
-            settings=settings,
-            system_prompt=ws.read_prompt(),
-            fragments={name: ws.read_fragment(name) for name in ws.list_fragments()},
-            skills=skills,
+            settings=settings, system_prompt=ws.read_prompt(),
+            fragments={name: ws.read_fragment(name) for name in ws.list_fragments()}, skills=skills,
             bodies={s.name: self.get_skill_content(s.name) for s in skills},
             memories=without_experience(ws.read_all_memories(limit=self.memory_limit)),
             tools=workspace_tools(ws, timeout_s=settings.tool_timeout_s) if settings.use_tools else [],
             ratchet=workspace_router(ws.path, skills),
-            tool_entries=load_tool_entries(ws) if settings.use_tools else [],
-            shortlist=BankShortlist(skills),
-            program_prompt=ws.read_program_prompt(),
-            check=ws.read_check_settings(),
-            experience=load_experience(ws.path),
-        )
+            tool_entries=load_tool_entries(ws) if settings.use_tools else [], shortlist=BankShortlist(skills),
+            program_prompt=ws.read_program_prompt(), check=ws.read_check_settings(),
+            experience=load_experience(ws.path))
         with self._lock:
             self._system_prompt, self._skills, self._memories = snapshot.system_prompt, skills, snapshot.memories
             self._snapshot = snapshot

@@ -1,9 +1,5 @@
-"""Workspace tools: `tools/registry.yaml` entries (`{name, description, parameters, file, env}`) whose `tools/<file>`
-defines `run(arguments) -> str`. An evolved tool is untrusted code, so each call runs confined like graded code
-(`agent_evolve.environments`): read-only system and tools folder, a small scratch folder, no network, limits, only
-the variables its entry declares and the user allows (`AGENT_EVOLVE_TOOL_ENV`); without confinement it is refused
-unless `AGENT_EVOLVE_ALLOW_UNCONFINED=1`. The result is redacted like LLM errors.
-"""
+"""Workspace tools: `tools/registry.yaml` entries whose `tools/<file>` defines `run(arguments) -> str`, untrusted
+code run confined (no network, limits, only variables allowed in `AGENT_EVOLVE_TOOL_ENV`); results redacted."""
 
 from __future__ import annotations
 
@@ -99,9 +95,8 @@ def _run_confined_tool(path: Path, arguments: dict[str, Any], tools_dir: Path, p
 def run_tool_file(path: Path, arguments: dict[str, Any], *, timeout_s: float = DEFAULT_TIMEOUT_S,
                   max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS, env_names: Sequence[str] = (),
                   tools_dir: Path | None = None) -> str:
-    """Run ``run(arguments)`` of the tool file confined (`tools_dir`, default its folder, read-only); its result
-    text, redacted and truncated. ToolRunError says why a call failed, and refuses `.sh` tools (task environments
-    only)."""
+    """Run ``run(arguments)`` of the tool file confined (`tools_dir`, default its folder, read-only): its result
+    text, redacted and truncated; ToolRunError says why a call failed (`.sh` tools run only in task environments)."""
     if path.suffix != ".py":
         raise ToolRunError(f"{path.name} is a script that runs only inside a task environment")
     passed = tool_environment(path.name, env_names, os.environ)

@@ -59,11 +59,8 @@ class EngineContext:
 
 
 class EvolutionEngine:
-    """Override `step`; the rest is optional. Python attributes do not survive a restart: keep state in state_dir.
-
-    Set `supports_resume = True` only when the engine can continue a previous host session (the handle it returned
-    in `StepResult.session`); the user enables it with `engine_resume`.
-    """
+    """Override `step`; the rest is optional. Keep state in state_dir (attributes do not survive a restart); set
+    `supports_resume` only when the engine can continue a previous session (enabled by `engine_resume`)."""
 
     name: str = ""
     context: EngineContext | None = None
@@ -87,13 +84,8 @@ class EvolutionEngine:
         """Once on a fresh run, before any rollout; a mutation is validated and committed as cycle 0."""
         return None
 
-    def step(
-        self,
-        workspace: AgentWorkspace,
-        observations: list[Observation],
-        history: EvolutionHistory,
-        trial: TrialRunner | None = None,
-    ) -> StepResult:
+    def step(self, workspace: AgentWorkspace, observations: list[Observation], history: EvolutionHistory,
+             trial: TrialRunner | None = None) -> StepResult:
         """Mutate workspace based on observations. Return what changed."""
         raise NotImplementedError
 
@@ -116,14 +108,9 @@ def task_info(benchmark: BenchmarkAdapter, plan: TaskPlan, layers: list[str]) ->
     """The task's public description: the benchmark, its own summary, the split sizes (never which tasks are held
     out), and the layers the engine may edit."""
     cls = type(benchmark)
-    return {
-        "benchmark": cls.__name__,
-        "description": (inspect.getdoc(cls) or "").split("\n\n", 1)[0],
-        "train_tasks": len(plan.train_ids),
-        "validation_tasks": len(plan.val_ids),
-        "holdout_tasks": len(plan.holdout_ids),
-        "evolvable_layers": list(layers),
-    }
+    return {"benchmark": cls.__name__, "description": (inspect.getdoc(cls) or "").split("\n\n", 1)[0],
+            "train_tasks": len(plan.train_ids), "validation_tasks": len(plan.val_ids),
+            "holdout_tasks": len(plan.holdout_ids), "evolvable_layers": list(layers)}
 
 
 def step_progress(cycle: int, cursor_after: int, batch_size: int, train_size: int) -> StepProgress:

@@ -1,10 +1,5 @@
-"""Curtailment: a gate may stop scoring once no outcome of its unscored tasks can change its decision.
-
-For a monotone strategy the decision over every grading of the unscored tasks lies between two completions of
-the table: every unscored task at the candidate's worst and every one at its best. `settle` (pure) decides on
-those two and on the table so far; when all three agree, that is the full gate's decision. `GateCurtailer` holds
-one gate's strategy, score range and order and gives the gate's evaluation its stop rules.
-"""
+"""Curtailment: a gate stops scoring once no outcome of its unscored tasks can change its decision (monotone
+strategy: the table completed at the candidate's worst and at its best agree); `GateCurtailer` holds the rules."""
 
 from __future__ import annotations
 
@@ -64,11 +59,8 @@ def settle(strategy: AcceptanceStrategy, candidate: Mapping[str, Sequence[float]
            incumbent: Mapping[str, Sequence[float]], *, unscored_candidate: Collection[str],
            unscored_incumbent: Collection[str] = (), score_range: ScoreRange = ScoreRange(),
            best_so_far: float | None = None) -> Settlement:
-    """Is the decision on the full table already known from the tasks scored so far (task id -> repeat scores)?
-
-    `unscored_*` name the tasks each side has still to score, each in `score_range`. A strategy not declared
-    monotone is never settled early.
-    """
+    """Is the decision on the full table already known from the tasks scored so far (task id -> repeat scores), each
+    side's `unscored_*` tasks scoring anywhere in `score_range`? Never settled early for a non-monotone strategy."""
     if not getattr(strategy, "monotone", False):
         return Settlement(None, f"strategy {strategy.name} is not declared monotone: every task is scored")
     low, high = score_range.low, score_range.high
@@ -124,12 +116,8 @@ SPRT_WIN_SHARE = 2 / 3
 
 
 def futile(wins: int, losses: int, beta: float, win_share: float = SPRT_WIN_SHARE) -> bool:
-    """Wald's sequential test, futility side: stop once the likelihood ratio of "wins a `win_share` of the
-    differing tasks" to "a fair coin" is at most `beta`.
-
-    Not exact like `settle`: a candidate that does win a `win_share` of differing tasks is ever stopped with
-    probability at most `beta` (Ville's inequality: the inverse ratio is a non-negative martingale of mean 1).
-    """
+    """Wald's sequential test, futility side: stop once the likelihood ratio of "wins a `win_share` of differing
+    tasks" to "a fair coin" is at most `beta` (such a candidate is stopped with probability at most `beta`)."""
     if not 0.0 < beta < 1.0 or not 0.5 < win_share < 1.0:
         raise ValueError(f"futility needs 0 < beta < 1 and 0.5 < win_share < 1, got {beta}, {win_share}")
     log_ratio = wins * math.log(2 * win_share) + losses * math.log(2 * (1 - win_share))

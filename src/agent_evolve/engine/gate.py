@@ -1,8 +1,5 @@
-"""The gate's decision: whether a candidate replaces the accepted version, with the numbers behind it.
-
-The gate is three modules: the rules (`engine.acceptance`), this decision (`decide`, pure, and the typed
-`GateOutcome` the loop journals), and the evaluation on the holdout (`engine.gate_evaluation`).
-"""
+"""The gate's decision: whether a candidate replaces the accepted version, with the numbers behind it (`decide`,
+pure, and the journaled `GateOutcome`); rules in `engine.acceptance`, evaluation in `engine.gate_evaluation`."""
 
 from __future__ import annotations
 
@@ -99,12 +96,8 @@ class GateOutcome:
 
 def decide(candidate: Mapping[str, Sequence[float]], incumbent: Mapping[str, Sequence[float]],
            strategy: AcceptanceStrategy, *, best_so_far: float | None = None) -> GateDecision:
-    """Compare the k scores per task of both sides on the tasks both scored, under `strategy`.
-
-    Each task's repeats are averaged. A task missing from either side, or with no score, is `excluded`
-    (it failed for infrastructure reasons) rather than counted as a loss; with no shared task, the candidate
-    is rejected. A non-finite score raises ValueError naming the task.
-    """
+    """Compare the k scores per task (averaged) on the tasks both sides scored, under `strategy`; a task one side
+    lacks is `excluded`, not a loss; no shared task rejects; a non-finite score raises ValueError naming the task."""
     table = PairedTable.pair(_averaged(incumbent), _averaged(candidate))
     compared = {row.task_id for row in table.rows}
     excluded = tuple(sorted((set(candidate) | set(incumbent)) - compared))
@@ -113,11 +106,9 @@ def decide(candidate: Mapping[str, Sequence[float]], incumbent: Mapping[str, Seq
                             "incumbent", strategy=strategy.name, statistic=_statistic(table, "none", 0.0, None),
                             excluded=excluded)
     verdict = strategy.decide(table, best_so_far=best_so_far)
-    per_task = tuple(
-        {"task_id": row.task_id, "candidate": row.candidate, "incumbent": row.baseline,
-         "repeats": len(candidate[row.task_id]), "incumbent_repeats": len(incumbent[row.task_id])}
-        for row in table.rows
-    )
+    per_task = tuple({"task_id": row.task_id, "candidate": row.candidate, "incumbent": row.baseline,
+                      "repeats": len(candidate[row.task_id]), "incumbent_repeats": len(incumbent[row.task_id])}
+                     for row in table.rows)
     return GateDecision("accept" if verdict.accepted else "reject", table.candidate_mean, table.baseline_mean,
                         table.mean_difference, verdict.margin, verdict.reason, strategy=strategy.name,
                         per_task=per_task, excluded=excluded,

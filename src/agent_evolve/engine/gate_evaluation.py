@@ -1,12 +1,5 @@
-"""The gate's evaluation: candidate and incumbent scored task by task on the same holdout, k repeats each.
-
-The incumbent is re-measured when configured, or (config None) when agent or grader is not deterministic; else its
-cached table is used. Tables and the full decision are sealed outside the workspace; the journal and the engine
-get only the aggregate. Curtailment (`gate_curtail`) stops only on a settled rejection (or, with `sprt_beta`, a
-futile one): an accepted candidate is scored to the end, since its table becomes the next gate's incumbent.
-A candidate with the same files as one already rejected against the same accepted version is rejected again
-unscored: scoring it again would be a second look at one candidate, not new evidence.
-"""
+"""The gate's evaluation: candidate and incumbent (re-measured, or its sealed table) scored task by task on the
+holdout, k repeats each; curtailed only on a settled or futile rejection; files rejected before: rejected again."""
 
 from __future__ import annotations
 
@@ -113,11 +106,9 @@ class GateRun:
             decision = curtailer.decided(decision, curtailer.record(phases))
         if candidate.attempts:
             decision = replace(decision, cost=extra_cost(candidate.cost_per_task(), incumbent_cost))
-        write_json_atomic(
-            self.records.gate / f"cycle_{cycle}.json",
-            {"decision": decision.to_dict(), "incumbent_tag": state.accepted_tag,
-             "remeasured_incumbent": "incumbent" in measures, **measures},
-        )
+        write_json_atomic(self.records.gate / f"cycle_{cycle}.json",
+                          {"decision": decision.to_dict(), "incumbent_tag": state.accepted_tag,
+                           "remeasured_incumbent": "incumbent" in measures, **measures})
         if decision.accepted:
             write_json_atomic(self.records.holdout_table(accepted_tag(cycle)), candidate.scores)
             write_json_atomic(self.records.holdout_cost(accepted_tag(cycle)), candidate.cost_per_task())
@@ -161,9 +152,8 @@ class GateRun:
     def _train_only(self, agent: BaseAgent, batch: list[Observation]) -> GateOutcome:
         """No holdout: keep every valid mutation, scored once on this cycle's train batch (its final_score)."""
         try:
-            observations = solve_all(
-                agent, self.benchmark, [o.task for o in batch], self.config.in_flight, executor=self.executor
-            )
+            observations = solve_all(agent, self.benchmark, [o.task for o in batch], self.config.in_flight,
+                                     executor=self.executor)
         finally:
             agent.discard_buffers()
         graded = graded_only(observations)

@@ -1,6 +1,5 @@
-"""The cycle journal: each finished phase of each cycle, appended durably, and `RunState` rebuilt from it, so a
-restart resumes exactly. `Phase` is the one definition of the phases; its values are the strings the files hold.
-"""
+"""The cycle journal: each finished phase of each cycle, appended durably, and `RunState` rebuilt from it so a
+restart resumes exactly; `Phase` is the one definition of the phases (its values are the strings the files hold)."""
 
 from __future__ import annotations
 

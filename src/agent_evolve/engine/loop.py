@@ -1,8 +1,5 @@
 """EvolutionLoop, the kernel's spine: solve, step, gate, accept or reject, record; every phase journaled to resume.
-
-It calls the other engine modules in order and none calls back into it. It owns the run's `RunState`, its usage
-ledger and the engine's context (built in `_context` only); the session holds lock, plan, journal, git and folders.
-"""
+It calls the other engine modules and none calls back; it owns `RunState`, the ledger and the engine's context."""
 
 from __future__ import annotations
 
@@ -98,8 +95,8 @@ class EvolutionLoop:
             self.session = session
             if session.fresh:
                 self._start_fresh()
-            else:
-                self._restore_usage()
+            elif spent := session.journal.last_usage():  # every journaled phase holds the usage so far: a resumed
+                self.ledger.restore(spent)  # run keeps what the phases it does not repeat spent (budgets included)
             self.executor = make_executor(self.config, self.agent_factory, self.ledger)
             self.gate = GateRun(self.config, self.benchmark, session.vc, self.records, session.holdout_tasks,
                                 self.agent_factory, self.progress, self.executor)
@@ -172,13 +169,6 @@ class EvolutionLoop:
         self.emit(0, "out_of_budget", message=message)
         return RunState(plan=self.session.plan, accepted_score=math.nan, baseline_score=math.nan,
                         usage=self.ledger.to_dict())
-
-    def _restore_usage(self) -> None:
-        """Put the ledger back as the journal last saw it: every journaled phase, of an unfinished cycle too, holds
-        the usage so far, so a resumed run keeps what the phases it does not repeat spent (budgets included)."""
-        spent = self.session.journal.last_usage()
-        if spent:
-            self.ledger.restore(spent)
 
     def _resume(self) -> RunState:
         self.history.cycle_records()  # a damaged record stops the run here, not after the resumed cycle's work

@@ -1,10 +1,5 @@
-"""Where a run's records live and how they are written safely.
-
-The workspace's ignored `evolution/` folder holds what an engine may read (train observations, history, journal).
-Whatever derives from holdout tasks is sealed in a sibling `<workspace>.sealed/`, outside every path an engine is
-given; under `trajectory_only` every score-bearing record is sealed too, so no workspace file carries a score.
-The run lock is an exclusive flock on the records' `.lock`, held by a run and by anything changing its records.
-"""
+"""Where a run's records live and how they are written safely: the engine may read `evolution/`; holdout-derived (and
+under trajectory_only all score-bearing) records are sealed in `<workspace>.sealed/`; the run lock is a flock."""
 
 from __future__ import annotations
 
@@ -130,46 +125,24 @@ def read_jsonl_from(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]
     return records, offset + end
 
 
-def _score(value: Any) -> bool:
-    return value is None or is_number(value)
-
-
 def _numbers(value: Any) -> bool:
     """A number, or a mapping whose values all are (usage totals)."""
     return all(_numbers(item) for item in value.values()) if isinstance(value, dict) else is_number(value)
 
 
-def _string(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _object(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
-def _usage(value: Any) -> bool:
-    return _object(value) and _numbers(value)
-
-
-def _strings(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
+_WHOLE: FieldCheck = ("a whole number", is_int)
+_SCORE: FieldCheck = ("a number", lambda v: v is None or is_number(v))
+_STRING: FieldCheck = ("a string", lambda v: isinstance(v, str))
+_OBJECT: FieldCheck = ("an object", lambda v: isinstance(v, dict))
+_USAGE: FieldCheck = ("an object of numbers", lambda v: isinstance(v, dict) and _numbers(v))
+_STRINGS: FieldCheck = ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v))
 RUN_RECORD_FIELDS: dict[str, FieldCheck] = {  # what the readers of history and journal rely on, where a row has it
-    "cycle": ("a whole number", is_int), "cursor": ("a whole number", is_int),
-    "accepted_cycle": ("a whole number", is_int), "accepted_count": ("a whole number", is_int),
-    "score": ("a number", _score), "accepted_score": ("a number", _score), "baseline_score": ("a number", _score),
-    "phase": ("a string", _string),
-    "accepted_tag": ("a string", _string),
-    "observation_batch": ("a string", _string),
-    "usage": ("an object of numbers", _usage), "charged_usage": ("an object of numbers", _usage),
-    "metadata": ("an object", _object),
-    "metadata.usage": ("an object of numbers", _usage),
-    "metadata.changed_paths": ("a list of strings", _strings),
-    "metadata.step_metadata": ("an object", _object),
-    "metadata.step_metadata.edits": ("an object", _object),
-    "metadata.step_metadata.edits.proposed": ("a whole number", is_int),
-    "metadata.step_metadata.edits.valid": ("a whole number", is_int),
+    "cycle": _WHOLE, "cursor": _WHOLE, "accepted_cycle": _WHOLE, "accepted_count": _WHOLE,
+    "score": _SCORE, "accepted_score": _SCORE, "baseline_score": _SCORE,
+    "phase": _STRING, "accepted_tag": _STRING, "observation_batch": _STRING,
+    "usage": _USAGE, "charged_usage": _USAGE, "metadata": _OBJECT, "metadata.usage": _USAGE,
+    "metadata.changed_paths": _STRINGS, "metadata.step_metadata": _OBJECT, "metadata.step_metadata.edits": _OBJECT,
+    "metadata.step_metadata.edits.proposed": _WHOLE, "metadata.step_metadata.edits.valid": _WHOLE,
 }
 
 

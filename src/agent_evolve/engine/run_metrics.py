@@ -1,8 +1,5 @@
-"""Each cycle's record and outcome label, the run's summary (`metrics.json`) and convergence; pure.
-
-The run converges when the accepted score (holdout, else running mean train score) stops rising: it moves only when
-the gate accepts a change. Batch scores are not used: each batch holds different tasks.
-"""
+"""Each cycle's record and outcome label, the run's summary (`metrics.json`) and convergence, pure: a run converges
+when the accepted score (moved only by the gate) stops rising; batch scores are not used (each batch differs)."""
 
 from __future__ import annotations
 
@@ -23,37 +20,20 @@ def scored_on(holdout_size: int) -> str:
     return "holdout" if holdout_size else "train"
 
 
-def cycle_record(
-    cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str, outcome: StepOutcome,
-    verdict: GateOutcome, accepted: bool, state: RunState, engine_name: str, usage: dict[str, Any],
-) -> CycleRecord:
+def cycle_record(cycle: int, observations: list[Observation], graded: list[Observation], batch_rel: str,
+                 outcome: StepOutcome, verdict: GateOutcome, accepted: bool, state: RunState, engine_name: str,
+                 usage: dict[str, Any]) -> CycleRecord:
     """The history line of a finished cycle: batch, step, verdict, the accepted version after it, usage spent."""
-    batch_score = graded_mean(graded)
-    failure = verdict.failure
-    return CycleRecord(
-        cycle=cycle,
-        score=batch_score,
-        mutated=outcome.mutated,
-        engine_name=engine_name,
-        summary=f"{outcome.summary} (gate failed: {failure})" if failure else outcome.summary,
-        observation_batch=batch_rel,
-        metadata={
-            "status": "failed" if failure else outcome.status,
-            "accepted": accepted,
-            "outcome": outcome_label(outcome, verdict),
-            "accepted_tag": state.accepted_tag,
-            "accepted_score": state.accepted_score,
-            "batch_score": batch_score,
-            "graded": len(graded),
-            "errors": error_counts(observations),
-            "gate": verdict.summary(),
-            "gate_failure": failure,
-            "changed_paths": outcome.changed_paths,
-            "reverted_paths": outcome.reverted_paths,
-            "step_metadata": outcome.metadata,
-            "usage": usage,
-        },
-    )
+    batch_score, failure = graded_mean(graded), verdict.failure
+    metadata = {"status": "failed" if failure else outcome.status, "accepted": accepted,
+                "outcome": outcome_label(outcome, verdict), "accepted_tag": state.accepted_tag,
+                "accepted_score": state.accepted_score, "batch_score": batch_score, "graded": len(graded),
+                "errors": error_counts(observations), "gate": verdict.summary(), "gate_failure": failure,
+                "changed_paths": outcome.changed_paths, "reverted_paths": outcome.reverted_paths,
+                "step_metadata": outcome.metadata, "usage": usage}
+    summary = f"{outcome.summary} (gate failed: {failure})" if failure else outcome.summary
+    return CycleRecord(cycle=cycle, score=batch_score, mutated=outcome.mutated, engine_name=engine_name,
+                       summary=summary, observation_batch=batch_rel, metadata=metadata)
 
 
 def run_metrics(records: list[dict[str, Any]], state: RunState, spent: dict[str, Any]) -> dict[str, Any]:
@@ -61,22 +41,15 @@ def run_metrics(records: list[dict[str, Any]], state: RunState, spent: dict[str,
     outcomes = [r["metadata"].get("outcome") for r in records]
     scored = [r for r in records if r["metadata"].get("graded", 0)]
     baseline = state.baseline_score if state.has_holdout else (scored[0]["score"] if scored else 0.0)
-    return {
-        "baseline_score": baseline,
-        "accepted_score": state.accepted_score,
-        "accepted_tag": state.accepted_tag,
-        "batch_score": scored[-1]["score"] if scored else None,
-        "cycles": len(records),
-        "accepted": outcomes.count("accepted"),
-        "rejected": outcomes.count("rejected"),
-        "unchanged": outcomes.count("unchanged"),
-        "failed": outcomes.count("failed") + outcomes.count("out_of_budget"),
-        "errors": dict(sum((Counter(r["metadata"].get("errors", {})) for r in records), Counter())),
-        "holdout_size": len(state.plan.holdout_ids),
-        "usage": sum_usage([r["metadata"].get("usage", {}) for r in records]),
-        "spent": spent,
-        "edits": edit_rates(records),
-    }
+    return {"baseline_score": baseline, "accepted_score": state.accepted_score, "accepted_tag": state.accepted_tag,
+            "batch_score": scored[-1]["score"] if scored else None, "cycles": len(records),
+            "accepted": outcomes.count("accepted"), "rejected": outcomes.count("rejected"),
+            "unchanged": outcomes.count("unchanged"),
+            "failed": outcomes.count("failed") + outcomes.count("out_of_budget"),
+            "errors": dict(sum((Counter(r["metadata"].get("errors", {})) for r in records), Counter())),
+            "holdout_size": len(state.plan.holdout_ids),
+            "usage": sum_usage([r["metadata"].get("usage", {}) for r in records]), "spent": spent,
+            "edits": edit_rates(records)}
 
 
 def edit_rates(records: list[dict[str, Any]]) -> dict[str, int]:

@@ -67,9 +67,8 @@ def check_resume(workspace: Path, current: dict[str, Any], force: bool, hint: st
 
 def record_settings(records: RunRecords, config: EvolveConfig, benchmark: BenchmarkAdapter, engine: object,
                     force: bool, hint: str) -> list[str]:
-    """Check the run's settings against those its started run recorded (see `check_resume`) and record them when the
-    run is new, `force` changed them, or it was started before runs recorded them; the differences it continues
-    with. The caller holds the run lock."""
+    """Check the run's settings against its started run's (`check_resume`), record them when new, forced or never
+    recorded, and return the differences it continues with. The caller holds the run lock."""
     current = run_settings(config, benchmark.identity(), engine_label(engine))
     changed = check_resume(records.workspace, current, force, hint)
     saved_file = records.journal.with_name(SETTINGS_FILE)

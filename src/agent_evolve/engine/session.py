@@ -56,9 +56,6 @@ class EngineFiles:
     def output_dir(self, cycle: int) -> Path:
         return self.root / "output" / f"cycle_{cycle}"
 
-    def wipe_state(self) -> None:
-        shutil.rmtree(self.state, ignore_errors=True)
-
     def snapshot(self, label: str) -> None:
         """Copy `state/` to `snapshots/<label>` through a staging folder (a crash never leaves half a copy); an
         empty state is no snapshot at all, which `restore` reads as empty."""
@@ -152,7 +149,7 @@ class RunSession:
                  "val_ids": list(self.plan.val_ids)}
         write_json_atomic(self.records.run_plan, {"plan": saved, "seed": self.config.seed})
         self._index(pool)
-        self.files.wipe_state()
+        shutil.rmtree(self.files.state, ignore_errors=True)
 
     def _load_plan(self) -> None:
         saved = read_json(self.records.run_plan, None)

@@ -1,8 +1,5 @@
 """Solve and grade tasks concurrently in task order, measure an agent k times per task, reload it, report progress.
-
-A fatal error (no retry can fix it: a missing key, package or daemon) stops the run. Any other fault becomes a
-failed observation tagged with its error kind, so an infrastructure failure never reads as a wrong answer.
-"""
+A fatal error stops the run; any other fault is a failed observation tagged with its error kind."""
 
 from __future__ import annotations
 
@@ -215,9 +212,8 @@ def batch_failure(attempts: int, failed: int, max_ratio: float) -> str:
 
 @dataclass
 class HoldoutMeasure:
-    """Per-task scores (infrastructure failures left out), attempts, how many failed for infrastructure and the
-    model calls and tokens spent; `unscored` lists the tasks a stop rule left out of the table, `discarded` the
-    attempts that finished in flight after it stopped."""
+    """Per-task scores (infrastructure failures left out), attempts, infrastructure failures and model usage;
+    `unscored`: tasks a stop rule left out, `discarded`: attempts that finished in flight after it stopped."""
 
     scores: dict[str, list[float]] = field(default_factory=dict)
     attempts: int = 0
@@ -254,12 +250,8 @@ class HoldoutMeasure:
 def measure(agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task], *, repeats: int, concurrency: int,
             on_progress: Callable[[int], None] | None = None, executor: Executor | None = None,
             stop: StopRule | None = None) -> HoldoutMeasure:
-    """Solve each task `repeats` times; memories and drafts the agent buffered meanwhile are discarded.
-
-    With `stop`, it is asked about each longer prefix of `tasks` whose repeats have all returned; once it says
-    stop, no further task starts and only that prefix is tabled (the tasks after it are `unscored`; those that
-    finished in flight count in `discarded`), so the table is the same whatever order the tasks finish in.
-    """
+    """Solve each task `repeats` times (buffered memories and drafts discarded); with `stop`, scoring ends at the
+    first complete prefix of `tasks` it stops on (the rest `unscored`), whatever order the tasks finish in."""
     attempts = [t for t in tasks for _ in range(repeats)]
     returned: list[Observation] = []
     lock = threading.Lock()

@@ -27,10 +27,8 @@ class TaskPlan:
 
 def plan_tasks(task_ids: list[str], holdout_ratio: float, seed: int, holdout_limit: int | None = None,
                val_ratio: float = 0.0, val_limit: int | None = None) -> TaskPlan:
-    """Order the pool by `seed`, put `holdout_ratio` of it (at most `holdout_limit`) aside, then `val_ratio` of
-    the rest (at most `val_limit`) as validation; keep >= 1 for train. The dev tasks stay in train: what designed
-    the agent never judges it. A positive `holdout_ratio` that leaves no holdout is a ConfigError, not a run
-    that silently keeps every edit."""
+    """Order the pool by `seed`; hold out `holdout_ratio` of it (at most `holdout_limit`), then `val_ratio` of the
+    rest as validation, >= 1 left for train, dev tasks never held out; a ratio leaving no holdout: ConfigError."""
     order = seeded_order(task_ids, seed)
     eligible = [item_id for item_id in order if not is_dev(item_id)]
     n_holdout = min(_share(len(order), holdout_ratio, holdout_limit), max(0, len(order) - 1), len(eligible))

@@ -1,8 +1,5 @@
-"""HEAD's named transitions: the only code that moves a workspace's branch and working tree to another version.
-
-The loop drives each (itself, or through the step guard and the gate). Tags: pre-evo-N before a step, cand-N the
-step's result, evo-N an accepted version (evo-0 the baseline).
-"""
+"""HEAD's named transitions, the only code that moves a workspace to another version, driven by the loop. Tags:
+pre-evo-N before a step, cand-N the step's result, evo-N an accepted version (evo-0 the baseline)."""
 
 from __future__ import annotations
 

@@ -26,9 +26,8 @@ AgentFactory = Callable[[Path], BaseAgent]
 
 @dataclass
 class TrialResult:
-    """One trial attempt; `hidden` (trajectory_only): success and score carry no grade (score is NaN). `calls`,
-    `tokens`, `cost` (US dollars) and `time_s` are what it spent; `log_path` holds a train task's trajectory ('' for
-    validation tasks, whose trajectories are never shown)."""
+    """One trial attempt (`hidden` under trajectory_only: no grade, score NaN), what it spent (`cost` in US dollars)
+    and `log_path`, the train task's logged trajectory ('' for validation tasks, never shown)."""
 
     task_id: str
     success: bool
@@ -99,12 +98,8 @@ class TrialRunner:
 
     def __call__(self, task_ids: list[str] | None = None, workspace: str | Path | None = None,
                  on_result: Callable[[TrialResult], None] | None = None, stop: StopRule | None = None) -> TrialReport:
-        """Score `workspace` (default: the working copy) on `task_ids` (default: this cycle's batch).
-
-        `on_result` gets each result as soon as it is graded (from worker threads), before a crash could lose it.
-        `stop` (never with hidden feedback) is asked about each longer graded prefix of `task_ids`; once it says
-        stop, no further task starts and the report holds that prefix, whatever order the tasks finished in.
-        """
+        """Score `workspace` (default: the working copy) on `task_ids` (default: this cycle's batch); `on_result`
+        hears each result as graded; `stop` (visible grades only) ends it at a graded prefix, as `measure` does."""
         ids = list(task_ids) if task_ids is not None else self.default_ids
         tasks = {**self.train_tasks, **self.validation_tasks}
         refused = [i for i in ids if i not in tasks]

@@ -1,13 +1,5 @@
-"""VersionControl: the workspace as a git repository, a plain wrapper that runs git for everything.
-
-git is a tool, never a host: a workspace's `.git` is data the run does not control, so every call goes through
-`run_git`, with hooks and fsmonitor off, no system or user configuration and no `GIT_*` variable of the caller; a
-lock another git holds (an auto `gc`, a person's `git status`) is waited for briefly, as git itself waits. Refs are
-only read and written by git itself, so any ref storage works. HEAD moves only through `engine.transitions`.
-
-Recovery at start (`recover_git`): a ``git init`` cut short leaves a ``.git`` git refuses to use, a killed git its
-lock files. Every git command of ours runs under the run lock, so once a new run holds it any lock file is stale.
-"""
+"""VersionControl: the workspace as a git repository, every call through `run_git` (hooks, fsmonitor, system and user
+config and `GIT_*` off; another git's lock waited for briefly); `recover_git` undoes what a killed run left."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The built-in tools of an agent that acts (bash, view, edit, create, search, submit) over a task environment; every
-observation is clipped to head and tail, and a tool that cannot act raises ActionError saying what to do instead.
-"""
+"""The built-in tools of an agent that acts (bash, view, edit, create, search, submit) over a task environment;
+outputs are clipped to head and tail; a tool that cannot act raises ActionError saying what to do instead."""
 
 from __future__ import annotations
 

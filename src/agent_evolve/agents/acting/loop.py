@@ -1,12 +1,5 @@
-"""One acting attempt: the tool loop over a task environment with the built-in and workspace tools (a workspace tool
-replaces a built-in of its name), until `submit`, a reply without a call, or `max_turns`. A reply without a call
-before `submit` gets a reminder (at most `REMINDERS`): small models often stop to talk after one result. The output
-is the environment's `diff()` (`output: diff`) or the submitted summary, else the last reply.
-
-Workspace tools (`tools/registry.yaml`) run through the environment's `exec`, their source in the command line so
-nothing is written into the work tree: a `.py` tool's `run(arguments)`, a `.sh` tool with `$TOOL_ARGS` and
-`$ARG_<name>` per scalar argument. Their output passes the redaction of LLM errors.
-"""
+"""One acting attempt: the tool loop over a task environment with built-in and workspace tools (run through `exec`,
+source on the command line), until `submit`, a reply without a call (after `REMINDERS` reminders), or `max_turns`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What an acting agent sends to its model and takes back. Small models often answer with a command instead of a tool
-call, so a reply without calls is read for one (a `<tool_call>` block, a bare JSON call, else a ```bash block). The
-conversation sent is bounded (`compact`: oldest tool results, then oldest turns, cut first); after tool results the
-model is asked for its next step and an echoed `<tool_response>` is dropped, both seen with the embedded 1.5B model.
-"""
+"""What an acting agent sends to its model and takes back: a bounded conversation (`compact`), and a reply without
+calls read for one (a `<tool_call>` block, bare JSON, else a ```bash block), as small models often write commands."""
 
 from __future__ import annotations
 

@@ -12,9 +12,8 @@ from agent_evolve.types import Task, Usage
 
 @dataclass(frozen=True)
 class Question:
-    """What every strategy answers: the task, the model, the assembled system prompt, the reply's length and
-    sampling temperature; ``closing``, when given, ends the user turn after the task (what the reply must be, said
-    last so that it wins over an answer format the task itself asks for)."""
+    """What every strategy answers: the task, the model, the system prompt, the reply's length and temperature;
+    ``closing`` ends the user turn after the task, so that it wins over an answer format the task asks for."""
 
     task: Task
     client: LLMClient

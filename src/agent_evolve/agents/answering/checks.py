@@ -1,8 +1,5 @@
-"""Checks an agent runs on its own reply without the grader; a failing reply is drawn again (`answering.redraw`). Code
-runs on its docstring's examples (shown to the agent, so fair; only literal calls and values, so an example fails only
-because of the reply). A number must keep the form right answers share (`answer` in `prompts/check.yaml`, learned
-by `answer_form`, never stated per benchmark): a small model's wrong GSM8K answers are often fractional or negative.
-"""
+"""Checks an agent runs on its own reply without the grader (a failing reply is drawn again): code on its docstring's
+literal examples; a number against the form right answers share (`answer` in `prompts/check.yaml`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Program-of-thought answers: the model writes a Python program, the agent runs it confined like graded code, and what
-it prints is the answer (`prompts/program.md` turns this on; whether it helps is for the gate to measure). A reply
-whose program is missing, fails or prints nothing stands as text. A number is appended as `Answer: <printed>`; a text
-or choice answer, and one of a task that declares no kind (an evolved agent asked a question directly), is the printed
-line alone (a printed list as comma-separated items); other kinds get no program.
-"""
+"""Program-of-thought answers (`prompts/program.md`): the model writes a Python program, run confined; a number gets
+`Answer: <printed>` appended, a text or choice answer is the printed line alone; a failed program leaves the text."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Redraw: when the answer fails a check the agent can run itself (`answering.checks`), draw fresh replies and keep the
-first that passes (another sample at temperature 0.8 often gets right what the greedy one got wrong); when none
-passes the answer stands, so a solved task changes only when its reply failed. Turned on by `prompts/check.yaml`.
-"""
+"""Redraw: when the answer fails a check the agent can run itself (`answering.checks`), draw fresh replies and keep
+the first that passes; when none passes the answer stands. Turned on by `prompts/check.yaml`."""
 
 from __future__ import annotations
 

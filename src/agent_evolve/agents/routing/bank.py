@@ -1,9 +1,5 @@
-"""Ratchet's router (0 or 1 skill per task) and the workspace marker (`skills/_ratchet/router.json`) that makes the
-reference agent use it. A small bank is shown whole; a large one as the lexical top-k united with an embedding
-top-k (each index built once per bank version), and the model picks one or says NONE. Routing reads a skill's
-whole surface (`routing_surface`); `routing: retrieval` takes the shortlist's best without a model call and
-`routing: none` (ablation A1) never injects.
-"""
+"""Ratchet's router (0 or 1 skill per task) and its workspace marker (`skills/_ratchet/router.json`): a small bank
+is shown whole, a large one as lexical top-k plus embedding top-k; `routing: retrieval` and `none` skip the model."""
 
 from __future__ import annotations
 
@@ -80,9 +76,8 @@ def read_marker(workspace: str | Path) -> RouterConfig | None:
 
 
 class _VectorIndex:
-    """Unit vectors of one bank's skill documents (embedded in chunks, never held as Python floats), searched in
-    two stages with numpy: a fixed random projection to `PROJECTED_DIM` dimensions ranks roughly, the best
-    `RERANK_FACTOR` x k are re-ranked by exact cosine. Without numpy, a plain loop."""
+    """Unit vectors of one bank's skill documents, embedded in chunks; with numpy a random projection ranks roughly
+    and the best `RERANK_FACTOR` x k are re-ranked by exact cosine; without numpy, a plain loop."""
 
     def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:
         try:

@@ -1,7 +1,5 @@
-"""Ratchet's embedders: hashed character n-grams by default (scikit-learn only: no download, no fitting, so vectors
-of different calls compare) and an optional sentence model. The hashing embedder is lexical, so its cosines run
-lower and its thresholds are calibrated for it (`CALIBRATED`, `experiments/ratchet-calibration/`).
-"""
+"""Ratchet's embedders: hashed character n-grams by default (scikit-learn only, no download or fitting) and an
+optional sentence model; each one's thresholds are calibrated for it (`CALIBRATED`)."""
 
 from __future__ import annotations
 

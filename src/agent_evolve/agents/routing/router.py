@@ -1,5 +1,5 @@
 """Skill selection: a tf-idf matcher and Ratchet's router (the model picks one skill or NONE). With at most 20
-skills the model sees them all, else a tf-idf top-10 (plus an embedding top-10 when an embedder is given)."""
+skills the model sees them all, else a tf-idf top-10 (`routing.bank` adds an embedding top-10)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
 from agent_evolve.agents.prompting import one_line, shortened
-from agent_evolve.agents.routing.embedder import Embedder
-from agent_evolve.agents.routing.embeddings import cosine
 from agent_evolve.llm.base import LLMClient, Message
 from agent_evolve.text import TfIdfIndex
 from agent_evolve.types import SkillMeta
@@ -80,14 +78,6 @@ def match_skills(task_text: str, skills: Sequence[SkillMeta], k: int) -> list[tu
     return BankShortlist(skills).top(task_text, k)
 
 
-def embedding_top(embedder: Embedder, task_text: str, skills: Sequence[SkillMeta], k: int) -> list[SkillMeta]:
-    """The ``k`` skills whose embedded document is closest to the embedded task, best first."""
-    vectors = embedder.embed([task_text, *(skill_document(s) for s in skills)])
-    query, docs = vectors[0], vectors[1:]
-    ranked = sorted(range(len(skills)), key=lambda i: (-cosine(query, docs[i]), i))
-    return [skills[i] for i in ranked[:k]]
-
-
 def united(first: list[SkillMeta], more: Sequence[SkillMeta]) -> list[SkillMeta]:
     """A shortlist: `first`, then the skills of `more` not already in it."""
     seen = {s.name for s in first}
@@ -133,19 +123,15 @@ class SkillRouter:
     _: KW_ONLY
     full_bank_limit: int = FULL_BANK_LIMIT
     shortlist_size: int = SHORTLIST_SIZE
-    embedder: Embedder | None = None
     max_tokens: int = ROUTER_MAX_TOKENS
 
     def candidates(self, task_text: str, skills: Sequence[SkillMeta],
                    shortlist: BankShortlist | None = None) -> list[SkillMeta]:
         """Every skill of a small bank; for a large one the tf-idf shortlist (``shortlist``: the bank's, kept by
-        its holder) united with the embedding one."""
+        its holder); Ratchet's `BankRouter` adds an embedding shortlist before it asks this router."""
         if len(skills) <= self.full_bank_limit:
             return list(skills)
-        chosen = [skill for skill, _ in (shortlist or BankShortlist(skills)).top(task_text, self.shortlist_size)]
-        if self.embedder is None:
-            return chosen
-        return united(chosen, embedding_top(self.embedder, task_text, skills, self.shortlist_size))
+        return [skill for skill, _ in (shortlist or BankShortlist(skills)).top(task_text, self.shortlist_size)]
 
     def route(
         self, task_text: str, skills: Sequence[SkillMeta], shortlist: BankShortlist | None = None

@@ -11,11 +11,8 @@ from agent_evolve.stats import PairedTable
 
 @dataclass(frozen=True)
 class BestSoFar:
-    """Accept when mean(candidate) exceeds max(best_so_far, mean(incumbent)) by more than `margin`.
-
-    Guards against drifting down after a lucky draw: a candidate that only beats a re-measured, weaker
-    incumbent is rejected while an earlier version scored higher.
-    """
+    """Accept when mean(candidate) exceeds max(best_so_far, mean(incumbent)) by more than `margin`: a candidate that
+    only beats a re-measured, weaker incumbent is rejected while an earlier version scored higher."""
 
     margin: float = 0.0
     accept_ties: bool = False

@@ -10,10 +10,8 @@ from agent_evolve.stats import PairedTable, sign_test_p
 
 @dataclass(frozen=True)
 class PairedSignTest:
-    """Exact sign test (McNemar on 0/1 scores) on per-task wins and losses; accept when p < `alpha`.
-
-    On 8 tasks, 7 wins and no loss give p = 0.0156 (accepted at 0.05); one win and no loss gives p = 1.0.
-    """
+    """Exact sign test (McNemar on 0/1 scores) on per-task wins and losses; accept when p < `alpha` (on 8 tasks,
+    7 wins and no loss give p = 0.0156)."""
 
     alpha: float = 0.05
     name = "paired"

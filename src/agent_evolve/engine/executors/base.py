@@ -16,11 +16,8 @@ AgentFactory = Callable[[Path], BaseAgent]
 
 
 class Executor(Protocol):
-    """Runs `work` on every task and returns the observations in task order, calling `on_done` as each finishes.
-
-    Remote agents' buffered memories and drafts end up in `agent`'s buffers. An exception from `work` (a spent
-    budget, a fatal error) or from `on_done` propagates, and no further task starts: a curtailed gate stops so.
-    """
+    """Runs `work` on every task, calling `on_done` as each finishes; the observations come back in task order,
+    remote buffers in `agent`'s; an exception from `work` or `on_done` propagates and no further task starts."""
 
     def run(self, work: Attempt, agent: BaseAgent, benchmark: BenchmarkAdapter, tasks: list[Task],
             on_done: OnDone | None = None) -> list[Observation]: ...

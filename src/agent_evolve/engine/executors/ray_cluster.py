@@ -1,6 +1,5 @@
-"""Rollouts on a Ray cluster: workers load the committed workspace version; the loop stays on the driver. A task
-whose worker dies is retried once by Ray; lost again, it is an infrastructure failure. One semaphore actor bounds
-every worker's model calls."""
+"""Rollouts on a Ray cluster: workers load the committed workspace version, the loop stays on the driver; a task
+whose worker dies is retried once, then an infrastructure failure; one semaphore actor bounds all model calls."""
 
 from __future__ import annotations
 

@@ -14,12 +14,8 @@ from agent_evolve.types import Observation, Task
 
 @dataclass(eq=False)
 class ThreadExecutor:
-    """Up to `concurrency` tasks at once on threads; `on_done` runs on the worker thread.
-
-    Each worker takes the next unstarted task until none is left (one future per worker, not per task). After an
-    exception, or an interrupt of the driver (Ctrl-C, SIGTERM), no worker starts another task; the first exception
-    propagates once the running tasks have finished.
-    """
+    """Up to `concurrency` tasks at once on threads, `on_done` on the worker thread; after an exception or an
+    interrupt no worker starts another task, and the first exception propagates once running tasks finish."""
 
     concurrency: int
 
