@@ -107,6 +107,8 @@ class EvolutionLoop:
             except BudgetExceededError as exc:
                 self.state, stop_reason = self._baseline_out_of_budget(str(exc)), "out_of_budget"
             cycle = session.journal.last_recorded_cycle() + 1
+            if cycle > 1 and not stop_reason:  # a run that stopped by its own rule stays stopped when run again
+                stop_reason, converged = self._stop_reason(cycle - 1, "")
             while cycle <= total and not stop_reason:
                 if spent := self.ledger.budget_problem():  # before the cycle began (a rerun): record no empty cycle
                     self.emit(cycle, "out_of_budget", message=spent)
@@ -117,8 +119,7 @@ class EvolutionLoop:
                 except BudgetExceededError as exc:
                     self._record_out_of_budget(cycle, str(exc))
                     status = "out_of_budget"
-                converged = accepted_score_plateaued(self._curve(), self.config.egl_window, self.config.egl_threshold)
-                stop_reason = self._stop_reason(cycle, status, converged)
+                stop_reason, converged = self._stop_reason(cycle, status)
                 cycle += 1
             self._finalize()
             result = run_result(self.history.cycle_records(), self._metrics(), self.state.accepted_score, converged,
@@ -181,18 +182,20 @@ class EvolutionLoop:
             write_json_atomic(self.records.metrics, metrics)
         return state
 
-    def _stop_reason(self, cycle: int, status: str, converged: bool) -> str:
+    def _stop_reason(self, cycle: int, status: str) -> tuple[str, bool]:
+        """Why the run stops after `cycle` ("" to go on), and whether the accepted score has converged."""
+        converged = accepted_score_plateaued(self._curve(), self.config.egl_window, self.config.egl_threshold)
         if status == "out_of_budget" and self.meter.budget_spent():
-            return "out_of_budget"
+            return "out_of_budget", converged
         if self.cancel_event.is_set():
-            return "cancelled"
+            return "cancelled", converged
         if status == "stop" and self.config.allow_early_stop:
-            return "engine_stop"
+            return "engine_stop", converged
         if converged:
-            return "converged"
+            return "converged", converged
         if self.config.patience and cycle - self.state.accepted_cycle >= self.config.patience:
-            return "patience"
-        return ""
+            return "patience", converged
+        return "", converged
 
     def _curve(self) -> list[float]:
         """The accepted score: the baseline's (with a holdout), then after each recorded cycle."""
