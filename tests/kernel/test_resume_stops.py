@@ -39,3 +39,20 @@ def test_a_run_that_ran_all_its_cycles_continues_when_asked_for_more(tmp_path: P
                                 ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, egl_window=10),
                                 PlanEngine([("prompt", "nothing")])).run(4)
     assert workspace_runs.cycles_completed == 4
+
+
+class EarlierPick(PlanEngine):
+    """Finalizes on the first accepted version (as an engine picking by validation may)."""
+
+    def finalize(self, context=None):
+        return "evo-1"
+
+
+def test_patience_judged_as_the_run_judged_it_not_after_finalize_picked_an_earlier_version(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", prompt="baseline\n")
+    settings = ae.EvolveConfig(batch_size=4, holdout_ratio=0.3, patience=3, egl_window=10)
+    plan = [("prompt", "k0"), ("prompt", "k0 k1"), ("prompt", "nothing"), ("prompt", "nothing")]
+    first = ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), settings, EarlierPick(plan)).run(4)
+    assert first.details["stop_reason"] == "" and first.details["accepted"] == 2  # 4 - 2 < patience: all cycles ran
+    more = ae.Evolver(KeywordAgent(workspace), KeywordBenchmark(), settings, EarlierPick(plan)).run(5)
+    assert more.cycles_completed == 5  # finalize's pick (evo-1) is no stop the run itself made

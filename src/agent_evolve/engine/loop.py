@@ -107,8 +107,9 @@ class EvolutionLoop:
             except BudgetExceededError as exc:
                 self.state, stop_reason = self._baseline_out_of_budget(str(exc)), "out_of_budget"
             cycle = session.journal.last_recorded_cycle() + 1
-            if cycle > 1 and not stop_reason:  # a run that stopped by its own rule stays stopped when run again
-                stop_reason, converged = self._stop_reason(cycle - 1, "")
+            if cycle > 1 and not stop_reason:  # a run that stopped by its own rule stays stopped when run again,
+                recorded = session.journal.last_entry(Phase.RECORDED) or {}  # judged as it was (before finalize)
+                stop_reason, converged = self._stop_reason(cycle - 1, "", int(recorded.get("accepted_cycle", 0)))
             while cycle <= total and not stop_reason:
                 if spent := self.ledger.budget_problem():  # before the cycle began (a rerun): record no empty cycle
                     self.emit(cycle, "out_of_budget", message=spent)
@@ -119,7 +120,7 @@ class EvolutionLoop:
                 except BudgetExceededError as exc:
                     self._record_out_of_budget(cycle, str(exc))
                     status = "out_of_budget"
-                stop_reason, converged = self._stop_reason(cycle, status)
+                stop_reason, converged = self._stop_reason(cycle, status, self.state.accepted_cycle)
                 cycle += 1
             self._finalize()
             result = run_result(self.history.cycle_records(), self._metrics(), self.state.accepted_score, converged,
@@ -182,8 +183,9 @@ class EvolutionLoop:
             write_json_atomic(self.records.metrics, metrics)
         return state
 
-    def _stop_reason(self, cycle: int, status: str) -> tuple[str, bool]:
-        """Why the run stops after `cycle` ("" to go on), and whether the accepted score has converged."""
+    def _stop_reason(self, cycle: int, status: str, accepted_cycle: int) -> tuple[str, bool]:
+        """Why the run stops after `cycle` ("" to go on; patience counts from `accepted_cycle`), and whether the
+        accepted score has converged."""
         converged = accepted_score_plateaued(self._curve(), self.config.egl_window, self.config.egl_threshold)
         if status == "out_of_budget" and self.meter.budget_spent():
             return "out_of_budget", converged
@@ -193,7 +195,7 @@ class EvolutionLoop:
             return "engine_stop", converged
         if converged:
             return "converged", converged
-        if self.config.patience and cycle - self.state.accepted_cycle >= self.config.patience:
+        if self.config.patience and cycle - accepted_cycle >= self.config.patience:
             return "patience", converged
         return "", converged
 
