@@ -127,7 +127,7 @@ class ArcAgi3Benchmark(IndexedBenchmark[dict[str, Any]]):
         """The local tasks load, or (API mode) ARC_API_KEY is set."""
         if self.mode == "api":
             self.client()
-        self._index.items()
+        self._index.value()
 
     def evaluate(self, task: Task, trajectory: Trajectory) -> Feedback:
         """Local: exact grid match. API: replay the agent's successful `arc_action` calls on a fresh game of its own

@@ -164,7 +164,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
 
     def check_ready(self) -> None:
         """The task folders exist; Docker answers when forced; the local backend confines when a task runs there."""
-        tasks = list(self._index.items().values())
+        tasks = list(self._index.value().values())
         if self.backend == "docker":
             connect_docker(self.images.purpose).close()
             return

@@ -183,7 +183,7 @@ class SweVerifiedBenchmark(IndexedBenchmark[dict[str, Any]]):
         docker = docker_problem(PURPOSE)
         if docker is not None:
             raise MissingDependencyError(docker)
-        self._index.items()
+        self._index.value()
         harness = harness_problem()
         if harness is not None:
             raise MissingDependencyError(f"grading {self.name} needs {harness}")

@@ -158,31 +158,31 @@ class SweMiniBenchmark(IndexedBenchmark[SweTask]):
         """Built repositories live under a folder named by the data's content hash (shared by runs and workers)."""
         if self.repos_dir is not None:
             return self.repos_dir
-        digest = digest_of(task.repo_dir for task in self._index.items().values())
+        digest = digest_of(task.repo_dir for task in self._index.value().values())
         return STAGING_ROOT / f"swe-mini-{digest}"
 
     def _build_repositories(self) -> dict[str, str]:
         """Task id -> base commit, making each task's git repository on first use."""
         root = self._repos_root()
         return {task_id: base_repository(task.repo_dir, root / task_id)
-                for task_id, task in self._index.items().items()}
+                for task_id, task in self._index.value().items()}
 
     def check_ready(self) -> None:
         """git is installed (the repositories are made with it) and every task folder reads."""
         if shutil.which("git") is None:
             raise MissingDependencyError("swe-mini needs `git` to make its task repositories: install git")
-        self._commits.items()
+        self._commits.value()
 
     def to_task(self, task_id: str, record: SweTask) -> Task:
         """The issue as input; kind, title, base commit and visible tests as metadata."""
-        return Task(id=task_id, input=f"# {record.title}\n\n{record.issue}{ISSUE_NOTE}",
-                    metadata={"kind": record.kind, "title": record.title, "base_commit": self._commits.items()[task_id],
-                              "visible_tests": sorted(record.visible_tests())})
+        metadata = {"kind": record.kind, "title": record.title, "base_commit": self._commits.value()[task_id],
+                    "visible_tests": sorted(record.visible_tests())}
+        return Task(id=task_id, input=f"# {record.title}\n\n{record.issue}{ISSUE_NOTE}", metadata=metadata)
 
     def environment(self, task: Task) -> EnvironmentSpec:
         """A checkout of the task's repository at its base commit."""
         self._index.get(task.id, self.name)
-        commit = self._commits.items()[task.id]
+        commit = self._commits.value()[task.id]
         return EnvironmentSpec(backend=self.backend, git_repo=str(self._repos_root() / task.id), commit=commit,
                                image=self.image if self.backend == "docker" else None, env=QUIET_PYTHON)
 

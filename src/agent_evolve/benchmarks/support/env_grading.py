@@ -104,7 +104,7 @@ def extract_commands(trajectory: Trajectory) -> str:
     from_steps = [step["command"] for step in trajectory.steps if isinstance(step.get("command"), str)]
     if from_steps:
         return "\n".join(from_steps)
-    return "\n".join(block.body for block in fenced_blocks(trajectory.output) if block.lang in SHELL_LANGS)
+    return "\n".join(body for lang, body in fenced_blocks(trajectory.output) if lang in SHELL_LANGS)
 
 
 def feedback_from_test_run(result: CommandResult, reward: float | None, timeout: float) -> Feedback:
