@@ -3,7 +3,6 @@ diff, screened of test infrastructure changes, is graded by the official harness
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import platform
@@ -220,13 +219,9 @@ class SweVerifiedBenchmark(IndexedBenchmark[dict[str, Any]]):
         """One `python -m swebench.harness.run_evaluation` run for one instance in its own folder."""
         run_id = f"{MODEL_NAME}-{uuid.uuid4().hex[:12]}"
         instance_id = str(instance["instance_id"])
-        with contextlib.ExitStack() as cleanup:
-            if self.log_dir:
-                work = Path(self.log_dir) / run_id
-                work.mkdir(parents=True, exist_ok=True)
-            else:
-                work = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="swebench-",
-                                                                              ignore_cleanup_errors=True)))
+        with tempfile.TemporaryDirectory(prefix="swebench-", ignore_cleanup_errors=True) as scratch:
+            work = Path(self.log_dir) / run_id if self.log_dir else Path(scratch)
+            work.mkdir(parents=True, exist_ok=True)
             (work / "dataset.json").write_text(json.dumps([instance]), encoding="utf-8")
             prediction = {"instance_id": instance_id, "model_name_or_path": MODEL_NAME, "model_patch": patch}
             (work / "predictions.jsonl").write_text(json.dumps(prediction) + "\n", encoding="utf-8")

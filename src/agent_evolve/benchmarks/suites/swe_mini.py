@@ -1,14 +1,5 @@
-"""swe-mini: fix a GitHub-style issue in a tiny Python repository; the work tree's diff is graded as SWE-bench's
-harness grades a prediction: screened, applied to a fresh checkout at the base, run with the hidden tests.
-
-Each task folder under `data/swe_mini`:
-
-    <task-id>/task.yaml     title and kind of bug
-    <task-id>/issue.md      the issue, written like a GitHub issue (what the agent reads)
-    <task-id>/repo/         the repository at its base: the library and its visible tests (tests/)
-    <task-id>/hidden/       tests that fail at the base and pass once the issue is fixed, by repository path
-    <task-id>/fix.patch     a reference fix (`git apply` at the base)
-"""
+"""swe-mini: fix a GitHub-style issue in a tiny Python repository (task folders under `data/swe_mini`, laid out as
+docs/benchmarks.md says); the diff is graded as SWE-bench grades one: screened, applied afresh, hidden tests run."""
 
 from __future__ import annotations
 
@@ -21,7 +12,7 @@ from pathlib import Path
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, LazyIndex
 from agent_evolve.benchmarks.support.env_grading import put_files
-from agent_evolve.benchmarks.support.fresh_grading import apply_patch, grade_isolated_run, run_isolated_pytest
+from agent_evolve.benchmarks.support.fresh_grading import apply_patch, grade_isolated_pytest
 from agent_evolve.benchmarks.support.patch import extract_patch
 from agent_evolve.benchmarks.support.patch_screen import screen_patch
 from agent_evolve.benchmarks.support.staging import STAGING_ROOT, build_once, digest_of
@@ -62,10 +53,6 @@ class SweTask:
     @property
     def repo_dir(self) -> Path:
         return self.root / "repo"
-
-    @property
-    def fix_patch(self) -> Path:
-        return self.root / "fix.patch"
 
     def hidden_tests(self) -> dict[str, str]:
         """Repository path -> text of each hidden test file."""
@@ -209,8 +196,7 @@ class SweMiniBenchmark(IndexedBenchmark[SweTask]):
                 return Feedback(False, 0.0, f"the diff does not apply at the base commit: {problem}",
                                 raw={"applied": False, "dropped": screened.dropped})
             put_files(fresh, {path: text.encode("utf-8") for path, text in tests.items()})
-            run = run_isolated_pytest(fresh, sorted(tests), self.test_timeout_s)
-        return screened.annotate(grade_isolated_run(run, set(hidden)))
+            return screened.annotate(grade_isolated_pytest(fresh, sorted(tests), set(hidden), self.test_timeout_s))
 
 
 def _base_text(repo_dir: Path, path: str) -> str | None:
