@@ -44,11 +44,10 @@ def grid_prompt(train: list[dict[str, Any]], test_input: list[list[int]]) -> str
     """The puzzle as text: the examples, then the test input and the answer format."""
     parts = ["Find the rule that turns each input grid into its output grid, then apply it to the test input. "
              "Cells are colours 0-9; each row is a line of digits."]
-    for n, pair in enumerate(train, 1):
-        parts.append(f"Example {n} input:\n{render_grid(pair['input'])}\nExample {n} output:\n"
-                     f"{render_grid(pair['output'])}")
-    parts.append(f"Test input:\n{render_grid(test_input)}")
-    parts.append("Answer with the test output grid as a JSON list of lists of integers, e.g. [[0,1],[1,0]].")
+    parts += [f"Example {n} input:\n{render_grid(pair['input'])}\nExample {n} output:\n{render_grid(pair['output'])}"
+              for n, pair in enumerate(train, 1)]
+    parts += [f"Test input:\n{render_grid(test_input)}",
+              "Answer with the test output grid as a JSON list of lists of integers, e.g. [[0,1],[1,0]]."]
     return "\n\n".join(parts)
 
 
