@@ -45,12 +45,11 @@ def harness_problem() -> str | None:
     return None
 
 
-def instance_image(instance_id: str, namespace: str | None = "swebench", arch: str | None = None,
-                   tag: str = "latest") -> str:
-    """The harness's instance image name (its TestSpec.instance_image_key): `sweb.eval.<arch>.<id>:<tag>`,
+def instance_image(instance_id: str, namespace: str | None = "swebench", arch: str | None = None) -> str:
+    """The harness's instance image name (its TestSpec.instance_image_key): `sweb.eval.<arch>.<id>:latest`,
     prefixed by the registry namespace with `__` spelled `_1776_` (Docker Hub refuses double underscores)."""
     machine = arch or ("arm64" if platform.machine() in ("aarch64", "arm64") else "x86_64")
-    key = f"sweb.eval.{machine}.{instance_id.lower()}:{tag}"
+    key = f"sweb.eval.{machine}.{instance_id.lower()}:latest"
     return f"{namespace}/{key}".replace("__", "_1776_") if namespace else key
 
 

@@ -1,8 +1,5 @@
-"""reasoning-mini: short-answer reasoning tasks generated from ``data_seed``, graded by Python, offline (BBH style);
-``reasoning-mini:date,weekday`` serves only the families named (docs/answer-kinds.md).
-
-Grading reads the text after the reply's last ``Answer:`` line and compares it by the family's mode: numbers as
-values, text and lists normalised, dates as calendar days."""
+"""reasoning-mini: short-answer reasoning tasks generated from ``data_seed``, graded offline by the family's mode
+(BBH style, see `grade`); ``reasoning-mini:date,weekday`` serves only the families named (docs/answer-kinds.md)."""
 
 from __future__ import annotations
 
@@ -95,7 +92,8 @@ def parse_date(text: str) -> datetime.date | None:
 
 
 def grade(puzzle: Puzzle, output: str) -> tuple[bool, str]:
-    """Whether the reply's final answer is the puzzle's answer, and the answer as read (for feedback)."""
+    """Whether the reply's final answer (after its last ``Answer:`` line) is the puzzle's answer by the family's mode
+    (numbers as values, text and lists normalised, dates as calendar days), and the answer as read (for feedback)."""
     given = final_answer(output)
     if puzzle.grading == "number":
         number = extract_number(given if _ANSWER_LINE.search(output) else output)
