@@ -246,12 +246,12 @@ class McpAtlasBenchmark(IndexedBenchmark[dict[str, Any]]):
             feedback.raw["grader"] = LEXICAL
             return feedback
         verdicts = judge_claims(judge, record["prompt"], trajectory.output, record["claims"])
-        covered = sum(v.covered for v in verdicts)
+        covered = sum(ok for _, ok in verdicts)
         score = round(covered / len(verdicts), 3)
-        missing = [v.claim for v in verdicts if not v.covered]
+        missing = [claim for claim, ok in verdicts if not ok]
         detail = f"claim coverage {score:.2f}: {covered} of {len(verdicts)} covered (judge {judge.model})"
         if missing:
             detail += "; not covered: " + " | ".join(missing)
-        per_claim = [{"claim": v.claim, "outcome": "fulfilled" if v.covered else "not_fulfilled"} for v in verdicts]
+        per_claim = [{"claim": claim, "outcome": "fulfilled" if ok else "not_fulfilled"} for claim, ok in verdicts]
         return Feedback(score >= self.pass_threshold, score, detail,
                         raw={"per_claim": per_claim, "coverage_score": score, "grader": f"judge:{judge.model}"})

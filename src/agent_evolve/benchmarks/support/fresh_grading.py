@@ -22,7 +22,6 @@ PYTEST_ENV = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"
 """Entry-point plugins stay off; `python3 -I` already ignores PYTHON* variables and the user site."""
 REPORT_NAME = "report.xml"
 CONSOLE_NAME = "console.log"
-FAILING = ("failed", "error", "xpassed")
 
 
 def apply_patch(environment: TaskEnvironment, patch: str) -> str | None:
@@ -61,9 +60,8 @@ def _file_of(test_id: str) -> str:
 def grade_hidden(report: PytestReport, hidden_files: Collection[str], *, timed_out: bool = False) -> Feedback:
     """Score the run: hidden tests (by file) must pass, every other test must not fail."""
     hidden = {name: status for name, status in report.tests.items() if _file_of(name) in hidden_files}
-    visible = {name: status for name, status in report.tests.items() if _file_of(name) not in hidden_files}
-    hidden_failing = sorted(name for name, status in hidden.items() if status in FAILING)
-    visible_failing = sorted(name for name, status in visible.items() if status in FAILING)
+    hidden_failing = sorted(name for name in report.failing if name in hidden)
+    visible_failing = sorted(name for name in report.failing if name not in hidden)
     hidden_passed = sum(status in ("passed", "xfailed") for status in hidden.values())
     raw = {"tests": report.tests, "counts": report.counts, "hidden_passed": hidden_passed,
            "hidden_total": len(hidden), "hidden_failing": hidden_failing, "visible_failing": visible_failing}
