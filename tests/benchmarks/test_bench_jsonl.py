@@ -206,7 +206,7 @@ def test_a_task_file_and_a_subset_file_saved_with_a_byte_order_mark_are_read(tmp
     assert sorted(t.id for t in bench.get_tasks("train", limit=None)) == ["ok", "two"]
     subset = tmp_path / "subset.json"
     subset.write_text(json.dumps({"train": ["ok"], "test": []}), encoding="utf-8-sig")
-    assert load_subset(subset).train == ("ok",)
+    assert load_subset(subset)["train"] == ["ok"]
 
 
 def test_the_python_grader_of_the_benchmarks_page_grades_as_it_says(tmp_path: Path,

@@ -8,7 +8,6 @@ import random
 import pytest
 
 from agent_evolve.benchmarks.support.splits import (
-    Subset,
     TaskSplits,
     apply_subset,
     load_subset,
@@ -78,7 +77,7 @@ def test_ids_limit_and_unknown_split() -> None:
 
 def test_subset_round_trip_and_application(tmp_path) -> None:
     splits = split_ids(IDS, 0, 0.5)
-    chosen = Subset(train=(splits.train[4], splits.train[1]), test=(splits.test[0],), meta={"k": 3})
+    chosen = {"train": [splits.train[4], splits.train[1]], "test": [splits.test[0]], "meta": {"k": 3}}
     path = write_subset(tmp_path / "sub" / "hard.json", chosen)
     assert load_subset(path) == chosen
     narrowed = apply_subset(splits, path)

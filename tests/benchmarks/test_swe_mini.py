@@ -49,7 +49,7 @@ def test_hidden_tests_fail_at_the_base_and_pass_after_the_reference_fix(bench: S
                           if status == "passed" and name.split("::")[0] in record.visible_tests()]
         assert visible_passed and not at_base.raw["visible_failing"], at_base.detail
         assert not at_base.success and at_base.raw["hidden_passed"] < at_base.raw["hidden_total"]
-        env.write_file("fix.patch", record.fix_patch.read_text())
+        env.write_file("fix.patch", (record.root / "fix.patch").read_text())
         assert env.exec("git apply fix.patch && rm fix.patch").exit_code == 0
         fixed = bench.evaluate_in(task, Trajectory(task.id, ""), env)
     assert fixed.success and fixed.score == 1.0, fixed.detail
@@ -57,7 +57,7 @@ def test_hidden_tests_fail_at_the_base_and_pass_after_the_reference_fix(bench: S
 
 def test_a_diff_answered_in_text_is_applied_and_graded(bench: SweMiniBenchmark) -> None:
     task = bench.get_tasks("test", 1)[0]
-    patch = bench._index.get(task.id, bench.name).fix_patch.read_text()
+    patch = (bench._index.get(task.id, bench.name).root / "fix.patch").read_text()
     feedback = bench.evaluate(task, Trajectory(task.id, f"Here is the fix:\n```diff\n{patch}```"))
     assert feedback.success and feedback.score == 1.0, feedback.detail
 

@@ -17,7 +17,7 @@ from agent_evolve.benchmarks.support.claim_judge import (
     judge_claims,
     parse_verdicts,
 )
-from agent_evolve.benchmarks.adapters.mcp_atlas import McpAtlasBenchmark
+from agent_evolve.benchmarks.mcp_atlas import McpAtlasBenchmark
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Completion, ToolCall
 from agent_evolve.testing import ScriptedLLM
@@ -39,7 +39,7 @@ def test_verdicts_are_read_from_json_or_lines(reply: str, verdicts: dict[int, bo
 
 def test_a_reply_missing_a_verdict_gets_one_repair_request() -> None:
     judge = ScriptedLLM(["1: covered", '{"verdicts": [{"claim": 2, "covered": true}]}'])
-    assert [v.covered for v in judge_claims(judge, "q?", "38 north, 27 south", CLAIMS)] == [True, True]
+    assert judge_claims(judge, "q?", "38 north, 27 south", CLAIMS) == [(claim, True) for claim in CLAIMS]
     assert "no verdict for claim(s) [2]" in judge.calls[1].messages[-1].content
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.support.common import LazyIndex, check_fraction, fenced_blocks, resolve_path
+from agent_evolve.benchmarks.arc_agi3 import ArcAgi3Benchmark
+from agent_evolve.benchmarks.support.common import LazyIndex, fenced_blocks, resolve_path
 from agent_evolve.benchmarks.support.splits import split_ids as task_splits
 from agent_evolve.errors import ConfigError, UnknownNameError
 
@@ -40,9 +41,10 @@ def test_split_rejects_unknown_split_and_duplicates() -> None:
         split_ids(["a", "a"], "train", 0, 0.3)
 
 
-def test_fraction_checks() -> None:
-    with pytest.raises(ConfigError, match="test_fraction"):
-        check_fraction(1.0)
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_fraction_checks(fraction: float) -> None:
+    with pytest.raises(ConfigError, match="test_fraction must be between 0 and 1"):
+        ArcAgi3Benchmark(data_path="unused", test_fraction=fraction)
 
 
 def test_resolve_path_prefers_argument_then_env(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,8 +57,8 @@ def test_resolve_path_prefers_argument_then_env(monkeypatch: pytest.MonkeyPatch)
 
 def test_fenced_blocks_keep_language_and_body() -> None:
     text = "intro\n```diff\n-a\n+b\n```\nmiddle\n```\nplain\n```\n"
-    blocks = fenced_blocks(text)
-    assert [(b.lang, b.body) for b in blocks] == [("diff", "-a\n+b\n"), ("", "plain\n")]
+    assert fenced_blocks(text) == [("diff", "-a\n+b\n"), ("", "plain\n")]
+    assert fenced_blocks("```PY\nx\n```") == [("py", "x\n")]
 
 
 def test_lazy_index_loads_once_and_names_unknown_ids() -> None:
@@ -67,6 +69,6 @@ def test_lazy_index_loads_once_and_names_unknown_ids() -> None:
         return {"x": 1}
 
     index = LazyIndex(load)
-    assert index.get("x", "bench") == 1 and index.items() == {"x": 1} and len(calls) == 1
+    assert index.get("x", "bench") == 1 and index.value() == {"x": 1} and len(calls) == 1
     with pytest.raises(UnknownNameError, match="bench: no task with id 'y'"):
         index.get("y", "bench")

@@ -1,1 +1,1 @@
-"""The benchmark adapters: built-in datasets, user task files and lists, and the external benchmarks."""
+"""Benchmark adapters: built-in datasets, user task files and lists, task folders (external ones: benchmarks/)."""

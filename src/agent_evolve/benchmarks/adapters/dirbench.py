@@ -9,7 +9,7 @@ import shlex
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, Lazy, resolve_path
@@ -39,29 +39,39 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-.") or "task"
 
 
-@dataclass
-class TaskImages:
-    """A task's prebuilt `docker_image`, or one built from its Dockerfile as `agent-evolve/<task>:latest` (`:noskills`
-    without its skills folder), built once for the benchmark's life."""
+class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
+    """Tasks are folders under data_path; each is solved and graded in its own environment."""
 
-    purpose: str
-    build_timeout: float = 1800.0
-    with_skills: bool = True
-    _built: dict[str, str] = field(default_factory=dict, init=False, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    env_var: str = ""
+    source_hint: str = ""
+
+    def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
+                 backend: str = "auto", build_timeout: float = 1800.0, with_skills: bool = True) -> None:
+        if backend not in BACKEND_CHOICES:
+            raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
+        super().__init__(seed, test_fraction)
+        self.data_path = resolve_path(data_path, self.env_var)
+        self.backend = backend
+        self.with_skills = with_skills
+        self.build_timeout = build_timeout
+        self.purpose = f"{self.name} tasks"
+        self._images: dict[str, str] = {}
+        self._images_lock = threading.Lock()
+        self._docker_missing = Lazy(lambda: docker_problem(self.purpose))  # why Docker is unusable (None: it is)
 
     def image_for(self, task: TaskDir) -> str:
-        """The prebuilt image, else the built one (built once); AgentEvolveError when the task has neither."""
+        """The task's prebuilt `docker_image`, else one built once from its Dockerfile as
+        `agent-evolve/<task>:latest` (`:noskills` without its skills); AgentEvolveError when it has neither."""
         if task.docker_image:
             return task.docker_image
         if task.dockerfile is None:
             raise AgentEvolveError(f"{task.id}: no Dockerfile or docker_image to start its container from")
-        with self._lock:
-            if task.id not in self._built:
-                self._built[task.id] = self._build(task, task.dockerfile)
-            return self._built[task.id]
+        with self._images_lock:
+            if task.id not in self._images:
+                self._images[task.id] = self._build_image(task, task.dockerfile)
+            return self._images[task.id]
 
-    def _build(self, task: TaskDir, dockerfile: Path) -> str:
+    def _build_image(self, task: TaskDir, dockerfile: Path) -> str:
         """Build the Dockerfile's folder (a copy without the skills folder when asked); AgentEvolveError with the
         log's end when the build fails."""
         tag = f"agent-evolve/{_slug(task.id)}:{'latest' if self.with_skills else 'noskills'}"
@@ -78,24 +88,6 @@ class TaskImages:
             ending = f"timed out after {self.build_timeout:g} s" if built.timed_out else f"exit {built.exit_code}"
             raise AgentEvolveError(f"{task.id}: `docker build` failed ({ending}):\n{tail}")
         return tag
-
-
-class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
-    """Tasks are folders under data_path; each is solved and graded in its own environment."""
-
-    env_var: str = ""
-    source_hint: str = ""
-
-    def __init__(self, data_path: str | None = None, seed: int = 0, test_fraction: float = 0.3, *,
-                 backend: str = "auto", build_timeout: float = 1800.0, with_skills: bool = True) -> None:
-        if backend not in BACKEND_CHOICES:
-            raise ConfigError(f"{self.name}: backend must be one of {BACKEND_CHOICES}, got {backend!r}")
-        super().__init__(seed, test_fraction)
-        self.data_path = resolve_path(data_path, self.env_var)
-        self.backend = backend
-        self.with_skills = with_skills
-        self.images = TaskImages(f"{self.name} tasks", build_timeout=build_timeout, with_skills=with_skills)
-        self._docker_missing = Lazy(lambda: docker_problem(self.images.purpose))  # why Docker is unusable (None: it is)
 
     def _load(self) -> dict[str, TaskDir]:
         """Find the task folders; a clear error when there is no data."""
@@ -128,7 +120,7 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
         workdir = workdir_of(task_dir)
         if self.backend_for(task_dir) == "docker":
             skills = skills_tree(task_dir) if self.with_skills else None
-            return EnvironmentSpec(backend="docker", image=self.images.image_for(task_dir), workdir=workdir,
+            return EnvironmentSpec(backend="docker", image=self.image_for(task_dir), workdir=workdir,
                                    source_dir=str(skills) if skills is not None else None)
         return EnvironmentSpec(backend="local", source_dir=str(local_tree(task_dir, self.with_skills)),
                                workdir=workdir)
@@ -164,9 +156,9 @@ class TaskDirBenchmark(IndexedBenchmark[TaskDir]):
 
     def check_ready(self) -> None:
         """The task folders exist; Docker answers when forced; the local backend confines when a task runs there."""
-        tasks = list(self._index.items().values())
+        tasks = list(self._index.value().values())
         if self.backend == "docker":
-            connect_docker(self.images.purpose).close()
+            connect_docker(self.purpose).close()
             return
         local = [t for t in tasks if self.backend_for(t) == "local"]
         if not local:

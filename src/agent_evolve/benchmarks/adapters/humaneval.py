@@ -95,5 +95,5 @@ class HumanEvalBenchmark(ServedBenchmark):
         result = run_tests(program, tests, problem.entry_point, self.limits)
         timeout = self.limits.timeout_s
         detail = "all tests passed" if result.passed else describe_failure(result, program, tests, timeout)
-        raw = {"extraction": extracted.kind, "completion": extracted.code, "program": program, **result.to_dict()}
+        raw = {"extraction": extracted.kind, "completion": extracted.code, "program": program, **vars(result)}
         return Feedback(result.passed, 1.0 if result.passed else 0.0, detail, raw)

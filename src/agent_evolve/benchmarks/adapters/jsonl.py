@@ -1,7 +1,5 @@
-"""A user's own tasks file (one JSON object per line) with a grader: exact, regex, numeric, or a Python function.
-
-Each line: "input", "answer" or "expected", and optional "id", "split", "answer_kind", "metadata". Answers never
-reach the agent; a Python grader gets them in the task's metadata."""
+"""A user's own tasks file (one JSON object per line, docs/benchmarks.md) with a grader: exact, regex, numeric, or a
+Python function; answers never reach the agent, a Python grader gets them in the task's metadata."""
 
 from __future__ import annotations
 

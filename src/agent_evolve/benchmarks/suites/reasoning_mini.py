@@ -1,8 +1,5 @@
-"""reasoning-mini: short-answer reasoning tasks generated from ``data_seed``, graded by Python, offline (BBH style);
-``reasoning-mini:date,weekday`` serves only the families named (docs/answer-kinds.md).
-
-Grading reads the text after the reply's last ``Answer:`` line and compares it by the family's mode: numbers as
-values, text and lists normalised, dates as calendar days."""
+"""reasoning-mini: short-answer reasoning tasks generated from ``data_seed``, graded offline by the family's mode
+(BBH style, see `grade`); ``reasoning-mini:date,weekday`` serves only the families named (docs/answer-kinds.md)."""
 
 from __future__ import annotations
 
@@ -30,6 +27,8 @@ _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _WRITTEN = re.compile(r"\b([A-Za-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 _WRITTEN_DAY_FIRST = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z]+),?\s+(\d{4})\b")
 _SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_DATE_FORMS = ((_ISO, 1, 2, 3), (_WRITTEN, 3, 1, 2), (_WRITTEN_DAY_FIRST, 3, 2, 1), (_SLASHED, 3, 1, 2))
+"""Each date pattern, tried in order, with the groups of its year, month (a number or a name) and day."""
 
 
 def generate(family: str, count: int, data_seed: int = 0) -> list[Puzzle]:
@@ -81,25 +80,20 @@ def list_items(text: str) -> list[str]:
 
 def parse_date(text: str) -> datetime.date | None:
     """The first date in ``text``: 2021-03-05, March 5, 2021, 5 March 2021 or 03/05/2021 (month first)."""
-    attempts = []
-    if match := _ISO.search(text):
-        attempts.append((int(match[1]), int(match[2]), int(match[3])))
-    if match := _WRITTEN.search(text):
-        attempts.append((int(match[3]), _MONTHS.get(match[1].lower(), 0), int(match[2])))
-    if match := _WRITTEN_DAY_FIRST.search(text):
-        attempts.append((int(match[3]), _MONTHS.get(match[2].lower(), 0), int(match[1])))
-    if match := _SLASHED.search(text):
-        attempts.append((int(match[3]), int(match[1]), int(match[2])))
-    for year, month, day in attempts:
-        try:
-            return datetime.date(year, month, day)
-        except ValueError:
-            continue
+    for pattern, year, month, day in _DATE_FORMS:
+        if match := pattern.search(text):
+            name = match[month]
+            try:
+                return datetime.date(int(match[year]), int(name) if name.isdigit() else _MONTHS.get(name.lower(), 0),
+                                     int(match[day]))
+            except ValueError:
+                continue
     return None
 
 
 def grade(puzzle: Puzzle, output: str) -> tuple[bool, str]:
-    """Whether the reply's final answer is the puzzle's answer, and the answer as read (for feedback)."""
+    """Whether the reply's final answer (after its last ``Answer:`` line) is the puzzle's answer by the family's mode
+    (numbers as values, text and lists normalised, dates as calendar days), and the answer as read (for feedback)."""
     given = final_answer(output)
     if puzzle.grading == "number":
         number = extract_number(given if _ANSWER_LINE.search(output) else output)

@@ -1,14 +1,5 @@
-"""swe-mini: fix a GitHub-style issue in a tiny Python repository; the work tree's diff is graded as SWE-bench's
-harness grades a prediction: screened, applied to a fresh checkout at the base, run with the hidden tests.
-
-Each task folder under `data/swe_mini`:
-
-    <task-id>/task.yaml     title and kind of bug
-    <task-id>/issue.md      the issue, written like a GitHub issue (what the agent reads)
-    <task-id>/repo/         the repository at its base: the library and its visible tests (tests/)
-    <task-id>/hidden/       tests that fail at the base and pass once the issue is fixed, by repository path
-    <task-id>/fix.patch     a reference fix (`git apply` at the base)
-"""
+"""swe-mini: fix a GitHub-style issue in a tiny Python repository (task folders under `data/swe_mini`, laid out as
+docs/benchmarks.md says); the diff is graded as SWE-bench grades one: screened, applied afresh, hidden tests run."""
 
 from __future__ import annotations
 
@@ -21,7 +12,7 @@ from pathlib import Path
 
 from agent_evolve.benchmarks.support.common import IndexedBenchmark, LazyIndex
 from agent_evolve.benchmarks.support.env_grading import put_files
-from agent_evolve.benchmarks.support.fresh_grading import apply_patch, grade_isolated_run, run_isolated_pytest
+from agent_evolve.benchmarks.support.fresh_grading import apply_patch, grade_isolated_pytest
 from agent_evolve.benchmarks.support.patch import extract_patch
 from agent_evolve.benchmarks.support.patch_screen import screen_patch
 from agent_evolve.benchmarks.support.staging import STAGING_ROOT, build_once, digest_of
@@ -62,10 +53,6 @@ class SweTask:
     @property
     def repo_dir(self) -> Path:
         return self.root / "repo"
-
-    @property
-    def fix_patch(self) -> Path:
-        return self.root / "fix.patch"
 
     def hidden_tests(self) -> dict[str, str]:
         """Repository path -> text of each hidden test file."""
@@ -158,31 +145,31 @@ class SweMiniBenchmark(IndexedBenchmark[SweTask]):
         """Built repositories live under a folder named by the data's content hash (shared by runs and workers)."""
         if self.repos_dir is not None:
             return self.repos_dir
-        digest = digest_of(task.repo_dir for task in self._index.items().values())
+        digest = digest_of(task.repo_dir for task in self._index.value().values())
         return STAGING_ROOT / f"swe-mini-{digest}"
 
     def _build_repositories(self) -> dict[str, str]:
         """Task id -> base commit, making each task's git repository on first use."""
         root = self._repos_root()
         return {task_id: base_repository(task.repo_dir, root / task_id)
-                for task_id, task in self._index.items().items()}
+                for task_id, task in self._index.value().items()}
 
     def check_ready(self) -> None:
         """git is installed (the repositories are made with it) and every task folder reads."""
         if shutil.which("git") is None:
             raise MissingDependencyError("swe-mini needs `git` to make its task repositories: install git")
-        self._commits.items()
+        self._commits.value()
 
     def to_task(self, task_id: str, record: SweTask) -> Task:
         """The issue as input; kind, title, base commit and visible tests as metadata."""
-        return Task(id=task_id, input=f"# {record.title}\n\n{record.issue}{ISSUE_NOTE}",
-                    metadata={"kind": record.kind, "title": record.title, "base_commit": self._commits.items()[task_id],
-                              "visible_tests": sorted(record.visible_tests())})
+        metadata = {"kind": record.kind, "title": record.title, "base_commit": self._commits.value()[task_id],
+                    "visible_tests": sorted(record.visible_tests())}
+        return Task(id=task_id, input=f"# {record.title}\n\n{record.issue}{ISSUE_NOTE}", metadata=metadata)
 
     def environment(self, task: Task) -> EnvironmentSpec:
         """A checkout of the task's repository at its base commit."""
         self._index.get(task.id, self.name)
-        commit = self._commits.items()[task.id]
+        commit = self._commits.value()[task.id]
         return EnvironmentSpec(backend=self.backend, git_repo=str(self._repos_root() / task.id), commit=commit,
                                image=self.image if self.backend == "docker" else None, env=QUIET_PYTHON)
 
@@ -209,8 +196,7 @@ class SweMiniBenchmark(IndexedBenchmark[SweTask]):
                 return Feedback(False, 0.0, f"the diff does not apply at the base commit: {problem}",
                                 raw={"applied": False, "dropped": screened.dropped})
             put_files(fresh, {path: text.encode("utf-8") for path, text in tests.items()})
-            run = run_isolated_pytest(fresh, sorted(tests), self.test_timeout_s)
-        return screened.annotate(grade_isolated_run(run, set(hidden)))
+            return screened.annotate(grade_isolated_pytest(fresh, sorted(tests), set(hidden), self.test_timeout_s))
 
 
 def _base_text(repo_dir: Path, path: str) -> str | None:

@@ -94,16 +94,13 @@ class ArcApiClient:
 
     def reset(self, game_id: str, card_id: str, guid: str | None = None) -> dict[str, Any]:
         """Start a game (no guid) or reset the current level of a running one."""
-        body: dict[str, Any] = {"game_id": game_id, "card_id": card_id}
-        if guid:
-            body["guid"] = guid
+        body = {"game_id": game_id, "card_id": card_id, **({"guid": guid} if guid else {})}
         return dict(self._request("POST", "/api/cmd/RESET", body))
 
     def act(self, action: ArcAction, game_id: str, guid: str) -> dict[str, Any]:
         """Send ACTION1-7 to a running game and return the next frame."""
-        body: dict[str, Any] = {"game_id": game_id, "guid": guid}
-        if action.name == "ACTION6":
-            body.update(x=action.x, y=action.y)
+        coordinates = {"x": action.x, "y": action.y} if action.name == "ACTION6" else {}
+        body = {"game_id": game_id, "guid": guid, **coordinates}
         return dict(self._request("POST", f"/api/cmd/{action.name}", body))
 
     def play(self, game_id: str, actions: list[ArcAction], tags: list[str]) -> tuple[dict[str, Any], int]:

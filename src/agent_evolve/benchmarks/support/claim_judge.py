@@ -4,7 +4,6 @@ verdict gets one repair request, then JudgeError (a grader failure, never silent
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from agent_evolve.errors import AgentEvolveError
@@ -23,14 +22,6 @@ _VERDICT_WORDS = {**dict.fromkeys(_TRUE, True), **dict.fromkeys(("not covered", 
 
 class JudgeError(AgentEvolveError):
     """The judge's reply gave no usable verdict for every claim, even after one repair request."""
-
-
-@dataclass(frozen=True)
-class ClaimVerdict:
-    """One claim and whether the judge found it covered."""
-
-    claim: str
-    covered: bool
 
 
 def judge_prompt(question: str, answer: str, claims: list[str]) -> str:
@@ -79,8 +70,9 @@ def parse_verdicts(text: str, count: int) -> dict[int, bool]:
     return verdicts
 
 
-def judge_claims(judge: LLMClient, question: str, answer: str, claims: list[str]) -> list[ClaimVerdict]:
-    """Ask the judge about every claim; one repair request when some verdict is missing, then JudgeError."""
+def judge_claims(judge: LLMClient, question: str, answer: str, claims: list[str]) -> list[tuple[str, bool]]:
+    """(claim, covered) for every claim, in order, from the judge; one repair request when a verdict is missing,
+    then JudgeError."""
     messages = [Message("system", _SYSTEM), Message("user", judge_prompt(question, answer, claims))]
     verdicts: dict[int, bool] = {}
     for _ in range(2):  # the question, then the repair request
@@ -88,7 +80,7 @@ def judge_claims(judge: LLMClient, question: str, answer: str, claims: list[str]
         verdicts.update(parse_verdicts(reply, len(claims)))
         missing = [n for n in range(1, len(claims) + 1) if n not in verdicts]
         if not missing:
-            return [ClaimVerdict(claim, verdicts[n]) for n, claim in enumerate(claims, 1)]
+            return [(claim, verdicts[n]) for n, claim in enumerate(claims, 1)]
         messages += [Message("assistant", reply),
                      Message("user", f"Your reply gave no verdict for claim(s) {missing}. Reply again with JSON "
                                      "only, one entry per claim.")]

@@ -1,4 +1,4 @@
-"""What the external adapters share: a base over lazily indexed records, fraction checks, fenced code blocks."""
+"""What the external adapters share: a base over lazily indexed records, data paths, fenced code blocks."""
 
 from __future__ import annotations
 
@@ -18,24 +18,9 @@ T = TypeVar("T")
 V = TypeVar("V")
 
 
-@dataclass(frozen=True)
-class FencedBlock:
-    """One Markdown code block: its language tag (lower case, may be empty) and its body."""
-
-    lang: str
-    body: str
-
-
-def fenced_blocks(text: str) -> list[FencedBlock]:
-    """Return the fenced ``` code blocks of a text, in order."""
-    return [FencedBlock(m.group(1).lower(), m.group(2)) for m in LINE_TAGGED_BLOCK.finditer(text)]
-
-
-def check_fraction(test_fraction: float) -> float:
-    """Validate the constructor argument test_fraction (strictly between 0 and 1)."""
-    if not 0.0 < test_fraction < 1.0:
-        raise ConfigError(f"test_fraction must be between 0 and 1 (exclusive), got {test_fraction!r}")
-    return test_fraction
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """The fenced ``` code blocks of a text, in order: (language tag in lower case, may be empty; body)."""
+    return [(lang.lower(), body) for lang, body in LINE_TAGGED_BLOCK.findall(text)]
 
 
 def resolve_path(data_path: str | None, env_var: str) -> str | None:
@@ -63,13 +48,9 @@ class Lazy(Generic[V]):
 class LazyIndex(Lazy[dict[str, T]]):
     """A thread-safe, load-once mapping from task id to a benchmark record."""
 
-    def items(self) -> dict[str, T]:
-        """Load on first use and return the mapping."""
-        return self.value()
-
     def get(self, task_id: str, benchmark: str) -> T:
         """The record of one task id; a clear error when the id is not in the data."""
-        items = self.items()
+        items = self.value()
         if task_id not in items:
             raise UnknownNameError(f"{benchmark}: no task with id {task_id!r} in the loaded data")
         return items[task_id]
@@ -79,8 +60,10 @@ class IndexedBenchmark(BenchmarkAdapter, Generic[T]):
     """An adapter over records `_load` reads once, split by the external adapters' rule (one id on each side)."""
 
     def __init__(self, seed: int, test_fraction: float) -> None:
+        if not 0.0 < test_fraction < 1.0:
+            raise ConfigError(f"test_fraction must be between 0 and 1 (exclusive), got {test_fraction!r}")
         self.seed = seed
-        self.test_fraction = check_fraction(test_fraction)
+        self.test_fraction = test_fraction
         self._index: LazyIndex[T] = LazyIndex(self._load)
 
     def _load(self) -> dict[str, T]:
@@ -93,6 +76,6 @@ class IndexedBenchmark(BenchmarkAdapter, Generic[T]):
 
     def get_tasks(self, split: str = "train", limit: int | None = 10) -> list[Task]:
         """Tasks of one split, in the seeded order."""
-        index = self._index.items()
+        index = self._index.value()
         ids = split_ids(sorted(index), self.seed, self.test_fraction, both_sides=True).ids(split, limit)
         return [self.to_task(i, index[i]) for i in ids]

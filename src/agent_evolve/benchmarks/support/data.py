@@ -38,17 +38,14 @@ class DataSource:
 
 
 def load_records(source: DataSource) -> list[dict[str, Any]]:
-    """Records from the local path if one is given, else from the Hugging Face hub via `datasets`."""
-    path = resolve_path(source.data_path, source.env_var)
-    if path:
-        return read_path(Path(path), source)
-    if source.hf_name is None:
-        raise MissingDependencyError(source.describe_missing())
-    return _load_hf(source)
-
-
-def read_path(path: Path, source: DataSource) -> list[dict[str, Any]]:
-    """Read one data file, or every supported file of a folder in name order."""
+    """Records from the local path if one is given (one data file, or every supported file of a folder in name
+    order), else from the Hugging Face hub via `datasets`."""
+    given = resolve_path(source.data_path, source.env_var)
+    if not given:
+        if source.hf_name is None:
+            raise MissingDependencyError(source.describe_missing())
+        return _load_hf(source)
+    path = Path(given)
     if not path.exists():
         raise MissingDependencyError(f"{source.benchmark}: data path {str(path)!r} does not exist. "
                                      + source.describe_missing())

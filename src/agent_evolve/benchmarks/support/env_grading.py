@@ -37,15 +37,13 @@ def put_files(environment: TaskEnvironment, files: Mapping[str, bytes]) -> None:
     for path, data in files.items():
         try:
             environment.write_file(path, data.decode("utf-8"))
-            continue
         except UnicodeDecodeError:
-            pass
-        parent = os.path.dirname(path) or "."
-        encoded = base64.b64encode(data).decode("ascii")
-        done = environment.exec(f"mkdir -p {shlex.quote(parent)} && printf %s {encoded} | base64 -d > "
-                                f"{shlex.quote(path)}")
-        if done.exit_code != 0:
-            raise OSError(f"could not copy {path} into the task environment: {done.output.strip()[-300:]}")
+            parent = os.path.dirname(path) or "."
+            encoded = base64.b64encode(data).decode("ascii")
+            done = environment.exec(f"mkdir -p {shlex.quote(parent)} && printf %s {encoded} | base64 -d > "
+                                    f"{shlex.quote(path)}")
+            if done.exit_code != 0:
+                raise OSError(f"could not copy {path} into the task environment: {done.output.strip()[-300:]}")
 
 
 def folder_files(folder: Path, prefix: str) -> dict[str, bytes]:
@@ -104,7 +102,7 @@ def extract_commands(trajectory: Trajectory) -> str:
     from_steps = [step["command"] for step in trajectory.steps if isinstance(step.get("command"), str)]
     if from_steps:
         return "\n".join(from_steps)
-    return "\n".join(block.body for block in fenced_blocks(trajectory.output) if block.lang in SHELL_LANGS)
+    return "\n".join(body for lang, body in fenced_blocks(trajectory.output) if lang in SHELL_LANGS)
 
 
 def feedback_from_test_run(result: CommandResult, reward: float | None, timeout: float) -> Feedback:

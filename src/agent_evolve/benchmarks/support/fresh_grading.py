@@ -9,12 +9,11 @@ from __future__ import annotations
 import shlex
 import uuid
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 from agent_evolve.benchmarks.support.env_grading import KILL_ALL, PYTEST_RUNNER, in_container
 from agent_evolve.benchmarks.support.pytest_output import (PytestReport, ReportError, disagreement,
                                                           parse_junit_report, parse_pytest_output)
-from agent_evolve.environments.task_env import CommandResult, EnvironmentPathError, TaskEnvironment
+from agent_evolve.environments.task_env import EnvironmentPathError, TaskEnvironment
 from agent_evolve.types import Feedback
 
 PATCH_FILE = ".agent-evolve-fix.patch"
@@ -23,16 +22,6 @@ PYTEST_ENV = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"
 """Entry-point plugins stay off; `python3 -I` already ignores PYTHON* variables and the user site."""
 REPORT_NAME = "report.xml"
 CONSOLE_NAME = "console.log"
-FAILING = ("failed", "error", "xpassed")
-
-
-@dataclass(frozen=True)
-class IsolatedRun:
-    """One isolated pytest run: how its command ended, the console log, and the XML report (None if none)."""
-
-    result: CommandResult
-    console: str
-    xml: str | None
 
 
 def apply_patch(environment: TaskEnvironment, patch: str) -> str | None:
@@ -45,23 +34,14 @@ def apply_patch(environment: TaskEnvironment, patch: str) -> str | None:
     return None if applied.exit_code == 0 else (applied.output.strip() or f"exit code {applied.exit_code}")
 
 
-def isolated_pytest_command(targets: Sequence[str], folder: str, kill_leftovers: str) -> str:
+def isolated_pytest_command(targets: Sequence[str], folder: str, container: bool) -> str:
     """The shell command of one isolated run writing into `folder` (made fresh here); its exit status is pytest's."""
     quoted = shlex.quote(folder)
     args = " ".join(shlex.quote(a) for a in (*PYTEST_ARGS, "--junitxml", f"{folder}/{REPORT_NAME}", *targets))
     run = f'{PYTEST_ENV} python3 -I -c {shlex.quote(PYTEST_RUNNER)} --rootdir "$PWD" {args}'
-    ending = f"{kill_leftovers}; " if kill_leftovers else ""
+    ending = f"{KILL_ALL}; " if container else ""
     return (f"rm -rf {quoted} && mkdir {quoted} || exit 90; ( {run} ) > {quoted}/{CONSOLE_NAME} 2>&1; "
             f"status=$?; {ending}exit $status")
-
-
-def run_isolated_pytest(environment: TaskEnvironment, targets: Sequence[str], timeout_s: float) -> IsolatedRun:
-    """Run the targets in the (fresh) environment and read back the console log and the XML report."""
-    folder = f".agent-evolve-grading-{uuid.uuid4().hex}"
-    kill_leftovers = KILL_ALL if in_container(environment) else ""
-    result = environment.exec(isolated_pytest_command(targets, folder, kill_leftovers), timeout_s=timeout_s)
-    return IsolatedRun(result, _read_or_none(environment, f"{folder}/{CONSOLE_NAME}") or result.output,
-                       _read_or_none(environment, f"{folder}/{REPORT_NAME}"))
 
 
 def _read_or_none(environment: TaskEnvironment, path: str) -> str | None:
@@ -80,9 +60,8 @@ def _file_of(test_id: str) -> str:
 def grade_hidden(report: PytestReport, hidden_files: Collection[str], *, timed_out: bool = False) -> Feedback:
     """Score the run: hidden tests (by file) must pass, every other test must not fail."""
     hidden = {name: status for name, status in report.tests.items() if _file_of(name) in hidden_files}
-    visible = {name: status for name, status in report.tests.items() if _file_of(name) not in hidden_files}
-    hidden_failing = sorted(name for name, status in hidden.items() if status in FAILING)
-    visible_failing = sorted(name for name, status in visible.items() if status in FAILING)
+    hidden_failing = sorted(name for name in report.failing if name in hidden)
+    visible_failing = sorted(name for name in report.failing if name not in hidden)
     hidden_passed = sum(status in ("passed", "xfailed") for status in hidden.values())
     raw = {"tests": report.tests, "counts": report.counts, "hidden_passed": hidden_passed,
            "hidden_total": len(hidden), "hidden_failing": hidden_failing, "visible_failing": visible_failing}
@@ -99,17 +78,23 @@ def grade_hidden(report: PytestReport, hidden_files: Collection[str], *, timed_o
     return Feedback(success, round(score, 4), "; ".join(parts), raw=raw)
 
 
-def grade_isolated_run(run: IsolatedRun, hidden_files: Collection[str]) -> Feedback:
-    """Score an isolated run: its XML report decides, and fails the run when missing or unlike the console."""
-    result = run.result
-    shown = parse_pytest_output(run.console)
-    raw = {"exit_code": result.exit_code, "test_output": run.console[-4000:]}
+def grade_isolated_pytest(environment: TaskEnvironment, targets: Sequence[str], hidden_files: Collection[str],
+                          timeout_s: float) -> Feedback:
+    """Run the targets isolated in the (fresh) environment and score the run: its XML report decides, and fails the
+    run when missing or unlike the console log."""
+    folder = f".agent-evolve-grading-{uuid.uuid4().hex}"
+    command = isolated_pytest_command(targets, folder, in_container(environment))
+    result = environment.exec(command, timeout_s=timeout_s)
+    console = _read_or_none(environment, f"{folder}/{CONSOLE_NAME}") or result.output
+    xml = _read_or_none(environment, f"{folder}/{REPORT_NAME}")
+    shown = parse_pytest_output(console)
+    raw = {"exit_code": result.exit_code, "test_output": console[-4000:]}
     report = shown  # what a run that timed out is graded on
     if not result.timed_out:
         try:
-            if run.xml is None:
+            if xml is None:
                 raise ReportError("pytest wrote no XML report")
-            report = parse_junit_report(run.xml)
+            report = parse_junit_report(xml)
         except ReportError as exc:
             return Feedback(False, 0.0, f"no usable test report: {exc}; {shown.describe()}", raw=raw)
         problem = disagreement(report, shown, result.exit_code)

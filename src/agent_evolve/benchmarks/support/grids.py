@@ -75,9 +75,8 @@ def parse_grids(text: str) -> list[Grid]:
     found = dict(_json_grids(text))
     for start, grid in _row_grids(text, 0, 2):
         found.setdefault(start, grid)
-    for block in fenced_blocks(text):
-        offset = text.find(block.body)
-        for start, grid in _row_grids(block.body, offset, 1):
+    for _, body in fenced_blocks(text):
+        for start, grid in _row_grids(body, text.find(body), 1):
             found.setdefault(start, grid)
     return [found[k] for k in sorted(found)]
 

@@ -54,7 +54,7 @@ class FilePatch:
 
 def extract_patch(output: str) -> str | None:
     """The unified diff in model output (<patch> tags, ``` blocks, or raw text), normalised; None if none."""
-    candidates = [m.group(1) for m in _PATCH_TAG.finditer(output)] + [b.body for b in fenced_blocks(output)]
+    candidates = [m.group(1) for m in _PATCH_TAG.finditer(output)] + [body for _, body in fenced_blocks(output)]
     patches = [fp for text in candidates for fp in parse_file_patches(text)]
     if not patches:
         patches = parse_file_patches(output)

@@ -51,10 +51,6 @@ class SandboxResult:
     error_where: str | None = None
     isolation: str = ""
 
-    def to_dict(self) -> dict:
-        """A JSON-ready copy, for Feedback.raw."""
-        return dict(self.__dict__)
-
 
 def _python(*args: str) -> list[str]:
     return [python_executable(), *PYTHON_FLAGS, str(CHILD_SCRIPT), *args]

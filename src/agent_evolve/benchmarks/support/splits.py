@@ -6,7 +6,7 @@ import copy
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,17 +38,6 @@ class TaskSplits:
         return list(ids if limit is None else ids[:limit])
 
 
-@dataclass(frozen=True)
-class Subset(TaskSplits):
-    """Task ids to serve per split, with free-form metadata (how the subset was chosen)."""
-
-    meta: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """The JSON form written to subset files."""
-        return {"train": list(self.train), "test": list(self.test), "meta": self.meta}
-
-
 def split_ids(ids: Sequence[str], seed: int, test_fraction: float, fixed: Mapping[str, str] | None = None, *,
               both_sides: bool = False) -> TaskSplits:
     """Order ids by their seeded hash and put round(n * test_fraction) of those not `fixed` to a split in test;
@@ -71,25 +60,24 @@ def split_ids(ids: Sequence[str], seed: int, test_fraction: float, fixed: Mappin
                       test=tuple(item_id for item_id in ordered if item_id in test))
 
 
-def subset_from_dict(data: object, source: str) -> Subset:
-    """Validate the JSON form of a subset; `source` names where it came from in errors."""
-    if isinstance(data, Subset):
-        return data
+def subset_from_dict(data: object, source: str) -> dict[str, Any]:
+    """The JSON form of a subset, validated and normalised: {"train": [ids], "test": [ids], "meta": {...}} (free-form
+    metadata on how it was chosen); `source` names where it came from in errors."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"subset {source} must be a JSON object with 'train' and 'test' lists")
-    lists: dict[str, tuple[str, ...]] = {}
+    subset: dict[str, Any] = {}
     for split in SPLITS:
         ids = data.get(split, [])
         if not isinstance(ids, list | tuple) or not all(isinstance(item_id, str) for item_id in ids):
             raise ConfigError(f"subset {source}: {split!r} must be a list of task id strings")
-        lists[split] = tuple(ids)
+        subset[split] = list(ids)
     meta = data.get("meta", {})
     if not isinstance(meta, Mapping):
         raise ConfigError(f"subset {source}: 'meta' must be an object")
-    return Subset(train=lists["train"], test=lists["test"], meta=dict(meta))
+    return {**subset, "meta": dict(meta)}
 
 
-def load_subset(path: PathLike) -> Subset:
+def load_subset(path: PathLike) -> dict[str, Any]:
     """Read a subset file: JSON {"train": [ids], "test": [ids], "meta": {...}}."""
     path = Path(path)
     try:
@@ -101,10 +89,10 @@ def load_subset(path: PathLike) -> Subset:
     return subset_from_dict(data, f"file {path}")
 
 
-def write_subset(path: PathLike, subset: Subset | Mapping[str, Any]) -> Path:
-    """Write a subset (the dataclass or its JSON form) to `path`, parents created, and return the path."""
+def write_subset(path: PathLike, subset: Mapping[str, Any]) -> Path:
+    """Write a subset (its JSON form) to `path`, parents created, and return the path."""
     path = Path(path)
-    data = subset_from_dict(subset, f"for {path}").to_dict()
+    data = subset_from_dict(subset, f"for {path}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
@@ -115,14 +103,15 @@ def apply_subset(splits: TaskSplits, subset_path: PathLike | None) -> TaskSplits
     if subset_path is None:
         return splits
     subset = load_subset(subset_path)
+    train, test = subset["train"], subset["test"]
     known = set(splits.train) | set(splits.test)
-    unknown = [item_id for item_id in (*subset.train, *subset.test) if item_id not in known]
+    unknown = [item_id for item_id in (*train, *test) if item_id not in known]
     if unknown:
         raise ConfigError(f"subset file {subset_path} names unknown task ids: {unknown[:10]}")
-    both = sorted(set(subset.train) & set(subset.test))
+    both = sorted(set(train) & set(test))
     if both:
         raise ConfigError(f"subset file {subset_path} puts ids in both train and test: {both[:10]}")
-    return TaskSplits(train=tuple(dict.fromkeys(subset.train)), test=tuple(dict.fromkeys(subset.test)))
+    return TaskSplits(train=tuple(dict.fromkeys(train)), test=tuple(dict.fromkeys(test)))
 
 
 def serve(tasks: Mapping[str, Task], splits: TaskSplits, split: str, limit: int | None,

@@ -89,33 +89,30 @@ def _seconds(section: Any, key: str, default: float) -> float:
 def parse_task_dir(root: Path) -> TaskDir:
     """Read a task folder in any of the three layouts; a ConfigError naming it when it is none of them or is damaged."""
     try:
-        return _read_task_dir(root)
+        if (root / "task.yaml").is_file():
+            config = load_yaml((root / "task.yaml").read_text(encoding="utf-8"), str(root / "task.yaml"),
+                               ConfigError) or {}
+            if not config.get("instruction"):
+                raise ConfigError(f"{root / 'task.yaml'}: no `instruction`")
+            return TaskDir(
+                id=root.name, root=root, layout="terminal-bench", instruction=str(config["instruction"]).strip(),
+                config=config, tests_dir=_existing(root / "tests"), test_script=_existing(root / "run-tests.sh"),
+                environment_dir=root, compose_file=_existing(root / "docker-compose.yaml"),
+                dockerfile=_existing(root / "Dockerfile"), docker_image=None,
+                agent_timeout=_seconds(config, "max_agent_timeout_sec", TB_AGENT_TIMEOUT),
+                test_timeout=_seconds(config, "max_test_timeout_sec", TB_TEST_TIMEOUT))
+        if (root / "task.toml").is_file() and (root / "instruction.md").is_file():
+            config = tomllib.loads((root / "task.toml").read_text(encoding="utf-8"))
+            instruction = (root / "instruction.md").read_text(encoding="utf-8")
+            return _harbor_like(root, "harbor", config, instruction, root / "tests")
+        if (root / "task.md").is_file():
+            config, body = split_frontmatter((root / "task.md").read_text(encoding="utf-8"))
+            tests = root / "verifier" if (root / "verifier").is_dir() else root / "tests"
+            return _harbor_like(root, "benchflow", config, body, tests)
     except ConfigError:
         raise
     except (ValueError, OSError) as exc:  # TOML, UTF-8 and number errors among them
         raise ConfigError(f"{root}: cannot read the task folder: {exc}") from None
-
-
-def _read_task_dir(root: Path) -> TaskDir:
-    if (root / "task.yaml").is_file():
-        config = load_yaml((root / "task.yaml").read_text(encoding="utf-8"), str(root / "task.yaml"), ConfigError) or {}
-        if not config.get("instruction"):
-            raise ConfigError(f"{root / 'task.yaml'}: no `instruction`")
-        return TaskDir(
-            id=root.name, root=root, layout="terminal-bench", instruction=str(config["instruction"]).strip(),
-            config=config, tests_dir=_existing(root / "tests"), test_script=_existing(root / "run-tests.sh"),
-            environment_dir=root, compose_file=_existing(root / "docker-compose.yaml"),
-            dockerfile=_existing(root / "Dockerfile"), docker_image=None,
-            agent_timeout=_seconds(config, "max_agent_timeout_sec", TB_AGENT_TIMEOUT),
-            test_timeout=_seconds(config, "max_test_timeout_sec", TB_TEST_TIMEOUT))
-    if (root / "task.toml").is_file() and (root / "instruction.md").is_file():
-        config = tomllib.loads((root / "task.toml").read_text(encoding="utf-8"))
-        instruction = (root / "instruction.md").read_text(encoding="utf-8")
-        return _harbor_like(root, "harbor", config, instruction, root / "tests")
-    if (root / "task.md").is_file():
-        config, body = split_frontmatter((root / "task.md").read_text(encoding="utf-8"))
-        tests = root / "verifier" if (root / "verifier").is_dir() else root / "tests"
-        return _harbor_like(root, "benchflow", config, body, tests)
     raise ConfigError(f"{root}: not a task folder (no task.yaml, task.toml + instruction.md, or task.md)")
 
 
