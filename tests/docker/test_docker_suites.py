@@ -15,10 +15,10 @@ import packaging
 import pluggy
 import py
 import pygments
-from agent_evolve.benchmarks.skill_bench import SkillBenchBenchmark
+from agent_evolve.benchmarks.adapters.skill_bench import SkillBenchBenchmark
 from agent_evolve.benchmarks.suites.swe_mini import SweMiniBenchmark
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR as TERMINAL_MINI
-from agent_evolve.benchmarks.terminal2 import Terminal2Benchmark
+from agent_evolve.benchmarks.adapters.terminal2 import Terminal2Benchmark
 from agent_evolve.environments import open_environment
 from agent_evolve.types import Trajectory
 

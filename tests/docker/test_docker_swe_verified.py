@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from agent_evolve.benchmarks import swe_verified
+from agent_evolve.benchmarks.adapters import swe_verified
 from agent_evolve.benchmarks.support.patch_screen import screen_patch
-from agent_evolve.benchmarks.swe_verified import WORKDIR, SweVerifiedBenchmark, instance_image
+from agent_evolve.benchmarks.adapters.swe_verified import WORKDIR, SweVerifiedBenchmark, instance_image
 from agent_evolve.agents import ReferenceAgent
 from agent_evolve.engine.solving import attempt
 from agent_evolve.llm.base import Completion, ToolCall

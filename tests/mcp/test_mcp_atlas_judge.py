@@ -17,7 +17,7 @@ from agent_evolve.benchmarks.support.claim_judge import (
     judge_claims,
     parse_verdicts,
 )
-from agent_evolve.benchmarks.mcp_atlas import McpAtlasBenchmark
+from agent_evolve.benchmarks.adapters.mcp_atlas import McpAtlasBenchmark
 from agent_evolve.config import EvolveConfig
 from agent_evolve.llm.base import Completion, ToolCall
 from agent_evolve.testing import ScriptedLLM

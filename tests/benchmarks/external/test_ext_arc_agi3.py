@@ -16,7 +16,7 @@ import pytest
 
 from agent_evolve.agents.arc_game import GameActionError, arc_game_tools
 from agent_evolve.agents.reference import ReferenceAgent
-from agent_evolve.benchmarks.arc_agi3 import (
+from agent_evolve.benchmarks.adapters.arc_agi3 import (
     ArcAgi3Benchmark,
     grade_grid_answer,
     load_local_tasks,

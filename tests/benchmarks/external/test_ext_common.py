@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evolve.benchmarks.arc_agi3 import ArcAgi3Benchmark
+from agent_evolve.benchmarks.adapters.arc_agi3 import ArcAgi3Benchmark
 from agent_evolve.benchmarks.support.common import LazyIndex, fenced_blocks, resolve_path
 from agent_evolve.benchmarks.support.splits import split_ids as task_splits
 from agent_evolve.errors import ConfigError, UnknownNameError

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evolve.benchmarks.mcp_atlas import (
+from agent_evolve.benchmarks.adapters.mcp_atlas import (
     McpAtlasBenchmark,
     claim_outcome,
     parse_claims,

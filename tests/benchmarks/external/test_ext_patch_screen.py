@@ -14,7 +14,7 @@ from agent_evolve.benchmarks.support.patch import parse_file_patches
 from agent_evolve.benchmarks.support.patch_screen import apply_file_patch, screen_patch
 from agent_evolve.benchmarks.support.pytest_output import (ReportError, disagreement, parse_junit_report,
                                                           parse_pytest_output)
-from agent_evolve.benchmarks.swe_verified import SweVerifiedBenchmark
+from agent_evolve.benchmarks.adapters.swe_verified import SweVerifiedBenchmark
 from agent_evolve.types import Task, Trajectory
 
 LIBRARY = "--- a/lib/core.py\n+++ b/lib/core.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"

@@ -8,7 +8,7 @@ import pytest
 
 from agent_evolve.benchmarks.adapters import dirbench
 from agent_evolve.benchmarks.support.taskdir import list_skills, parse_task_dir, split_frontmatter
-from agent_evolve.benchmarks.skill_bench import SkillBenchBenchmark
+from agent_evolve.benchmarks.adapters.skill_bench import SkillBenchBenchmark
 from agent_evolve.environments import CommandResult, open_environment
 from agent_evolve.errors import MissingDependencyError
 from agent_evolve.types import Task

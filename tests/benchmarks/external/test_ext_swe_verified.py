@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent_evolve.benchmarks import swe_verified
+from agent_evolve.benchmarks.adapters import swe_verified
 from agent_evolve.benchmarks.support.patch import extract_patch
-from agent_evolve.benchmarks.swe_verified import (
+from agent_evolve.benchmarks.adapters.swe_verified import (
     SweVerifiedBenchmark,
     parse_harness_report,
     parse_test_list,

@@ -14,7 +14,7 @@ from agent_evolve.benchmarks.adapters.dirbench import choose_backend
 from agent_evolve.benchmarks.support.pytest_output import parse_pytest_output
 from agent_evolve.benchmarks.support.taskdir import find_task_dirs, parse_task_dir
 from agent_evolve.benchmarks.suites.terminal_mini import DATA_DIR as TERMINAL_MINI
-from agent_evolve.benchmarks.terminal2 import Terminal2Benchmark
+from agent_evolve.benchmarks.adapters.terminal2 import Terminal2Benchmark
 from agent_evolve.environments import open_environment
 from agent_evolve.environments.task_env import CommandResult as RunResult
 from agent_evolve.errors import AgentEvolveError, ConfigError, MissingDependencyError
