@@ -134,3 +134,18 @@ def test_rejected_changes_are_listed_since_the_last_accepted_version_newest_last
     assert rejected_attempts(records) == "- cycle 3: change 3\n- cycle 5: change 5"
     assert rejected_attempts(records, limit=1) == "- cycle 5: change 5"
     assert rejected_attempts(records[:2]) == ""
+
+
+def test_the_schemas_the_model_is_shown_keep_their_text() -> None:
+    """`complete_json` shows the model `json.dumps(schema)`: its text is part of the prompt and of the reply-cache key
+    (committed experiments replay their cached replies), so the key order of these schemas must not change."""
+    from agent_evolve.algorithms.common.generation import DECISION_SCHEMA, SKILL_SCHEMA
+
+    text = '{"type": "string", "minLength": 1}'
+    assert json.dumps(SKILL_SCHEMA) == (
+        f'{{"type": "object", "properties": {{"name": {text}, "description": {text}, "body": {{"anyOf": [{text}, '
+        '{"type": "array", "items": {"type": "string"}, "minItems": 1}]}}, "required": ["name", "description", '
+        '"body"]}')
+    assert json.dumps(DECISION_SCHEMA) == (
+        '{"type": "object", "properties": {"decision": {"enum": ["ACCEPT", "MERGE", "SKIP"]}, "reason": {"type": '
+        '"string"}}, "required": ["decision"]}')

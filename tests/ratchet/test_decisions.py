@@ -145,6 +145,9 @@ def test_settings_defaults_and_clear_errors() -> None:
         RatchetSettings.from_params({"canonical_threshold": 1.5})
     with pytest.raises(ConfigError, match="'no_synth' must be true or false"):
         RatchetSettings.from_params({"no_synth": 1})
+    for unhashable in (["minilm"], {"name": "minilm"}):  # YAML gives lists and mappings: a ConfigError, too
+        with pytest.raises(ConfigError, match="'embedder' must be one of hashing, minilm"):
+            RatchetSettings.from_params({"embedder": unhashable})
 
 
 def test_draft_tally_counts_every_draft_asked_for_and_those_that_became_skills() -> None:

@@ -169,6 +169,17 @@ def test_decisions_audit_and_bank_snapshots(ledger: Ledger) -> None:
     assert ledger.bank_skills_at(9) == [skill("a"), skill("b", version="0.2.0")], "each skill as it was"
 
 
+def test_a_snapshot_of_names_alone_still_reads(ledger: Ledger) -> None:
+    """Ledgers written before snapshots kept each skill's state (schema 2 too) hold a list of names."""
+    ledger.put_skill(skill("a", version="0.3.0"), 1, "new")
+    with ledger.transaction() as db:
+        db.execute("INSERT INTO bank_snapshots (round, names, created_at) VALUES (1, '[\"a\", \"gone\"]', 0)")
+    assert ledger.bank_at(1) == ["a", "gone"]
+    assert ledger.bank_skills_at(1) == [ledger.skill("a")], "a name alone gives the skill's latest version"
+    ledger.snapshot_bank(2, ["a"])
+    assert ledger.bank_at(2) == ["a"]
+
+
 def test_a_transaction_records_all_of_its_writes_or_none(ledger: Ledger) -> None:
     with pytest.raises(RuntimeError), ledger.transaction():
         ledger.put_skill(skill("a"), 1, "new")

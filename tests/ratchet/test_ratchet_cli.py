@@ -214,3 +214,16 @@ def test_curate_retires_at_the_boundary_and_reports_locked_skills(curated: Path)
 def test_curate_thresholds_can_be_given(curated: Path) -> None:
     out = invoke("curate", "-w", str(curated), "--min-trials", "20", "--threshold", "0", "--dry-run").output
     assert out.count("retire") >= 2 and ">= 20 trials and <= +0.00" in out
+
+
+def test_the_runs_settings_come_from_its_latest_start_event_that_has_them(tmp_path: Path) -> None:
+    from agent_evolve.algorithms.ratchet.cli import _run_settings
+    from agent_evolve.algorithms.ratchet.settings import RatchetSettings
+
+    with Ledger.open(tmp_path / "ratchet.sqlite") as ledger:
+        ledger.audit("start", {"settings": {"bank_cap": 7}}, 0)
+        ledger.audit("start", {"imported": []}, 0)  # no settings in it: skipped, not a KeyError
+        assert _run_settings(ledger).bank_cap == 7
+    with Ledger.open(tmp_path / "other.sqlite") as ledger:
+        ledger.audit("start", {"settings": None}, 0)
+        assert _run_settings(ledger) == RatchetSettings()

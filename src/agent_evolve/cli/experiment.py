@@ -141,8 +141,8 @@ def parse_ints(text: str, option: str) -> list[int]:
 
 
 def run_ablation(
-    *, agent: str, benchmark: str | BenchmarkAdapter, arms: list[str], seeds: list[int], cycles: int, test_limit: int,
-    out_dir: Path, config: EvolveConfig, allow_small_test: bool = False,
+    *, agent: str, benchmark: str | BenchmarkAdapter, arms: list[str], seeds: list[int], cycles: int,
+    test_limit: int, out_dir: Path, config: EvolveConfig, allow_small_test: bool = False,
     progress: Callable[[ProgressEvent], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run (or resume) the full arm and each of ``arms``; write ablation.json and ablation.md; the rows."""

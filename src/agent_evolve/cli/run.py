@@ -279,7 +279,8 @@ def holdout_warning(config: EvolveConfig, holdout_size: int) -> str:
     if needed is None:
         return f"the gate can never accept a change ({how}: even solving all of them is not enough); {fix}"
     if needed > holdout_size / 2:
-        return f"the gate accepts only a candidate that solves {needed} more of the {holdout_size} tasks ({how}); {fix}"
+        return (f"the gate accepts only a candidate that solves {needed} more of the {holdout_size} tasks ({how}); "
+                f"{fix}")
     if holdout_size < SMALL_HOLDOUT:
         return (f"the gate decides on {holdout_size} holdout tasks: one task moves its score by "
                 f"{1 / holdout_size:.2f}, so what it accepts is mostly chance; {fix}")

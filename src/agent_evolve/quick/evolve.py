@@ -118,8 +118,9 @@ def measured_seconds(workspace: Path) -> float | None:
 def estimate_line(estimate: Estimate, seconds_per_solve: float | None, concurrency: int) -> str:
     """The line printed before a run: its solves and, from a measured speed, its time."""
     judged = f"a gate of {estimate.gate}" if estimate.baseline else "no gate (each kept edit re-solves its batch)"
-    solves = (f"up to {estimate.total} solves: {estimate.baseline} to score the starting agent, then {estimate.cycles} "
-              f"cycles of {estimate.batch} train tasks and {judged}")
+    solves = (f"up to {estimate.total} solves: {estimate.baseline} to score the starting agent, then "
+              f"{estimate.cycles} cycles of {estimate.batch} train tasks and {judged}")
     if seconds_per_solve is None:
         return f"{solves}; time unknown until the first cycle"
-    return f"{solves}; about {duration(seconds_per_solve * estimate.total / max(1, concurrency))} at the measured speed"
+    seconds = seconds_per_solve * estimate.total / max(1, concurrency)
+    return f"{solves}; about {duration(seconds)} at the measured speed"

@@ -34,7 +34,7 @@ ROUTER_RULES: Rules = {  # the routing keys and their rules (Ratchet's settings 
     "full_bank_limit": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
     "shortlist_lexical": (lambda v: is_int(v) and v >= 1, "a positive integer"),
     "shortlist_embedding": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
-    "embedder": (lambda v: v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
+    "embedder": (lambda v: isinstance(v, str) and v in EMBEDDERS, "one of " + ", ".join(sorted(EMBEDDERS))),
 }
 
 

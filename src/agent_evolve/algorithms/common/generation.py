@@ -27,13 +27,14 @@ WEAK_SKILL_RATE = 0.5
 _TEXT = {"type": "string", "minLength": 1}
 _LINES = {"anyOf": [_TEXT, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}  # small models list lines
 RULE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": _TEXT}, "required": ["rule"]}
-SKILL_SCHEMA: dict[str, Any] = {"type": "object", "required": ["name", "description", "body"],
-                                "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES}}
+SKILL_SCHEMA: dict[str, Any] = {"type": "object",  # shown to the model as written: keep the key order
+                                "properties": {"name": _TEXT, "description": _TEXT, "body": _LINES},
+                                "required": ["name", "description", "body"]}
 _UNUSABLE_TRIGGER = re.compile(r"<[^>]{0,80}>|\b(?:answer|result|output) is (?:wrong|incorrect|correct)\b",
                                re.IGNORECASE)
 _META = re.compile(r"\b(?:system prompt|the prompt|the agent|this rule)\b", re.IGNORECASE)
-DECISION_SCHEMA: dict[str, Any] = {"type": "object", "required": ["decision"], "properties": {
-    "decision": {"enum": ["ACCEPT", "MERGE", "SKIP"]}, "reason": {"type": "string"}}}
+DECISION_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    "decision": {"enum": ["ACCEPT", "MERGE", "SKIP"]}, "reason": {"type": "string"}}, "required": ["decision"]}
 
 
 def ask(client: LLMClient, request: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:

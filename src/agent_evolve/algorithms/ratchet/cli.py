@@ -221,8 +221,8 @@ def curate_command(workspace: str, min_trials: int | None, threshold: float | No
 
 
 def _run_settings(ledger: Ledger) -> RatchetSettings:
-    """The settings the run started with (its latest `start` audit event), else the defaults."""
-    started = ledger.audit_events(limit=1, event="start")
+    """The settings the run started with (its latest `start` audit event holding them), else the defaults."""
+    started = [e for e in ledger.audit_events(event="start") if isinstance(e["payload"].get("settings"), dict)]
     return (RatchetSettings.from_params(started[0]["payload"]["settings"], f"{ledger.path}: the run's settings")
             if started else RatchetSettings())
 

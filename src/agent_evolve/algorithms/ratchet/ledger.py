@@ -306,20 +306,26 @@ class Ledger:
                           " bank_snapshots)")
         return int(rows[0][0] or 0)
 
-    def snapshot_bank(self, round: int, skills: Sequence[RatchetSkill]) -> None:
-        """Record the active bank after `round` in order, each skill with its fields and state, so that a rollback
-        restores the skills as they were."""
-        entries = [{"name": s.name, "status": s.status, "fields": _skill_fields(s)} for s in skills]
+    def snapshot_bank(self, round: int, skills: Sequence[RatchetSkill | str]) -> None:
+        """Record the active bank after `round` in order, each skill with its fields and state (a name alone is
+        accepted for a bank without state), so a rollback restores the skills as they were."""
+        entries = [s if isinstance(s, str) else {"name": s.name, "status": s.status, "fields": _skill_fields(s)}
+                   for s in skills]
         with self.transaction() as db:
             _insert(db, "bank_snapshots", round=round, names=_dumps(entries), created_at=time.time())
 
     def bank_at(self, round: int) -> list[str]:
         """The names of the bank as last snapshotted at or before `round` ([] before the first snapshot)."""
-        return [s.name for s in self.bank_skills_at(round)]
+        return [e if isinstance(e, str) else e["name"] for e in self._snapshot_at(round)]
 
     def bank_skills_at(self, round: int) -> list[RatchetSkill]:
-        """The bank as last snapshotted at or before `round`, each skill with its fields and state then."""
+        """The bank as last snapshotted at or before `round`, each skill with its fields and state then (a snapshot
+        of names only, as older ledgers hold, gives each skill's latest version)."""
+        found = [self.skill(e) if isinstance(e, str)
+                 else RatchetSkill(name=e["name"], status=e["status"], **e["fields"]) for e in self._snapshot_at(round)]
+        return [s for s in found if s is not None]
+
+    def _snapshot_at(self, round: int) -> list[Any]:
         rows = self._read("SELECT names FROM bank_snapshots WHERE round <= ? ORDER BY round DESC, id DESC LIMIT 1",
                           (round,))
-        entries = json.loads(rows[0][0]) if rows else []
-        return [RatchetSkill(name=e["name"], status=e["status"], **e["fields"]) for e in entries]
+        return list(json.loads(rows[0][0])) if rows else []

@@ -121,7 +121,8 @@ def document_round(n_train: int, n_eval: int) -> dict[str, Any]:
 
 RUN_FLAGS: dict[str, tuple[str, Any, str]] = {
     "no_synth": ("--no-synth", None, "Ratchet: audit only (capsules, verdicts, curator; no new skills)."),
-    "meta_every": ("--meta-every", click.IntRange(min=0), "Ratchet: refresh the meta-skill every N rounds (0: off)."),
+    "meta_every": ("--meta-every", click.IntRange(min=0),
+                   "Ratchet: refresh the meta-skill every N rounds (0: off)."),
     "meta_every_tasks": ("--meta-every-tasks", click.IntRange(min=0),
                          "Ratchet: ... or every M train tasks (0: off)."),
     "retire_threshold": ("--skill-retire-contribution-threshold", float,

@@ -130,7 +130,8 @@ def synthesize(client: LLMClient, clusters: Sequence[PatternCluster], bank: Mapp
 
 
 def _one(client: LLMClient, cluster: PatternCluster, bank_vectors: dict[str, Vector], embed: Embed,
-         settings: RatchetSettings, meta: str, round_: int, taken: set[str], out: SynthOutcome) -> RatchetSkill | None:
+         settings: RatchetSettings, meta: str, round_: int, taken: set[str],
+         out: SynthOutcome) -> RatchetSkill | None:
     """One cluster's skill after at most `synth_attempts` drafts, or None with the reason recorded."""
     notes: list[str] = []
     base = {"size": cluster.size, "capsules": [f.capsule_id for f in cluster.failures]}
